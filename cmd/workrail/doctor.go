@@ -1,0 +1,94 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"time"
+
+	"github.com/workrail/workrail/server/home"
+	"github.com/workrail/workrail/store"
+)
+
+// runDoctor verifies every session: through the running daemon when there
+// is one (it owns the file), otherwise by opening the database read-only.
+func runDoctor(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("doctor", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	asJSON := fs.Bool("json", false, "print the reports as JSON")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	h, err := home.Resolve()
+	if err != nil {
+		fmt.Fprintln(stderr, "workrail doctor:", err)
+		return 1
+	}
+	reports, err := doctorReports(h)
+	if err != nil {
+		fmt.Fprintln(stderr, "workrail doctor:", err)
+		return 1
+	}
+	healthy := 0
+	for _, r := range reports {
+		if r.Health.Status == store.Healthy {
+			healthy++
+		}
+	}
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		enc.Encode(map[string]any{"sessions": reports, "healthy": healthy, "total": len(reports)})
+	} else {
+		printReports(stdout, reports, healthy)
+	}
+	if healthy != len(reports) {
+		return 1
+	}
+	return 0
+}
+
+func printReports(w io.Writer, reports []store.Report, healthy int) {
+	for _, r := range reports {
+		switch r.Health.Status {
+		case store.Healthy:
+			fmt.Fprintf(w, "%-10s healthy (%d events)\n", r.Session, r.Health.LastGood)
+		default:
+			fmt.Fprintf(w, "%-10s %s at index %d: %s\n", r.Session, r.Health.Status, r.Health.FirstBad, r.Health.Reason)
+		}
+	}
+	fmt.Fprintf(w, "%d of %d sessions healthy\n", healthy, len(reports))
+}
+
+func doctorReports(h home.Dir) ([]store.Report, error) {
+	if info, err := h.ReadInfo(); err == nil && info.Alive() {
+		return doctorViaDaemon(info.URL)
+	}
+	if _, err := os.Stat(h.DB()); errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	s, err := store.Open(h.DB(), store.Options{ReadOnly: true})
+	if err != nil {
+		return nil, err
+	}
+	defer s.Close()
+	return s.Doctor()
+}
+
+func doctorViaDaemon(url string) ([]store.Report, error) {
+	c := &http.Client{Timeout: time.Minute}
+	resp, err := c.Get(url + "/api/doctor")
+	if err != nil {
+		return nil, fmt.Errorf("ask the running daemon: %w", err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("the running daemon answered %s", resp.Status)
+	}
+	var out []store.Report
+	return out, json.NewDecoder(resp.Body).Decode(&out)
+}

@@ -1,0 +1,32 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/workrail/workrail/server"
+	"github.com/workrail/workrail/server/home"
+)
+
+func runKeys(args []string, stdout, stderr io.Writer) int {
+	if len(args) != 1 || args[0] != "rotate" {
+		fmt.Fprintln(stderr, "usage: workrail keys rotate")
+		return 2
+	}
+	h, err := home.Resolve()
+	if err != nil {
+		fmt.Fprintln(stderr, "workrail keys:", err)
+		return 1
+	}
+	id, err := server.RotateKey(string(h), time.Now())
+	if err != nil {
+		fmt.Fprintln(stderr, "workrail keys:", err)
+		return 1
+	}
+	fmt.Fprintf(stdout, "New signing key %d is active; tokens signed with older keys still verify.\n", id)
+	if info, err := h.ReadInfo(); err == nil && info.Alive() {
+		fmt.Fprintf(stdout, "The running daemon (pid %d) signs with the key it loaded at start: restart it to use key %d.\n", info.PID, id)
+	}
+	return 0
+}

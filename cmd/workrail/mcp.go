@@ -1,0 +1,61 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log"
+	"os"
+	"os/exec"
+	"syscall"
+
+	"github.com/workrail/workrail/server/home"
+	"github.com/workrail/workrail/server/shim"
+)
+
+// runShim is `workrail mcp`. Nothing but protocol bytes may reach stdout.
+func runShim(args []string, stderr io.Writer) int {
+	if len(args) > 0 {
+		fmt.Fprintf(stderr, "workrail mcp: takes no arguments (got %q)\n", args)
+		return 2
+	}
+	h, err := home.Resolve()
+	if err != nil {
+		fmt.Fprintln(stderr, "workrail mcp:", err)
+		return 1
+	}
+	logger := log.New(stderr, "workrail mcp: ", log.LstdFlags)
+	s := shim.New(shim.Config{Home: h, StartDaemon: func() error { return startDetached(h) }, Log: logger}, os.Stdout)
+	if err := s.EnsureDaemon(); err != nil {
+		// Keep serving: every request will be answered with this error, so
+		// the IDE shows it instead of a dead server.
+		logger.Print(err)
+	}
+	if err := s.Run(context.Background(), os.Stdin); err != nil {
+		logger.Print(err)
+		return 1
+	}
+	return 0
+}
+
+// startDetached launches `workrail daemon` in its own session, logging to
+// the home folder, and does not wait for it.
+func startDetached(h home.Dir) error {
+	exe, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	logf, err := os.OpenFile(h.DaemonLog(), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		return err
+	}
+	defer logf.Close()
+	cmd := exec.Command(exe, "daemon")
+	cmd.Env = append(os.Environ(), "WORKRAIL_HOME="+string(h))
+	cmd.Stdout, cmd.Stderr = logf, logf
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	return cmd.Process.Release()
+}

@@ -1,0 +1,110 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Code is the closed set of error codes WorkRail reports. Every expected
+// failure, at every edge (MCP tool results, CLI --json, Console), carries one.
+type Code string
+
+// The closed set of codes. Add a code here, with its retry policy in
+// retryOf, before using it anywhere.
+const (
+	CodeInvalidInput       Code = "INVALID_INPUT"
+	CodeUnknownKey         Code = "UNKNOWN_KEY"
+	CodePayloadTooLarge    Code = "PAYLOAD_TOO_LARGE"
+	CodeWorkflowNotFound   Code = "WORKFLOW_NOT_FOUND"
+	CodeWorkflowInvalid    Code = "WORKFLOW_INVALID"
+	CodePinnedMissing      Code = "PINNED_WORKFLOW_MISSING"
+	CodeTokenInvalidFormat Code = "TOKEN_INVALID_FORMAT"
+	CodeTokenBadSignature  Code = "TOKEN_BAD_SIGNATURE"
+	CodeTokenUnknownKey    Code = "TOKEN_UNKNOWN_KEY"
+	CodeTokenWrongKind     Code = "TOKEN_WRONG_KIND"
+	CodeTokenScopeMismatch Code = "TOKEN_SCOPE_MISMATCH"
+	CodeTokenUnknownNode   Code = "TOKEN_UNKNOWN_NODE"
+	CodeSessionCorrupt     Code = "SESSION_CORRUPT"
+	CodeStoreBusy          Code = "STORE_BUSY"
+	CodeDaemonUnavailable  Code = "DAEMON_UNAVAILABLE"
+	CodeInternal           Code = "INTERNAL"
+)
+
+// Codes lists every code, in a fixed order (used by tests and schemas).
+var Codes = []Code{
+	CodeInvalidInput, CodeUnknownKey, CodePayloadTooLarge, CodeWorkflowNotFound,
+	CodeWorkflowInvalid, CodePinnedMissing, CodeTokenInvalidFormat, CodeTokenBadSignature,
+	CodeTokenUnknownKey, CodeTokenWrongKind, CodeTokenScopeMismatch, CodeTokenUnknownNode,
+	CodeSessionCorrupt, CodeStoreBusy, CodeDaemonUnavailable, CodeInternal,
+}
+
+// RetryKind is the closed union of retry policies.
+type RetryKind string
+
+// The retry kinds.
+const (
+	NotRetryable         RetryKind = "not_retryable"
+	RetryableImmediately RetryKind = "retryable_immediately"
+	RetryableAfterMs     RetryKind = "retryable_after_ms"
+)
+
+// Retry tells the caller whether and when the same call may succeed.
+type Retry struct {
+	Kind    RetryKind `json:"kind"`
+	AfterMs int       `json:"afterMs,omitempty"`
+}
+
+// Suggestion is a did-you-mean hint for a bad input path.
+type Suggestion struct {
+	Path       string `json:"path"`
+	DidYouMean string `json:"didYouMean,omitempty"`
+	Note       string `json:"note,omitempty"`
+}
+
+// Error is an expected failure as data. It is the one error envelope.
+type Error struct {
+	Code        Code           `json:"code"`
+	Message     string         `json:"message"`
+	Retry       Retry          `json:"retry"`
+	Details     map[string]any `json:"details,omitempty"`
+	Suggestions []Suggestion   `json:"suggestions,omitempty"`
+}
+
+func (e *Error) Error() string { return string(e.Code) + ": " + e.Message }
+
+// Errorf builds an Error with the code's standard retry policy.
+func Errorf(code Code, format string, args ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...), Retry: retryOf(code)}
+}
+
+// With returns e with one detail added.
+func (e *Error) With(key string, value any) *Error {
+	if e.Details == nil {
+		e.Details = map[string]any{}
+	}
+	e.Details[key] = value
+	return e
+}
+
+// AsError classifies err: an *Error is returned as is; anything else is an
+// internal error whose message hides the cause (which the caller logs).
+func AsError(err error) *Error {
+	var e *Error
+	if errors.As(err, &e) {
+		return e
+	}
+	return Errorf(CodeInternal, "internal error; the daemon log has the details")
+}
+
+func retryOf(code Code) Retry {
+	switch code {
+	case CodeStoreBusy:
+		return Retry{Kind: RetryableAfterMs, AfterMs: 250}
+	case CodeDaemonUnavailable:
+		return Retry{Kind: RetryableAfterMs, AfterMs: 1000}
+	case CodeInternal:
+		return Retry{Kind: RetryableImmediately}
+	default:
+		return Retry{Kind: NotRetryable}
+	}
+}

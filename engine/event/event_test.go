@@ -1,0 +1,146 @@
+package event_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/workrail/workrail/engine"
+	"github.com/workrail/workrail/engine/event"
+)
+
+func sample() []event.Event {
+	ref := engine.SnapshotRef(engine.Sum([]byte("snap")))
+	hash := engine.WorkflowHash(engine.Sum([]byte("wf")))
+	payloads := []event.Payload{
+		&event.SessionCreatedData{CreatedAt: "2026-01-02T03:04:05Z"},
+		&event.ObservationRecordedData{Key: event.ObsGitBranch, Value: "main"},
+		&event.RunStartedData{WorkflowID: "wr.hello", WorkflowHash: hash},
+		&event.NodeCreatedData{NodeKind: event.NodeStep, Snapshot: ref},
+		&event.EdgeCreatedData{EdgeKind: event.EdgeAckedStep, From: 1, To: 2},
+		&event.NodeOutputAppendedData{NotesMarkdown: "did <it> & more", Artifacts: []json.RawMessage{json.RawMessage(`{"kind":"x","n":1}`)}},
+		&event.PreferencesChangedData{Delta: map[string]string{"autonomy": "guided"}, Effective: map[string]string{"autonomy": "guided"}},
+		&event.CapabilityObservedData{Capability: "delegation", Status: "available", Provenance: "probe_step"},
+		&event.GapRecordedData{GapID: "gap_1", Reason: "assumption_made", Severity: "warning", Summary: "s"},
+		&event.DivergenceRecordedData{Reason: "r", Summary: "s"},
+		&event.DecisionTraceAppendedData{TraceKind: event.TraceDetectedNonTipAdvance, Summary: "s"},
+		&event.AdvanceRecordedData{Attempt: 0, KeyID: 1, Outcome: event.OutcomeAdvanced, ToNode: 2},
+	}
+	var out []event.Event
+	for i, p := range payloads {
+		idx := engine.EventIndex(i + 1)
+		out = append(out, event.Event{ID: engine.NewEventID(7, idx), Index: idx, Session: 7, Kind: p.Kind(), Run: 1, Node: 1, Data: p})
+	}
+	return out
+}
+
+func TestEncodeDecodeRoundTripsEveryKind(t *testing.T) {
+	for _, e := range sample() {
+		t.Run(string(e.Kind), func(t *testing.T) {
+			b, err := event.Encode(e)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := event.Decode(b)
+			if err != nil {
+				t.Fatalf("decode %s: %v", b, err)
+			}
+			if !reflect.DeepEqual(got, e) {
+				t.Fatalf("round trip changed the event:\n got %#v\nwant %#v", got, e)
+			}
+			again, _ := event.Encode(got)
+			if !bytes.Equal(again, b) {
+				t.Fatalf("re-encoding is not byte-identical:\n%s\n%s", b, again)
+			}
+		})
+	}
+}
+
+func TestEncodeIsCanonical(t *testing.T) {
+	e := sample()[2]
+	b, err := event.Encode(e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"data":{"workflowHash":"` + e.Data.(*event.RunStartedData).WorkflowHash.String() + `","workflowId":"wr.hello"},"eventId":"evt_7_3","eventIndex":3,"kind":"run_started","nodeId":"node_1","runId":"run_1","sessionId":"ses_7"}`
+	if string(b) != want {
+		t.Fatalf("encoding\n got %s\nwant %s", b, want)
+	}
+}
+
+func TestDecodeRejects(t *testing.T) {
+	good, _ := event.Encode(sample()[0])
+	cases := map[string]string{
+		"unknown kind":      strings.Replace(string(good), `"session_created"`, `"session_deleted"`, 1),
+		"unknown field":     strings.Replace(string(good), `"eventId"`, `"extra":1,"eventId"`, 1),
+		"unknown data key":  strings.Replace(string(good), `"createdAt"`, `"x":1,"createdAt"`, 1),
+		"mismatched id":     strings.Replace(string(good), `"evt_7_1"`, `"evt_7_2"`, 1),
+		"trailing data":     string(good) + "{}",
+		"truncated":         string(good[:len(good)-3]),
+		"flipped byte":      strings.Replace(string(good), `"kind"`, `"kinc"`, 1),
+		"payload for other": strings.Replace(string(good), `"createdAt":"2026-01-02T03:04:05Z"`, `"workflowId":"x"`, 1),
+	}
+	for name, in := range cases {
+		t.Run(name, func(t *testing.T) {
+			if _, err := event.Decode([]byte(in)); err == nil {
+				t.Fatalf("Decode(%s) succeeded; want an error", in)
+			}
+		})
+	}
+}
+
+func TestEncodeRejectsMismatchedPayload(t *testing.T) {
+	e := sample()[0]
+	e.Kind = event.RunStarted
+	if _, err := event.Encode(e); err == nil {
+		t.Fatal("Encode accepted a session_created payload under kind run_started")
+	}
+}
+
+func TestChainDetectsAnyChange(t *testing.T) {
+	var prev engine.Digest
+	var encoded [][]byte
+	var digests []engine.Digest
+	for _, e := range sample() {
+		b, _ := event.Encode(e)
+		prev = event.Chain(prev, b)
+		encoded = append(encoded, b)
+		digests = append(digests, prev)
+	}
+	// Changing one byte of event 5 changes digest 5 and every later digest.
+	encoded[4] = bytes.Replace(encoded[4], []byte("acked_step"), []byte("acked_stop"), 1)
+	prev = engine.Digest{}
+	for i, b := range encoded {
+		prev = event.Chain(prev, b)
+		if changed := prev != digests[i]; changed != (i >= 4) {
+			t.Fatalf("digest %d changed=%v", i+1, changed)
+		}
+	}
+}
+
+func FuzzDecode(f *testing.F) {
+	for _, e := range sample() {
+		b, _ := event.Encode(e)
+		f.Add(b)
+	}
+	f.Add([]byte(`{}`))
+	f.Add([]byte(`{"kind":"node_created","data":null}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		e, err := event.Decode(b)
+		if err != nil {
+			return
+		}
+		// Anything that decodes must encode, and its encoding must decode to
+		// the same event.
+		enc, err := event.Encode(e)
+		if err != nil {
+			t.Fatalf("decoded event does not encode: %v", err)
+		}
+		back, err := event.Decode(enc)
+		if err != nil || !reflect.DeepEqual(back, e) {
+			t.Fatalf("re-decode differs: %v", err)
+		}
+	})
+}

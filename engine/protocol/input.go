@@ -1,0 +1,240 @@
+package protocol
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/workrail/workrail/engine"
+)
+
+// Boundary limits. Payloads beyond them are refused, never truncated.
+const (
+	MaxArgumentsBytes = 256 << 10 // a whole tool call's arguments
+	MaxNotesBytes     = 32 << 10  // output.notesMarkdown
+	MaxArtifacts      = 20        // output.artifacts entries
+)
+
+// Output is the one durable write path for notes and artifacts.
+type Output struct {
+	NotesMarkdown string            `json:"notesMarkdown,omitempty"`
+	Artifacts     []json.RawMessage `json:"artifacts,omitempty"`
+}
+
+// StartInput is start_workflow's arguments.
+type StartInput struct {
+	WorkflowID    engine.WorkflowID `json:"workflowId"`
+	Context       map[string]any    `json:"context,omitempty"`
+	WorkspacePath string            `json:"workspacePath,omitempty"`
+}
+
+// ContinueInput is continue_workflow's arguments.
+type ContinueInput struct {
+	StateToken    string         `json:"stateToken"`
+	AckToken      string         `json:"ackToken,omitempty"`
+	Context       map[string]any `json:"context,omitempty"`
+	Output        *Output        `json:"output,omitempty"`
+	WorkspacePath string         `json:"workspacePath,omitempty"`
+}
+
+// misnomers maps keys agents are known to send by mistake to what they
+// should send instead. A mapped key is still an error: WorkRail never
+// accepts two spellings of one thing.
+var misnomers = map[string]Suggest{
+	"variables":      {DidYouMean: "context"},
+	"vars":           {DidYouMean: "context"},
+	"inputs":         {DidYouMean: "context"},
+	"completedSteps": {Note: "is not part of this contract: progress lives in the tokens; send stateToken and ackToken"},
+	"workflow_id":    {DidYouMean: "workflowId"},
+	"state_token":    {DidYouMean: "stateToken"},
+	"ack_token":      {DidYouMean: "ackToken"},
+	"notes":          {DidYouMean: "output.notesMarkdown"},
+	"notesMarkdown":  {DidYouMean: "output.notesMarkdown"},
+}
+
+// Suggest is how a wrong key should be corrected.
+type Suggest struct{ DidYouMean, Note string }
+
+// ParseStart parses start_workflow arguments strictly.
+func ParseStart(raw []byte) (StartInput, *engine.Error) {
+	var in StartInput
+	if err := parseArgs(raw, &in, []string{"workflowId", "context", "workspacePath"}); err != nil {
+		return in, err
+	}
+	if in.WorkflowID == "" {
+		return in, required("workflowId", "the id of a workflow from list_workflows, e.g. \"wr.hello\"")
+	}
+	return in, nil
+}
+
+// ParseContinue parses continue_workflow arguments strictly.
+func ParseContinue(raw []byte) (ContinueInput, *engine.Error) {
+	var in ContinueInput
+	if err := parseArgs(raw, &in, []string{"stateToken", "ackToken", "context", "output", "workspacePath"}); err != nil {
+		return in, err
+	}
+	if in.StateToken == "" {
+		return in, required("stateToken", "the stateToken from the last WorkRail response")
+	}
+	if in.Output != nil {
+		if len(in.Output.NotesMarkdown) > MaxNotesBytes {
+			return in, engine.Errorf(engine.CodePayloadTooLarge,
+				"output.notesMarkdown is %d bytes; the limit is %d. Send a shorter summary (1-10 lines).",
+				len(in.Output.NotesMarkdown), MaxNotesBytes).With("pointer", "/output/notesMarkdown")
+		}
+		if len(in.Output.Artifacts) > MaxArtifacts {
+			return in, engine.Errorf(engine.CodePayloadTooLarge,
+				"output.artifacts has %d entries; the limit is %d.", len(in.Output.Artifacts), MaxArtifacts).
+				With("pointer", "/output/artifacts")
+		}
+	}
+	return in, nil
+}
+
+func required(key, what string) *engine.Error {
+	return engine.Errorf(engine.CodeInvalidInput, "%s is required: %s.", key, what).With("pointer", "/"+key)
+}
+
+// parseArgs checks size and unknown keys (top level and inside output), then
+// decodes strictly into v.
+func parseArgs(raw []byte, v any, known []string) *engine.Error {
+	if len(raw) > MaxArgumentsBytes {
+		return engine.Errorf(engine.CodePayloadTooLarge, "the arguments are %d bytes; the limit is %d.", len(raw), MaxArgumentsBytes)
+	}
+	if len(bytes.TrimSpace(raw)) == 0 {
+		raw = []byte("{}")
+	}
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &top); err != nil {
+		return engine.Errorf(engine.CodeInvalidInput, "the arguments must be a JSON object: %v", err)
+	}
+	if e := unknownKeys(top, known, ""); e != nil {
+		return e
+	}
+	if out, ok := top["output"]; ok {
+		var m map[string]json.RawMessage
+		if json.Unmarshal(out, &m) == nil {
+			if e := unknownKeys(m, []string{"notesMarkdown", "artifacts"}, "output."); e != nil {
+				return e
+			}
+		}
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	if err := dec.Decode(v); err != nil {
+		return typeError(err)
+	}
+	return nil
+}
+
+func unknownKeys(m map[string]json.RawMessage, known []string, prefix string) *engine.Error {
+	var bad []string
+	for k := range m {
+		if !contains(known, k) {
+			bad = append(bad, k)
+		}
+	}
+	if len(bad) == 0 {
+		return nil
+	}
+	sort.Strings(bad)
+	e := engine.Errorf(engine.CodeUnknownKey, "unknown argument %s: nothing was done. Allowed: %s.",
+		quoteList(prefix, bad), quoteList(prefix, known))
+	for _, k := range bad {
+		s := Suggestion(k, known)
+		e.Suggestions = append(e.Suggestions, engine.Suggestion{Path: prefix + k, DidYouMean: s.DidYouMean, Note: s.Note})
+	}
+	return e
+}
+
+// Suggestion says how to correct key, given the keys that are allowed.
+func Suggestion(key string, known []string) Suggest {
+	if s, ok := misnomers[key]; ok {
+		return s
+	}
+	return Suggest{DidYouMean: Closest(key, known)}
+}
+
+// Closest returns the entry of known nearest to s by edit distance, or ""
+// when none is close (fewer than three edits, case-insensitive).
+func Closest(s string, known []string) string {
+	best, bestD := "", 3
+	for _, k := range known {
+		if d := distance(strings.ToLower(s), strings.ToLower(k)); d < bestD {
+			best, bestD = k, d
+		}
+	}
+	return best
+}
+
+func typeError(err error) *engine.Error {
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		ptr := "/" + strings.ReplaceAll(te.Field, ".", "/")
+		return engine.Errorf(engine.CodeInvalidInput, "%s must be %s, not a JSON %s.", ptr, jsonType(te.Type.Kind().String()), te.Value).With("pointer", ptr)
+	}
+	return engine.Errorf(engine.CodeInvalidInput, "the arguments could not be read: %v", err)
+}
+
+func jsonType(goKind string) string {
+	switch goKind {
+	case "string":
+		return "a string"
+	case "map", "struct", "ptr":
+		return "an object"
+	case "slice":
+		return "an array"
+	default:
+		return "a " + goKind
+	}
+}
+
+func quoteList(prefix string, ks []string) string {
+	q := make([]string, len(ks))
+	for i, k := range ks {
+		q[i] = fmt.Sprintf("%q", prefix+k)
+	}
+	return strings.Join(q, ", ")
+}
+
+func contains(xs []string, x string) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}
+
+// distance is the Levenshtein edit distance between a and b.
+func distance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur := make([]int, len(b)+1)
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev = cur
+	}
+	return prev[len(b)]
+}
+
+// ListInput is list_workflows' arguments (none today).
+type ListInput struct{}
+
+// ParseList parses list_workflows arguments strictly.
+func ParseList(raw []byte) (ListInput, *engine.Error) {
+	var in ListInput
+	return in, parseArgs(raw, &in, nil)
+}

@@ -1,0 +1,131 @@
+package protocol
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/workrail/workrail/engine"
+)
+
+// Tokens are the handles minted for one node.
+type Tokens struct {
+	State      string
+	Ack        string
+	Checkpoint string
+}
+
+// notesPlaceholder is what nextCall carries where the agent writes its own
+// summary: a valid value, so a copied call is never malformed.
+const notesPlaceholder = "Replace with 1-10 lines: what you did in this step and what you found."
+
+// NewStep builds the step result for a pending step, text included.
+func NewStep(wf WorkflowRef, s SessionRef, p Pending, prog Progress, t Tokens, warnings []Warning) StepResult {
+	r := StepResult{
+		Kind: KindStep, Pending: p, StateToken: t.State, AckToken: t.Ack, CheckpointToken: t.Checkpoint,
+		Session: s, Workflow: wf, Progress: prog, Warnings: nonNil(warnings),
+		NextCall: NextCall{Tool: "continue_workflow", Arguments: ContinueArgs{
+			StateToken: t.State, AckToken: t.Ack, Output: &Output{NotesMarkdown: notesPlaceholder},
+		}},
+	}
+	r.Text = renderStep(r)
+	return r
+}
+
+// NewComplete builds the result for a finished run.
+func NewComplete(wf WorkflowRef, s SessionRef, state string, warnings []Warning) CompleteResult {
+	r := CompleteResult{Kind: KindComplete, StateToken: state, IsComplete: true, Session: s, Workflow: wf, Warnings: nonNil(warnings)}
+	var b strings.Builder
+	header(&b, "Workflow complete", wf, s, "")
+	section(&b, "Instructions")
+	b.WriteString("This run is complete. There is no pending step: do not call continue_workflow for this run again.\n")
+	b.WriteString("Tell the user the workflow is finished and summarise the outcome.\n")
+	warningsSection(&b, r.Warnings)
+	r.Text = b.String()
+	return r
+}
+
+// NewError wraps an expected failure as a result.
+func NewError(e *engine.Error) ErrorResult {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# Error: %s\n", e.Code)
+	fmt.Fprintf(&b, "retry: %s\n", retryText(e.Retry))
+	section(&b, "What went wrong")
+	b.WriteString(e.Message + "\n")
+	if len(e.Suggestions) > 0 {
+		section(&b, "Suggestions")
+		for _, s := range e.Suggestions {
+			line := "- `" + s.Path + "`"
+			if s.DidYouMean != "" {
+				line += ": did you mean `" + s.DidYouMean + "`?"
+			}
+			if s.Note != "" {
+				line += " " + s.Note
+			}
+			b.WriteString(line + "\n")
+		}
+	}
+	return ErrorResult{Kind: KindError, Text: b.String(), Error: e}
+}
+
+func renderStep(r StepResult) string {
+	var b strings.Builder
+	progress := fmt.Sprintf("%s (%d of %d)", r.Pending.StepID, r.Progress.StepNumber, r.Progress.StepCount)
+	header(&b, r.Pending.Title, r.Workflow, r.Session, progress)
+	section(&b, "Instructions")
+	b.WriteString(strings.TrimRight(r.Pending.Prompt, "\n") + "\n")
+	warningsSection(&b, r.Warnings)
+	section(&b, "Next call")
+	b.WriteString("When the step is done, call continue_workflow with exactly these arguments. ")
+	b.WriteString("Replace the notes with your own summary; copy the tokens unchanged.\n")
+	b.WriteString("```json\n" + compactJSON(r.NextCall.Arguments) + "\n```\n")
+	return b.String()
+}
+
+// header writes the fixed-order header block. Its lines are a closed set:
+// title, workflow, step (when pending), session.
+func header(b *strings.Builder, title string, wf WorkflowRef, s SessionRef, step string) {
+	fmt.Fprintf(b, "# %s\n", title)
+	fmt.Fprintf(b, "workflow: %s (%s)\n", wf.ID, wf.Name)
+	if step != "" {
+		fmt.Fprintf(b, "step: %s\n", step)
+	}
+	fmt.Fprintf(b, "session: %s, %s\n", s.SessionID, s.RunID)
+}
+
+func section(b *strings.Builder, name string) { fmt.Fprintf(b, "\n## %s\n", name) }
+
+func warningsSection(b *strings.Builder, ws []Warning) {
+	if len(ws) == 0 {
+		return
+	}
+	section(b, "Warnings")
+	for _, w := range ws {
+		fmt.Fprintf(b, "- %s: %s\n", w.Code, w.Message)
+	}
+}
+
+func retryText(r engine.Retry) string {
+	if r.Kind == engine.RetryableAfterMs {
+		return fmt.Sprintf("%s (%d ms)", r.Kind, r.AfterMs)
+	}
+	return string(r.Kind)
+}
+
+func compactJSON(v any) string {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		panic("protocol: arguments do not marshal: " + err.Error())
+	}
+	return strings.TrimSpace(buf.String())
+}
+
+func nonNil(ws []Warning) []Warning {
+	if ws == nil {
+		return []Warning{}
+	}
+	return ws
+}

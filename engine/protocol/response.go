@@ -1,0 +1,128 @@
+// Package protocol owns the agent-facing contract of the execution tools:
+// the request shapes and their strict boundary parsing, the one result
+// union (step | blocked | complete | error), and its text-first rendering.
+// It is pure: callers pass in tokens, snapshots and compiled workflows.
+package protocol
+
+import (
+	"github.com/workrail/workrail/engine"
+	"github.com/workrail/workrail/engine/workflow"
+)
+
+// Kind is the closed set of execution result kinds.
+type Kind string
+
+// Result kinds.
+const (
+	KindStep     Kind = "step"
+	KindBlocked  Kind = "blocked"
+	KindComplete Kind = "complete"
+	KindError    Kind = "error"
+)
+
+// Result is one execution result. Exactly one concrete type per Kind, so
+// no field is ever a null that stands for a state.
+type Result interface {
+	ResultKind() Kind
+	// RenderedText is the full text rendering, identical to the "text" field.
+	RenderedText() string
+}
+
+// Pending is the step the agent must do now.
+type Pending struct {
+	StepID              workflow.StepID `json:"stepId"`
+	Title               string          `json:"title"`
+	Prompt              string          `json:"prompt"`
+	RequireConfirmation bool            `json:"requireConfirmation"`
+}
+
+// SessionRef is informational: correctness is driven by tokens.
+type SessionRef struct {
+	SessionID engine.SessionID `json:"sessionId"`
+	RunID     engine.RunID     `json:"runId"`
+}
+
+// WorkflowRef names the pinned workflow a run executes.
+type WorkflowRef struct {
+	ID   engine.WorkflowID   `json:"workflowId"`
+	Name string              `json:"name"`
+	Hash engine.WorkflowHash `json:"workflowHash"`
+}
+
+// NextCall is the exact call to make next, tokens filled in.
+type NextCall struct {
+	Tool      string       `json:"tool"`
+	Arguments ContinueArgs `json:"arguments"`
+}
+
+// ContinueArgs are the arguments of a continue_workflow call as WorkRail
+// suggests them.
+type ContinueArgs struct {
+	StateToken string  `json:"stateToken"`
+	AckToken   string  `json:"ackToken,omitempty"`
+	Output     *Output `json:"output,omitempty"`
+}
+
+// Warning is a structured, non-fatal notice.
+type Warning struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+}
+
+// StepResult asks the agent to do the pending step.
+type StepResult struct {
+	Kind            Kind        `json:"kind"`
+	Text            string      `json:"text"`
+	Pending         Pending     `json:"pending"`
+	StateToken      string      `json:"stateToken"`
+	AckToken        string      `json:"ackToken"`
+	CheckpointToken string      `json:"checkpointToken"`
+	IsComplete      bool        `json:"isComplete"`
+	Session         SessionRef  `json:"session"`
+	Workflow        WorkflowRef `json:"workflow"`
+	Progress        Progress    `json:"progress"`
+	NextCall        NextCall    `json:"nextCall"`
+	Warnings        []Warning   `json:"warnings"`
+}
+
+// Progress says where the pending step sits in the workflow.
+type Progress struct {
+	StepNumber int `json:"stepNumber"`
+	StepCount  int `json:"stepCount"`
+}
+
+// CompleteResult says the run has nothing left to do.
+type CompleteResult struct {
+	Kind       Kind        `json:"kind"`
+	Text       string      `json:"text"`
+	StateToken string      `json:"stateToken"`
+	IsComplete bool        `json:"isComplete"`
+	Session    SessionRef  `json:"session"`
+	Workflow   WorkflowRef `json:"workflow"`
+	Warnings   []Warning   `json:"warnings"`
+}
+
+// ErrorResult is an expected failure, as data.
+type ErrorResult struct {
+	Kind  Kind          `json:"kind"`
+	Text  string        `json:"text"`
+	Error *engine.Error `json:"error"`
+}
+
+// ResultKind implements Result.
+func (r StepResult) ResultKind() Kind { return KindStep }
+
+// ResultKind implements Result.
+func (r CompleteResult) ResultKind() Kind { return KindComplete }
+
+// ResultKind implements Result.
+func (r ErrorResult) ResultKind() Kind { return KindError }
+
+// RenderedText implements Result.
+func (r StepResult) RenderedText() string { return r.Text }
+
+// RenderedText implements Result.
+func (r CompleteResult) RenderedText() string { return r.Text }
+
+// RenderedText implements Result.
+func (r ErrorResult) RenderedText() string { return r.Text }

@@ -1,0 +1,163 @@
+// Package home owns the WorkRail home folder: where it is, what lives in it,
+// and daemon.json, the file through which shims and the CLI find a running
+// daemon. Both the daemon and the stdio shim import it; it imports nothing
+// of the engine.
+package home
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"syscall"
+	"time"
+)
+
+// Dir is a WorkRail home folder.
+type Dir string
+
+// Resolve finds the home folder: $WORKRAIL_HOME, else
+// $XDG_DATA_HOME/workrail, else ~/.local/share/workrail. It creates it (0700).
+func Resolve() (Dir, error) {
+	d := os.Getenv("WORKRAIL_HOME")
+	if d == "" {
+		if x := os.Getenv("XDG_DATA_HOME"); x != "" {
+			d = filepath.Join(x, "workrail")
+		} else {
+			h, err := os.UserHomeDir()
+			if err != nil {
+				return "", fmt.Errorf("home: no home folder: set WORKRAIL_HOME: %w", err)
+			}
+			d = filepath.Join(h, ".local", "share", "workrail")
+		}
+	}
+	abs, err := filepath.Abs(d)
+	if err != nil {
+		return "", err
+	}
+	if err := os.MkdirAll(filepath.Join(abs, "logs"), 0o700); err != nil {
+		return "", fmt.Errorf("home: create %s: %w", abs, err)
+	}
+	return Dir(abs), nil
+}
+
+// Path joins name onto the home folder.
+func (d Dir) Path(name string) string { return filepath.Join(string(d), name) }
+
+// DB is the bbolt database file.
+func (d Dir) DB() string { return d.Path("workrail.db") }
+
+// Socket is the unix socket shims connect to.
+func (d Dir) Socket() string { return d.Path("daemon.sock") }
+
+// DaemonLog is where a detached daemon writes its log.
+func (d Dir) DaemonLog() string { return filepath.Join(string(d), "logs", "daemon.log") }
+
+// Info is the content of daemon.json.
+type Info struct {
+	PID       int    `json:"pid"`
+	URL       string `json:"url"`
+	Socket    string `json:"socket"`
+	Version   string `json:"version"`
+	StartedAt string `json:"startedAt"`
+}
+
+// WriteInfo writes daemon.json atomically (temp file, fsync, rename).
+func (d Dir) WriteInfo(i Info) error {
+	b, err := json.MarshalIndent(i, "", "  ")
+	if err != nil {
+		return err
+	}
+	return WriteFileAtomic(d.Path("daemon.json"), append(b, '\n'), 0o600)
+}
+
+// ReadInfo reads daemon.json; os.ErrNotExist when no daemon wrote one.
+func (d Dir) ReadInfo() (Info, error) {
+	var i Info
+	b, err := os.ReadFile(d.Path("daemon.json"))
+	if err != nil {
+		return i, err
+	}
+	if err := json.Unmarshal(b, &i); err != nil {
+		return i, fmt.Errorf("home: daemon.json is malformed: %w", err)
+	}
+	return i, nil
+}
+
+// RemoveInfo deletes daemon.json if it still names pid.
+func (d Dir) RemoveInfo(pid int) error {
+	i, err := d.ReadInfo()
+	if errors.Is(err, os.ErrNotExist) || (err == nil && i.PID != pid) {
+		return nil
+	}
+	return os.Remove(d.Path("daemon.json"))
+}
+
+// Alive reports whether the process named in i still runs.
+func (i Info) Alive() bool {
+	if i.PID <= 0 {
+		return false
+	}
+	err := syscall.Kill(i.PID, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
+}
+
+// WriteFileAtomic writes b to path so that readers see the old or the new
+// content, never a torn file.
+func WriteFileAtomic(path string, b []byte, mode os.FileMode) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if err := tmp.Chmod(mode); err != nil {
+		tmp.Close()
+		return err
+	}
+	if _, err := tmp.Write(b); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return err
+	}
+	return syncDir(filepath.Dir(path))
+}
+
+func syncDir(dir string) error {
+	f, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return f.Sync()
+}
+
+// Lock takes an exclusive advisory lock on the named file in the home
+// folder, waiting at most timeout. Unlock by calling the returned func.
+func (d Dir) Lock(name string, timeout time.Duration) (func(), error) {
+	f, err := os.OpenFile(d.Path(name), os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	deadline := time.Now().Add(timeout)
+	for {
+		err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		if err == nil {
+			return func() { syscall.Flock(int(f.Fd()), syscall.LOCK_UN); f.Close() }, nil
+		}
+		if time.Now().After(deadline) {
+			f.Close()
+			return nil, fmt.Errorf("home: %s is held by another process", name)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}

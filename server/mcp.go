@@ -1,0 +1,142 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	mcpserver "github.com/mark3labs/mcp-go/server"
+
+	"github.com/workrail/workrail/engine"
+	"github.com/workrail/workrail/engine/protocol"
+)
+
+// Tool descriptions cost every chat context: keep them short and exact.
+const (
+	descList = "List the workflows WorkRail can run. Pick one, then call start_workflow with its id."
+
+	descStart = "Start a workflow run. Returns the first pending step: do what pending.prompt says, " +
+		"then call continue_workflow with the arguments in nextCall. " +
+		"context is for external inputs only (ticket id, paths, parameters)."
+
+	descContinue = "Advance or resume a workflow run. With stateToken + ackToken (copied unchanged from the last response) " +
+		"it records the pending step as done and returns the next one; put your notes in output.notesMarkdown. " +
+		"Without ackToken it re-reads the pending step and changes nothing (use it after losing context). " +
+		"Repeat until isComplete is true. Never invent or edit tokens."
+)
+
+var startSchema = json.RawMessage(`{"type":"object","additionalProperties":false,"required":["workflowId"],"properties":{
+"workflowId":{"type":"string","description":"id from list_workflows, e.g. wr.hello"},
+"context":{"type":"object","description":"external inputs that conditions and loops read (not notes)"},
+"workspacePath":{"type":"string","description":"absolute path of the workspace the agent works in"}}}`)
+
+var continueSchema = json.RawMessage(`{"type":"object","additionalProperties":false,"required":["stateToken"],"properties":{
+"stateToken":{"type":"string","description":"stateToken from the last response, unchanged"},
+"ackToken":{"type":"string","description":"ackToken from the same response; omit to re-read the pending step"},
+"context":{"type":"object","description":"external inputs that conditions and loops read (not notes)"},
+"output":{"type":"object","additionalProperties":false,"properties":{
+  "notesMarkdown":{"type":"string","description":"1-10 lines: what you did and found in this step"},
+  "artifacts":{"type":"array","items":{"type":"object"}}}},
+"workspacePath":{"type":"string","description":"absolute path of the workspace the agent works in"}}}`)
+
+var listSchema = json.RawMessage(`{"type":"object","additionalProperties":false,"properties":{}}`)
+
+// resultSchema describes the execution result union loosely enough for
+// every kind; "kind" tells which fields are present.
+var resultSchema = json.RawMessage(`{"type":"object","required":["kind","text"],"properties":{
+"kind":{"type":"string","enum":["step","blocked","complete","error"]},
+"text":{"type":"string"},
+"pending":{"type":"object"},"stateToken":{"type":"string"},"ackToken":{"type":"string"},"checkpointToken":{"type":"string"},
+"isComplete":{"type":"boolean"},"session":{"type":"object"},"workflow":{"type":"object"},"progress":{"type":"object"},
+"nextCall":{"type":"object"},"warnings":{"type":"array"},"error":{"type":"object"}}}`)
+
+var listResultSchema = json.RawMessage(`{"type":"object","required":["kind","text","workflows"],"properties":{
+"kind":{"const":"workflows"},"text":{"type":"string"},"workflows":{"type":"array","items":{"type":"object"}}}}`)
+
+// NewMCPServer builds the MCP server whose tools run on x.
+func NewMCPServer(x *Executor, version string) *mcpserver.MCPServer {
+	s := mcpserver.NewMCPServer("workrail", version, mcpserver.WithToolCapabilities(false), mcpserver.WithRecovery())
+	s.AddTool(mcp.NewTool("list_workflows", mcp.WithDescription(descList), mcp.WithRawInputSchema(listSchema),
+		mcp.WithRawOutputSchema(listResultSchema), mcp.WithReadOnlyHintAnnotation(true), mcp.WithIdempotentHintAnnotation(true),
+		mcp.WithDestructiveHintAnnotation(false), mcp.WithOpenWorldHintAnnotation(false)),
+		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return toolResult(x.List(rawArgs(req))), nil
+		})
+	s.AddTool(mcp.NewTool("start_workflow", mcp.WithDescription(descStart), mcp.WithRawInputSchema(startSchema),
+		mcp.WithRawOutputSchema(resultSchema), mcp.WithReadOnlyHintAnnotation(false), mcp.WithIdempotentHintAnnotation(false),
+		mcp.WithDestructiveHintAnnotation(false), mcp.WithOpenWorldHintAnnotation(false)),
+		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return toolResult(x.Start(rawArgs(req))), nil
+		})
+	s.AddTool(mcp.NewTool("continue_workflow", mcp.WithDescription(descContinue), mcp.WithRawInputSchema(continueSchema),
+		mcp.WithRawOutputSchema(resultSchema), mcp.WithReadOnlyHintAnnotation(false), mcp.WithIdempotentHintAnnotation(true),
+		mcp.WithDestructiveHintAnnotation(false), mcp.WithOpenWorldHintAnnotation(false)),
+		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return toolResult(x.Continue(rawArgs(req))), nil
+		})
+	return s
+}
+
+func rawArgs(req mcp.CallToolRequest) []byte {
+	if len(req.Params.RawArguments) > 0 {
+		return req.Params.RawArguments
+	}
+	if req.Params.Arguments == nil {
+		return nil
+	}
+	b, _ := json.Marshal(req.Params.Arguments)
+	return b
+}
+
+// toolResult carries the full text both as content[0].text and as
+// structuredContent.text: some clients hand the model only one of them.
+func toolResult(r protocol.Result) *mcp.CallToolResult {
+	res := mcp.NewToolResultStructured(r, r.RenderedText())
+	res.IsError = r.ResultKind() == protocol.KindError
+	return res
+}
+
+// WorkflowSummary is one row of list_workflows.
+type WorkflowSummary struct {
+	ID          engine.WorkflowID `json:"id"`
+	Name        string            `json:"name"`
+	Description string            `json:"description"`
+	Version     string            `json:"version"`
+	Kind        string            `json:"kind"`
+	IDStatus    string            `json:"idStatus"`
+	Source      Source            `json:"source"`
+}
+
+// ListResult is list_workflows' result.
+type ListResult struct {
+	Kind      string            `json:"kind"`
+	Text      string            `json:"text"`
+	Workflows []WorkflowSummary `json:"workflows"`
+}
+
+// ResultKind implements protocol.Result for the discovery listing.
+func (ListResult) ResultKind() protocol.Kind { return "workflows" }
+
+// RenderedText implements protocol.Result.
+func (l ListResult) RenderedText() string { return l.Text }
+
+// List answers list_workflows.
+func (x *Executor) List(raw []byte) protocol.Result {
+	if _, e := protocol.ParseList(raw); e != nil {
+		return protocol.NewError(e)
+	}
+	out := ListResult{Kind: "workflows", Workflows: []WorkflowSummary{}}
+	var b strings.Builder
+	b.WriteString("# Workflows\n\n")
+	for _, e := range x.workflows.All() {
+		c := e.Compiled
+		out.Workflows = append(out.Workflows, WorkflowSummary{ID: c.ID, Name: c.Name, Description: c.Description,
+			Version: c.Version, Kind: "workflow", IDStatus: "namespaced", Source: e.Source})
+		fmt.Fprintf(&b, "- %s: %s. %s\n", c.ID, c.Name, c.Description)
+	}
+	b.WriteString("\nTo begin, call start_workflow with {\"workflowId\": \"<id>\"}.\n")
+	out.Text = b.String()
+	return out
+}

@@ -1,0 +1,79 @@
+package shim
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"strings"
+	"time"
+)
+
+// ensureDaemon makes sure a daemon is listening on the home's socket,
+// starting one if needed. A lock file in the home folder makes ten shims
+// that start at once launch one daemon between them.
+func (s *Shim) ensureDaemon() error {
+	s.ensure.Lock()
+	defer s.ensure.Unlock()
+	if s.reachable() {
+		return nil
+	}
+	unlock, err := s.cfg.Home.Lock("daemon.start.lock", s.cfg.StartTimeout)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	if s.reachable() {
+		return nil
+	}
+	if info, err := s.cfg.Home.ReadInfo(); err == nil && info.Alive() {
+		// A daemon is running but not answering on its socket yet.
+		if s.waitReachable() {
+			return nil
+		}
+	}
+	s.cfg.Log.Printf("starting the daemon for %s", s.cfg.Home)
+	if err := s.cfg.StartDaemon(); err != nil {
+		return fmt.Errorf("could not start the daemon: %w", err)
+	}
+	if !s.waitReachable() {
+		return fmt.Errorf("the daemon did not come up within %s; last log lines:\n%s", s.cfg.StartTimeout, tail(s.cfg.Home.DaemonLog(), 5))
+	}
+	return nil
+}
+
+func (s *Shim) reachable() bool {
+	c, err := net.DialTimeout("unix", s.cfg.Home.Socket(), time.Second)
+	if err != nil {
+		return false
+	}
+	c.Close()
+	return true
+}
+
+func (s *Shim) waitReachable() bool {
+	deadline := time.Now().Add(s.cfg.StartTimeout)
+	for time.Now().Before(deadline) {
+		if s.reachable() {
+			return true
+		}
+		time.Sleep(25 * time.Millisecond)
+	}
+	return false
+}
+
+// EnsureDaemon starts the daemon ahead of the first message, so the IDE's
+// initialize is answered without a start-up pause mid-call.
+func (s *Shim) EnsureDaemon() error { return s.ensureDaemon() }
+
+func tail(path string, n int) string {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return "(no log at " + path + ")"
+	}
+	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}

@@ -1,0 +1,152 @@
+package store
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+
+	"go.etcd.io/bbolt"
+
+	"github.com/workrail/workrail/engine"
+	"github.com/workrail/workrail/engine/event"
+)
+
+// HealthStatus is the closed set of session health states.
+type HealthStatus string
+
+// Health states.
+const (
+	Healthy     HealthStatus = "healthy"
+	CorruptTail HealthStatus = "corrupt_tail"
+)
+
+// Health is the verified state of one session's log. A corrupt_tail session
+// is readable up to LastGood and refuses execution.
+type Health struct {
+	Status   HealthStatus      `json:"status"`
+	FirstBad engine.EventIndex `json:"firstBadIndex,omitzero"`
+	LastGood engine.EventIndex `json:"lastGoodIndex"`
+	Reason   string            `json:"reason,omitempty"`
+}
+
+// Health verifies session id's chain on first use and remembers the result:
+// this process is the only writer, and its appends keep the chain valid.
+func (s *Store) Health(id engine.SessionID) (Health, error) {
+	s.mu.Lock()
+	h, ok := s.health[id]
+	s.mu.Unlock()
+	if ok {
+		return h, nil
+	}
+	err := s.View(id, func(t *Tx) error {
+		h = t.verifyChain(nil)
+		return nil
+	})
+	if err != nil {
+		return Health{}, err
+	}
+	s.setHealth(id, h)
+	return h, nil
+}
+
+func (s *Store) setHealth(id engine.SessionID, h Health) {
+	s.mu.Lock()
+	s.health[id] = h
+	s.mu.Unlock()
+}
+
+// verifyChain walks the log from index 1, recomputing every digest. It stops
+// at the first event that is missing, out of order, undecodable, or whose
+// digest does not match. visit, when set, sees each good event.
+func (t *Tx) verifyChain(visit func(event.Event) error) Health {
+	var prev engine.Digest
+	var last engine.EventIndex
+	chain := t.b.Bucket(bucketChain)
+	c := t.b.Bucket(bucketEvents).Cursor()
+	for k, v := c.First(); k != nil; k, v = c.Next() {
+		idx := engine.EventIndex(binary.BigEndian.Uint64(k))
+		bad := func(reason string) Health {
+			return Health{Status: CorruptTail, FirstBad: last + 1, LastGood: last, Reason: fmt.Sprintf("event %d: %s", last+1, reason)}
+		}
+		if idx != last+1 {
+			return bad(fmt.Sprintf("missing (next stored event is %d)", idx))
+		}
+		d := event.Chain(prev, v)
+		if stored := chain.Get(k); !bytes.Equal(stored, d[:]) {
+			return bad("digest does not match its content")
+		}
+		e, err := event.Decode(v)
+		if err != nil {
+			return bad(err.Error())
+		}
+		if e.Index != idx || e.Session != t.id {
+			return bad("envelope names another session or index")
+		}
+		if visit != nil {
+			if err := visit(e); err != nil {
+				return bad(err.Error())
+			}
+		}
+		prev, last = d, idx
+	}
+	if h, hd := t.head(); h != last || hd != prev {
+		return Health{Status: CorruptTail, FirstBad: last + 1, LastGood: last, Reason: "head record does not match the log"}
+	}
+	return Health{Status: Healthy, LastGood: last}
+}
+
+// Verify checks session id completely: the chain, and every snapshot and
+// pinned workflow its events reference. It does not use the cache.
+func (s *Store) Verify(id engine.SessionID) (Health, error) {
+	var h Health
+	err := s.View(id, func(t *Tx) error {
+		h = t.verifyChain(t.checkRefs)
+		return nil
+	})
+	return h, err
+}
+
+func (t *Tx) checkRefs(e event.Event) error {
+	switch d := e.Data.(type) {
+	case *event.NodeCreatedData:
+		if _, err := getCAS(t.tx.Bucket(bucketSnapshots), engine.Digest(d.Snapshot)); err != nil {
+			return fmt.Errorf("snapshot %s: %w", d.Snapshot, err)
+		}
+	case *event.RunStartedData:
+		if _, err := getCAS(t.tx.Bucket(bucketWorkflows), engine.Digest(d.WorkflowHash)); err != nil {
+			return fmt.Errorf("pinned workflow %s: %w", d.WorkflowHash, err)
+		}
+	}
+	return nil
+}
+
+// Events returns the session's events up to its last good one, with its
+// health: read-only views still work on a corrupt_tail session.
+func (s *Store) Events(id engine.SessionID) ([]event.Event, Health, error) {
+	var evs []event.Event
+	var h Health
+	err := s.View(id, func(t *Tx) error {
+		h = t.verifyChain(func(e event.Event) error {
+			evs = append(evs, e)
+			return nil
+		})
+		return nil
+	})
+	return evs, h, err
+}
+
+// SessionIDs lists every session, in creation order.
+func (s *Store) SessionIDs() ([]engine.SessionID, error) {
+	var ids []engine.SessionID
+	err := s.db.View(func(tx *bbolt.Tx) error {
+		return tx.Bucket(bucketSessions).ForEachBucket(func(k []byte) error {
+			if len(k) != 8 {
+				return errors.New("store: malformed session key")
+			}
+			ids = append(ids, engine.SessionID(binary.BigEndian.Uint64(k)))
+			return nil
+		})
+	})
+	return ids, err
+}

@@ -1,0 +1,190 @@
+package store
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+
+	"go.etcd.io/bbolt"
+
+	"github.com/workrail/workrail/engine"
+	"github.com/workrail/workrail/engine/canon"
+	"github.com/workrail/workrail/engine/compile"
+	"github.com/workrail/workrail/engine/event"
+)
+
+// Tx is a transaction scoped to one session. Reads see a consistent
+// snapshot; in a write transaction, Append adds events and keeps the
+// derived indexes in step.
+type Tx struct {
+	tx *bbolt.Tx
+	b  *bbolt.Bucket
+	id engine.SessionID
+}
+
+// Create starts a new session and runs fn in the transaction that creates it.
+func (s *Store) Create(fn func(*Tx) error) (engine.SessionID, error) {
+	var id engine.SessionID
+	err := s.commit.update(func(btx *bbolt.Tx) error {
+		root := btx.Bucket(bucketSessions)
+		seq, err := root.NextSequence()
+		if err != nil {
+			return err
+		}
+		id = engine.SessionID(seq)
+		b, err := root.CreateBucket(sessionKey(id))
+		if err != nil {
+			return fmt.Errorf("store: create session %s: %w", id, err)
+		}
+		for _, name := range [][]byte{bucketEvents, bucketChain, bucketNodes, bucketRuns, bucketAttempts} {
+			if _, err := b.CreateBucket(name); err != nil {
+				return err
+			}
+		}
+		return fn(&Tx{tx: btx, b: b, id: id})
+	})
+	if err == nil {
+		s.setHealth(id, Health{Status: Healthy})
+	}
+	return id, err
+}
+
+// Update runs fn in a write transaction on session id. fn may run more than
+// once; keep results in variables it assigns on every run.
+func (s *Store) Update(id engine.SessionID, fn func(*Tx) error) error {
+	return s.commit.update(func(btx *bbolt.Tx) error {
+		b := btx.Bucket(bucketSessions).Bucket(sessionKey(id))
+		if b == nil {
+			return fmt.Errorf("store: session %s: %w", id, ErrNotFound)
+		}
+		return fn(&Tx{tx: btx, b: b, id: id})
+	})
+}
+
+// View runs fn in a read transaction on session id.
+func (s *Store) View(id engine.SessionID, fn func(*Tx) error) error {
+	return s.db.View(func(btx *bbolt.Tx) error {
+		b := btx.Bucket(bucketSessions).Bucket(sessionKey(id))
+		if b == nil {
+			return fmt.Errorf("store: session %s: %w", id, ErrNotFound)
+		}
+		return fn(&Tx{tx: btx, b: b, id: id})
+	})
+}
+
+// Session is the session this transaction is scoped to.
+func (t *Tx) Session() engine.SessionID { return t.id }
+
+// head returns the last event index and chain digest (zero for an empty log).
+func (t *Tx) head() (engine.EventIndex, engine.Digest) {
+	v := t.b.Get(keyHead)
+	var d engine.Digest
+	if len(v) != 8+len(d) {
+		return 0, d
+	}
+	copy(d[:], v[8:])
+	return engine.EventIndex(binary.BigEndian.Uint64(v)), d
+}
+
+// Append adds one event scoped to run and node (zero for none) and updates
+// the derived indexes.
+func (t *Tx) Append(run engine.RunID, node engine.NodeID, p event.Payload) (event.Event, error) {
+	last, prev := t.head()
+	idx := last + 1
+	e := event.Event{ID: engine.NewEventID(t.id, idx), Index: idx, Session: t.id, Kind: p.Kind(), Run: run, Node: node, Data: p}
+	b, err := event.Encode(e)
+	if err != nil {
+		return event.Event{}, err
+	}
+	d := event.Chain(prev, b)
+	key := u64(uint64(idx))
+	if err := t.b.Bucket(bucketEvents).Put(key, b); err != nil {
+		return event.Event{}, fmt.Errorf("store: append event %d: %w", idx, err)
+	}
+	if err := t.b.Bucket(bucketChain).Put(key, d[:]); err != nil {
+		return event.Event{}, fmt.Errorf("store: append digest %d: %w", idx, err)
+	}
+	if err := t.b.Put(keyHead, append(key, d[:]...)); err != nil {
+		return event.Event{}, err
+	}
+	return e, t.index(e)
+}
+
+// Event reads the event at index i.
+func (t *Tx) Event(i engine.EventIndex) (event.Event, error) {
+	v := t.b.Bucket(bucketEvents).Get(u64(uint64(i)))
+	if v == nil {
+		return event.Event{}, fmt.Errorf("store: event %d: %w", i, ErrNotFound)
+	}
+	return event.Decode(v)
+}
+
+// NewRunID allocates the next run id of this session.
+func (t *Tx) NewRunID() (engine.RunID, error) {
+	n, err := t.b.Bucket(bucketRuns).NextSequence()
+	return engine.RunID(n), err
+}
+
+// NewNodeID allocates the next node id of this session.
+func (t *Tx) NewNodeID() (engine.NodeID, error) {
+	n, err := t.b.Bucket(bucketNodes).NextSequence()
+	return engine.NodeID(n), err
+}
+
+// PutSnapshot stores v content-addressed and returns its reference.
+func (t *Tx) PutSnapshot(v any) (engine.SnapshotRef, error) {
+	b, d, err := canon.Digest(v)
+	if err != nil {
+		return engine.SnapshotRef{}, err
+	}
+	return engine.SnapshotRef(d), putCAS(t.tx.Bucket(bucketSnapshots), d, b)
+}
+
+// Snapshot reads the snapshot ref into v, verifying its digest.
+func (t *Tx) Snapshot(ref engine.SnapshotRef, v any) error {
+	b, err := getCAS(t.tx.Bucket(bucketSnapshots), engine.Digest(ref))
+	if err != nil {
+		return fmt.Errorf("store: snapshot %s: %w", ref, err)
+	}
+	return json.Unmarshal(b, v)
+}
+
+// PinWorkflow stores a compiled workflow under its hash.
+func (t *Tx) PinWorkflow(c compile.Compiled) error {
+	return putCAS(t.tx.Bucket(bucketWorkflows), engine.Digest(c.Hash), c.Canonical)
+}
+
+// Workflow reads the pinned workflow with hash h, verifying its digest.
+func (t *Tx) Workflow(h engine.WorkflowHash) (compile.Compiled, error) {
+	b, err := getCAS(t.tx.Bucket(bucketWorkflows), engine.Digest(h))
+	if err != nil {
+		return compile.Compiled{}, fmt.Errorf("store: pinned workflow %s: %w", h, err)
+	}
+	var w compile.Workflow
+	if err := json.Unmarshal(b, &w); err != nil {
+		return compile.Compiled{}, fmt.Errorf("store: pinned workflow %s: %w", h, err)
+	}
+	return compile.Compiled{Workflow: w, Canonical: b, Hash: h}, nil
+}
+
+// ErrDigestMismatch means stored content no longer matches its address.
+var ErrDigestMismatch = fmt.Errorf("store: content does not match its digest")
+
+func putCAS(b *bbolt.Bucket, d engine.Digest, v []byte) error {
+	if b.Get(d[:]) != nil {
+		return nil
+	}
+	return b.Put(d[:], v)
+}
+
+func getCAS(b *bbolt.Bucket, d engine.Digest) ([]byte, error) {
+	v := b.Get(d[:])
+	if v == nil {
+		return nil, ErrNotFound
+	}
+	if engine.Sum(v) != d {
+		return nil, ErrDigestMismatch
+	}
+	return bytes.Clone(v), nil
+}
