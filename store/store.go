@@ -112,3 +112,20 @@ func u64(n uint64) []byte { return binary.BigEndian.AppendUint64(nil, n) }
 func u32(n uint32) []byte { return binary.BigEndian.AppendUint32(nil, n) }
 
 func sessionKey(id engine.SessionID) []byte { return u64(uint64(id)) }
+
+// Stats describes the database file's space.
+type Stats struct {
+	FileBytes int64 // size of the file's used high-water mark
+	FreeBytes int64 // bytes on the free list inside it
+}
+
+// Stats reports how much of the file holds live data.
+func (s *Store) Stats() (Stats, error) {
+	var st Stats
+	err := s.db.View(func(tx *bbolt.Tx) error {
+		st.FileBytes = tx.Size()
+		return nil
+	})
+	st.FreeBytes = int64(s.db.Stats().FreeAlloc)
+	return st, err
+}

@@ -42,7 +42,7 @@ func (s *Store) Create(fn func(*Tx) error) (engine.SessionID, error) {
 				return err
 			}
 		}
-		return fn(&Tx{tx: btx, b: b, id: id})
+		return fn(newTx(btx, b, id))
 	})
 	if err == nil {
 		s.setHealth(id, Health{Status: Healthy})
@@ -58,8 +58,21 @@ func (s *Store) Update(id engine.SessionID, fn func(*Tx) error) error {
 		if b == nil {
 			return fmt.Errorf("store: session %s: %w", id, ErrNotFound)
 		}
-		return fn(&Tx{tx: btx, b: b, id: id})
+		return fn(newTx(btx, b, id))
 	})
+}
+
+// appendFill is the page fill for buckets whose keys only grow: bbolt's
+// default (half-full pages, made for random inserts) would double the file.
+const appendFill = 0.95
+
+func newTx(btx *bbolt.Tx, b *bbolt.Bucket, id engine.SessionID) *Tx {
+	if btx.Writable() {
+		for _, name := range [][]byte{bucketEvents, bucketChain, bucketNodes, bucketRuns} {
+			b.Bucket(name).FillPercent = appendFill
+		}
+	}
+	return &Tx{tx: btx, b: b, id: id}
 }
 
 // View runs fn in a read transaction on session id.
@@ -69,7 +82,7 @@ func (s *Store) View(id engine.SessionID, fn func(*Tx) error) error {
 		if b == nil {
 			return fmt.Errorf("store: session %s: %w", id, ErrNotFound)
 		}
-		return fn(&Tx{tx: btx, b: b, id: id})
+		return fn(newTx(btx, b, id))
 	})
 }
 
@@ -165,7 +178,7 @@ func (t *Tx) Workflow(h engine.WorkflowHash) (compile.Compiled, error) {
 	if err := json.Unmarshal(b, &w); err != nil {
 		return compile.Compiled{}, fmt.Errorf("store: pinned workflow %s: %w", h, err)
 	}
-	return compile.Compiled{Workflow: w, Canonical: b, Hash: h}, nil
+	return compile.Restore(w, b, h), nil
 }
 
 // ErrDigestMismatch means stored content no longer matches its address.

@@ -30,6 +30,7 @@ type Compiled struct {
 	Workflow
 	Canonical []byte
 	Hash      engine.WorkflowHash
+	steps     map[workflow.StepID]int
 }
 
 // Compile expands w into its compiled form and hashes it.
@@ -48,15 +49,23 @@ func Seal(c Workflow) (Compiled, error) {
 	if err != nil {
 		return Compiled{}, err
 	}
-	return Compiled{Workflow: c, Canonical: b, Hash: engine.WorkflowHash(d)}, nil
+	return Restore(c, b, engine.WorkflowHash(d)), nil
+}
+
+// Restore rebuilds a Compiled from a pinned copy whose bytes and hash the
+// caller has already verified.
+func Restore(c Workflow, canonical []byte, h engine.WorkflowHash) Compiled {
+	steps := make(map[workflow.StepID]int, len(c.Steps))
+	for i, s := range c.Steps {
+		steps[s.ID] = i
+	}
+	return Compiled{Workflow: c, Canonical: canonical, Hash: h, steps: steps}
 }
 
 // StepIndex returns the position of step id, or -1.
-func (c Workflow) StepIndex(id workflow.StepID) int {
-	for i, s := range c.Steps {
-		if s.ID == id {
-			return i
-		}
+func (c Compiled) StepIndex(id workflow.StepID) int {
+	if i, ok := c.steps[id]; ok {
+		return i
 	}
 	return -1
 }

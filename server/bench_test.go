@@ -1,0 +1,100 @@
+package server_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"testing/fstest"
+
+	"github.com/workrail/workrail/engine/protocol"
+	"github.com/workrail/workrail/server"
+)
+
+// longRegistry holds wr.long, a linear workflow of n steps, so a benchmark
+// can advance one run b.N times.
+func longRegistry(tb testing.TB, n int) *server.Registry {
+	tb.Helper()
+	var steps []string
+	for i := 0; i < n; i++ {
+		steps = append(steps, fmt.Sprintf(`{"id":"s%d","title":"Step %d","prompt":"Do step %d of the benchmark workflow.\n\n- Check the result."}`, i, i, i))
+	}
+	src := `{"id":"wr.long","name":"Long","description":"benchmark","version":"1","steps":[` + strings.Join(steps, ",") + `]}`
+	reg, err := server.LoadRegistry(fstest.MapFS{"wr.long.json": {Data: []byte(src)}}, server.SourceBundled)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return reg
+}
+
+func advanceArgs(tb testing.TB, s protocol.StepResult) []byte {
+	a := s.NextCall.Arguments
+	a.Output = nil
+	b, err := json.Marshal(a)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return b
+}
+
+// BenchmarkAdvance measures one continue_workflow advance (tokens, store,
+// engine, fsync; no network) and the database growth per step.
+func BenchmarkAdvance(b *testing.B) {
+	r := newRig(b, longRegistry(b, b.N+1))
+	s := r.step(b, "start", map[string]any{"workflowId": "wr.long"})
+	args := advanceArgs(b, s)
+	before, _ := r.store.Stats()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		res := r.x.Continue(args)
+		step, ok := res.(protocol.StepResult)
+		if !ok {
+			b.Fatalf("advance %d: %s", i, res.RenderedText())
+		}
+		args = advanceArgs(b, step)
+	}
+	b.StopTimer()
+	after, _ := r.store.Stats()
+	used := (after.FileBytes - after.FreeBytes) - (before.FileBytes - before.FreeBytes)
+	b.ReportMetric(float64(used)/float64(b.N), "dbB/step")
+}
+
+// BenchmarkAdvanceParallel measures throughput with 8 concurrent writers,
+// each advancing its own session: group commit shares fsyncs between them.
+func BenchmarkAdvanceParallel(b *testing.B) {
+	r := newRig(b, longRegistry(b, b.N+1))
+	b.SetParallelism(4) // 4 × GOMAXPROCS(2) = 8 writers
+	var writers atomic.Int32
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		writers.Add(1)
+		s := r.step(b, "start", map[string]any{"workflowId": "wr.long"})
+		args := advanceArgs(b, s)
+		for pb.Next() {
+			step, ok := r.x.Continue(args).(protocol.StepResult)
+			if !ok {
+				b.Error("advance did not return a step")
+				return
+			}
+			args = advanceArgs(b, step)
+		}
+	})
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "advances/s")
+	b.ReportMetric(float64(writers.Load()), "writers")
+}
+
+// BenchmarkRehydrate measures a continue_workflow without ackToken.
+func BenchmarkRehydrate(b *testing.B) {
+	r := newRig(b, nil)
+	s := r.step(b, "start", map[string]any{"workflowId": "wr.hello"})
+	args, _ := json.Marshal(map[string]any{"stateToken": s.StateToken})
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, ok := r.x.Continue(args).(protocol.StepResult); !ok {
+			b.Fatal("rehydrate failed")
+		}
+	}
+}

@@ -1,0 +1,403 @@
+package server_test
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"testing/fstest"
+	"time"
+
+	"go.etcd.io/bbolt"
+
+	"github.com/workrail/workrail/engine"
+	"github.com/workrail/workrail/engine/event"
+	"github.com/workrail/workrail/engine/protocol"
+	"github.com/workrail/workrail/server"
+	"github.com/workrail/workrail/store"
+	"github.com/workrail/workrail/workflows"
+)
+
+// rig is an executor over a real store file and key ring in a temp home.
+type rig struct {
+	home  string
+	db    string
+	store *store.Store
+	x     *server.Executor
+}
+
+func newRig(tb testing.TB, reg *server.Registry) *rig {
+	tb.Helper()
+	home := tb.TempDir()
+	r := &rig{home: home, db: filepath.Join(home, "workrail.db")}
+	r.open(tb, reg)
+	return r
+}
+
+func (r *rig) open(tb testing.TB, reg *server.Registry) {
+	tb.Helper()
+	s, err := store.Open(r.db, store.Options{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { s.Close() })
+	keys, err := server.LoadKeyRing(r.home)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if reg == nil {
+		reg = bundled(tb)
+	}
+	clock := func() time.Time { return time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC) }
+	r.store = s
+	r.x = server.NewExecutor(s, keys, reg, clock, tb.Logf)
+}
+
+func bundled(tb testing.TB) *server.Registry {
+	reg, err := server.LoadRegistry(workflows.FS, server.SourceBundled)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return reg
+}
+
+// call runs a tool with arguments given as a Go value and returns the
+// result and its JSON bytes.
+func (r *rig) call(tb testing.TB, tool string, args any) (protocol.Result, []byte) {
+	tb.Helper()
+	raw, err := json.Marshal(args)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var res protocol.Result
+	switch tool {
+	case "start":
+		res = r.x.Start(raw)
+	case "continue":
+		res = r.x.Continue(raw)
+	default:
+		tb.Fatalf("unknown tool %s", tool)
+	}
+	b, err := json.Marshal(res)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return res, b
+}
+
+func (r *rig) step(tb testing.TB, tool string, args any) protocol.StepResult {
+	tb.Helper()
+	res, b := r.call(tb, tool, args)
+	s, ok := res.(protocol.StepResult)
+	if !ok {
+		tb.Fatalf("%s(%v) = %s; want a step", tool, args, b)
+	}
+	return s
+}
+
+func (r *rig) events(tb testing.TB, id engine.SessionID) []event.Event {
+	tb.Helper()
+	evs, h, err := r.store.Events(id)
+	if err != nil || h.Status != store.Healthy {
+		tb.Fatalf("Events(%s) = %v, %+v", id, err, h)
+	}
+	return evs
+}
+
+func kinds(evs []event.Event) map[event.Kind]int {
+	m := map[event.Kind]int{}
+	for _, e := range evs {
+		m[e.Kind]++
+	}
+	return m
+}
+
+func errCode(tb testing.TB, res protocol.Result) engine.Code {
+	tb.Helper()
+	e, ok := res.(protocol.ErrorResult)
+	if !ok {
+		tb.Fatalf("result is %s; want an error", res.ResultKind())
+	}
+	return e.Error.Code
+}
+
+func TestFullRunToComplete(t *testing.T) {
+	r := newRig(t, nil)
+	s := r.step(t, "start", map[string]any{"workflowId": "wr.hello"})
+	var seen []string
+	for i := 0; i < 10; i++ {
+		seen = append(seen, string(s.Pending.StepID))
+		args := s.NextCall.Arguments
+		args.Output = &protocol.Output{NotesMarkdown: "did " + string(s.Pending.StepID)}
+		res, b := r.call(t, "continue", args)
+		if c, ok := res.(protocol.CompleteResult); ok {
+			if !c.IsComplete || !strings.Contains(c.Text, "complete") {
+				t.Fatalf("complete result %s", b)
+			}
+			if got := strings.Join(seen, ","); got != "greet,look-around,wrap-up" {
+				t.Fatalf("steps = %s", got)
+			}
+			evs := r.events(t, s.Session.SessionID)
+			k := kinds(evs)
+			if k[event.AdvanceRecorded] != 3 || k[event.NodeCreated] != 4 || k[event.EdgeCreated] != 3 || k[event.NodeOutputAppended] != 3 {
+				t.Fatalf("event kinds = %v", k)
+			}
+			return
+		}
+		s = res.(protocol.StepResult)
+	}
+	t.Fatal("run did not complete")
+}
+
+func TestReplayIsByteIdenticalAndWritesNothing(t *testing.T) {
+	r := newRig(t, nil)
+	s := r.step(t, "start", map[string]any{"workflowId": "wr.hello"})
+	args := map[string]any{"stateToken": s.StateToken, "ackToken": s.AckToken, "output": map[string]any{"notesMarkdown": "hi"}}
+	_, first := r.call(t, "continue", args)
+	n := len(r.events(t, s.Session.SessionID))
+	for i := 0; i < 3; i++ {
+		// The replay may even carry different notes: the attempt is spent.
+		args["output"] = map[string]any{"notesMarkdown": fmt.Sprint("again ", i)}
+		_, again := r.call(t, "continue", args)
+		if string(again) != string(first) {
+			t.Fatalf("replay %d differs:\n%s\n%s", i, first, again)
+		}
+	}
+	if got := len(r.events(t, s.Session.SessionID)); got != n {
+		t.Fatalf("replays appended events: %d → %d", n, got)
+	}
+}
+
+func TestRehydrateWritesNothing(t *testing.T) {
+	r := newRig(t, nil)
+	s := r.step(t, "start", map[string]any{"workflowId": "wr.hello"})
+	before := len(r.events(t, s.Session.SessionID))
+	re := r.step(t, "continue", map[string]any{"stateToken": s.StateToken, "context": map[string]any{"x": 1}, "output": map[string]any{"notesMarkdown": "lost"}})
+	if re.Pending.StepID != s.Pending.StepID || re.AckToken != s.AckToken {
+		t.Fatalf("rehydrate of an unacked node: step %s ack %s; want %s and the same ack", re.Pending.StepID, re.AckToken, s.Pending.StepID)
+	}
+	if len(re.Warnings) != 2 {
+		t.Fatalf("warnings = %+v; want context and output ignored", re.Warnings)
+	}
+	if after := len(r.events(t, s.Session.SessionID)); after != before {
+		t.Fatalf("rehydrate appended events: %d → %d", before, after)
+	}
+}
+
+func TestConcurrentIdenticalAcksAdvanceOnce(t *testing.T) {
+	r := newRig(t, nil)
+	s := r.step(t, "start", map[string]any{"workflowId": "wr.hello"})
+	args := map[string]any{"stateToken": s.StateToken, "ackToken": s.AckToken}
+	var wg sync.WaitGroup
+	out := make([][]byte, 16)
+	for i := range out {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, out[i] = r.call(t, "continue", args)
+		}()
+	}
+	wg.Wait()
+	for i := range out {
+		if string(out[i]) != string(out[0]) {
+			t.Fatalf("response %d differs from response 0", i)
+		}
+	}
+	if k := kinds(r.events(t, s.Session.SessionID)); k[event.AdvanceRecorded] != 1 || k[event.NodeCreated] != 2 {
+		t.Fatalf("event kinds = %v; want exactly one advance", k)
+	}
+}
+
+func TestRewindForksABranch(t *testing.T) {
+	r := newRig(t, nil)
+	s1 := r.step(t, "start", map[string]any{"workflowId": "wr.hello"})
+	s2 := r.step(t, "continue", s1.NextCall.Arguments)
+	// The chat is rewound to s1: its node now has a child, so rehydrating it
+	// hands out a fresh attempt.
+	re := r.step(t, "continue", map[string]any{"stateToken": s1.StateToken})
+	if re.AckToken == s1.AckToken {
+		t.Fatal("rehydrating a node with children returned the spent ackToken")
+	}
+	b2 := r.step(t, "continue", re.NextCall.Arguments)
+	if b2.StateToken == s2.StateToken || b2.Pending.StepID != s2.Pending.StepID {
+		t.Fatalf("fork: state %s step %s; want a new node at step %s", b2.StateToken, b2.Pending.StepID, s2.Pending.StepID)
+	}
+	evs := r.events(t, s1.Session.SessionID)
+	var forked, traced bool
+	for _, e := range evs {
+		if d, ok := e.Data.(*event.EdgeCreatedData); ok && d.EdgeKind == event.EdgeForkedFromNonTip {
+			forked = true
+		}
+		if d, ok := e.Data.(*event.DecisionTraceAppendedData); ok && d.TraceKind == event.TraceDetectedNonTipAdvance {
+			traced = true
+		}
+	}
+	if !forked || !traced {
+		t.Fatalf("fork recorded: edge %v trace %v", forked, traced)
+	}
+	// Both branches continue independently.
+	for _, tip := range []protocol.StepResult{s2, b2} {
+		next := r.step(t, "continue", tip.NextCall.Arguments)
+		if next.Pending.StepID != "wrap-up" {
+			t.Fatalf("branch continued to %s", next.Pending.StepID)
+		}
+	}
+	// The original attempt still replays; it never advances twice.
+	if again := r.step(t, "continue", s1.NextCall.Arguments); again.StateToken != s2.StateToken {
+		t.Fatal("the spent attempt did not replay its recorded answer")
+	}
+}
+
+func TestBadTokensAreErrorsAsData(t *testing.T) {
+	r := newRig(t, nil)
+	a := r.step(t, "start", map[string]any{"workflowId": "wr.hello"})
+	b := r.step(t, "start", map[string]any{"workflowId": "wr.hello"})
+	cases := []struct {
+		name string
+		args map[string]any
+		want engine.Code
+	}{
+		{"ack from another run", map[string]any{"stateToken": a.StateToken, "ackToken": b.AckToken}, engine.CodeTokenScopeMismatch},
+		{"ack as state", map[string]any{"stateToken": a.AckToken}, engine.CodeTokenWrongKind},
+		{"state as ack", map[string]any{"stateToken": a.StateToken, "ackToken": a.StateToken}, engine.CodeTokenWrongKind},
+		{"truncated", map[string]any{"stateToken": a.StateToken[:len(a.StateToken)-4]}, engine.CodeTokenInvalidFormat},
+		{"wrong prefix", map[string]any{"stateToken": "st.v2." + a.StateToken[6:]}, engine.CodeTokenInvalidFormat},
+		{"tampered tag", map[string]any{"stateToken": flipLast(a.StateToken)}, engine.CodeTokenBadSignature},
+		{"missing state", map[string]any{"ackToken": a.AckToken}, engine.CodeInvalidInput},
+		{"variables", map[string]any{"stateToken": a.StateToken, "variables": map[string]any{}}, engine.CodeUnknownKey},
+		{"completedSteps", map[string]any{"stateToken": a.StateToken, "completedSteps": []string{"greet"}}, engine.CodeUnknownKey},
+		{"notes at top level", map[string]any{"stateToken": a.StateToken, "notes": "x"}, engine.CodeUnknownKey},
+		{"output key typo", map[string]any{"stateToken": a.StateToken, "output": map[string]any{"notesMarkdwn": "x"}}, engine.CodeUnknownKey},
+		{"context not an object", map[string]any{"stateToken": a.StateToken, "context": "x"}, engine.CodeInvalidInput},
+		{"oversize notes", map[string]any{"stateToken": a.StateToken, "ackToken": a.AckToken, "output": map[string]any{"notesMarkdown": strings.Repeat("x", protocol.MaxNotesBytes+1)}}, engine.CodePayloadTooLarge},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			res, b := r.call(t, "continue", c.args)
+			if got := errCode(t, res); got != c.want {
+				t.Fatalf("code %s; want %s\n%s", got, c.want, b)
+			}
+			if e := res.(protocol.ErrorResult).Error; e.Message == "" || e.Retry.Kind == "" {
+				t.Fatalf("error lacks message or retry: %s", b)
+			}
+		})
+	}
+	// Nothing was advanced by any of them.
+	if k := kinds(r.events(t, a.Session.SessionID)); k[event.AdvanceRecorded] != 0 {
+		t.Fatalf("bad calls advanced the run: %v", k)
+	}
+}
+
+func TestTriggerIncidentGetsActionableError(t *testing.T) {
+	r := newRig(t, nil)
+	res, b := r.call(t, "start", map[string]any{"workflowId": "wr.hello", "completedSteps": []string{"a"}, "variables": map[string]any{"complexity": "High"}})
+	if errCode(t, res) != engine.CodeUnknownKey {
+		t.Fatalf("%s", b)
+	}
+	e := res.(protocol.ErrorResult).Error
+	got := map[string]engine.Suggestion{}
+	for _, s := range e.Suggestions {
+		got[s.Path] = s
+	}
+	if got["variables"].DidYouMean != "context" || !strings.Contains(got["completedSteps"].Note, "tokens") {
+		t.Fatalf("suggestions = %+v", e.Suggestions)
+	}
+}
+
+func flipLast(tok string) string {
+	last := tok[len(tok)-1]
+	repl := byte('A')
+	if last == 'A' {
+		repl = 'B'
+	}
+	return tok[:len(tok)-1] + string(repl)
+}
+
+func TestUnknownWorkflowSuggests(t *testing.T) {
+	r := newRig(t, nil)
+	res, b := r.call(t, "start", map[string]any{"workflowId": "wr.helo"})
+	if errCode(t, res) != engine.CodeWorkflowNotFound || len(res.(protocol.ErrorResult).Error.Suggestions) != 1 ||
+		res.(protocol.ErrorResult).Error.Suggestions[0].DidYouMean != "wr.hello" {
+		t.Fatalf("%s", b)
+	}
+}
+
+// A run keeps executing the workflow it was pinned to, even after the
+// source changes.
+func TestRunsStayPinned(t *testing.T) {
+	wf := func(prompt string) *server.Registry {
+		src := fmt.Sprintf(`{"id":"wr.pin","name":"Pin","description":"d","version":"1","steps":[
+			{"id":"one","title":"One","prompt":"first"},{"id":"two","title":"Two","prompt":%q}]}`, prompt)
+		reg, err := server.LoadRegistry(fstest.MapFS{"wr.pin.json": {Data: []byte(src)}}, server.SourceBundled)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return reg
+	}
+	r := newRig(t, wf("original"))
+	s := r.step(t, "start", map[string]any{"workflowId": "wr.pin"})
+	r.store.Close()
+	r.open(t, wf("edited"))
+	next := r.step(t, "continue", s.NextCall.Arguments)
+	if next.Pending.Prompt != "original" || next.Workflow.Hash != s.Workflow.Hash {
+		t.Fatalf("after the source changed the run got %q (hash %s → %s)", next.Pending.Prompt, s.Workflow.Hash, next.Workflow.Hash)
+	}
+}
+
+func sessionBucket(tx *bbolt.Tx, id engine.SessionID) *bbolt.Bucket {
+	return tx.Bucket([]byte("sessions")).Bucket(binary.BigEndian.AppendUint64(nil, uint64(id)))
+}
+
+func TestDamagedStoreRefusesExecution(t *testing.T) {
+	cases := []struct {
+		name   string
+		damage func(tx *bbolt.Tx, id engine.SessionID) error
+		want   engine.Code
+	}{
+		{"flipped byte in event 3", func(tx *bbolt.Tx, id engine.SessionID) error {
+			ev := sessionBucket(tx, id).Bucket([]byte("events"))
+			k := binary.BigEndian.AppendUint64(nil, 3)
+			v := append([]byte(nil), ev.Get(k)...)
+			v[10] ^= 0x20
+			return ev.Put(k, v)
+		}, engine.CodeSessionCorrupt},
+		{"pinned workflow missing", func(tx *bbolt.Tx, id engine.SessionID) error {
+			b := tx.Bucket([]byte("workflows"))
+			k, _ := b.Cursor().First()
+			return b.Delete(append([]byte(nil), k...))
+		}, engine.CodePinnedMissing},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := newRig(t, nil)
+			s := r.step(t, "start", map[string]any{"workflowId": "wr.hello"})
+			r.store.Close()
+			db, err := bbolt.Open(r.db, 0o600, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := db.Update(func(tx *bbolt.Tx) error { return c.damage(tx, s.Session.SessionID) }); err != nil {
+				t.Fatal(err)
+			}
+			db.Close()
+			r.open(t, nil)
+			for _, args := range []any{s.NextCall.Arguments, map[string]any{"stateToken": s.StateToken}} {
+				res, b := r.call(t, "continue", args)
+				if got := errCode(t, res); got != c.want {
+					t.Fatalf("code %s; want %s\n%s", got, c.want, b)
+				}
+			}
+			if c.want == engine.CodeSessionCorrupt {
+				_, b := r.call(t, "continue", s.NextCall.Arguments)
+				if !strings.Contains(string(b), `"firstBadIndex":3`) {
+					t.Fatalf("corruption error does not name index 3: %s", b)
+				}
+			}
+			// A new run still works: damage stays contained.
+			r.step(t, "start", map[string]any{"workflowId": "wr.hello"})
+		})
+	}
+}
