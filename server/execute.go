@@ -1,6 +1,7 @@
 package server
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"sync"
@@ -12,6 +13,7 @@ import (
 	"github.com/workrail/workrail/engine/protocol"
 	"github.com/workrail/workrail/engine/run"
 	"github.com/workrail/workrail/engine/token"
+	"github.com/workrail/workrail/engine/workflow"
 	"github.com/workrail/workrail/store"
 )
 
@@ -52,18 +54,28 @@ func (x *Executor) Start(raw []byte) protocol.Result {
 		return protocol.NewError(x.unknownWorkflow(in.WorkflowID))
 	}
 	c := entry.Compiled
-	snap := run.Start(c, in.Context)
+	warnings, cerr := protocol.CheckContext(c.Context, in.Context, true)
+	if cerr != nil {
+		return protocol.NewError(cerr)
+	}
+	move := run.Start(c, in.Context)
 	var n node
 	sid, err := x.store.Create(func(tx *store.Tx) error {
 		var err error
-		n, err = startRun(tx, c, snap, x.now(), in.WorkspacePath)
+		n, err = startRun(tx, c, move.Snapshot, x.now(), in.WorkspacePath)
 		return err
 	})
 	if err != nil {
 		return x.internal("start", err)
 	}
 	n.session = sid
-	return x.render(c, snap, n, 0, x.keys.Active())
+	return x.render(c, move.Snapshot, n, 0, x.keys.Active(), moveFacts{move.Skipped, move.LoopExits}, warnings...)
+}
+
+// moveFacts is what a move passed over on its way to a node.
+type moveFacts struct {
+	skipped []event.Skip
+	exits   []event.LoopExit
 }
 
 func startRun(tx *store.Tx, c compile.Compiled, snap run.Snapshot, now time.Time, workspace string) (node, error) {
@@ -156,7 +168,7 @@ func (x *Executor) rehydrate(n node, in protocol.ContinueInput) protocol.Result 
 			res = protocol.NewError(e)
 			return nil
 		}
-		res = x.render(c, snap, n, info.Attempts, x.keys.Active(), ignoredOnRehydrate(in)...)
+		res = x.render(c, snap, n, info.Attempts, x.keys.Active(), moveFacts{}, ignoredOnRehydrate(in)...)
 		return nil
 	})
 	if err != nil {
@@ -203,7 +215,12 @@ func (x *Executor) advance(n node, attempt engine.Attempt, in protocol.ContinueI
 			res = protocol.NewError(engine.Errorf(engine.CodeInvalidInput, "this run is already complete; there is nothing to acknowledge."))
 			return nil
 		}
-		rec, err = x.appendAdvance(tx, n, attempt, info, c, snap, in)
+		warnings, e := protocol.CheckContext(c.Context, in.Context, false)
+		if e != nil {
+			res = protocol.NewError(e)
+			return nil
+		}
+		rec, err = x.appendAdvance(tx, n, attempt, info, c, snap, in, warnings)
 		if err != nil {
 			return err
 		}
@@ -216,17 +233,19 @@ func (x *Executor) advance(n node, attempt engine.Attempt, in protocol.ContinueI
 	return res
 }
 
-func (x *Executor) appendAdvance(tx *store.Tx, n node, attempt engine.Attempt, info store.NodeInfo, c compile.Compiled, snap run.Snapshot, in protocol.ContinueInput) (event.Event, error) {
-	next, err := run.Advance(c, snap, in.Context)
+func (x *Executor) appendAdvance(tx *store.Tx, n node, attempt engine.Attempt, info store.NodeInfo, c compile.Compiled, snap run.Snapshot, in protocol.ContinueInput, warnings []protocol.Warning) (event.Event, error) {
+	move, err := run.Advance(c, snap, in.Context, stopRequested(in.Output))
 	if err != nil {
 		return event.Event{}, err
 	}
+	next := move.Snapshot
 	child, err := tx.NewNodeID()
 	if err != nil {
 		return event.Event{}, err
 	}
 	rec, err := tx.Append(n.run, n.id, &event.AdvanceRecordedData{
-		Attempt: attempt, KeyID: uint32(x.keys.Active()), Outcome: event.OutcomeAdvanced, ToNode: child})
+		Attempt: attempt, KeyID: uint32(x.keys.Active()), Outcome: event.OutcomeAdvanced, ToNode: child,
+		Skipped: move.Skipped, LoopExits: move.LoopExits, Notices: notices(warnings)})
 	if err != nil {
 		return event.Event{}, err
 	}
@@ -279,7 +298,37 @@ func (x *Executor) fromRecord(tx *store.Tx, from node, rec event.Event) protocol
 	if e != nil {
 		return protocol.NewError(e)
 	}
-	return x.render(c, snap, to, 0, token.KeyID(d.KeyID))
+	ws := make([]protocol.Warning, len(d.Notices))
+	for i, nt := range d.Notices {
+		ws[i] = protocol.Warning{Code: nt.Code, Message: nt.Message}
+	}
+	return x.render(c, snap, to, 0, token.KeyID(d.KeyID), moveFacts{d.Skipped, d.LoopExits}, ws...)
+}
+
+func notices(ws []protocol.Warning) []event.Notice {
+	out := make([]event.Notice, len(ws))
+	for i, w := range ws {
+		out[i] = event.Notice{Code: w.Code, Message: w.Message}
+	}
+	return out
+}
+
+// stopRequested reports whether output carries a loop_control artifact
+// asking the enclosing loop to stop.
+func stopRequested(out *protocol.Output) bool {
+	if out == nil {
+		return false
+	}
+	for _, a := range out.Artifacts {
+		var lc struct {
+			Kind     string `json:"kind"`
+			Decision string `json:"decision"`
+		}
+		if json.Unmarshal(a, &lc) == nil && lc.Kind == string(workflow.ContractLoopControl) && lc.Decision == "stop" {
+			return true
+		}
+	}
+	return false
 }
 
 // load reads a node, its snapshot and its pinned workflow, and checks they
@@ -326,17 +375,21 @@ func (x *Executor) pinnedWorkflow(tx *store.Tx, h engine.WorkflowHash) (compile.
 
 // render builds the result for node n at snapshot snap: the pending step
 // with tokens for the given attempt, or completion.
-func (x *Executor) render(c compile.Compiled, snap run.Snapshot, n node, attempt engine.Attempt, kid token.KeyID, warnings ...protocol.Warning) protocol.Result {
-	wf := protocol.WorkflowRef{ID: c.ID, Name: c.Name, Hash: c.Hash}
-	sess := protocol.SessionRef{SessionID: n.session, RunID: n.run}
+func (x *Executor) render(c compile.Compiled, snap run.Snapshot, n node, attempt engine.Attempt, kid token.KeyID, facts moveFacts, warnings ...protocol.Warning) protocol.Result {
 	claims := token.Claims{Kind: token.State, Key: kid, Session: n.session, Run: n.run, Node: n.id}
 	st, err := x.keys.Mint(claims)
 	if err != nil {
 		return x.internal("mint", err)
 	}
-	step, i, pending := run.PendingStep(c, snap)
+	v := protocol.View{
+		Workflow: protocol.WorkflowRef{ID: c.ID, Name: c.Name, Hash: c.Hash},
+		Session:  protocol.SessionRef{SessionID: n.session, RunID: n.run},
+		Tokens:   protocol.Tokens{State: st}, Skipped: facts.skipped,
+		Warnings: append(loopWarnings(facts.exits), warnings...),
+	}
+	place, pending := run.PendingStep(c, snap)
 	if !pending {
-		return protocol.NewComplete(wf, sess, st, warnings)
+		return protocol.NewComplete(v)
 	}
 	claims.Kind, claims.Attempt = token.Ack, attempt
 	ack, err := x.keys.Mint(claims)
@@ -348,9 +401,22 @@ func (x *Executor) render(c compile.Compiled, snap run.Snapshot, n node, attempt
 	if err != nil {
 		return x.internal("mint", err)
 	}
-	p := protocol.Pending{StepID: step.ID, Title: step.Title, Prompt: step.Prompt}
-	prog := protocol.Progress{StepNumber: i + 1, StepCount: len(c.Steps)}
-	return protocol.NewStep(wf, sess, p, prog, protocol.Tokens{State: st, Ack: ack, Checkpoint: chk}, warnings)
+	v.Tokens.Ack, v.Tokens.Checkpoint = ack, chk
+	s := place.Step
+	p := protocol.Pending{StepID: s.ID, Title: s.Title, Prompt: s.Prompt, RequireConfirmation: s.RequireConfirmation, Loops: place.Loops}
+	return protocol.NewStep(v, p, protocol.Progress{Part: snap.Position.Path[0].Index + 1, Parts: len(c.Steps)})
+}
+
+// loopWarnings discloses loops cut off by their iteration bound.
+func loopWarnings(exits []event.LoopExit) []protocol.Warning {
+	var ws []protocol.Warning
+	for _, e := range exits {
+		if e.Reason == event.MaxIterations {
+			ws = append(ws, protocol.Warning{Code: "LOOP_MAX_ITERATIONS",
+				Message: fmt.Sprintf("loop %s stopped after its maximum of %d iterations, not because its condition was met", e.LoopID, e.Iterations)})
+		}
+	}
+	return ws
 }
 
 func (x *Executor) unknownWorkflow(id engine.WorkflowID) *engine.Error {
@@ -360,7 +426,7 @@ func (x *Executor) unknownWorkflow(id engine.WorkflowID) *engine.Error {
 	}
 	e := engine.Errorf(engine.CodeWorkflowNotFound, "no workflow has id %q. Call list_workflows to see the ids you can start.", id).
 		With("pointer", "/workflowId")
-	if s := protocol.Closest(string(id), known); s != "" {
+	if s := engine.Closest(string(id), known); s != "" {
 		e.Suggestions = []engine.Suggestion{{Path: "workflowId", DidYouMean: s}}
 	}
 	return e

@@ -1,8 +1,13 @@
 // Package compile turns a source workflow into the compiled form that runs
-// are pinned to, and computes its workflowHash. It is pure.
+// are pinned to, through a fixed pipeline of pure passes (template
+// expansion, features, capability probes, contract packs, prompt
+// rendering), and computes its workflowHash. Nothing from a workflow file is
+// ever executed: templates and features are WorkRail's own closed sets.
 package compile
 
 import (
+	"encoding/json"
+
 	"github.com/workrail/workrail/engine"
 	"github.com/workrail/workrail/engine/canon"
 	"github.com/workrail/workrail/engine/workflow"
@@ -11,18 +16,93 @@ import (
 // Workflow is a compiled workflow: everything a run needs, fully expanded.
 // Its canonical JSON is what workflowHash covers and what the store pins.
 type Workflow struct {
-	ID          engine.WorkflowID `json:"id"`
-	Name        string            `json:"name"`
-	Description string            `json:"description"`
-	Version     string            `json:"version"`
-	Steps       []Step            `json:"steps"`
+	ID                     engine.WorkflowID                     `json:"id"`
+	Kind                   workflow.Kind                         `json:"kind"`
+	Name                   string                                `json:"name"`
+	Description            string                                `json:"description"`
+	Version                string                                `json:"version"`
+	AppliedFeatures        []workflow.FeatureID                  `json:"appliedFeatures"`
+	Capabilities           map[workflow.Capability]workflow.Need `json:"capabilities,omitempty"`
+	RecommendedPreferences *workflow.Preferences                 `json:"recommendedPreferences,omitempty"`
+	Context                []workflow.ContextInput               `json:"context,omitempty"`
+	Contracts              map[workflow.ContractRef]ContractPack `json:"contracts,omitempty"`
+	Steps                  []Node                                `json:"steps"`
+}
+
+// Node is a compiled step or loop: a tagged union with exactly one set.
+type Node struct {
+	Step *Step `json:"step,omitempty"`
+	Loop *Loop `json:"loop,omitempty"`
+}
+
+// ID is the node's id, whichever kind it is.
+func (n Node) ID() workflow.StepID {
+	if n.Loop != nil {
+		return n.Loop.ID
+	}
+	return n.Step.ID
+}
+
+// Origin is the closed set of ways a compiled step came to be.
+type Origin string
+
+// Origins.
+const (
+	Authored        Origin = "authored"
+	FromTemplate    Origin = "template"
+	FromFeature     Origin = "feature"
+	CapabilityProbe Origin = "capability_probe"
+)
+
+// Provenance says where a step or an injected block came from.
+type Provenance struct {
+	Origin Origin `json:"origin"`
+	By     string `json:"by,omitempty"` // template, feature or capability id
+}
+
+// Injection is a block a pass added to a step's prompt, with a stable id.
+type Injection struct {
+	ID         string     `json:"id"`
+	Text       string     `json:"text"`
+	Provenance Provenance `json:"provenance"`
 }
 
 // Step is a compiled step with its final rendered prompt.
 type Step struct {
-	ID     workflow.StepID `json:"id"`
-	Title  string          `json:"title"`
-	Prompt string          `json:"prompt"`
+	ID                  workflow.StepID          `json:"id"`
+	Title               string                   `json:"title"`
+	Prompt              string                   `json:"prompt"`
+	RunCondition        *workflow.Condition      `json:"runCondition,omitempty"`
+	RequireConfirmation bool                     `json:"requireConfirmation,omitempty"`
+	Output              *workflow.OutputSpec     `json:"output,omitempty"`
+	UserDependency      *workflow.UserDependency `json:"userDependency,omitempty"`
+	Injections          []Injection              `json:"injections,omitempty"`
+	Provenance          Provenance               `json:"provenance"`
+
+	// Before rendering: the authored text or blocks and the role that
+	// applies. Not part of the compiled form.
+	raw      string
+	blocks   *workflow.PromptBlocks
+	role     string
+	template *workflow.TemplateCall
+	probe    workflow.Capability // set on probe steps
+}
+
+// Loop is a compiled loop.
+type Loop struct {
+	ID         workflow.StepID   `json:"id"`
+	Title      string            `json:"title"`
+	Spec       workflow.LoopSpec `json:"spec"`
+	Body       []Node            `json:"body"`
+	Provenance Provenance        `json:"provenance"`
+}
+
+// ContractPack is a WorkRail-owned output contract: a JSON Schema for the
+// artifact and an example that satisfies it.
+type ContractPack struct {
+	Description string          `json:"description"`
+	Schema      json.RawMessage `json:"schema"`
+	Example     json.RawMessage `json:"example"`
 }
 
 // Compiled pairs a compiled workflow with its canonical bytes and hash.
@@ -30,20 +110,28 @@ type Compiled struct {
 	Workflow
 	Canonical []byte
 	Hash      engine.WorkflowHash
-	steps     map[workflow.StepID]int
+	index     map[workflow.StepID]*Step
 }
 
-// Compile expands w into its compiled form and hashes it.
-func Compile(w workflow.Workflow) (Compiled, error) {
-	c := Workflow{ID: w.ID, Name: w.Name, Description: w.Description, Version: w.Version}
-	for _, s := range w.Steps {
-		c.Steps = append(c.Steps, Step{ID: s.ID, Title: s.Title, Prompt: s.Prompt})
+// pass is one pure step of the pipeline.
+type pass func(Workflow, workflow.Workflow) (Workflow, error)
+
+// passes run in this order, always.
+var passes = []pass{expandTemplates, applyFeatures, injectProbes, resolveContracts, renderPrompts}
+
+// Compile runs the pipeline over a parsed (already checked) workflow.
+func Compile(src workflow.Workflow) (Compiled, error) {
+	w := lower(src)
+	for _, p := range passes {
+		var err error
+		if w, err = p(w, src); err != nil {
+			return Compiled{}, err
+		}
 	}
-	return Seal(c)
+	return Seal(w)
 }
 
-// Seal computes the canonical bytes and hash of an already compiled
-// workflow (e.g. one loaded back from the store).
+// Seal computes the canonical bytes and hash of a compiled workflow.
 func Seal(c Workflow) (Compiled, error) {
 	b, d, err := canon.Digest(c)
 	if err != nil {
@@ -55,17 +143,60 @@ func Seal(c Workflow) (Compiled, error) {
 // Restore rebuilds a Compiled from a pinned copy whose bytes and hash the
 // caller has already verified.
 func Restore(c Workflow, canonical []byte, h engine.WorkflowHash) Compiled {
-	steps := make(map[workflow.StepID]int, len(c.Steps))
-	for i, s := range c.Steps {
-		steps[s.ID] = i
-	}
-	return Compiled{Workflow: c, Canonical: canonical, Hash: h, steps: steps}
+	out := Compiled{Workflow: c, Canonical: canonical, Hash: h, index: map[workflow.StepID]*Step{}}
+	Walk(c.Steps, func(n Node) {
+		if n.Step != nil {
+			out.index[n.Step.ID] = n.Step
+		}
+	})
+	return out
 }
 
-// StepIndex returns the position of step id, or -1.
-func (c Compiled) StepIndex(id workflow.StepID) int {
-	if i, ok := c.steps[id]; ok {
-		return i
+// Step returns the step with id.
+func (c Compiled) Step(id workflow.StepID) (*Step, bool) {
+	s, ok := c.index[id]
+	return s, ok
+}
+
+// Walk visits every node, depth first, in document order.
+func Walk(list []Node, f func(Node)) {
+	for _, n := range list {
+		f(n)
+		if n.Loop != nil {
+			Walk(n.Loop.Body, f)
+		}
 	}
-	return -1
+}
+
+// lower converts the source into the pipeline's form, unrendered.
+func lower(src workflow.Workflow) Workflow {
+	kind := src.Kind
+	if kind == "" {
+		kind = workflow.KindWorkflow
+	}
+	return Workflow{ID: src.ID, Kind: kind, Name: src.Name, Description: src.Description, Version: src.Version,
+		AppliedFeatures: []workflow.FeatureID{}, Capabilities: src.Capabilities,
+		RecommendedPreferences: src.RecommendedPreferences, Context: src.Context,
+		Steps: lowerNodes(src.Steps, src.AgentRole)}
+}
+
+func lowerNodes(list []workflow.Node, role string) []Node {
+	out := make([]Node, 0, len(list))
+	for _, n := range list {
+		if n.Loop != nil {
+			l := n.Loop
+			out = append(out, Node{Loop: &Loop{ID: l.ID, Title: l.Title, Spec: l.Loop, Body: lowerNodes(l.Body, role), Provenance: Provenance{Origin: Authored}}})
+			continue
+		}
+		s := n.Step
+		r := role
+		if s.AgentRole != "" {
+			r = s.AgentRole
+		}
+		out = append(out, Node{Step: &Step{ID: s.ID, Title: s.Title, RunCondition: s.RunCondition,
+			RequireConfirmation: s.RequireConfirmation, Output: s.Output, UserDependency: s.UserDependency,
+			Provenance: Provenance{Origin: Authored}, raw: s.Prompt, blocks: s.PromptBlocks, role: r,
+			template: s.Template}})
+	}
+	return out
 }

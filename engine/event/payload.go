@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 
 	"github.com/workrail/workrail/engine"
+	"github.com/workrail/workrail/engine/workflow"
 )
 
 // SessionCreatedData opens a session. CreatedAt is informational only (never
@@ -131,6 +132,43 @@ const (
 	OutcomeBlocked  Outcome = "blocked"
 )
 
+// SkipReason is the closed set of reasons a step or loop did not run.
+type SkipReason string
+
+// Skip reasons.
+const (
+	ConditionFalse SkipReason = "condition_false"
+	LoopNotEntered SkipReason = "loop_not_entered"
+)
+
+// Skip records a step or loop passed over, and the variables its condition
+// read that were not set: the data the seeds' incident lacked.
+type Skip struct {
+	StepID    workflow.StepID `json:"stepId"`
+	Reason    SkipReason      `json:"reason"`
+	Condition string          `json:"condition,omitempty"`
+	Unset     []string        `json:"unsetVariables,omitempty"`
+}
+
+// ExitReason is the closed set of reasons a loop ended.
+type ExitReason string
+
+// Loop exit reasons.
+const (
+	ConditionMet  ExitReason = "condition_met"
+	CountDone     ExitReason = "count_done"
+	ItemsDone     ExitReason = "items_done"
+	StopRequested ExitReason = "stop_requested"
+	MaxIterations ExitReason = "max_iterations"
+)
+
+// LoopExit records a loop that ended during a move.
+type LoopExit struct {
+	LoopID     workflow.StepID `json:"loopId"`
+	Reason     ExitReason      `json:"reason"`
+	Iterations int             `json:"iterations"`
+}
+
 // AdvanceRecordedData is the durable record of one ack attempt and its
 // outcome. Replays of the same attempt are answered from it alone.
 type AdvanceRecordedData struct {
@@ -140,6 +178,18 @@ type AdvanceRecordedData struct {
 	KeyID   uint32        `json:"keyId"`
 	Outcome Outcome       `json:"outcome"`
 	ToNode  engine.NodeID `json:"toNodeId,omitzero"`
+	// What the move passed over and which loops ended on the way.
+	Skipped   []Skip     `json:"skipped,omitempty"`
+	LoopExits []LoopExit `json:"loopExits,omitempty"`
+	// Notices are the warnings the response carried, kept so a replay
+	// answers with them too.
+	Notices []Notice `json:"notices,omitempty"`
+}
+
+// Notice is a structured warning as recorded.
+type Notice struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
 }
 
 func (*SessionCreatedData) Kind() Kind        { return SessionCreated }

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/workrail/workrail/engine"
+	"github.com/workrail/workrail/engine/event"
+	"github.com/workrail/workrail/engine/run"
 )
 
 // Tokens are the handles minted for one node.
@@ -20,11 +22,21 @@ type Tokens struct {
 // summary: a valid value, so a copied call is never malformed.
 const notesPlaceholder = "Replace with 1-10 lines: what you did in this step and what you found."
 
+// View is what a result is rendered from.
+type View struct {
+	Workflow WorkflowRef
+	Session  SessionRef
+	Tokens   Tokens
+	Skipped  []event.Skip
+	Warnings []Warning
+}
+
 // NewStep builds the step result for a pending step, text included.
-func NewStep(wf WorkflowRef, s SessionRef, p Pending, prog Progress, t Tokens, warnings []Warning) StepResult {
+func NewStep(v View, p Pending, prog Progress) StepResult {
+	t := v.Tokens
 	r := StepResult{
 		Kind: KindStep, Pending: p, StateToken: t.State, AckToken: t.Ack, CheckpointToken: t.Checkpoint,
-		Session: s, Workflow: wf, Progress: prog, Warnings: nonNil(warnings),
+		Session: v.Session, Workflow: v.Workflow, Progress: prog, Skipped: v.Skipped, Warnings: nonNil(v.Warnings),
 		NextCall: NextCall{Tool: "continue_workflow", Arguments: ContinueArgs{
 			StateToken: t.State, AckToken: t.Ack, Output: &Output{NotesMarkdown: notesPlaceholder},
 		}},
@@ -34,13 +46,15 @@ func NewStep(wf WorkflowRef, s SessionRef, p Pending, prog Progress, t Tokens, w
 }
 
 // NewComplete builds the result for a finished run.
-func NewComplete(wf WorkflowRef, s SessionRef, state string, warnings []Warning) CompleteResult {
-	r := CompleteResult{Kind: KindComplete, StateToken: state, IsComplete: true, Session: s, Workflow: wf, Warnings: nonNil(warnings)}
+func NewComplete(v View) CompleteResult {
+	r := CompleteResult{Kind: KindComplete, StateToken: v.Tokens.State, IsComplete: true, Session: v.Session,
+		Workflow: v.Workflow, Skipped: v.Skipped, Warnings: nonNil(v.Warnings)}
 	var b strings.Builder
-	header(&b, "Workflow complete", wf, s, "")
+	header(&b, "Workflow complete", r.Workflow, r.Session, "", nil)
 	section(&b, "Instructions")
 	b.WriteString("This run is complete. There is no pending step: do not call continue_workflow for this run again.\n")
 	b.WriteString("Tell the user the workflow is finished and summarise the outcome.\n")
+	skippedSection(&b, r.Skipped)
 	warningsSection(&b, r.Warnings)
 	r.Text = b.String()
 	return r
@@ -71,10 +85,11 @@ func NewError(e *engine.Error) ErrorResult {
 
 func renderStep(r StepResult) string {
 	var b strings.Builder
-	progress := fmt.Sprintf("%s (%d of %d)", r.Pending.StepID, r.Progress.StepNumber, r.Progress.StepCount)
-	header(&b, r.Pending.Title, r.Workflow, r.Session, progress)
+	progress := fmt.Sprintf("%s (part %d of %d)", r.Pending.StepID, r.Progress.Part, r.Progress.Parts)
+	header(&b, r.Pending.Title, r.Workflow, r.Session, progress, r.Pending.Loops)
 	section(&b, "Instructions")
 	b.WriteString(strings.TrimRight(r.Pending.Prompt, "\n") + "\n")
+	skippedSection(&b, r.Skipped)
 	warningsSection(&b, r.Warnings)
 	section(&b, "Next call")
 	b.WriteString("When the step is done, call continue_workflow with exactly these arguments. ")
@@ -84,14 +99,39 @@ func renderStep(r StepResult) string {
 }
 
 // header writes the fixed-order header block. Its lines are a closed set:
-// title, workflow, step (when pending), session.
-func header(b *strings.Builder, title string, wf WorkflowRef, s SessionRef, step string) {
+// title, workflow, step (when pending), one loop line per enclosing loop,
+// session.
+func header(b *strings.Builder, title string, wf WorkflowRef, s SessionRef, step string, loops []run.LoopPlace) {
 	fmt.Fprintf(b, "# %s\n", title)
 	fmt.Fprintf(b, "workflow: %s (%s)\n", wf.ID, wf.Name)
 	if step != "" {
 		fmt.Fprintf(b, "step: %s\n", step)
 	}
+	for _, l := range loops {
+		fmt.Fprintf(b, "loop: %s (%s), iteration %d of at most %d", l.Title, l.LoopID, l.Iteration, l.MaxIterations)
+		if l.ItemName != "" {
+			fmt.Fprintf(b, ", %s = %s", l.ItemName, compactJSON(l.Item))
+		}
+		b.WriteString("\n")
+	}
 	fmt.Fprintf(b, "session: %s, %s\n", s.SessionID, s.RunID)
+}
+
+func skippedSection(b *strings.Builder, skips []event.Skip) {
+	if len(skips) == 0 {
+		return
+	}
+	section(b, "Skipped")
+	for _, s := range skips {
+		line := fmt.Sprintf("- %s (%s)", s.StepID, s.Reason)
+		if s.Condition != "" {
+			line += ": " + s.Condition
+		}
+		if len(s.Unset) > 0 {
+			line += "; not set in context: " + strings.Join(s.Unset, ", ")
+		}
+		b.WriteString(line + "\n")
+	}
 }
 
 func section(b *strings.Builder, name string) { fmt.Fprintf(b, "\n## %s\n", name) }

@@ -6,6 +6,8 @@ package protocol
 
 import (
 	"github.com/workrail/workrail/engine"
+	"github.com/workrail/workrail/engine/event"
+	"github.com/workrail/workrail/engine/run"
 	"github.com/workrail/workrail/engine/workflow"
 )
 
@@ -34,6 +36,7 @@ type Pending struct {
 	Title               string          `json:"title"`
 	Prompt              string          `json:"prompt"`
 	RequireConfirmation bool            `json:"requireConfirmation"`
+	Loops               []run.LoopPlace `json:"loops,omitempty"`
 }
 
 // SessionRef is informational: correctness is driven by tokens.
@@ -71,35 +74,38 @@ type Warning struct {
 
 // StepResult asks the agent to do the pending step.
 type StepResult struct {
-	Kind            Kind        `json:"kind"`
-	Text            string      `json:"text"`
-	Pending         Pending     `json:"pending"`
-	StateToken      string      `json:"stateToken"`
-	AckToken        string      `json:"ackToken"`
-	CheckpointToken string      `json:"checkpointToken"`
-	IsComplete      bool        `json:"isComplete"`
-	Session         SessionRef  `json:"session"`
-	Workflow        WorkflowRef `json:"workflow"`
-	Progress        Progress    `json:"progress"`
-	NextCall        NextCall    `json:"nextCall"`
-	Warnings        []Warning   `json:"warnings"`
+	Kind            Kind         `json:"kind"`
+	Text            string       `json:"text"`
+	Pending         Pending      `json:"pending"`
+	StateToken      string       `json:"stateToken"`
+	AckToken        string       `json:"ackToken"`
+	CheckpointToken string       `json:"checkpointToken"`
+	IsComplete      bool         `json:"isComplete"`
+	Session         SessionRef   `json:"session"`
+	Workflow        WorkflowRef  `json:"workflow"`
+	Progress        Progress     `json:"progress"`
+	Skipped         []event.Skip `json:"skipped,omitempty"`
+	NextCall        NextCall     `json:"nextCall"`
+	Warnings        []Warning    `json:"warnings"`
 }
 
-// Progress says where the pending step sits in the workflow.
+// Progress says which top-level part of the workflow the pending step is
+// in (loops and conditions make a step count meaningless).
 type Progress struct {
-	StepNumber int `json:"stepNumber"`
-	StepCount  int `json:"stepCount"`
+	Part  int `json:"part"`
+	Parts int `json:"parts"`
 }
 
 // CompleteResult says the run has nothing left to do.
 type CompleteResult struct {
-	Kind       Kind        `json:"kind"`
-	Text       string      `json:"text"`
-	StateToken string      `json:"stateToken"`
-	IsComplete bool        `json:"isComplete"`
-	Session    SessionRef  `json:"session"`
-	Workflow   WorkflowRef `json:"workflow"`
-	Warnings   []Warning   `json:"warnings"`
+	Kind       Kind         `json:"kind"`
+	Text       string       `json:"text"`
+	StateToken string       `json:"stateToken"`
+	IsComplete bool         `json:"isComplete"`
+	Session    SessionRef   `json:"session"`
+	Workflow   WorkflowRef  `json:"workflow"`
+	Skipped    []event.Skip `json:"skipped,omitempty"`
+	Warnings   []Warning    `json:"warnings"`
 }
 
 // ErrorResult is an expected failure, as data.

@@ -1,12 +1,15 @@
 // Package run owns execution state: the minimal node snapshot and the pure
-// step selection that moves a run from one pending step to the next.
+// step selection (conditions, loops) that moves a run from one pending step
+// to the next. Same inputs, same result: no clock, no randomness.
 package run
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/workrail/workrail/engine"
 	"github.com/workrail/workrail/engine/compile"
+	"github.com/workrail/workrail/engine/event"
 	"github.com/workrail/workrail/engine/workflow"
 )
 
@@ -22,10 +25,20 @@ const (
 	Complete PositionKind = "complete"
 )
 
-// Position says where a run stands: at a pending step, or complete.
+// Frame is one level of the cursor: the index in a step list and, below
+// the top level, which iteration of the enclosing loop is running.
+type Frame struct {
+	Index     int  `json:"i"`
+	Iteration int  `json:"n,omitzero"`
+	Stop      bool `json:"stop,omitzero"` // the agent asked the loop to stop after this iteration
+}
+
+// Position says where a run stands: at a pending step (with the cursor
+// that reaches it), or complete.
 type Position struct {
 	Kind PositionKind    `json:"kind"`
 	Step workflow.StepID `json:"stepId,omitempty"`
+	Path []Frame         `json:"path,omitempty"`
 }
 
 // Snapshot is the typed, versioned, minimal state of one node: enough to
@@ -37,32 +50,42 @@ type Snapshot struct {
 	Context      map[string]any      `json:"context,omitempty"`
 }
 
-// Start returns the snapshot of a new run's first node.
-func Start(c compile.Compiled, ctx map[string]any) Snapshot {
-	return Snapshot{V: SnapshotVersion, WorkflowHash: c.Hash, Position: first(c), Context: ctx}
+// Move is the result of starting or advancing: the new snapshot and what
+// was passed over or ended on the way to it.
+type Move struct {
+	Snapshot  Snapshot
+	Skipped   []event.Skip
+	LoopExits []event.LoopExit
 }
 
-// Advance returns the snapshot that follows s once its pending step is
-// acknowledged, with ctx merged over the snapshot's context.
-func Advance(c compile.Compiled, s Snapshot, ctx map[string]any) (Snapshot, error) {
+// Start returns the first move of a new run.
+func Start(c compile.Compiled, ctx map[string]any) Move {
+	m := machine{c: c, ctx: ctx}
+	return m.finish(m.resolve([]Frame{{}}))
+}
+
+// Advance moves past the pending step of s, with ctx merged over the
+// snapshot's context. stop records the agent's request (a loop_control
+// artifact) to end the innermost loop after this iteration.
+func Advance(c compile.Compiled, s Snapshot, ctx map[string]any, stop bool) (Move, error) {
 	if err := Check(c, s); err != nil {
-		return Snapshot{}, err
+		return Move{}, err
 	}
-	next := Snapshot{V: SnapshotVersion, WorkflowHash: s.WorkflowHash, Context: merge(s.Context, ctx)}
 	if s.Position.Kind == Complete {
-		return Snapshot{}, fmt.Errorf("run: advance: the run is already complete")
+		return Move{}, fmt.Errorf("run: advance: the run is already complete")
 	}
-	i := c.StepIndex(s.Position.Step)
-	if i+1 < len(c.Steps) {
-		next.Position = Position{Kind: Pending, Step: c.Steps[i+1].ID}
-	} else {
-		next.Position = Position{Kind: Complete}
+	m := machine{c: c, ctx: merge(s.Context, ctx)}
+	path := slices.Clone(s.Position.Path)
+	last := len(path) - 1
+	if stop && last > 0 {
+		path[last].Stop = true
 	}
-	return next, nil
+	path[last].Index++
+	return m.finish(m.resolve(path)), nil
 }
 
-// Check verifies that snapshot s belongs to compiled workflow c and points
-// at a step that exists in it.
+// Check verifies that snapshot s belongs to compiled workflow c and that
+// its cursor reaches the step it names.
 func Check(c compile.Compiled, s Snapshot) error {
 	if s.V != SnapshotVersion {
 		return fmt.Errorf("run: snapshot version %d is not supported", s.V)
@@ -70,24 +93,32 @@ func Check(c compile.Compiled, s Snapshot) error {
 	if s.WorkflowHash != c.Hash {
 		return fmt.Errorf("run: snapshot is pinned to %s, not %s", s.WorkflowHash, c.Hash)
 	}
-	if s.Position.Kind == Pending && c.StepIndex(s.Position.Step) < 0 {
-		return fmt.Errorf("run: snapshot points at unknown step %q", s.Position.Step)
+	if s.Position.Kind != Pending {
+		return nil
+	}
+	n, ok := nodeAt(c.Steps, s.Position.Path)
+	if !ok || n.Step == nil || n.Step.ID != s.Position.Step {
+		return fmt.Errorf("run: snapshot cursor does not reach step %q", s.Position.Step)
 	}
 	return nil
 }
 
-// PendingStep returns the pending step of s; ok is false when the run is
-// complete.
-func PendingStep(c compile.Compiled, s Snapshot) (step compile.Step, index int, ok bool) {
-	if s.Position.Kind != Pending {
-		return compile.Step{}, 0, false
+// nodeAt follows path through nested loop bodies.
+func nodeAt(list []compile.Node, path []Frame) (compile.Node, bool) {
+	for d, f := range path {
+		if f.Index < 0 || f.Index >= len(list) {
+			return compile.Node{}, false
+		}
+		n := list[f.Index]
+		if d == len(path)-1 {
+			return n, true
+		}
+		if n.Loop == nil {
+			return compile.Node{}, false
+		}
+		list = n.Loop.Body
 	}
-	i := c.StepIndex(s.Position.Step)
-	return c.Steps[i], i, true
-}
-
-func first(c compile.Compiled) Position {
-	return Position{Kind: Pending, Step: c.Steps[0].ID}
+	return compile.Node{}, false
 }
 
 func merge(base, over map[string]any) map[string]any {

@@ -1,0 +1,87 @@
+package protocol
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/workrail/workrail/engine"
+	"github.com/workrail/workrail/engine/workflow"
+)
+
+// CheckContext validates context values against the workflow's declared
+// inputs. Wrong types and values outside an enum are errors (nothing is
+// stored); at start, so is a missing required input. Keys the workflow does
+// not declare are kept but disclosed with a warning, since no condition
+// reads them.
+func CheckContext(inputs []workflow.ContextInput, ctx map[string]any, atStart bool) ([]Warning, *engine.Error) {
+	declared := map[string]workflow.ContextInput{}
+	for _, in := range inputs {
+		declared[in.Name] = in
+	}
+	var ws []Warning
+	for _, k := range sortedKeys(ctx) {
+		in, ok := declared[k]
+		if !ok {
+			ws = append(ws, Warning{Code: "CONTEXT_KEY_UNDECLARED",
+				Message: fmt.Sprintf("context.%s is not an input of this workflow: it is stored, but no condition or loop reads it", k)})
+			continue
+		}
+		if e := checkValue(in, ctx[k]); e != nil {
+			return nil, e
+		}
+	}
+	if atStart {
+		if e := missingRequired(inputs, ctx); e != nil {
+			return nil, e
+		}
+	}
+	return ws, nil
+}
+
+func checkValue(in workflow.ContextInput, v any) *engine.Error {
+	ptr := "/context/" + in.Name
+	if err := in.Type.Accepts(v); err != nil {
+		return engine.Errorf(engine.CodeInvalidInput, "context.%s: %v. It is declared as: %s", in.Name, err, in.Description).With("pointer", ptr)
+	}
+	if len(in.Enum) == 0 {
+		return nil
+	}
+	got, _ := json.Marshal(v)
+	allowed := make([]string, len(in.Enum))
+	for i, e := range in.Enum {
+		allowed[i] = string(e)
+		var x any
+		if json.Unmarshal(e, &x) == nil && fmt.Sprint(x) == fmt.Sprint(v) {
+			return nil
+		}
+	}
+	return engine.Errorf(engine.CodeInvalidInput, "context.%s is %s; allowed values: %s", in.Name, got, strings.Join(allowed, ", ")).
+		With("pointer", ptr).With("allowed", allowed)
+}
+
+func missingRequired(inputs []workflow.ContextInput, ctx map[string]any) *engine.Error {
+	var missing []string
+	var lines []string
+	for _, in := range inputs {
+		if _, ok := ctx[in.Name]; in.Required && !ok {
+			missing = append(missing, in.Name)
+			lines = append(lines, fmt.Sprintf("%s (%s): %s", in.Name, in.Type, in.Description))
+		}
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	return engine.Errorf(engine.CodeInvalidInput, "this workflow needs these context inputs, which were not sent: %s. Call start_workflow again with them in \"context\".",
+		strings.Join(lines, "; ")).With("missingContext", missing).With("pointer", "/context")
+}
+
+func sortedKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

@@ -1,0 +1,51 @@
+package workflow
+
+// The closed sets of names a workflow may reference. Their meaning lives in
+// package compile; the names live here so a file can be checked without
+// compiling it.
+
+// Features, in the fixed order they are applied.
+const (
+	FeatureDurableNotes        FeatureID = "wr.features.durable_notes"
+	FeatureDivergenceReporting FeatureID = "wr.features.divergence_reporting"
+	FeatureFinalReview         FeatureID = "wr.features.final_review"
+)
+
+// Features lists every feature in application order.
+var Features = []FeatureID{FeatureDurableNotes, FeatureDivergenceReporting, FeatureFinalReview}
+
+// Builtin template ids.
+const (
+	TemplateCapabilityProbe = "wr.templates.capability_probe"
+)
+
+// Templates lists every builtin template.
+var Templates = []string{TemplateCapabilityProbe}
+
+// Contract packs.
+const (
+	ContractCapabilityObservation ContractRef = "wr.contracts.capability_observation"
+	ContractWorkflowDivergence    ContractRef = "wr.contracts.workflow_divergence"
+	ContractLoopControl           ContractRef = "wr.contracts.loop_control"
+	ContractGaps                  ContractRef = "wr.contracts.gaps"
+)
+
+// Contracts lists every contract pack.
+var Contracts = []ContractRef{ContractCapabilityObservation, ContractWorkflowDivergence, ContractLoopControl, ContractGaps}
+
+func oneOf[T ~string](v T, set []T) bool {
+	for _, x := range set {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
+
+func names[T ~string](set []T) []string {
+	out := make([]string, len(set))
+	for i, x := range set {
+		out[i] = string(x)
+	}
+	return out
+}
