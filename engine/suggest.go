@@ -2,12 +2,23 @@ package engine
 
 import "strings"
 
-// Closest returns the entry of known nearest to s by edit distance, or ""
-// when none is close (fewer than three edits, case-insensitive).
+// Closest returns the entry of known that s most likely misspells, or ""
+// when none is close: at most two edits (and fewer than half of s's
+// length, so short words do not match everything), or a prefix of at least
+// four characters. Comparison ignores case.
 func Closest(s string, known []string) string {
+	ls := strings.ToLower(s)
 	best, bestD := "", 3
 	for _, k := range known {
-		if d := distance(strings.ToLower(s), strings.ToLower(k)); d < bestD {
+		lk := strings.ToLower(k)
+		d := distance(ls, lk)
+		if 2*d >= len(ls) {
+			d = 3
+		}
+		if len(ls) >= 4 && len(lk) >= 4 && (strings.HasPrefix(lk, ls) || strings.HasPrefix(ls, lk)) {
+			d = min(d, 2)
+		}
+		if d < bestD {
 			best, bestD = k, d
 		}
 	}

@@ -21,7 +21,7 @@ func longRegistry(tb testing.TB, n int) *server.Registry {
 		steps = append(steps, fmt.Sprintf(`{"id":"s%d","title":"Step %d","prompt":"Do step %d of the benchmark workflow.\n\n- Check the result."}`, i, i, i))
 	}
 	src := `{"id":"wr.long","name":"Long","description":"benchmark","version":"1","steps":[` + strings.Join(steps, ",") + `]}`
-	reg, err := server.LoadRegistry(fstest.MapFS{"wr.long.json": {Data: []byte(src)}}, server.SourceBundled)
+	reg, err := server.NewRegistry(fstest.MapFS{"wr.long.json": {Data: []byte(src)}}, nil)
 	if err != nil {
 		tb.Fatal(err)
 	}

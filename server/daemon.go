@@ -85,9 +85,13 @@ func (d *Daemon) listen() error {
 	if err != nil {
 		return err
 	}
-	reg, err := LoadRegistry(workflows.FS, SourceBundled)
+	dirs, err := workflowDirs(d.cfg.Home)
 	if err != nil {
-		return fmt.Errorf("bundled workflows: %w", err)
+		return err
+	}
+	reg, err := NewRegistry(workflows.FS, dirs)
+	if err != nil {
+		return err
 	}
 	if d.token, err = loadAuthToken(d.cfg.Home); err != nil {
 		return err

@@ -49,14 +49,18 @@ func (x *Executor) Start(raw []byte) protocol.Result {
 	if perr != nil {
 		return protocol.NewError(perr)
 	}
-	entry, ok := x.workflows.Get(in.WorkflowID)
+	cat := x.workflows.Catalog(in.WorkspacePath)
+	entry, ok := cat.Get(in.WorkflowID)
 	if !ok {
-		return protocol.NewError(x.unknownWorkflow(in.WorkflowID))
+		return protocol.NewError(unknownWorkflow(cat, in.WorkflowID))
 	}
 	c := entry.Compiled
 	warnings, cerr := protocol.CheckContext(c.Context, in.Context, true)
 	if cerr != nil {
 		return protocol.NewError(cerr)
+	}
+	for _, n := range entry.Warnings {
+		warnings = append(warnings, protocol.Warning{Code: n.Code, Message: n.Message})
 	}
 	move := run.Start(c, in.Context)
 	var n node
@@ -419,11 +423,8 @@ func loopWarnings(exits []event.LoopExit) []protocol.Warning {
 	return ws
 }
 
-func (x *Executor) unknownWorkflow(id engine.WorkflowID) *engine.Error {
-	known := make([]string, 0, len(x.workflows.IDs()))
-	for _, k := range x.workflows.IDs() {
-		known = append(known, string(k))
-	}
+func unknownWorkflow(cat *Catalog, id engine.WorkflowID) *engine.Error {
+	known := cat.IDs()
 	e := engine.Errorf(engine.CodeWorkflowNotFound, "no workflow has id %q. Call list_workflows to see the ids you can start.", id).
 		With("pointer", "/workflowId")
 	if s := engine.Closest(string(id), known); s != "" {

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"io/fs"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -56,8 +57,10 @@ func (r *rig) open(tb testing.TB, reg *server.Registry) {
 	r.x = server.NewExecutor(s, keys, reg, clock, tb.Logf)
 }
 
+func bundledFS() fs.FS { return workflows.FS }
+
 func bundled(tb testing.TB) *server.Registry {
-	reg, err := server.LoadRegistry(workflows.FS, server.SourceBundled)
+	reg, err := server.NewRegistry(workflows.FS, nil)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -331,7 +334,7 @@ func TestRunsStayPinned(t *testing.T) {
 	wf := func(prompt string) *server.Registry {
 		src := fmt.Sprintf(`{"id":"wr.pin","name":"Pin","description":"d","version":"1","steps":[
 			{"id":"one","title":"One","prompt":"first"},{"id":"two","title":"Two","prompt":%q}]}`, prompt)
-		reg, err := server.LoadRegistry(fstest.MapFS{"wr.pin.json": {Data: []byte(src)}}, server.SourceBundled)
+		reg, err := server.NewRegistry(fstest.MapFS{"wr.pin.json": {Data: []byte(src)}}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

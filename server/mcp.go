@@ -11,6 +11,7 @@ import (
 
 	"github.com/workrail/workrail/engine"
 	"github.com/workrail/workrail/engine/protocol"
+	"github.com/workrail/workrail/engine/workflow"
 )
 
 // Tool descriptions cost every chat context: keep them short and exact.
@@ -41,7 +42,8 @@ var continueSchema = json.RawMessage(`{"type":"object","additionalProperties":fa
   "artifacts":{"type":"array","items":{"type":"object"}}}},
 "workspacePath":{"type":"string","description":"absolute path of the workspace the agent works in"}}}`)
 
-var listSchema = json.RawMessage(`{"type":"object","additionalProperties":false,"properties":{}}`)
+var listSchema = json.RawMessage(`{"type":"object","additionalProperties":false,"properties":{
+"workspacePath":{"type":"string","description":"absolute path of the workspace; adds its .workrail/workflows"}}}`)
 
 // resultSchema describes the execution result union loosely enough for
 // every kind; "kind" tells which fields are present.
@@ -104,9 +106,10 @@ type WorkflowSummary struct {
 	Name        string            `json:"name"`
 	Description string            `json:"description"`
 	Version     string            `json:"version"`
-	Kind        string            `json:"kind"`
-	IDStatus    string            `json:"idStatus"`
+	Kind        workflow.Kind     `json:"kind"`
+	IDStatus    workflow.IDStatus `json:"idStatus"`
 	Source      Source            `json:"source"`
+	Warnings    []Notice          `json:"warnings,omitempty"`
 }
 
 // ListResult is list_workflows' result.
@@ -114,6 +117,8 @@ type ListResult struct {
 	Kind      string            `json:"kind"`
 	Text      string            `json:"text"`
 	Workflows []WorkflowSummary `json:"workflows"`
+	Shadowed  []Shadow          `json:"shadowed,omitempty"`
+	Problems  []LoadProblem     `json:"problems,omitempty"`
 }
 
 // ResultKind implements protocol.Result for the discovery listing.
@@ -124,17 +129,28 @@ func (l ListResult) RenderedText() string { return l.Text }
 
 // List answers list_workflows.
 func (x *Executor) List(raw []byte) protocol.Result {
-	if _, e := protocol.ParseList(raw); e != nil {
+	in, e := protocol.ParseList(raw)
+	if e != nil {
 		return protocol.NewError(e)
 	}
-	out := ListResult{Kind: "workflows", Workflows: []WorkflowSummary{}}
+	cat := x.workflows.Catalog(in.WorkspacePath)
+	out := ListResult{Kind: "workflows", Workflows: []WorkflowSummary{}, Shadowed: cat.Shadowed, Problems: cat.Problems}
 	var b strings.Builder
 	b.WriteString("# Workflows\n\n")
-	for _, e := range x.workflows.All() {
+	for _, e := range cat.All() {
 		c := e.Compiled
 		out.Workflows = append(out.Workflows, WorkflowSummary{ID: c.ID, Name: c.Name, Description: c.Description,
-			Version: c.Version, Kind: "workflow", IDStatus: "namespaced", Source: e.Source})
-		fmt.Fprintf(&b, "- %s: %s. %s\n", c.ID, c.Name, c.Description)
+			Version: c.Version, Kind: c.Kind, IDStatus: e.IDStatus, Source: e.Source, Warnings: e.Warnings})
+		fmt.Fprintf(&b, "- %s (%s): %s. %s\n", c.ID, c.Kind, c.Name, c.Description)
+		for _, w := range e.Warnings {
+			fmt.Fprintf(&b, "  warning %s: %s\n", w.Code, w.Message)
+		}
+	}
+	for _, sh := range cat.Shadowed {
+		fmt.Fprintf(&b, "\nNote: %s from %s (%s) is shadowed by the %s one.\n", sh.ID, sh.Shadowed.Kind, sh.File, sh.Winner.Kind)
+	}
+	for _, p := range cat.Problems {
+		fmt.Fprintf(&b, "\nNot loaded: %s: %s\n", p.File, p.Problems[0])
 	}
 	b.WriteString("\nTo begin, call start_workflow with {\"workflowId\": \"<id>\"}.\n")
 	out.Text = b.String()

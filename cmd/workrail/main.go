@@ -17,6 +17,7 @@ const usage = `workrail: keeps AI coding agents on rails.
 Usage:
   workrail [daemon] [--port N]   run the daemon (Console + MCP) in the foreground
   workrail mcp                   stdio MCP server for your IDE (starts the daemon if needed)
+  workrail validate [--json] FILE…  check workflow files; exit 0 only if all are valid
   workrail doctor [--json]       verify every stored session; exit 0 only if all are healthy
   workrail keys rotate           sign new tokens with a fresh key (old tokens keep working)
   workrail version               print the version
@@ -38,6 +39,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return runDaemon(args, stdout, stderr)
 	case "mcp":
 		return runShim(args, stderr)
+	case "validate":
+		return runValidate(args, stdout, stderr)
 	case "doctor":
 		return runDoctor(args, stdout, stderr)
 	case "keys":

@@ -150,14 +150,15 @@ func injectProbes(w Workflow, _ workflow.Workflow) (Workflow, error) {
 			preferred = append(preferred, string(c))
 		}
 	}
-	w.Steps = append(probes, w.Steps...)
 	if len(preferred) > 0 {
 		w.Steps = preferIn(w.Steps, preferred)
 	}
+	w.Steps = append(probes, w.Steps...)
 	return w, nil
 }
 
-// preferIn adds the degrade-gracefully instruction to the first step.
+// preferIn adds the degrade-gracefully instruction to the first authored
+// step.
 func preferIn(list []Node, caps []string) []Node {
 	first := true
 	return mapSteps(list, func(s Step) Step {

@@ -197,11 +197,16 @@ func contains(xs []string, x string) bool {
 	return false
 }
 
-// ListInput is list_workflows' arguments (none today).
-type ListInput struct{}
+// ListInput is list_workflows' arguments.
+type ListInput struct {
+	WorkspacePath string `json:"workspacePath,omitempty"`
+}
 
 // ParseList parses list_workflows arguments strictly.
 func ParseList(raw []byte) (ListInput, *engine.Error) {
 	var in ListInput
-	return in, parseArgs(raw, &in, nil)
+	if e := parseArgs(raw, &in, []string{"workspacePath"}); e != nil {
+		return in, e
+	}
+	return in, nil
 }

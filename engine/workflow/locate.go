@@ -7,15 +7,22 @@ import (
 	"strings"
 )
 
-// locate sets p's line and column to where its pointer's value (or, for an
-// unknown key, the key itself) starts in src. Problems whose pointer cannot
-// be found keep line 0.
+// locate sets p's line and column to where its pointer's member starts in
+// src; for a missing member (a required key), to where its nearest
+// existing ancestor starts.
 func locate(src []byte, p Problem) Problem {
-	off := offsetOf(src, p.Pointer)
-	if off >= 0 {
-		p.Line, p.Column = lineCol(src, off)
+	ptr := p.Pointer
+	for {
+		if off := offsetOf(src, ptr); off >= 0 {
+			p.Line, p.Column = lineCol(src, off)
+			return p
+		}
+		i := strings.LastIndexByte(ptr, '/')
+		if i < 0 {
+			return p
+		}
+		ptr = ptr[:i]
 	}
-	return p
 }
 
 // offsetOf returns the byte offset of the value at ptr (or of its key), or

@@ -38,7 +38,7 @@ func (p Problem) String() string {
 		s = "(document)"
 	}
 	if p.Line > 0 {
-		s = fmt.Sprintf("%d:%d %s", p.Line, p.Column, s)
+		s = fmt.Sprintf("%d:%d: %s", p.Line, p.Column, s)
 	}
 	s += ": " + p.Message
 	if p.DidYouMean != "" {
@@ -62,27 +62,33 @@ func Parse(src []byte) (Workflow, error) {
 	}
 	var r reader
 	r.check(tree, reflect.TypeFor[Workflow](), "")
-	if len(r.problems) > 0 {
+	if r.typeErrors > 0 {
 		return Workflow{}, r.located(src)
 	}
+	// Only unknown keys (or nothing) so far: the model decodes, so the
+	// semantic checks can report the rest in the same pass.
 	var w Workflow
 	if err := json.Unmarshal(src, &w); err != nil {
 		return Workflow{}, Problems{{Message: "could not be read: " + err.Error()}}
 	}
-	r.problems = w.check()
+	r.problems = append(r.problems, w.check()...)
 	if len(r.problems) > 0 {
 		return Workflow{}, r.located(src)
 	}
 	return w, nil
 }
 
+// Locate fills in the line and column of p's pointer in src.
+func Locate(src []byte, p Problem) Problem { return locate(src, p) }
+
 func syntaxProblem(src []byte, err error) Problem {
+	off := len(src) // unexpected EOF: the problem is at the end
 	var se *json.SyntaxError
 	if errors.As(err, &se) {
-		line, col := lineCol(src, int(se.Offset))
-		return Problem{Line: line, Column: col, Message: "invalid JSON: " + se.Error()}
+		off = int(se.Offset)
 	}
-	return Problem{Message: "invalid JSON: " + err.Error()}
+	line, col := lineCol(src, off)
+	return Problem{Line: line, Column: col, Message: "invalid JSON: " + err.Error()}
 }
 
 // UnmarshalJSON reads a node as a loop when it has a "loop" or "body" key,
@@ -117,7 +123,10 @@ func isLoop[V any](keys map[string]V) bool {
 // reader walks a decoded JSON tree against the Go model, reporting unknown
 // keys (with did-you-mean) and wrong types with JSON pointers, so the
 // struct decode that follows cannot fail.
-type reader struct{ problems Problems }
+type reader struct {
+	problems   Problems
+	typeErrors int // problems that stop the model from decoding
+}
 
 var (
 	rawType    = reflect.TypeFor[json.RawMessage]()
@@ -125,7 +134,9 @@ var (
 	nodeType   = reflect.TypeFor[Node]()
 )
 
+// add records a wrong-type problem.
 func (r *reader) add(ptr, msg, didYouMean string) {
+	r.typeErrors++
 	r.problems = append(r.problems, Problem{Pointer: ptr, Message: msg, DidYouMean: didYouMean})
 }
 
@@ -206,7 +217,8 @@ func (r *reader) checkStruct(v any, t reflect.Type, ptr string) {
 	for _, k := range sortedKeys(m) {
 		f, ok := fields[k]
 		if !ok {
-			r.add(ptr+"/"+escape(k), fmt.Sprintf("unknown key %q", k), engine.Closest(k, fieldNames(fields)))
+			r.problems = append(r.problems, Problem{Pointer: ptr + "/" + escape(k),
+				Message: fmt.Sprintf("unknown key %q", k), DidYouMean: engine.Closest(k, fieldNames(fields))})
 			continue
 		}
 		r.check(m[k], f, ptr+"/"+escape(k))

@@ -1,0 +1,89 @@
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/workrail/workrail/engine/workflow"
+	"github.com/workrail/workrail/server"
+)
+
+// fileReport is one file's result in `workrail validate --json`.
+type fileReport struct {
+	File         string            `json:"file"`
+	Valid        bool              `json:"valid"`
+	WorkflowID   string            `json:"workflowId,omitempty"`
+	WorkflowHash string            `json:"workflowHash,omitempty"`
+	Problems     workflow.Problems `json:"problems"`
+	Warnings     []server.Notice   `json:"warnings,omitempty"`
+}
+
+func runValidate(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("validate", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	asJSON := fs.Bool("json", false, "print the reports as JSON")
+	bundled := fs.Bool("bundled", false, "check as a bundled workflow (allows the reserved wr namespace)")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if fs.NArg() == 0 {
+		fmt.Fprintln(stderr, "usage: workrail validate [--json] [--bundled] FILE…")
+		return 2
+	}
+	kind := server.SourceUser
+	if *bundled {
+		kind = server.SourceBundled
+	}
+	reports := make([]fileReport, 0, fs.NArg())
+	for _, path := range fs.Args() {
+		reports = append(reports, validateFile(path, kind))
+	}
+	ok := true
+	for _, r := range reports {
+		ok = ok && r.Valid
+	}
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		enc.Encode(map[string]any{"valid": ok, "files": reports})
+	} else {
+		printValidation(stdout, reports)
+	}
+	if !ok {
+		return 1
+	}
+	return 0
+}
+
+func validateFile(path string, kind server.SourceKind) fileReport {
+	r := fileReport{File: path, Problems: workflow.Problems{}}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		r.Problems = append(r.Problems, workflow.Problem{Message: err.Error()})
+		return r
+	}
+	c, warnings, problems := server.Validate(b, kind)
+	if len(problems) > 0 {
+		r.Problems = problems
+		return r
+	}
+	r.Valid, r.WorkflowID, r.WorkflowHash, r.Warnings = true, string(c.ID), c.Hash.String(), warnings
+	return r
+}
+
+func printValidation(w io.Writer, reports []fileReport) {
+	for _, r := range reports {
+		if r.Valid {
+			fmt.Fprintf(w, "%s: ok (%s, %s)\n", r.File, r.WorkflowID, r.WorkflowHash)
+		}
+		for _, p := range r.Problems {
+			fmt.Fprintf(w, "%s:%s\n", r.File, p)
+		}
+		for _, n := range r.Warnings {
+			fmt.Fprintf(w, "%s: warning %s: %s\n", r.File, n.Code, n.Message)
+		}
+	}
+}
