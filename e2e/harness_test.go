@@ -127,6 +127,21 @@ func waitGone(t testing.TB, pid int, within time.Duration) {
 	}
 }
 
+// waitReaped waits until pid no longer exists at all, not even as a zombie.
+func waitReaped(t testing.TB, pid int, within time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for {
+		if _, err := os.Stat(fmt.Sprintf("/proc/%d", pid)); errors.Is(err, os.ErrNotExist) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("pid %d was not reaped within %s", pid, within)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
 // daemonPIDs lists the live `<bin> daemon` processes whose WORKRAIL_HOME is
 // home: only processes this test binary's workrail started can match.
 func daemonPIDs(home string) []int {

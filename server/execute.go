@@ -73,13 +73,16 @@ func (x *Executor) Start(raw []byte) protocol.Result {
 		return x.internal("start", err)
 	}
 	n.session = sid
-	return x.render(c, move.Snapshot, n, 0, x.keys.Active(), moveFacts{move.Skipped, move.LoopExits}, warnings...)
+	return x.render(c, move.Snapshot, n, 0, x.keys.Active(), moveFacts{skipped: move.Skipped, exits: move.LoopExits}, warnings...)
 }
 
-// moveFacts is what a move passed over on its way to a node.
+// moveFacts is what a result reports besides the node itself: what the
+// move passed over on its way, and the recap or branches to show.
 type moveFacts struct {
 	skipped []event.Skip
 	exits   []event.LoopExit
+	recap   *event.Recap
+	fork    *event.Fork
 }
 
 func startRun(tx *store.Tx, c compile.Compiled, snap run.Snapshot, now time.Time, workspace string) (node, error) {
@@ -172,7 +175,17 @@ func (x *Executor) rehydrate(n node, in protocol.ContinueInput) protocol.Result 
 			res = protocol.NewError(e)
 			return nil
 		}
-		res = x.render(c, snap, n, info.Attempts, x.keys.Active(), moveFacts{}, ignoredOnRehydrate(in)...)
+		r, err := recap(tx, info, 0)
+		if err != nil {
+			return err
+		}
+		facts := moveFacts{recap: &r}
+		if len(info.Children) > 0 {
+			if facts.fork, err = forkFacts(tx, info, pendingStepOf(tx)); err != nil {
+				return err
+			}
+		}
+		res = x.render(c, snap, n, info.Attempts, x.keys.Active(), facts, ignoredOnRehydrate(in)...)
 		return nil
 	})
 	if err != nil {
@@ -243,13 +256,19 @@ func (x *Executor) appendAdvance(tx *store.Tx, n node, attempt engine.Attempt, i
 		return event.Event{}, err
 	}
 	next := move.Snapshot
+	var fork *event.Fork
+	if len(info.Children) > 0 {
+		if fork, err = forkFacts(tx, info, pendingStepOf(tx)); err != nil {
+			return event.Event{}, err
+		}
+	}
 	child, err := tx.NewNodeID()
 	if err != nil {
 		return event.Event{}, err
 	}
 	rec, err := tx.Append(n.run, n.id, &event.AdvanceRecordedData{
 		Attempt: attempt, KeyID: uint32(x.keys.Active()), Outcome: event.OutcomeAdvanced, ToNode: child,
-		Skipped: move.Skipped, LoopExits: move.LoopExits, Notices: notices(warnings)})
+		Skipped: move.Skipped, LoopExits: move.LoopExits, Notices: notices(warnings), Fork: fork})
 	if err != nil {
 		return event.Event{}, err
 	}
@@ -264,8 +283,8 @@ func (x *Executor) appendAdvance(tx *store.Tx, n node, attempt engine.Attempt, i
 		return event.Event{}, err
 	}
 	if in.Output != nil && (in.Output.NotesMarkdown != "" || len(in.Output.Artifacts) > 0) {
-		out := &event.NodeOutputAppendedData{NotesMarkdown: in.Output.NotesMarkdown, Artifacts: in.Output.Artifacts}
-		if _, err := tx.Append(n.run, n.id, out); err != nil {
+		out := &event.NodeOutputAppendedData{StepID: snap.Position.Step, NotesMarkdown: in.Output.NotesMarkdown, Artifacts: in.Output.Artifacts}
+		if _, err := tx.Append(n.run, child, out); err != nil {
 			return event.Event{}, err
 		}
 	}
@@ -306,7 +325,7 @@ func (x *Executor) fromRecord(tx *store.Tx, from node, rec event.Event) protocol
 	for i, nt := range d.Notices {
 		ws[i] = protocol.Warning{Code: nt.Code, Message: nt.Message}
 	}
-	return x.render(c, snap, to, 0, token.KeyID(d.KeyID), moveFacts{d.Skipped, d.LoopExits}, ws...)
+	return x.render(c, snap, to, 0, token.KeyID(d.KeyID), moveFacts{skipped: d.Skipped, exits: d.LoopExits, fork: d.Fork}, ws...)
 }
 
 func notices(ws []protocol.Warning) []event.Notice {
@@ -388,7 +407,7 @@ func (x *Executor) render(c compile.Compiled, snap run.Snapshot, n node, attempt
 	v := protocol.View{
 		Workflow: protocol.WorkflowRef{ID: c.ID, Name: c.Name, Hash: c.Hash},
 		Session:  protocol.SessionRef{SessionID: n.session, RunID: n.run},
-		Tokens:   protocol.Tokens{State: st}, Skipped: facts.skipped,
+		Tokens:   protocol.Tokens{State: st}, Skipped: facts.skipped, Recap: facts.recap, Fork: facts.fork,
 		Warnings: append(loopWarnings(facts.exits), warnings...),
 	}
 	place, pending := run.PendingStep(c, snap)

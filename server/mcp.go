@@ -60,25 +60,35 @@ var listResultSchema = json.RawMessage(`{"type":"object","required":["kind","tex
 // NewMCPServer builds the MCP server whose tools run on x.
 func NewMCPServer(x *Executor, version string) *mcpserver.MCPServer {
 	s := mcpserver.NewMCPServer("workrail", version, mcpserver.WithToolCapabilities(false), mcpserver.WithRecovery())
-	s.AddTool(mcp.NewTool("list_workflows", mcp.WithDescription(descList), mcp.WithRawInputSchema(listSchema),
+	s.AddTool(tool("list_workflows", descList, listSchema,
 		mcp.WithRawOutputSchema(listResultSchema), mcp.WithReadOnlyHintAnnotation(true), mcp.WithIdempotentHintAnnotation(true),
 		mcp.WithDestructiveHintAnnotation(false), mcp.WithOpenWorldHintAnnotation(false)),
 		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			return toolResult(x.List(rawArgs(req))), nil
 		})
-	s.AddTool(mcp.NewTool("start_workflow", mcp.WithDescription(descStart), mcp.WithRawInputSchema(startSchema),
+	s.AddTool(tool("start_workflow", descStart, startSchema,
 		mcp.WithRawOutputSchema(resultSchema), mcp.WithReadOnlyHintAnnotation(false), mcp.WithIdempotentHintAnnotation(false),
 		mcp.WithDestructiveHintAnnotation(false), mcp.WithOpenWorldHintAnnotation(false)),
 		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			return toolResult(x.Start(rawArgs(req))), nil
 		})
-	s.AddTool(mcp.NewTool("continue_workflow", mcp.WithDescription(descContinue), mcp.WithRawInputSchema(continueSchema),
+	s.AddTool(tool("continue_workflow", descContinue, continueSchema,
 		mcp.WithRawOutputSchema(resultSchema), mcp.WithReadOnlyHintAnnotation(false), mcp.WithIdempotentHintAnnotation(true),
 		mcp.WithDestructiveHintAnnotation(false), mcp.WithOpenWorldHintAnnotation(false)),
 		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			return toolResult(x.Continue(rawArgs(req))), nil
 		})
 	return s
+}
+
+// tool declares a tool with a hand-written input schema (mcp.NewTool would
+// also set a generated one, and a tool may carry only one).
+func tool(name, desc string, input json.RawMessage, opts ...mcp.ToolOption) mcp.Tool {
+	t := mcp.NewToolWithRawSchema(name, desc, input)
+	for _, o := range opts {
+		o(&t)
+	}
+	return t
 }
 
 func rawArgs(req mcp.CallToolRequest) []byte {

@@ -66,7 +66,12 @@ func printReports(w io.Writer, reports []store.Report, healthy int) {
 
 func doctorReports(h home.Dir) ([]store.Report, error) {
 	if info, err := h.ReadInfo(); err == nil && info.Alive() {
-		return doctorViaDaemon(info.URL)
+		reports, err := doctorViaDaemon(info.URL)
+		if err == nil {
+			return reports, nil
+		}
+		// The daemon named there does not answer: read the file ourselves
+		// (the lock tells whether someone else still holds it).
 	}
 	if _, err := os.Stat(h.DB()); errors.Is(err, os.ErrNotExist) {
 		return nil, nil

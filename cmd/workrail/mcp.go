@@ -57,5 +57,8 @@ func startDetached(h home.Dir) error {
 	if err := cmd.Start(); err != nil {
 		return err
 	}
-	return cmd.Process.Release()
+	// Reap the daemon if it dies while this shim runs, so it never lingers
+	// as a zombie that looks alive.
+	go cmd.Wait()
+	return nil
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/workrail/workrail/engine"
 	"github.com/workrail/workrail/engine/event"
+	"github.com/workrail/workrail/engine/workflow"
 )
 
 func sample() []event.Event {
@@ -21,9 +22,9 @@ func sample() []event.Event {
 		&event.NodeCreatedData{NodeKind: event.NodeStep, Snapshot: ref},
 		&event.EdgeCreatedData{EdgeKind: event.EdgeAckedStep, From: 1, To: 2},
 		&event.NodeOutputAppendedData{NotesMarkdown: "did <it> & more", Artifacts: []json.RawMessage{json.RawMessage(`{"kind":"x","n":1}`)}},
-		&event.PreferencesChangedData{Delta: map[string]string{"autonomy": "guided"}, Effective: map[string]string{"autonomy": "guided"}},
+		&event.PreferencesChangedData{Delta: workflow.Preferences{Autonomy: workflow.Guided}, Effective: workflow.Preferences{Autonomy: workflow.Guided, RiskPolicy: workflow.Conservative}},
 		&event.CapabilityObservedData{Capability: "delegation", Status: "available", Provenance: "probe_step"},
-		&event.GapRecordedData{GapID: "gap_1", Reason: "assumption_made", Severity: "warning", Summary: "s"},
+		&event.GapRecordedData{Reason: "assumption_made", Severity: "warning", Summary: "s"},
 		&event.DivergenceRecordedData{Reason: "r", Summary: "s"},
 		&event.DecisionTraceAppendedData{TraceKind: event.TraceDetectedNonTipAdvance, Summary: "s"},
 		&event.AdvanceRecordedData{Attempt: 0, KeyID: 1, Outcome: event.OutcomeAdvanced, ToNode: 2},

@@ -71,6 +71,8 @@ type EdgeCreatedData struct {
 // artifacts. An output is named by its event's id; corrections supersede an
 // earlier output by that id, nothing is mutated.
 type NodeOutputAppendedData struct {
+	// StepID is the step the output reports on.
+	StepID        workflow.StepID   `json:"stepId"`
 	NotesMarkdown string            `json:"notesMarkdown,omitempty"`
 	Artifacts     []json.RawMessage `json:"artifacts,omitempty"`
 	Supersedes    engine.EventID    `json:"supersedesOutputId,omitempty"`
@@ -79,33 +81,94 @@ type NodeOutputAppendedData struct {
 // PreferencesChangedData stores a preference delta and the effective
 // snapshot that applies from this node on.
 type PreferencesChangedData struct {
-	Delta     map[string]string `json:"delta"`
-	Effective map[string]string `json:"effective"`
+	Delta     workflow.Preferences `json:"delta"`
+	Effective workflow.Preferences `json:"effective"`
 }
 
 // CapabilityObservedData records an observed capability status.
 type CapabilityObservedData struct {
-	Capability string `json:"capability"`
-	Status     string `json:"status"`
-	Provenance string `json:"provenance"`
+	Capability workflow.Capability `json:"capability"`
+	Status     CapabilityStatus    `json:"status"`
+	Provenance Provenance          `json:"provenance"`
+	Detail     string              `json:"detail,omitempty"`
 }
 
-// GapRecordedData is an append-only disclosure; resolution is linkage.
+// CapabilityStatus is the closed set of observed capability states.
+type CapabilityStatus string
+
+// Capability states.
+const (
+	CapabilityUnknown     CapabilityStatus = "unknown"
+	CapabilityAvailable   CapabilityStatus = "available"
+	CapabilityUnavailable CapabilityStatus = "unavailable"
+)
+
+// Provenance is the closed set of ways a capability was observed. Only
+// strong provenance (probe_step, attempted_use) can unlock a required
+// capability.
+type Provenance string
+
+// Provenances.
+const (
+	ProbeStep    Provenance = "probe_step"
+	AttemptedUse Provenance = "attempted_use"
+	ManualClaim  Provenance = "manual_claim"
+)
+
+// Strong reports whether p is enforcement-grade.
+func (p Provenance) Strong() bool { return p == ProbeStep || p == AttemptedUse }
+
+// GapReason is the closed set of gap reasons.
+type GapReason string
+
+// Gap reasons.
+const (
+	GapUserOnlyDependency GapReason = "user_only_dependency"
+	GapAssumptionMade     GapReason = "assumption_made"
+	GapCapabilityMissing  GapReason = "capability_missing"
+	GapOutputMissing      GapReason = "required_output_missing_or_invalid"
+	GapWorkflowDivergence GapReason = "workflow_divergence"
+)
+
+// GapSeverity is the closed set of gap severities.
+type GapSeverity string
+
+// Gap severities.
+const (
+	SeverityWarning  GapSeverity = "warning"
+	SeverityCritical GapSeverity = "critical"
+)
+
+// GapRecordedData is an append-only disclosure; a gap is resolved only by a
+// later gap record whose ResolvesGapID names it. The gap's id is its
+// event's id.
 type GapRecordedData struct {
-	GapID         string `json:"gapId"`
-	Reason        string `json:"reason"`
-	Severity      string `json:"severity"`
-	Summary       string `json:"summary"`
-	RelatedStepID string `json:"relatedStepId,omitempty"`
-	HowToResolve  string `json:"howToResolve,omitempty"`
-	ResolvesGapID string `json:"resolvesGapId,omitempty"`
+	Reason        GapReason                     `json:"reason"`
+	Dependency    workflow.UserDependencyReason `json:"userDependencyReason,omitempty"`
+	Severity      GapSeverity                   `json:"severity"`
+	Summary       string                        `json:"summary"`
+	RelatedStepID workflow.StepID               `json:"relatedStepId,omitempty"`
+	HowToResolve  string                        `json:"howToResolve,omitempty"`
+	ResolvesGapID engine.EventID                `json:"resolvesGapId,omitempty"`
 }
+
+// DivergenceReason is the closed set of reasons an agent deviated.
+type DivergenceReason string
+
+// Divergence reasons.
+const (
+	DivergeUserInstruction   DivergenceReason = "user_instruction"
+	DivergeStepNotApplicable DivergenceReason = "step_not_applicable"
+	DivergeBetterApproach    DivergenceReason = "better_approach_found"
+	DivergeMissingCapability DivergenceReason = "missing_capability"
+	DivergeScopeChange       DivergenceReason = "scope_change"
+)
 
 // DivergenceRecordedData marks an intentional deviation from a step.
 type DivergenceRecordedData struct {
-	Reason        string `json:"reason"`
-	Summary       string `json:"summary"`
-	RelatedStepID string `json:"relatedStepId,omitempty"`
+	Reason        DivergenceReason `json:"reason"`
+	Summary       string           `json:"summary"`
+	RelatedStepID workflow.StepID  `json:"relatedStepId,omitempty"`
 }
 
 // TraceKind is the closed set of decision trace kinds.
@@ -113,7 +176,9 @@ type TraceKind string
 
 // Trace kinds.
 const (
-	TraceDetectedNonTipAdvance TraceKind = "detected_non_tip_advance"
+	TraceDetectedNonTipAdvance  TraceKind = "detected_non_tip_advance"
+	TraceRecommendationExceeded TraceKind = "recommendation_exceeded"
+	TraceLoopExitedAtMax        TraceKind = "loop_exited_at_max_iterations"
 )
 
 // DecisionTraceAppendedData explains a decision; never needed for
@@ -184,6 +249,85 @@ type AdvanceRecordedData struct {
 	// Notices are the warnings the response carried, kept so a replay
 	// answers with them too.
 	Notices []Notice `json:"notices,omitempty"`
+	// Fork is set when this attempt advanced a node that already had
+	// children: what the agent's rewound chat had lost, as it stood then.
+	Fork *Fork `json:"fork,omitempty"`
+	// Blockers are set when the outcome is blocked.
+	Blockers []Blocker `json:"blockers,omitempty"`
+}
+
+// BlockerCode is the closed set of blocker codes.
+type BlockerCode string
+
+// Blocker codes.
+const (
+	BlockUserOnlyDependency            BlockerCode = "USER_ONLY_DEPENDENCY"
+	BlockMissingRequiredOutput         BlockerCode = "MISSING_REQUIRED_OUTPUT"
+	BlockInvalidRequiredOutput         BlockerCode = "INVALID_REQUIRED_OUTPUT"
+	BlockRequiredCapabilityUnknown     BlockerCode = "REQUIRED_CAPABILITY_UNKNOWN"
+	BlockRequiredCapabilityUnavailable BlockerCode = "REQUIRED_CAPABILITY_UNAVAILABLE"
+	BlockInvariantViolation            BlockerCode = "INVARIANT_VIOLATION"
+	BlockStorageCorruptionDetected     BlockerCode = "STORAGE_CORRUPTION_DETECTED"
+)
+
+// PointerKind is the closed set of things a blocker points at.
+type PointerKind string
+
+// Pointer kinds.
+const (
+	PointContextKey     PointerKind = "context_key"
+	PointOutputContract PointerKind = "output_contract"
+	PointCapability     PointerKind = "capability"
+	PointWorkflowStep   PointerKind = "workflow_step"
+)
+
+// Pointer says what a blocker is about; exactly the field of its kind is set.
+type Pointer struct {
+	Kind        PointerKind          `json:"kind"`
+	Key         string               `json:"key,omitempty"`
+	ContractRef workflow.ContractRef `json:"contractRef,omitempty"`
+	Capability  workflow.Capability  `json:"capability,omitempty"`
+	StepID      workflow.StepID      `json:"stepId,omitempty"`
+}
+
+// Blocker is one reason execution cannot advance in the effective mode.
+type Blocker struct {
+	Code         BlockerCode `json:"code"`
+	Pointer      Pointer     `json:"pointer"`
+	Message      string      `json:"message"`
+	SuggestedFix string      `json:"suggestedFix,omitempty"`
+}
+
+// Fork is the bounded picture of the branches that existed when a rewound
+// chat advanced again from the same node.
+type Fork struct {
+	Siblings   []Branch `json:"siblings"`
+	Omitted    int      `json:"omittedSiblings,omitzero"`
+	Downstream Recap    `json:"downstream"`
+}
+
+// Branch summarises one existing child branch.
+type Branch struct {
+	Node    engine.NodeID   `json:"nodeId"`
+	StepID  workflow.StepID `json:"stepId,omitempty"` // pending at the branch's tip; empty when complete
+	Depth   int             `json:"depth"`            // nodes from the fork point to the tip
+	Summary string          `json:"summary,omitempty"`
+}
+
+// Recap is durable notes in order, within a byte budget. When entries did
+// not fit, Omitted says how many of the oldest were left out.
+type Recap struct {
+	Entries []RecapEntry `json:"entries"`
+	Omitted int          `json:"omitted,omitzero"`
+	Policy  string       `json:"policy,omitempty"` // "kept_most_recent" when Omitted > 0
+}
+
+// RecapEntry is one step's notes.
+type RecapEntry struct {
+	Node          engine.NodeID   `json:"nodeId"`
+	StepID        workflow.StepID `json:"stepId"`
+	NotesMarkdown string          `json:"notesMarkdown"`
+	Artifacts     []string        `json:"artifactKinds,omitempty"`
 }
 
 // Notice is a structured warning as recorded.

@@ -27,6 +27,8 @@ type View struct {
 	Workflow WorkflowRef
 	Session  SessionRef
 	Tokens   Tokens
+	Recap    *event.Recap // on rehydrate: notes so far
+	Fork     *event.Fork  // when a rewound chat advanced again
 	Skipped  []event.Skip
 	Warnings []Warning
 }
@@ -36,7 +38,8 @@ func NewStep(v View, p Pending, prog Progress) StepResult {
 	t := v.Tokens
 	r := StepResult{
 		Kind: KindStep, Pending: p, StateToken: t.State, AckToken: t.Ack, CheckpointToken: t.Checkpoint,
-		Session: v.Session, Workflow: v.Workflow, Progress: prog, Skipped: v.Skipped, Warnings: nonNil(v.Warnings),
+		Session: v.Session, Workflow: v.Workflow, Progress: prog, Recap: v.Recap, Fork: v.Fork,
+		Skipped: v.Skipped, Warnings: nonNil(v.Warnings),
 		NextCall: NextCall{Tool: "continue_workflow", Arguments: ContinueArgs{
 			StateToken: t.State, AckToken: t.Ack, Output: &Output{NotesMarkdown: notesPlaceholder},
 		}},
@@ -89,6 +92,8 @@ func renderStep(r StepResult) string {
 	header(&b, r.Pending.Title, r.Workflow, r.Session, progress, r.Pending.Loops)
 	section(&b, "Instructions")
 	b.WriteString(strings.TrimRight(r.Pending.Prompt, "\n") + "\n")
+	forkSection(&b, r.Fork)
+	recapSection(&b, "Recap", "Notes recorded so far in this run, oldest first:", r.Recap)
 	skippedSection(&b, r.Skipped)
 	warningsSection(&b, r.Warnings)
 	section(&b, "Next call")
@@ -116,6 +121,50 @@ func header(b *strings.Builder, title string, wf WorkflowRef, s SessionRef, step
 	}
 	fmt.Fprintf(b, "session: %s, %s\n", s.SessionID, s.RunID)
 }
+
+func forkSection(b *strings.Builder, f *event.Fork) {
+	if f == nil {
+		return
+	}
+	section(b, "Branches")
+	b.WriteString("This step was already done once from here (the chat was probably rewound). Your call started a new branch; the earlier ones are kept:\n")
+	for _, s := range f.Siblings {
+		at := "complete"
+		if s.StepID != "" {
+			at = "at step " + string(s.StepID)
+		}
+		fmt.Fprintf(b, "- %s: %d step(s) deep, %s", s.Node, s.Depth, at)
+		if s.Summary != "" {
+			fmt.Fprintf(b, "; latest note: %s", s.Summary)
+		}
+		b.WriteString("\n")
+	}
+	if f.Omitted > 0 {
+		fmt.Fprintf(b, "- … and %d more branch(es) not shown\n", f.Omitted)
+	}
+	recapSection(b, "Downstream recap", "What the most recently active earlier branch recorded after this point:", &f.Downstream)
+}
+
+func recapSection(b *strings.Builder, title, intro string, r *event.Recap) {
+	if r == nil || (len(r.Entries) == 0 && r.Omitted == 0) {
+		return
+	}
+	section(b, title)
+	b.WriteString(intro + "\n")
+	if r.Omitted > 0 {
+		fmt.Fprintf(b, "(truncated: %d older entries omitted; kept the most recent that fit %d bytes)\n", r.Omitted, recapBudgetBytes)
+	}
+	for _, e := range r.Entries {
+		fmt.Fprintf(b, "- %s: %s", e.StepID, strings.ReplaceAll(strings.TrimSpace(e.NotesMarkdown), "\n", "\n  "))
+		if len(e.Artifacts) > 0 {
+			fmt.Fprintf(b, " [artifacts: %s]", strings.Join(e.Artifacts, ", "))
+		}
+		b.WriteString("\n")
+	}
+}
+
+// recapBudgetBytes is the recap budget the server applies, stated in text.
+const recapBudgetBytes = 8 << 10
 
 func skippedSection(b *strings.Builder, skips []event.Skip) {
 	if len(skips) == 0 {

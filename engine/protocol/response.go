@@ -84,6 +84,8 @@ type StepResult struct {
 	Session         SessionRef   `json:"session"`
 	Workflow        WorkflowRef  `json:"workflow"`
 	Progress        Progress     `json:"progress"`
+	Recap           *event.Recap `json:"recap,omitempty"`
+	Fork            *event.Fork  `json:"fork,omitempty"`
 	Skipped         []event.Skip `json:"skipped,omitempty"`
 	NextCall        NextCall     `json:"nextCall"`
 	Warnings        []Warning    `json:"warnings"`

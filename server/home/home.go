@@ -5,6 +5,7 @@
 package home
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -94,13 +95,24 @@ func (d Dir) RemoveInfo(pid int) error {
 	return os.Remove(d.Path("daemon.json"))
 }
 
-// Alive reports whether the process named in i still runs.
+// Alive reports whether the process named in i still runs. A zombie (a
+// killed daemon its parent has not reaped yet) is not alive.
 func (i Info) Alive() bool {
 	if i.PID <= 0 {
 		return false
 	}
-	err := syscall.Kill(i.PID, 0)
-	return err == nil || errors.Is(err, syscall.EPERM)
+	if err := syscall.Kill(i.PID, 0); err != nil && !errors.Is(err, syscall.EPERM) {
+		return false
+	}
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", i.PID))
+	if err != nil {
+		return !errors.Is(err, os.ErrNotExist)
+	}
+	// The state follows the parenthesised command name: "pid (comm) S …".
+	if j := bytes.LastIndexByte(stat, ')'); j >= 0 && j+2 < len(stat) {
+		return stat[j+2] != 'Z'
+	}
+	return true
 }
 
 // WriteFileAtomic writes b to path so that readers see the old or the new

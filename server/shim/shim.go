@@ -85,7 +85,10 @@ func (s *Shim) forward(ctx context.Context, msg []byte) {
 		return
 	}
 	for _, r := range replies {
-		s.write(r)
+		if err := s.write(r); err != nil {
+			s.cfg.Log.Printf("forward: %v", err)
+			s.replyError(msg, err)
+		}
 	}
 }
 
@@ -160,12 +163,12 @@ func readEvents(body io.Reader) ([][]byte, error) {
 	return out, sc.Err()
 }
 
-// write puts one message on stdout as a single line.
-func (s *Shim) write(msg []byte) {
+// write puts one message on stdout as a single line. A malformed message
+// from the daemon is an error, so the caller can still answer the request.
+func (s *Shim) write(msg []byte) error {
 	var buf bytes.Buffer
 	if err := json.Compact(&buf, msg); err != nil {
-		s.cfg.Log.Printf("daemon sent a malformed message: %v", err)
-		return
+		return fmt.Errorf("the daemon sent a malformed message (%v); its log may say why", err)
 	}
 	buf.WriteByte('\n')
 	s.outMu.Lock()
@@ -173,6 +176,7 @@ func (s *Shim) write(msg []byte) {
 	if _, err := s.out.Write(buf.Bytes()); err != nil {
 		s.cfg.Log.Printf("write stdout: %v", err)
 	}
+	return nil
 }
 
 // replyError answers a request the daemon could not take with a JSON-RPC
@@ -188,5 +192,7 @@ func (s *Shim) replyError(msg []byte, cause error) {
 		"jsonrpc": "2.0", "id": req.ID,
 		"error": map[string]any{"code": -32000, "message": "workrail: " + cause.Error() + " (log: " + s.cfg.Home.DaemonLog() + ")"},
 	})
-	s.write(b)
+	if err := s.write(b); err != nil {
+		s.cfg.Log.Printf("reply: %v", err)
+	}
 }

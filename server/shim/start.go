@@ -27,8 +27,9 @@ func (s *Shim) ensureDaemon() error {
 		return nil
 	}
 	if info, err := s.cfg.Home.ReadInfo(); err == nil && info.Alive() {
-		// A daemon is running but not answering on its socket yet.
-		if s.waitReachable() {
+		// A daemon is running but not answering on its socket yet (it may
+		// be starting); wait while it stays alive.
+		if s.waitReachable(info.Alive) {
 			return nil
 		}
 	}
@@ -36,7 +37,7 @@ func (s *Shim) ensureDaemon() error {
 	if err := s.cfg.StartDaemon(); err != nil {
 		return fmt.Errorf("could not start the daemon: %w", err)
 	}
-	if !s.waitReachable() {
+	if !s.waitReachable(func() bool { return true }) {
 		return fmt.Errorf("the daemon did not come up within %s; last log lines:\n%s", s.cfg.StartTimeout, tail(s.cfg.Home.DaemonLog(), 5))
 	}
 	return nil
@@ -51,15 +52,17 @@ func (s *Shim) reachable() bool {
 	return true
 }
 
-func (s *Shim) waitReachable() bool {
+// waitReachable polls the socket until it answers, the timeout passes, or
+// alive says the process it waits for is gone.
+func (s *Shim) waitReachable(alive func() bool) bool {
 	deadline := time.Now().Add(s.cfg.StartTimeout)
-	for time.Now().Before(deadline) {
+	for time.Now().Before(deadline) && alive() {
 		if s.reachable() {
 			return true
 		}
 		time.Sleep(25 * time.Millisecond)
 	}
-	return false
+	return s.reachable()
 }
 
 // EnsureDaemon starts the daemon ahead of the first message, so the IDE's

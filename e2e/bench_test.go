@@ -1,0 +1,142 @@
+package e2e
+
+import (
+	"context"
+	"math"
+	"os"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/mcp"
+)
+
+// spawnToList is what an IDE waits for when it (re)starts WorkRail: spawn
+// `workrail mcp`, initialize, and get tools/list answered. The shim is
+// closed afterwards, outside the measured span.
+func spawnToList(tb testing.TB, home string) (time.Duration, *shim) {
+	tb.Helper()
+	start := time.Now()
+	s, err := spawnShim(home)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if _, err := s.c.ListTools(ctx, mcp.ListToolsRequest{}); err != nil {
+		s.c.Close()
+		tb.Fatalf("tools/list: %v", err)
+	}
+	return time.Since(start), s
+}
+
+func BenchmarkShimToolsList(b *testing.B) {
+	home := newHome(b)
+	startDaemon(b, home)
+	var total time.Duration
+	for b.Loop() {
+		d, s := spawnToList(b, home)
+		total += d
+		b.StopTimer()
+		s.c.Close()
+		b.StartTimer()
+	}
+	b.ReportMetric(float64(total.Microseconds())/1000/float64(b.N), "ms/op")
+}
+
+// advancer keeps one wr.hello run going on c: each next() is one advance,
+// starting a new run (untimed by the caller) when one completes.
+type advancer struct {
+	tb  testing.TB
+	c   *client.Client
+	cur result
+}
+
+func (a *advancer) ensure() {
+	if a.cur.S == nil || a.cur.kind() != "step" {
+		a.cur = startHello(a.tb, a.c)
+	}
+}
+
+func (a *advancer) next() {
+	a.cur = advance(a.tb, a.c, a.cur, "benchmark notes")
+}
+
+func BenchmarkContinueRoundTrip(b *testing.B) {
+	home := newHome(b)
+	c := startShim(b, home)
+
+	b.Run("rehydrate", func(b *testing.B) {
+		st := str(startHello(b, c).S, "stateToken")
+		var total time.Duration
+		for b.Loop() {
+			t0 := time.Now()
+			rehydrate(b, c, st)
+			total += time.Since(t0)
+		}
+		b.ReportMetric(float64(total.Microseconds())/1000/float64(b.N), "ms/op")
+	})
+	b.Run("advance", func(b *testing.B) {
+		a := &advancer{tb: b, c: c}
+		var total time.Duration
+		for b.Loop() {
+			b.StopTimer()
+			a.ensure()
+			b.StartTimer()
+			t0 := time.Now()
+			a.next()
+			total += time.Since(t0)
+		}
+		b.ReportMetric(float64(total.Microseconds())/1000/float64(b.N), "ms/op")
+	})
+}
+
+// TestShimTimings logs the latency figures WorkRail reports. It never
+// asserts them. Run: WORKRAIL_TIMINGS=1 go test ./e2e -run TestShimTimings -v
+func TestShimTimings(t *testing.T) {
+	if os.Getenv("WORKRAIL_TIMINGS") != "1" {
+		t.Skip("set WORKRAIL_TIMINGS=1 to measure")
+	}
+	home := newHome(t)
+
+	// Cold: the first shim on a fresh home starts the daemon.
+	cold, s := spawnToList(t, home)
+	t.Logf("cold start (spawn shim + start daemon + initialize + tools/list): %v", cold.Round(10*time.Microsecond))
+	s.c.Close()
+
+	var spawns []time.Duration
+	for range 20 {
+		d, s := spawnToList(t, home)
+		spawns = append(spawns, d)
+		s.c.Close()
+	}
+	logStats(t, "warm spawn → initialize → tools/list (20)", spawns)
+
+	c := startShim(t, home)
+	a := &advancer{tb: t, c: c}
+	var adv, reh, all []time.Duration
+	for i := range 1000 {
+		a.ensure()
+		t0 := time.Now()
+		if i%2 == 0 {
+			rehydrate(t, c, str(a.cur.S, "stateToken"))
+			reh = append(reh, time.Since(t0))
+		} else {
+			a.next()
+			adv = append(adv, time.Since(t0))
+		}
+		all = append(all, time.Since(t0))
+	}
+	logStats(t, "continue_workflow through a warm shim, all (1000)", all)
+	logStats(t, "  rehydrate (500)", reh)
+	logStats(t, "  advance with notes (500)", adv)
+}
+
+func logStats(t *testing.T, what string, ds []time.Duration) {
+	t.Helper()
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	q := func(p float64) time.Duration { return s[int(math.Ceil(p*float64(len(s))))-1] }
+	t.Logf("%s: median %v, p99 %v, max %v", what, q(0.5).Round(time.Microsecond), q(0.99).Round(time.Microsecond), s[len(s)-1].Round(time.Microsecond))
+}

@@ -1,0 +1,280 @@
+package outcome
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/workrail/workrail/engine/compile"
+	"github.com/workrail/workrail/engine/event"
+	"github.com/workrail/workrail/engine/workflow"
+)
+
+// UserResponseKind is the artifact through which an agent passes on what
+// the user answered to a step's user-only dependency.
+const UserResponseKind = "wr.user_response"
+
+var userResponseSchema = json.RawMessage(`{"type":"object","additionalProperties":false,"required":["kind","response"],"properties":{
+	"kind":{"const":"wr.user_response"},"response":{"type":"string","minLength":1,"maxLength":4096},"choice":{"type":"string"}}}`)
+
+// Evaluation is everything an ack attempt's output means at its step.
+type Evaluation struct {
+	Reasons      []Reason
+	Observations []event.CapabilityObservedData
+	Divergences  []event.DivergenceRecordedData
+	Disclosed    []event.GapRecordedData // gaps the agent reported itself
+	Notices      []event.Notice
+	Stop         bool // a loop_control artifact asked the loop to stop
+}
+
+// Evaluate reads the artifacts sent with an ack of step s. observed is what
+// the branch already knows of capabilities (strong observations only).
+func Evaluate(c compile.Compiled, s *compile.Step, artifacts []json.RawMessage, observed map[workflow.Capability]event.CapabilityStatus) Evaluation {
+	var ev Evaluation
+	byKind := map[string][]json.RawMessage{}
+	for _, a := range artifacts {
+		k := kindOf(a)
+		byKind[k] = append(byKind[k], a)
+	}
+	ev.requiredOutput(c, s, byKind)
+	ev.userDependency(s, byKind)
+	ev.capabilities(c, s, byKind, observed)
+	ev.optional(c, s, byKind)
+	return ev
+}
+
+func kindOf(a json.RawMessage) string {
+	var k struct {
+		Kind string `json:"kind"`
+	}
+	json.Unmarshal(a, &k)
+	return k.Kind
+}
+
+func (ev *Evaluation) requiredOutput(c compile.Compiled, s *compile.Step, byKind map[string][]json.RawMessage) {
+	if s.Output == nil || s.Output.ContractRef == "" {
+		return
+	}
+	ref := s.Output.ContractRef
+	pack := packOf(c, ref)
+	sent := byKind[string(ref)]
+	if len(sent) == 0 {
+		ev.Reasons = append(ev.Reasons, Reason{Code: MissingRequiredOutput, Step: s.ID, ContractRef: ref, Example: string(pack.Example)})
+		return
+	}
+	if err := validate(pack.Schema, sent[0]); err != nil {
+		ev.Reasons = append(ev.Reasons, Reason{Code: InvalidRequiredOutput, Step: s.ID, ContractRef: ref, Detail: err.Error(), Example: string(pack.Example)})
+	}
+}
+
+func (ev *Evaluation) userDependency(s *compile.Step, byKind map[string][]json.RawMessage) {
+	d := s.UserDependency
+	if d == nil {
+		return
+	}
+	for _, a := range byKind[UserResponseKind] {
+		if validate(userResponseSchema, a) == nil {
+			return
+		}
+		ev.note("USER_RESPONSE_INVALID", "a wr.user_response artifact needs a non-empty \"response\" string; it was not accepted")
+	}
+	code := UserOnlyDependency
+	if d.Reason == workflow.NeedsUserChoice {
+		code = NonAssumableChoice
+	}
+	ev.Reasons = append(ev.Reasons, Reason{Code: code, Step: s.ID, Dependency: d, Example: UserResponseExample(d)})
+}
+
+// UserResponseExample is the artifact an agent sends once the user has
+// answered.
+func UserResponseExample(d *workflow.UserDependency) string {
+	ex := map[string]string{"kind": UserResponseKind, "response": "<what the user answered, in their words>"}
+	if len(d.Options) > 0 {
+		ex["choice"] = d.Options[0]
+	}
+	b, _ := json.Marshal(ex)
+	return string(b)
+}
+
+// capabilities records observations and checks a probe of a required
+// capability.
+func (ev *Evaluation) capabilities(c compile.Compiled, s *compile.Step, byKind map[string][]json.RawMessage, observed map[workflow.Capability]event.CapabilityStatus) {
+	probe := isProbe(s)
+	seen := map[workflow.Capability]event.CapabilityObservedData{}
+	pack := packOf(c, workflow.ContractCapabilityObservation)
+	for _, a := range byKind[string(workflow.ContractCapabilityObservation)] {
+		if validate(pack.Schema, a) != nil {
+			if !probe {
+				ev.note("ARTIFACT_INVALID", "a capability observation did not match its contract and was not recorded")
+			}
+			continue
+		}
+		var o struct {
+			Capability workflow.Capability     `json:"capability"`
+			Status     event.CapabilityStatus `json:"status"`
+			Detail     string                 `json:"detail"`
+			Basis      string                 `json:"basis"`
+		}
+		json.Unmarshal(a, &o)
+		prov := event.AttemptedUse
+		switch {
+		case probe:
+			prov = event.ProbeStep
+		case o.Basis == "claimed":
+			prov = event.ManualClaim
+		}
+		obs := event.CapabilityObservedData{Capability: o.Capability, Status: o.Status, Provenance: prov, Detail: o.Detail}
+		ev.Observations = append(ev.Observations, obs)
+		seen[o.Capability] = obs
+		if c.Capabilities[o.Capability] == workflow.Preferred && o.Status == event.CapabilityUnavailable && prov.Strong() {
+			ev.note("CAPABILITY_DEGRADED", fmt.Sprintf("%s is unavailable: the workflow continues on its fallback path", o.Capability))
+		}
+	}
+	if !probe {
+		return
+	}
+	for _, cap := range workflow.Capabilities {
+		if c.Capabilities[cap] != workflow.Required || !probes(s, cap) {
+			continue
+		}
+		obs, ok := seen[cap]
+		switch {
+		case ok && obs.Status == event.CapabilityUnavailable:
+			ev.Reasons = append(ev.Reasons, Reason{Code: RequiredCapabilityUnavailable, Step: s.ID, Capability: cap})
+		case (!ok || !obs.Provenance.Strong()) && observed[cap] != event.CapabilityAvailable:
+			ev.Reasons = append(ev.Reasons, Reason{Code: RequiredCapabilityUnknown, Step: s.ID, Capability: cap, Example: string(pack.Example)})
+		}
+	}
+}
+
+// isProbe reports whether s is a capability probe (injected or from the
+// template).
+func isProbe(s *compile.Step) bool {
+	return s.Provenance.Origin == compile.CapabilityProbe && s.Output != nil ||
+		s.Provenance.By == workflow.TemplateCapabilityProbe
+}
+
+// probes reports whether probe step s is about capability c.
+func probes(s *compile.Step, c workflow.Capability) bool {
+	return s.Provenance.By == string(c) || strings.Contains(s.Prompt, "use "+string(c)+" in this environment")
+}
+
+// optional handles artifacts no step requires but WorkRail understands.
+func (ev *Evaluation) optional(c compile.Compiled, s *compile.Step, byKind map[string][]json.RawMessage) {
+	for _, a := range byKind[string(workflow.ContractWorkflowDivergence)] {
+		var d event.DivergenceRecordedData
+		if ev.accept(c, workflow.ContractWorkflowDivergence, a, &d) {
+			if d.RelatedStepID == "" {
+				d.RelatedStepID = s.ID
+			}
+			ev.Divergences = append(ev.Divergences, d)
+		}
+	}
+	for _, a := range byKind[string(workflow.ContractGaps)] {
+		var g struct {
+			Gaps []event.GapRecordedData `json:"gaps"`
+		}
+		if ev.accept(c, workflow.ContractGaps, a, &g) {
+			for _, x := range g.Gaps {
+				x.Reason, x.RelatedStepID = event.GapAssumptionMade, s.ID
+				ev.Disclosed = append(ev.Disclosed, x)
+			}
+		}
+	}
+	for _, a := range byKind[string(workflow.ContractLoopControl)] {
+		var lc struct {
+			Decision string `json:"decision"`
+		}
+		if ev.accept(c, workflow.ContractLoopControl, a, &lc) && lc.Decision == "stop" {
+			ev.Stop = true
+		}
+	}
+}
+
+// accept validates an optional artifact and decodes it into v; an invalid
+// one is disclosed, not silently dropped.
+func (ev *Evaluation) accept(c compile.Compiled, ref workflow.ContractRef, a json.RawMessage, v any) bool {
+	if err := validate(packOf(c, ref).Schema, a); err != nil {
+		ev.note("ARTIFACT_INVALID", fmt.Sprintf("a %s artifact did not match its contract (%v); it is stored with the notes but not recorded as such", ref, err))
+		return false
+	}
+	return json.Unmarshal(a, v) == nil
+}
+
+func (ev *Evaluation) note(code, msg string) {
+	ev.Notices = append(ev.Notices, event.Notice{Code: code, Message: msg})
+}
+
+// packOf returns the pack a workflow was compiled with, or WorkRail's
+// current one for a pack the workflow does not pin.
+func packOf(c compile.Compiled, ref workflow.ContractRef) compile.ContractPack {
+	if p, ok := c.Contracts[ref]; ok {
+		return p
+	}
+	return compile.Packs[ref]
+}
+
+var schemas sync.Map // schema JSON → *jsonschema.Schema
+
+// validate checks instance against a JSON Schema document.
+func validate(schema, instance json.RawMessage) error {
+	sch, err := compiled(schema)
+	if err != nil {
+		return err
+	}
+	v, err := jsonschema.UnmarshalJSON(bytes.NewReader(instance))
+	if err != nil {
+		return err
+	}
+	if err := sch.Validate(v); err != nil {
+		return fmt.Errorf("%s", flatten(err))
+	}
+	return nil
+}
+
+func compiled(schema json.RawMessage) (*jsonschema.Schema, error) {
+	if s, ok := schemas.Load(string(schema)); ok {
+		return s.(*jsonschema.Schema), nil
+	}
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(schema))
+	if err != nil {
+		return nil, err
+	}
+	c := jsonschema.NewCompiler()
+	if err := c.AddResource("contract.json", doc); err != nil {
+		return nil, err
+	}
+	s, err := c.Compile("contract.json")
+	if err != nil {
+		return nil, err
+	}
+	schemas.Store(string(schema), s)
+	return s, nil
+}
+
+// flatten turns a validation error tree into one deterministic line.
+func flatten(err error) string {
+	ve, ok := err.(*jsonschema.ValidationError)
+	if !ok {
+		return err.Error()
+	}
+	var lines []string
+	var walk func(*jsonschema.ValidationError)
+	walk = func(e *jsonschema.ValidationError) {
+		if len(e.Causes) == 0 {
+			loc := "/" + strings.Join(e.InstanceLocation, "/")
+			lines = append(lines, fmt.Sprintf("at %s: %s", loc, e.ErrorKind.LocalizedString(nil)))
+		}
+		for _, c := range e.Causes {
+			walk(c)
+		}
+	}
+	walk(ve)
+	sort.Strings(lines)
+	return strings.Join(lines, "; ")
+}

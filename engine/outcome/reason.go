@@ -1,0 +1,179 @@
+package outcome
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/workrail/workrail/engine/event"
+	"github.com/workrail/workrail/engine/workflow"
+)
+
+// ReasonCode is the single semantic source for "this step cannot simply
+// advance". The mode matrix projects each code to a blocker or a gap.
+type ReasonCode string
+
+// Reason codes.
+const (
+	UserOnlyDependency            ReasonCode = "user_only_dependency"
+	NonAssumableChoice            ReasonCode = "non_assumable_choice"
+	MissingRequiredOutput         ReasonCode = "missing_required_output"
+	InvalidRequiredOutput         ReasonCode = "invalid_required_output"
+	RequiredCapabilityUnknown     ReasonCode = "required_capability_unknown"
+	RequiredCapabilityUnavailable ReasonCode = "required_capability_unavailable"
+)
+
+// ReasonCodes lists every code in a fixed order.
+var ReasonCodes = []ReasonCode{UserOnlyDependency, NonAssumableChoice, MissingRequiredOutput,
+	InvalidRequiredOutput, RequiredCapabilityUnknown, RequiredCapabilityUnavailable}
+
+// Reason is one instance of a reason code at a step.
+type Reason struct {
+	Code        ReasonCode
+	Step        workflow.StepID
+	Dependency  *workflow.UserDependency
+	ContractRef workflow.ContractRef
+	Capability  workflow.Capability
+	Detail      string // e.g. the schema validation error
+	Example     string // a payload that would satisfy it
+}
+
+// Action is what the matrix does with a reason in a mode.
+type Action string
+
+// Actions.
+const (
+	Block  Action = "block"
+	Record Action = "record_gap_and_continue"
+)
+
+// Matrix is the locked mode table: for every autonomy and reason code, block
+// or record a critical gap and continue.
+func Matrix(a workflow.Autonomy, _ ReasonCode) Action {
+	if a == workflow.FullAutoNeverStop {
+		return Record
+	}
+	return Block
+}
+
+// Decision is the projection of a step's reasons under one autonomy.
+type Decision struct {
+	Blockers []event.Blocker         // non-empty: the attempt is blocked
+	Gaps     []event.GapRecordedData // recorded when the attempt advances
+}
+
+// Decide projects reasons through the matrix.
+func Decide(a workflow.Autonomy, reasons []Reason) Decision {
+	var d Decision
+	for _, r := range reasons {
+		if Matrix(a, r.Code) == Block {
+			d.Blockers = append(d.Blockers, blocker(r))
+		} else {
+			d.Gaps = append(d.Gaps, gap(r))
+		}
+	}
+	d.Blockers = Bound(d.Blockers)
+	return d
+}
+
+// Blocker bounds (the contract's locks).
+const (
+	MaxBlockers          = 10
+	MaxMessageBytes      = 512
+	MaxSuggestedFixBytes = 1024
+)
+
+func blocker(r Reason) event.Blocker {
+	switch r.Code {
+	case UserOnlyDependency, NonAssumableChoice:
+		d := r.Dependency
+		msg := fmt.Sprintf("Only the user can resolve this (%s): %s", d.Reason, d.Summary)
+		if d.ChoiceKind != "" {
+			msg += fmt.Sprintf(" The choice cannot be assumed (%s).", d.ChoiceKind)
+		}
+		fix := fmt.Sprintf("Ask the user: %s", d.RequestedFromUser)
+		if len(d.Options) > 0 {
+			fix += fmt.Sprintf(" (options: %s)", strings.Join(d.Options, " | "))
+		}
+		fix += fmt.Sprintf(". Then call continue_workflow again with their answer in output.artifacts: %s", r.Example)
+		return event.Blocker{Code: event.BlockUserOnlyDependency, Pointer: event.Pointer{Kind: event.PointWorkflowStep, StepID: r.Step}, Message: msg, SuggestedFix: fix}
+	case MissingRequiredOutput:
+		return event.Blocker{Code: event.BlockMissingRequiredOutput, Pointer: event.Pointer{Kind: event.PointOutputContract, ContractRef: r.ContractRef},
+			Message:      fmt.Sprintf("Step %s requires an artifact of kind %s in output.artifacts; none was sent.", r.Step, r.ContractRef),
+			SuggestedFix: "Add to output.artifacts an object like: " + r.Example}
+	case InvalidRequiredOutput:
+		return event.Blocker{Code: event.BlockInvalidRequiredOutput, Pointer: event.Pointer{Kind: event.PointOutputContract, ContractRef: r.ContractRef},
+			Message:      fmt.Sprintf("The %s artifact does not match its contract: %s", r.ContractRef, r.Detail),
+			SuggestedFix: "Send an artifact shaped like: " + r.Example}
+	case RequiredCapabilityUnknown:
+		return event.Blocker{Code: event.BlockRequiredCapabilityUnknown, Pointer: event.Pointer{Kind: event.PointCapability, Capability: r.Capability},
+			Message:      fmt.Sprintf("This workflow requires %s and its availability has not been observed.", r.Capability),
+			SuggestedFix: "Try the capability as the step says and report the result: " + r.Example}
+	default:
+		return event.Blocker{Code: event.BlockRequiredCapabilityUnavailable, Pointer: event.Pointer{Kind: event.PointCapability, Capability: r.Capability},
+			Message:      fmt.Sprintf("This workflow requires %s, which was observed unavailable.", r.Capability),
+			SuggestedFix: fmt.Sprintf("Make %s available to the agent (e.g. install or enable a tool that provides it) and retry the probe, or provide the needed material yourself; or start the workflow in mode wr.modes.full_auto_never_stop to continue without it, with the gap recorded.", r.Capability)}
+	}
+}
+
+func gap(r Reason) event.GapRecordedData {
+	g := event.GapRecordedData{Severity: event.SeverityCritical, RelatedStepID: r.Step}
+	switch r.Code {
+	case UserOnlyDependency, NonAssumableChoice:
+		g.Reason, g.Dependency = event.GapUserOnlyDependency, r.Dependency.Reason
+		g.Summary = "Continued without the user: " + r.Dependency.Summary
+		if r.Code == NonAssumableChoice {
+			g.Summary = fmt.Sprintf("Assumed a conservative default for a non-assumable choice (%s): %s", r.Dependency.ChoiceKind, r.Dependency.Summary)
+		}
+		g.HowToResolve = "Ask the user: " + r.Dependency.RequestedFromUser
+	case MissingRequiredOutput, InvalidRequiredOutput:
+		g.Reason = event.GapOutputMissing
+		g.Summary = fmt.Sprintf("Step %s advanced without a valid %s artifact", r.Step, r.ContractRef)
+		if r.Detail != "" {
+			g.Summary += ": " + r.Detail
+		}
+		g.HowToResolve = "Produce the artifact: " + r.Example
+	default:
+		g.Reason = event.GapCapabilityMissing
+		g.Summary = fmt.Sprintf("Required capability %s is not available (%s); continued without it", r.Capability, r.Code)
+		g.HowToResolve = fmt.Sprintf("Make %s available and rerun the affected steps", r.Capability)
+	}
+	g.Summary = clip(g.Summary, MaxMessageBytes)
+	g.HowToResolve = clip(g.HowToResolve, MaxSuggestedFixBytes)
+	return g
+}
+
+// Bound sorts blockers deterministically by (code, pointer kind, pointer
+// fields) and enforces the count and byte bounds.
+func Bound(bs []event.Blocker) []event.Blocker {
+	sort.SliceStable(bs, func(i, j int) bool { return sortKey(bs[i]) < sortKey(bs[j]) })
+	if len(bs) > MaxBlockers {
+		bs = bs[:MaxBlockers]
+	}
+	for i := range bs {
+		bs[i].Message = clip(bs[i].Message, MaxMessageBytes)
+		bs[i].SuggestedFix = clip(bs[i].SuggestedFix, MaxSuggestedFixBytes)
+	}
+	return bs
+}
+
+func sortKey(b event.Blocker) string {
+	p := b.Pointer
+	return strings.Join([]string{string(b.Code), string(p.Kind), p.Key, string(p.ContractRef), string(p.Capability), string(p.StepID)}, "\x00")
+}
+
+// clip shortens s to at most n bytes on a rune boundary, marking the cut.
+func clip(s string, n int) string {
+	const marker = "…"
+	if len(s) <= n {
+		return s
+	}
+	s = s[:n-len(marker)]
+	for len(s) > 0 && s[len(s)-1]&0xC0 == 0x80 {
+		s = s[:len(s)-1]
+	}
+	if len(s) > 0 && s[len(s)-1] >= 0xC0 {
+		s = s[:len(s)-1]
+	}
+	return s + marker
+}
