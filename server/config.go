@@ -5,41 +5,56 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/workrail/workrail/engine/outcome"
+	"github.com/workrail/workrail/engine/workflow"
 	"os"
 	"path/filepath"
 
 	"github.com/workrail/workrail/server/home"
 )
 
-// Config file settings (config.json in the home folder). Changing them
-// requires a daemon restart.
+// fileConfig is config.json in the home folder. Changing it requires a
+// daemon restart.
 type fileConfig struct {
 	// WorkflowPaths are extra folders of workflow files, lowest precedence.
 	WorkflowPaths []string `json:"workflowPaths,omitempty"`
+	// DefaultPreferences are the global defaults new sessions copy.
+	DefaultPreferences workflow.Preferences `json:"defaultPreferences"`
+}
+
+// loadConfig reads config.json (absent means defaults).
+func loadConfig(h home.Dir) (fileConfig, error) {
+	var cfg fileConfig
+	path := h.Path("config.json")
+	b, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return cfg, nil
+	}
+	if err != nil {
+		return cfg, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&cfg); err != nil {
+		return cfg, fmt.Errorf("%s: %w (it may hold \"workflowPaths\": [\"/abs/folder\"] and \"defaultPreferences\": {\"autonomy\": …, \"riskPolicy\": …})", path, err)
+	}
+	if e := outcome.CheckPreferences(cfg.DefaultPreferences, "defaultPreferences"); e != nil {
+		return cfg, fmt.Errorf("%s: %s", path, e.Message)
+	}
+	for _, p := range cfg.WorkflowPaths {
+		if !filepath.IsAbs(p) {
+			return cfg, fmt.Errorf("%s: workflowPaths entry %q must be an absolute path", path, p)
+		}
+	}
+	return cfg, nil
 }
 
 // workflowDirs lists the folder sources: the user's workflows folder, then
 // the config's extra paths.
-func workflowDirs(h home.Dir) ([]Source, error) {
+func (cfg fileConfig) workflowDirs(h home.Dir) []Source {
 	dirs := []Source{{Kind: SourceUser, Path: h.Path("workflows")}}
-	b, err := os.ReadFile(h.Path("config.json"))
-	if errors.Is(err, os.ErrNotExist) {
-		return dirs, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	var cfg fileConfig
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&cfg); err != nil {
-		return nil, fmt.Errorf("%s: %w (it may hold only \"workflowPaths\": [\"/abs/folder\", …])", h.Path("config.json"), err)
-	}
 	for _, p := range cfg.WorkflowPaths {
-		if !filepath.IsAbs(p) {
-			return nil, fmt.Errorf("%s: workflowPaths entry %q must be an absolute path", h.Path("config.json"), p)
-		}
 		dirs = append(dirs, Source{Kind: SourceConfig, Path: p})
 	}
-	return dirs, nil
+	return dirs
 }

@@ -85,18 +85,18 @@ func (d *Daemon) listen() error {
 	if err != nil {
 		return err
 	}
-	dirs, err := workflowDirs(d.cfg.Home)
+	cfg, err := loadConfig(d.cfg.Home)
 	if err != nil {
 		return err
 	}
-	reg, err := NewRegistry(workflows.FS, dirs)
+	reg, err := NewRegistry(workflows.FS, cfg.workflowDirs(d.cfg.Home))
 	if err != nil {
 		return err
 	}
 	if d.token, err = loadAuthToken(d.cfg.Home); err != nil {
 		return err
 	}
-	x := NewExecutor(d.store, keys, reg, d.cfg.Now, d.log.Printf)
+	x := NewExecutor(d.store, keys, reg, cfg.DefaultPreferences, d.cfg.Now, d.log.Printf)
 	mcpHTTP := mcpserver.NewStreamableHTTPServer(NewMCPServer(x, d.cfg.Version), mcpserver.WithStateLess(true), mcpserver.WithEndpointPath("/mcp"))
 
 	tcpLn, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", d.cfg.Port))

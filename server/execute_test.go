@@ -17,6 +17,7 @@ import (
 	"github.com/workrail/workrail/engine"
 	"github.com/workrail/workrail/engine/event"
 	"github.com/workrail/workrail/engine/protocol"
+	"github.com/workrail/workrail/engine/workflow"
 	"github.com/workrail/workrail/server"
 	"github.com/workrail/workrail/store"
 	"github.com/workrail/workrail/workflows"
@@ -54,7 +55,7 @@ func (r *rig) open(tb testing.TB, reg *server.Registry) {
 	}
 	clock := func() time.Time { return time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC) }
 	r.store = s
-	r.x = server.NewExecutor(s, keys, reg, clock, tb.Logf)
+	r.x = server.NewExecutor(s, keys, reg, workflow.Preferences{}, clock, tb.Logf)
 }
 
 func bundledFS() fs.FS { return workflows.FS }

@@ -28,9 +28,15 @@ const (
 		"Repeat until isComplete is true. Never invent or edit tokens."
 )
 
+const prefsSchema = `{"type":"object","additionalProperties":false,"properties":{
+  "autonomy":{"enum":["guided","full_auto_stop_on_user_deps","full_auto_never_stop"]},
+  "riskPolicy":{"enum":["conservative","balanced","aggressive"]}}}`
+
 var startSchema = json.RawMessage(`{"type":"object","additionalProperties":false,"required":["workflowId"],"properties":{
 "workflowId":{"type":"string","description":"id from list_workflows, e.g. wr.hello"},
 "context":{"type":"object","description":"external inputs that conditions and loops read (not notes)"},
+"mode":{"enum":["wr.modes.guided","wr.modes.full_auto_stop_on_user_deps","wr.modes.full_auto_never_stop"],"description":"a preset; or send preferences, not both"},
+"preferences":` + prefsSchema + `,
 "workspacePath":{"type":"string","description":"absolute path of the workspace the agent works in"}}}`)
 
 var continueSchema = json.RawMessage(`{"type":"object","additionalProperties":false,"required":["stateToken"],"properties":{
@@ -39,7 +45,10 @@ var continueSchema = json.RawMessage(`{"type":"object","additionalProperties":fa
 "context":{"type":"object","description":"external inputs that conditions and loops read (not notes)"},
 "output":{"type":"object","additionalProperties":false,"properties":{
   "notesMarkdown":{"type":"string","description":"1-10 lines: what you did and found in this step"},
-  "artifacts":{"type":"array","items":{"type":"object"}}}},
+  "artifacts":{"type":"array","items":{"type":"object"},"description":"structured results; the step says which kinds it needs"},
+  "resolvesGaps":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["gapId","summary"],
+    "properties":{"gapId":{"type":"string"},"summary":{"type":"string"}}}}}},
+"preferences":` + prefsSchema + `,
 "workspacePath":{"type":"string","description":"absolute path of the workspace the agent works in"}}}`)
 
 var listSchema = json.RawMessage(`{"type":"object","additionalProperties":false,"properties":{

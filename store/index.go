@@ -23,6 +23,14 @@ type NodeInfo struct {
 	// next fresh attempt number.
 	Attempts engine.Attempt      `json:"attempts"`
 	Outputs  []engine.EventIndex `json:"outputs,omitempty"`
+	// PathOutputs counts the outputs on the path from the run's root to
+	// this node, inclusive, so a recap knows what it left out without
+	// walking the whole path.
+	PathOutputs int `json:"pathOutputs,omitzero"`
+	// LastActivity is the highest event index that touched this node.
+	LastActivity engine.EventIndex `json:"lastActivity"`
+	// Gaps are the gap_recorded events attached to this node.
+	Gaps []engine.EventIndex `json:"gaps,omitempty"`
 }
 
 // RunInfo is the derived index record of one run.
@@ -40,16 +48,25 @@ func (t *Tx) index(e event.Event) error {
 	case *event.RunStartedData:
 		return t.putJSON(bucketRuns, u32(uint32(e.Run)), RunInfo{ID: e.Run, WorkflowID: d.WorkflowID, WorkflowHash: d.WorkflowHash, StartedAt: e.Index})
 	case *event.NodeCreatedData:
-		if err := t.putNode(NodeInfo{ID: e.Node, Run: e.Run, Kind: d.NodeKind, Snapshot: d.Snapshot, CreatedAt: e.Index}); err != nil {
+		if err := t.putNode(NodeInfo{ID: e.Node, Run: e.Run, Kind: d.NodeKind, Snapshot: d.Snapshot, CreatedAt: e.Index, LastActivity: e.Index}); err != nil {
 			return err
 		}
 		return t.setRoot(e.Run, e.Node)
 	case *event.EdgeCreatedData:
-		return t.link(d.From, d.To)
+		return t.link(d.From, d.To, e.Index)
 	case *event.AdvanceRecordedData:
 		return t.recordAttempt(e.Node, d.Attempt, e.Index)
+	case *event.GapRecordedData:
+		return t.updateNode(e.Node, func(n *NodeInfo) { n.Gaps, n.LastActivity = append(n.Gaps, e.Index), e.Index })
 	case *event.NodeOutputAppendedData:
-		return t.updateNode(e.Node, func(n *NodeInfo) { n.Outputs = append(n.Outputs, e.Index) })
+		return t.updateNode(e.Node, func(n *NodeInfo) {
+			n.Outputs = append(n.Outputs, e.Index)
+			n.PathOutputs++
+			n.LastActivity = e.Index
+		})
+	}
+	if e.Node != 0 {
+		return t.updateNode(e.Node, func(n *NodeInfo) { n.LastActivity = e.Index })
 	}
 	return nil
 }
@@ -63,8 +80,14 @@ func (t *Tx) setRoot(run engine.RunID, node engine.NodeID) error {
 	return t.putJSON(bucketRuns, u32(uint32(run)), r)
 }
 
-func (t *Tx) link(from, to engine.NodeID) error {
-	if err := t.updateNode(to, func(n *NodeInfo) { n.Parent = from }); err != nil {
+func (t *Tx) link(from, to engine.NodeID, at engine.EventIndex) error {
+	parent, err := t.Node(from)
+	if err != nil {
+		return err
+	}
+	if err := t.updateNode(to, func(n *NodeInfo) {
+		n.Parent, n.PathOutputs, n.LastActivity = from, parent.PathOutputs+n.PathOutputs, at
+	}); err != nil {
 		return err
 	}
 	return t.updateNode(from, func(n *NodeInfo) { n.Children = append(n.Children, to) })
@@ -74,7 +97,7 @@ func (t *Tx) recordAttempt(node engine.NodeID, a engine.Attempt, at engine.Event
 	if err := t.b.Bucket(bucketAttempts).Put(attemptKey(node, a), u64(uint64(at))); err != nil {
 		return err
 	}
-	return t.updateNode(node, func(n *NodeInfo) { n.Attempts = max(n.Attempts, a+1) })
+	return t.updateNode(node, func(n *NodeInfo) { n.Attempts, n.LastActivity = max(n.Attempts, a+1), at })
 }
 
 // Node reads the index record of node id.

@@ -115,7 +115,7 @@ func (ev *Evaluation) capabilities(c compile.Compiled, s *compile.Step, byKind m
 			continue
 		}
 		var o struct {
-			Capability workflow.Capability     `json:"capability"`
+			Capability workflow.Capability    `json:"capability"`
 			Status     event.CapabilityStatus `json:"status"`
 			Detail     string                 `json:"detail"`
 			Basis      string                 `json:"basis"`

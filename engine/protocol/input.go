@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/workrail/workrail/engine"
+	"github.com/workrail/workrail/engine/workflow"
 )
 
 // Boundary limits. Payloads beyond them are refused, never truncated.
@@ -18,26 +19,38 @@ const (
 	MaxArtifacts      = 20        // output.artifacts entries
 )
 
-// Output is the one durable write path for notes and artifacts.
+// Output is the one durable write path for notes, artifacts and gap
+// resolutions.
 type Output struct {
 	NotesMarkdown string            `json:"notesMarkdown,omitempty"`
 	Artifacts     []json.RawMessage `json:"artifacts,omitempty"`
+	ResolvesGaps  []GapResolution   `json:"resolvesGaps,omitempty"`
+}
+
+// GapResolution resolves an open gap by linkage: it is recorded as a new
+// gap record that names the old one.
+type GapResolution struct {
+	GapID   engine.EventID `json:"gapId"`
+	Summary string         `json:"summary"`
 }
 
 // StartInput is start_workflow's arguments.
 type StartInput struct {
-	WorkflowID    engine.WorkflowID `json:"workflowId"`
-	Context       map[string]any    `json:"context,omitempty"`
-	WorkspacePath string            `json:"workspacePath,omitempty"`
+	WorkflowID    engine.WorkflowID     `json:"workflowId"`
+	Context       map[string]any        `json:"context,omitempty"`
+	Preferences   *workflow.Preferences `json:"preferences,omitempty"`
+	Mode          string                `json:"mode,omitempty"`
+	WorkspacePath string                `json:"workspacePath,omitempty"`
 }
 
 // ContinueInput is continue_workflow's arguments.
 type ContinueInput struct {
-	StateToken    string         `json:"stateToken"`
-	AckToken      string         `json:"ackToken,omitempty"`
-	Context       map[string]any `json:"context,omitempty"`
-	Output        *Output        `json:"output,omitempty"`
-	WorkspacePath string         `json:"workspacePath,omitempty"`
+	StateToken    string                `json:"stateToken"`
+	AckToken      string                `json:"ackToken,omitempty"`
+	Context       map[string]any        `json:"context,omitempty"`
+	Output        *Output               `json:"output,omitempty"`
+	Preferences   *workflow.Preferences `json:"preferences,omitempty"`
+	WorkspacePath string                `json:"workspacePath,omitempty"`
 }
 
 // misnomers maps keys agents are known to send by mistake to what they
@@ -61,7 +74,7 @@ type Suggest struct{ DidYouMean, Note string }
 // ParseStart parses start_workflow arguments strictly.
 func ParseStart(raw []byte) (StartInput, *engine.Error) {
 	var in StartInput
-	if err := parseArgs(raw, &in, []string{"workflowId", "context", "workspacePath"}); err != nil {
+	if err := parseArgs(raw, &in, []string{"workflowId", "context", "preferences", "mode", "workspacePath"}); err != nil {
 		return in, err
 	}
 	if in.WorkflowID == "" {
@@ -73,7 +86,7 @@ func ParseStart(raw []byte) (StartInput, *engine.Error) {
 // ParseContinue parses continue_workflow arguments strictly.
 func ParseContinue(raw []byte) (ContinueInput, *engine.Error) {
 	var in ContinueInput
-	if err := parseArgs(raw, &in, []string{"stateToken", "ackToken", "context", "output", "workspacePath"}); err != nil {
+	if err := parseArgs(raw, &in, []string{"stateToken", "ackToken", "context", "output", "preferences", "workspacePath"}); err != nil {
 		return in, err
 	}
 	if in.StateToken == "" {
@@ -114,10 +127,18 @@ func parseArgs(raw []byte, v any, known []string) *engine.Error {
 	if e := unknownKeys(top, known, ""); e != nil {
 		return e
 	}
+	if p, ok := top["preferences"]; ok {
+		var m map[string]json.RawMessage
+		if json.Unmarshal(p, &m) == nil {
+			if e := unknownKeys(m, []string{"autonomy", "riskPolicy"}, "preferences."); e != nil {
+				return e
+			}
+		}
+	}
 	if out, ok := top["output"]; ok {
 		var m map[string]json.RawMessage
 		if json.Unmarshal(out, &m) == nil {
-			if e := unknownKeys(m, []string{"notesMarkdown", "artifacts"}, "output."); e != nil {
+			if e := unknownKeys(m, []string{"notesMarkdown", "artifacts", "resolvesGaps"}, "output."); e != nil {
 				return e
 			}
 		}

@@ -9,6 +9,7 @@ import (
 	"github.com/workrail/workrail/engine"
 	"github.com/workrail/workrail/engine/event"
 	"github.com/workrail/workrail/engine/run"
+	"github.com/workrail/workrail/engine/workflow"
 )
 
 // Tokens are the handles minted for one node.
@@ -24,13 +25,16 @@ const notesPlaceholder = "Replace with 1-10 lines: what you did in this step and
 
 // View is what a result is rendered from.
 type View struct {
-	Workflow WorkflowRef
-	Session  SessionRef
-	Tokens   Tokens
-	Recap    *event.Recap // on rehydrate: notes so far
-	Fork     *event.Fork  // when a rewound chat advanced again
-	Skipped  []event.Skip
-	Warnings []Warning
+	Workflow    WorkflowRef
+	Session     SessionRef
+	Preferences workflow.Preferences
+	Tokens      Tokens
+	Gaps        []Gap             // recorded by the advance that led here
+	Examples    []json.RawMessage // artifacts the pending step requires, as examples
+	Recap       *event.Recap      // on rehydrate: notes so far
+	Fork        *event.Fork       // when a rewound chat advanced again
+	Skipped     []event.Skip
+	Warnings    []Warning
 }
 
 // NewStep builds the step result for a pending step, text included.
@@ -38,25 +42,66 @@ func NewStep(v View, p Pending, prog Progress) StepResult {
 	t := v.Tokens
 	r := StepResult{
 		Kind: KindStep, Pending: p, StateToken: t.State, AckToken: t.Ack, CheckpointToken: t.Checkpoint,
-		Session: v.Session, Workflow: v.Workflow, Progress: prog, Recap: v.Recap, Fork: v.Fork,
-		Skipped: v.Skipped, Warnings: nonNil(v.Warnings),
-		NextCall: NextCall{Tool: "continue_workflow", Arguments: ContinueArgs{
-			StateToken: t.State, AckToken: t.Ack, Output: &Output{NotesMarkdown: notesPlaceholder},
-		}},
+		Session: v.Session, Workflow: v.Workflow, Progress: prog, Preferences: v.Preferences, Gaps: v.Gaps,
+		Recap: v.Recap, Fork: v.Fork, Skipped: v.Skipped, Warnings: nonNil(v.Warnings),
+		NextCall: nextCall(t, v.Examples),
 	}
 	r.Text = renderStep(r)
 	return r
 }
 
+func nextCall(t Tokens, examples []json.RawMessage) NextCall {
+	return NextCall{Tool: "continue_workflow", Arguments: ContinueArgs{
+		StateToken: t.State, AckToken: t.Ack, Output: &Output{NotesMarkdown: notesPlaceholder, Artifacts: examples},
+	}}
+}
+
+// NewBlocked builds the result for an attempt the mode matrix blocked.
+// examples are the artifacts that would unblock it.
+func NewBlocked(v View, p Pending, blockers []event.Blocker) BlockedResult {
+	r := BlockedResult{Kind: KindBlocked, Blockers: blockers, Pending: p, StateToken: v.Tokens.State, AckToken: v.Tokens.Ack,
+		CheckpointToken: v.Tokens.Checkpoint, Session: v.Session, Workflow: v.Workflow, Preferences: v.Preferences,
+		NextCall: nextCall(v.Tokens, v.Examples), Warnings: nonNil(v.Warnings)}
+	var b strings.Builder
+	header(&b, "Blocked: "+p.Title, r.Workflow, r.Session, string(p.StepID), p.Loops, r.Preferences)
+	section(&b, "Blockers")
+	for i, bl := range blockers {
+		fmt.Fprintf(&b, "%d. %s (%s): %s\n", i+1, bl.Code, pointerText(bl.Pointer), bl.Message)
+		if bl.SuggestedFix != "" {
+			fmt.Fprintf(&b, "   Fix: %s\n", bl.SuggestedFix)
+		}
+	}
+	section(&b, "Instructions")
+	b.WriteString("Nothing advanced: the step above is still pending. Fix every blocker, then retry with the call below ")
+	b.WriteString("(its ackToken is a fresh attempt; the one you sent is spent and would only replay this answer).\n")
+	warningsSection(&b, r.Warnings)
+	nextCallSection(&b, r.NextCall)
+	r.Text = b.String()
+	return r
+}
+
+func pointerText(p event.Pointer) string {
+	switch p.Kind {
+	case event.PointContextKey:
+		return "context." + p.Key
+	case event.PointOutputContract:
+		return "output contract " + string(p.ContractRef)
+	case event.PointCapability:
+		return "capability " + string(p.Capability)
+	}
+	return "step " + string(p.StepID)
+}
+
 // NewComplete builds the result for a finished run.
 func NewComplete(v View) CompleteResult {
 	r := CompleteResult{Kind: KindComplete, StateToken: v.Tokens.State, IsComplete: true, Session: v.Session,
-		Workflow: v.Workflow, Skipped: v.Skipped, Warnings: nonNil(v.Warnings)}
+		Workflow: v.Workflow, Preferences: v.Preferences, Gaps: v.Gaps, Skipped: v.Skipped, Warnings: nonNil(v.Warnings)}
 	var b strings.Builder
-	header(&b, "Workflow complete", r.Workflow, r.Session, "", nil)
+	header(&b, "Workflow complete", r.Workflow, r.Session, "", nil, r.Preferences)
 	section(&b, "Instructions")
 	b.WriteString("This run is complete. There is no pending step: do not call continue_workflow for this run again.\n")
-	b.WriteString("Tell the user the workflow is finished and summarise the outcome.\n")
+	b.WriteString("Tell the user the workflow is finished and summarise the outcome, including any gaps recorded.\n")
+	gapsSection(&b, r.Gaps)
 	skippedSection(&b, r.Skipped)
 	warningsSection(&b, r.Warnings)
 	r.Text = b.String()
@@ -89,26 +134,65 @@ func NewError(e *engine.Error) ErrorResult {
 func renderStep(r StepResult) string {
 	var b strings.Builder
 	progress := fmt.Sprintf("%s (part %d of %d)", r.Pending.StepID, r.Progress.Part, r.Progress.Parts)
-	header(&b, r.Pending.Title, r.Workflow, r.Session, progress, r.Pending.Loops)
+	header(&b, r.Pending.Title, r.Workflow, r.Session, progress, r.Pending.Loops, r.Preferences)
 	section(&b, "Instructions")
 	b.WriteString(strings.TrimRight(r.Pending.Prompt, "\n") + "\n")
+	userSection(&b, r.Pending.UserDependency, r.Preferences.Autonomy)
 	forkSection(&b, r.Fork)
 	recapSection(&b, "Recap", "Notes recorded so far in this run, oldest first:", r.Recap)
+	gapsSection(&b, r.Gaps)
 	skippedSection(&b, r.Skipped)
 	warningsSection(&b, r.Warnings)
-	section(&b, "Next call")
-	b.WriteString("When the step is done, call continue_workflow with exactly these arguments. ")
-	b.WriteString("Replace the notes with your own summary; copy the tokens unchanged.\n")
-	b.WriteString("```json\n" + compactJSON(r.NextCall.Arguments) + "\n```\n")
+	nextCallSection(&b, r.NextCall)
 	return b.String()
 }
 
+// userSection tells the agent how to handle a step only the user can
+// unblock, in the effective mode.
+func userSection(b *strings.Builder, d *workflow.UserDependency, a workflow.Autonomy) {
+	if d == nil {
+		return
+	}
+	section(b, "User input")
+	fmt.Fprintf(b, "Only the user can provide this (%s): %s\n", d.Reason, d.RequestedFromUser)
+	if len(d.Options) > 0 {
+		fmt.Fprintf(b, "Options: %s\n", strings.Join(d.Options, " | "))
+	}
+	if a == workflow.FullAutoNeverStop {
+		b.WriteString("You are in full_auto_never_stop: do not wait. Make the most conservative assumption, state it in your notes, and continue; WorkRail records a critical gap.\n")
+		return
+	}
+	b.WriteString("Ask the user and wait for the answer. Then add it to output.artifacts as {\"kind\":\"wr.user_response\",\"response\":\"<their answer>\"}; without it the step is blocked.\n")
+}
+
+func nextCallSection(b *strings.Builder, nc NextCall) {
+	section(b, "Next call")
+	b.WriteString("When the step is done, call continue_workflow with exactly these arguments. ")
+	b.WriteString("Replace the notes (and any example artifact values) with your own; copy the tokens unchanged.\n")
+	b.WriteString("```json\n" + compactJSON(nc.Arguments) + "\n```\n")
+}
+
+func gapsSection(b *strings.Builder, gaps []Gap) {
+	if len(gaps) == 0 {
+		return
+	}
+	section(b, "Gaps recorded")
+	for _, g := range gaps {
+		fmt.Fprintf(b, "- %s [%s, %s]: %s", g.GapID, g.Severity, g.Reason, g.Summary)
+		if g.HowToResolve != "" {
+			fmt.Fprintf(b, " To resolve: %s", g.HowToResolve)
+		}
+		b.WriteString("\n")
+	}
+}
+
 // header writes the fixed-order header block. Its lines are a closed set:
-// title, workflow, step (when pending), one loop line per enclosing loop,
-// session.
-func header(b *strings.Builder, title string, wf WorkflowRef, s SessionRef, step string, loops []run.LoopPlace) {
+// title, workflow, mode, step (when pending), one loop line per enclosing
+// loop, session.
+func header(b *strings.Builder, title string, wf WorkflowRef, s SessionRef, step string, loops []run.LoopPlace, p workflow.Preferences) {
 	fmt.Fprintf(b, "# %s\n", title)
 	fmt.Fprintf(b, "workflow: %s (%s)\n", wf.ID, wf.Name)
+	fmt.Fprintf(b, "mode: %s, risk %s\n", p.Autonomy, p.RiskPolicy)
 	if step != "" {
 		fmt.Fprintf(b, "step: %s\n", step)
 	}

@@ -32,11 +32,12 @@ type Result interface {
 
 // Pending is the step the agent must do now.
 type Pending struct {
-	StepID              workflow.StepID `json:"stepId"`
-	Title               string          `json:"title"`
-	Prompt              string          `json:"prompt"`
-	RequireConfirmation bool            `json:"requireConfirmation"`
-	Loops               []run.LoopPlace `json:"loops,omitempty"`
+	StepID              workflow.StepID          `json:"stepId"`
+	Title               string                   `json:"title"`
+	Prompt              string                   `json:"prompt"`
+	RequireConfirmation bool                     `json:"requireConfirmation"`
+	Loops               []run.LoopPlace          `json:"loops,omitempty"`
+	UserDependency      *workflow.UserDependency `json:"userDependency,omitempty"`
 }
 
 // SessionRef is informational: correctness is driven by tokens.
@@ -74,21 +75,23 @@ type Warning struct {
 
 // StepResult asks the agent to do the pending step.
 type StepResult struct {
-	Kind            Kind         `json:"kind"`
-	Text            string       `json:"text"`
-	Pending         Pending      `json:"pending"`
-	StateToken      string       `json:"stateToken"`
-	AckToken        string       `json:"ackToken"`
-	CheckpointToken string       `json:"checkpointToken"`
-	IsComplete      bool         `json:"isComplete"`
-	Session         SessionRef   `json:"session"`
-	Workflow        WorkflowRef  `json:"workflow"`
-	Progress        Progress     `json:"progress"`
-	Recap           *event.Recap `json:"recap,omitempty"`
-	Fork            *event.Fork  `json:"fork,omitempty"`
-	Skipped         []event.Skip `json:"skipped,omitempty"`
-	NextCall        NextCall     `json:"nextCall"`
-	Warnings        []Warning    `json:"warnings"`
+	Kind            Kind                 `json:"kind"`
+	Text            string               `json:"text"`
+	Pending         Pending              `json:"pending"`
+	StateToken      string               `json:"stateToken"`
+	AckToken        string               `json:"ackToken"`
+	CheckpointToken string               `json:"checkpointToken"`
+	IsComplete      bool                 `json:"isComplete"`
+	Session         SessionRef           `json:"session"`
+	Workflow        WorkflowRef          `json:"workflow"`
+	Progress        Progress             `json:"progress"`
+	Preferences     workflow.Preferences `json:"preferences"`
+	Gaps            []Gap                `json:"gapsRecorded,omitempty"`
+	Recap           *event.Recap         `json:"recap,omitempty"`
+	Fork            *event.Fork          `json:"fork,omitempty"`
+	Skipped         []event.Skip         `json:"skipped,omitempty"`
+	NextCall        NextCall             `json:"nextCall"`
+	Warnings        []Warning            `json:"warnings"`
 }
 
 // Progress says which top-level part of the workflow the pending step is
@@ -100,15 +103,48 @@ type Progress struct {
 
 // CompleteResult says the run has nothing left to do.
 type CompleteResult struct {
-	Kind       Kind         `json:"kind"`
-	Text       string       `json:"text"`
-	StateToken string       `json:"stateToken"`
-	IsComplete bool         `json:"isComplete"`
-	Session    SessionRef   `json:"session"`
-	Workflow   WorkflowRef  `json:"workflow"`
-	Skipped    []event.Skip `json:"skipped,omitempty"`
-	Warnings   []Warning    `json:"warnings"`
+	Kind        Kind                 `json:"kind"`
+	Text        string               `json:"text"`
+	StateToken  string               `json:"stateToken"`
+	IsComplete  bool                 `json:"isComplete"`
+	Session     SessionRef           `json:"session"`
+	Workflow    WorkflowRef          `json:"workflow"`
+	Preferences workflow.Preferences `json:"preferences"`
+	Gaps        []Gap                `json:"gapsRecorded,omitempty"`
+	Skipped     []event.Skip         `json:"skipped,omitempty"`
+	Warnings    []Warning            `json:"warnings"`
 }
+
+// BlockedResult says the pending step cannot advance in the effective mode
+// until the blockers are fixed. The pending step and state are unchanged;
+// the ackToken is a fresh attempt for the retry.
+type BlockedResult struct {
+	Kind            Kind                 `json:"kind"`
+	Text            string               `json:"text"`
+	Blockers        []event.Blocker      `json:"blockers"`
+	Pending         Pending              `json:"pending"`
+	StateToken      string               `json:"stateToken"`
+	AckToken        string               `json:"ackToken"`
+	CheckpointToken string               `json:"checkpointToken"`
+	IsComplete      bool                 `json:"isComplete"`
+	Session         SessionRef           `json:"session"`
+	Workflow        WorkflowRef          `json:"workflow"`
+	Preferences     workflow.Preferences `json:"preferences"`
+	NextCall        NextCall             `json:"nextCall"`
+	Warnings        []Warning            `json:"warnings"`
+}
+
+// Gap is a gap recorded by an advance, as shown to the agent.
+type Gap struct {
+	GapID engine.EventID `json:"gapId"`
+	event.GapRecordedData
+}
+
+// ResultKind implements Result.
+func (r BlockedResult) ResultKind() Kind { return KindBlocked }
+
+// RenderedText implements Result.
+func (r BlockedResult) RenderedText() string { return r.Text }
 
 // ErrorResult is an expected failure, as data.
 type ErrorResult struct {

@@ -5,6 +5,7 @@ import (
 
 	"github.com/workrail/workrail/engine/compile"
 	"github.com/workrail/workrail/engine/event"
+	"github.com/workrail/workrail/engine/workflow"
 )
 
 // machine walks the compiled step tree from a cursor to the next runnable
@@ -12,13 +13,15 @@ import (
 type machine struct {
 	c     compile.Compiled
 	ctx   map[string]any
+	prefs workflow.Preferences
+	caps  map[workflow.Capability]event.CapabilityStatus
 	skips []event.Skip
 	exits []event.LoopExit
 }
 
 func (m *machine) finish(p Position) Move {
-	return Move{Snapshot: Snapshot{V: SnapshotVersion, WorkflowHash: m.c.Hash, Position: p, Context: m.ctx},
-		Skipped: m.skips, LoopExits: m.exits}
+	return Move{Snapshot: Snapshot{V: SnapshotVersion, WorkflowHash: m.c.Hash, Position: p, Context: m.ctx,
+		Preferences: m.prefs, Capabilities: m.caps}, Skipped: m.skips, LoopExits: m.exits}
 }
 
 // resolve returns the first runnable step at or after path. It always

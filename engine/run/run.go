@@ -48,6 +48,11 @@ type Snapshot struct {
 	WorkflowHash engine.WorkflowHash `json:"workflowHash"`
 	Position     Position            `json:"position"`
 	Context      map[string]any      `json:"context,omitempty"`
+	// Preferences are the effective preferences at this node.
+	Preferences workflow.Preferences `json:"preferences"`
+	// Capabilities are the strongly observed capability states on this
+	// branch (absent means unknown).
+	Capabilities map[workflow.Capability]event.CapabilityStatus `json:"capabilities,omitempty"`
 }
 
 // Move is the result of starting or advancing: the new snapshot and what
@@ -58,9 +63,10 @@ type Move struct {
 	LoopExits []event.LoopExit
 }
 
-// Start returns the first move of a new run.
-func Start(c compile.Compiled, ctx map[string]any) Move {
-	m := machine{c: c, ctx: ctx}
+// Start returns the first move of a new run under the given effective
+// preferences.
+func Start(c compile.Compiled, ctx map[string]any, prefs workflow.Preferences) Move {
+	m := machine{c: c, ctx: ctx, prefs: prefs}
 	return m.finish(m.resolve([]Frame{{}}))
 }
 
@@ -74,7 +80,7 @@ func Advance(c compile.Compiled, s Snapshot, ctx map[string]any, stop bool) (Mov
 	if s.Position.Kind == Complete {
 		return Move{}, fmt.Errorf("run: advance: the run is already complete")
 	}
-	m := machine{c: c, ctx: merge(s.Context, ctx)}
+	m := machine{c: c, ctx: merge(s.Context, ctx), prefs: s.Preferences, caps: s.Capabilities}
 	path := slices.Clone(s.Position.Path)
 	last := len(path) - 1
 	if stop && last > 0 {

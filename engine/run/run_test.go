@@ -35,7 +35,7 @@ func compiled(t *testing.T, steps string) compile.Compiled {
 // and the loop exits.
 func walk(t *testing.T, c compile.Compiled, ctx map[string]any, stopAt map[string]bool, perStep map[string]map[string]any) (string, []event.LoopExit) {
 	t.Helper()
-	m := run.Start(c, ctx)
+	m := run.Start(c, ctx, workflow.Preferences{})
 	var seen []string
 	exits := m.LoopExits
 	for i := 0; m.Snapshot.Position.Kind == run.Pending; i++ {
@@ -108,7 +108,7 @@ func TestLoopsAndConditions(t *testing.T) {
 
 func TestSkipsNameUnsetVariables(t *testing.T) {
 	c := compiled(t, `[{"id":"a","title":"A","prompt":"a","runCondition":{"and":[{"var":"mode","equals":"a"},{"var":"n","gt":1}]}},{"id":"b","title":"B","prompt":"b"}]`)
-	m := run.Start(c, map[string]any{"n": json.Number("5")})
+	m := run.Start(c, map[string]any{"n": json.Number("5")}, workflow.Preferences{})
 	if len(m.Skipped) != 1 || m.Skipped[0].StepID != "a" || strings.Join(m.Skipped[0].Unset, ",") != "mode" {
 		t.Fatalf("skips = %+v; want a skipped with mode unset", m.Skipped)
 	}
@@ -120,7 +120,7 @@ func TestSkipsNameUnsetVariables(t *testing.T) {
 func TestCheckRejectsForeignSnapshots(t *testing.T) {
 	c := compiled(t, `[{"id":"a","title":"A","prompt":"a"}]`)
 	other := compiled(t, `[{"id":"b","title":"B","prompt":"b"}]`)
-	s := run.Start(c, nil).Snapshot
+	s := run.Start(c, nil, workflow.Preferences{}).Snapshot
 	if err := run.Check(other, s); err == nil {
 		t.Fatal("a snapshot of one workflow checked against another")
 	}
