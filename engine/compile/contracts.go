@@ -15,6 +15,7 @@ var Packs = map[workflow.ContractRef]ContractPack{
 			"kind":{"const":"wr.contracts.capability_observation"},
 			"capability":{"enum":["delegation","web_browsing"]},
 			"status":{"enum":["available","unavailable"]},
+			"basis":{"enum":["tried","claimed"]},
 			"detail":{"type":"string","maxLength":1024}}}`),
 		Example: raw(`{"kind":"wr.contracts.capability_observation","capability":"web_browsing","status":"available","detail":"Fetched https://go.dev in one call."}`),
 	},

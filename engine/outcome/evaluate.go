@@ -9,6 +9,8 @@ import (
 	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+	"golang.org/x/text/language"
+	"golang.org/x/text/message"
 
 	"github.com/workrail/workrail/engine/compile"
 	"github.com/workrail/workrail/engine/event"
@@ -123,10 +125,10 @@ func (ev *Evaluation) capabilities(c compile.Compiled, s *compile.Step, byKind m
 		json.Unmarshal(a, &o)
 		prov := event.AttemptedUse
 		switch {
-		case probe:
-			prov = event.ProbeStep
 		case o.Basis == "claimed":
 			prov = event.ManualClaim
+		case probe:
+			prov = event.ProbeStep
 		}
 		obs := event.CapabilityObservedData{Capability: o.Capability, Status: o.Status, Provenance: prov, Detail: o.Detail}
 		ev.Observations = append(ev.Observations, obs)
@@ -257,6 +259,8 @@ func compiled(schema json.RawMessage) (*jsonschema.Schema, error) {
 	return s, nil
 }
 
+var printer = message.NewPrinter(language.English)
+
 // flatten turns a validation error tree into one deterministic line.
 func flatten(err error) string {
 	ve, ok := err.(*jsonschema.ValidationError)
@@ -268,7 +272,7 @@ func flatten(err error) string {
 	walk = func(e *jsonschema.ValidationError) {
 		if len(e.Causes) == 0 {
 			loc := "/" + strings.Join(e.InstanceLocation, "/")
-			lines = append(lines, fmt.Sprintf("at %s: %s", loc, e.ErrorKind.LocalizedString(nil)))
+			lines = append(lines, fmt.Sprintf("at %s: %s", loc, e.ErrorKind.LocalizedString(printer)))
 		}
 		for _, c := range e.Causes {
 			walk(c)
