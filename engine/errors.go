@@ -16,7 +16,6 @@ const (
 	CodeUnknownKey         Code = "UNKNOWN_KEY"
 	CodePayloadTooLarge    Code = "PAYLOAD_TOO_LARGE"
 	CodeWorkflowNotFound   Code = "WORKFLOW_NOT_FOUND"
-	CodeWorkflowInvalid    Code = "WORKFLOW_INVALID"
 	CodePinnedMissing      Code = "PINNED_WORKFLOW_MISSING"
 	CodeTokenInvalidFormat Code = "TOKEN_INVALID_FORMAT"
 	CodeTokenBadSignature  Code = "TOKEN_BAD_SIGNATURE"
@@ -25,17 +24,18 @@ const (
 	CodeTokenScopeMismatch Code = "TOKEN_SCOPE_MISMATCH"
 	CodeTokenUnknownNode   Code = "TOKEN_UNKNOWN_NODE"
 	CodeSessionCorrupt     Code = "SESSION_CORRUPT"
-	CodeStoreBusy          Code = "STORE_BUSY"
-	CodeDaemonUnavailable  Code = "DAEMON_UNAVAILABLE"
-	CodeInternal           Code = "INTERNAL"
+	// CodeDaemonUnavailable is answered by the stdio shim when it cannot
+	// reach or start the daemon.
+	CodeDaemonUnavailable Code = "DAEMON_UNAVAILABLE"
+	CodeInternal          Code = "INTERNAL"
 )
 
 // Codes lists every code, in a fixed order (used by tests and schemas).
 var Codes = []Code{
 	CodeInvalidInput, CodeUnknownKey, CodePayloadTooLarge, CodeWorkflowNotFound,
-	CodeWorkflowInvalid, CodePinnedMissing, CodeTokenInvalidFormat, CodeTokenBadSignature,
+	CodePinnedMissing, CodeTokenInvalidFormat, CodeTokenBadSignature,
 	CodeTokenUnknownKey, CodeTokenWrongKind, CodeTokenScopeMismatch, CodeTokenUnknownNode,
-	CodeSessionCorrupt, CodeStoreBusy, CodeDaemonUnavailable, CodeInternal,
+	CodeSessionCorrupt, CodeDaemonUnavailable, CodeInternal,
 }
 
 // RetryKind is the closed union of retry policies.
@@ -98,8 +98,6 @@ func AsError(err error) *Error {
 
 func retryOf(code Code) Retry {
 	switch code {
-	case CodeStoreBusy:
-		return Retry{Kind: RetryableAfterMs, AfterMs: 250}
 	case CodeDaemonUnavailable:
 		return Retry{Kind: RetryableAfterMs, AfterMs: 1000}
 	case CodeInternal:

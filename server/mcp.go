@@ -18,6 +18,8 @@ import (
 const (
 	descList = "List the workflows WorkRail can run. Pick one, then call start_workflow with its id."
 
+	descInspect = "Show one workflow before starting it: its inputs and step outline (mode metadata), or also every step's prompt (mode preview). Read-only."
+
 	descStart = "Start a workflow run. Returns the first pending step: do what pending.prompt says, " +
 		"then call continue_workflow with the arguments in nextCall. " +
 		"context is for external inputs only (ticket id, paths, parameters)."
@@ -51,20 +53,13 @@ var continueSchema = json.RawMessage(`{"type":"object","additionalProperties":fa
 "preferences":` + prefsSchema + `,
 "workspacePath":{"type":"string","description":"absolute path of the workspace the agent works in"}}}`)
 
-var listSchema = json.RawMessage(`{"type":"object","additionalProperties":false,"properties":{
+var inspectSchema = json.RawMessage(`{"type":"object","additionalProperties":false,"required":["workflowId"],"properties":{
+"workflowId":{"type":"string","description":"id from list_workflows"},
+"mode":{"enum":["metadata","preview"],"description":"preview adds each step's prompt; default metadata"},
 "workspacePath":{"type":"string","description":"absolute path of the workspace; adds its .workrail/workflows"}}}`)
 
-// resultSchema describes the execution result union loosely enough for
-// every kind; "kind" tells which fields are present.
-var resultSchema = json.RawMessage(`{"type":"object","required":["kind","text"],"properties":{
-"kind":{"type":"string","enum":["step","blocked","complete","error"]},
-"text":{"type":"string"},
-"pending":{"type":"object"},"stateToken":{"type":"string"},"ackToken":{"type":"string"},"checkpointToken":{"type":"string"},
-"isComplete":{"type":"boolean"},"session":{"type":"object"},"workflow":{"type":"object"},"progress":{"type":"object"},
-"nextCall":{"type":"object"},"warnings":{"type":"array"},"error":{"type":"object"}}}`)
-
-var listResultSchema = json.RawMessage(`{"type":"object","required":["kind","text","workflows"],"properties":{
-"kind":{"const":"workflows"},"text":{"type":"string"},"workflows":{"type":"array","items":{"type":"object"}}}}`)
+var listSchema = json.RawMessage(`{"type":"object","additionalProperties":false,"properties":{
+"workspacePath":{"type":"string","description":"absolute path of the workspace; adds its .workrail/workflows"}}}`)
 
 // NewMCPServer builds the MCP server whose tools run on x.
 func NewMCPServer(x *Executor, version string) *mcpserver.MCPServer {
@@ -74,6 +69,12 @@ func NewMCPServer(x *Executor, version string) *mcpserver.MCPServer {
 		mcp.WithDestructiveHintAnnotation(false), mcp.WithOpenWorldHintAnnotation(false)),
 		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			return toolResult(x.List(rawArgs(req))), nil
+		})
+	s.AddTool(tool("inspect_workflow", descInspect, inspectSchema,
+		mcp.WithRawOutputSchema(inspectResultSchema), mcp.WithReadOnlyHintAnnotation(true), mcp.WithIdempotentHintAnnotation(true),
+		mcp.WithDestructiveHintAnnotation(false), mcp.WithOpenWorldHintAnnotation(false)),
+		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return toolResult(x.Inspect(rawArgs(req))), nil
 		})
 	s.AddTool(tool("start_workflow", descStart, startSchema,
 		mcp.WithRawOutputSchema(resultSchema), mcp.WithReadOnlyHintAnnotation(false), mcp.WithIdempotentHintAnnotation(false),

@@ -231,3 +231,39 @@ func ParseList(raw []byte) (ListInput, *engine.Error) {
 	}
 	return in, nil
 }
+
+// InspectMode is the closed set of inspect_workflow modes.
+type InspectMode string
+
+// Inspect modes.
+const (
+	InspectMetadata InspectMode = "metadata"
+	InspectPreview  InspectMode = "preview"
+)
+
+// InspectInput is inspect_workflow's arguments.
+type InspectInput struct {
+	WorkflowID    engine.WorkflowID `json:"workflowId"`
+	Mode          InspectMode       `json:"mode,omitempty"`
+	WorkspacePath string            `json:"workspacePath,omitempty"`
+}
+
+// ParseInspect parses inspect_workflow arguments strictly; mode defaults
+// to metadata.
+func ParseInspect(raw []byte) (InspectInput, *engine.Error) {
+	var in InspectInput
+	if e := parseArgs(raw, &in, []string{"workflowId", "mode", "workspacePath"}); e != nil {
+		return in, e
+	}
+	if in.WorkflowID == "" {
+		return in, required("workflowId", "the id of a workflow from list_workflows")
+	}
+	switch in.Mode {
+	case "":
+		in.Mode = InspectMetadata
+	case InspectMetadata, InspectPreview:
+	default:
+		return in, engine.Errorf(engine.CodeInvalidInput, "mode must be \"metadata\" or \"preview\", not %q", in.Mode).With("pointer", "/mode")
+	}
+	return in, nil
+}

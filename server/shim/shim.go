@@ -179,19 +179,31 @@ func (s *Shim) write(msg []byte) error {
 	return nil
 }
 
-// replyError answers a request the daemon could not take with a JSON-RPC
-// error; notifications (no id) get no answer.
+// replyError answers a request the daemon could not take; notifications
+// (no id) get no answer. A tool call gets a tool result carrying the error
+// envelope (errors are data, so the agent can read it and retry); any other
+// request a JSON-RPC error.
 func (s *Shim) replyError(msg []byte, cause error) {
 	var req struct {
-		ID json.RawMessage `json:"id"`
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
 	}
 	if json.Unmarshal(msg, &req) != nil || len(req.ID) == 0 || string(req.ID) == "null" {
 		return
 	}
-	b, _ := json.Marshal(map[string]any{
-		"jsonrpc": "2.0", "id": req.ID,
-		"error": map[string]any{"code": -32000, "message": "workrail: " + cause.Error() + " (log: " + s.cfg.Home.DaemonLog() + ")"},
-	})
+	text := "workrail: " + cause.Error() + " (log: " + s.cfg.Home.DaemonLog() + ")"
+	reply := map[string]any{"jsonrpc": "2.0", "id": req.ID, "error": map[string]any{"code": -32000, "message": text}}
+	if req.Method == "tools/call" {
+		envelope := map[string]any{"code": "DAEMON_UNAVAILABLE", "message": text + ". Retry the same call in a second; nothing was recorded.",
+			"retry": map[string]any{"kind": "retryable_after_ms", "afterMs": 1000}}
+		full := "# Error: DAEMON_UNAVAILABLE\nretry: retryable_after_ms (1000 ms)\n\n## What went wrong\n" + envelope["message"].(string) + "\n"
+		reply = map[string]any{"jsonrpc": "2.0", "id": req.ID, "result": map[string]any{
+			"content":           []any{map[string]any{"type": "text", "text": full}},
+			"structuredContent": map[string]any{"kind": "error", "text": full, "error": envelope},
+			"isError":           true,
+		}}
+	}
+	b, _ := json.Marshal(reply)
 	if err := s.write(b); err != nil {
 		s.cfg.Log.Printf("reply: %v", err)
 	}
