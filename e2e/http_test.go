@@ -197,7 +197,7 @@ func TestHTTPSurface(t *testing.T) {
 			t.Fatalf("tools/list over HTTP = %d %v (want 200 and one answer)", code, msgs)
 		}
 		tools, _ := dig(msgs[0], "result", "tools").([]any)
-		if len(tools) != 3 {
+		if len(tools) != 4 {
 			t.Errorf("tools/list over HTTP: %v", msgs[0])
 		}
 	})

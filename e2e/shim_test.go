@@ -251,7 +251,7 @@ func checkToolsList(t testing.TB, c *client.Client) {
 		}
 	}
 	sort.Strings(names)
-	if want := []string{"continue_workflow", "list_workflows", "start_workflow"}; !slices.Equal(names, want) {
+	if want := []string{"continue_workflow", "inspect_workflow", "list_workflows", "start_workflow"}; !slices.Equal(names, want) {
 		t.Errorf("tools = %v, want exactly %v", names, want)
 	}
 

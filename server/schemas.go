@@ -81,12 +81,41 @@ func defs() obj {
 
 func constant2(v bool) obj { return obj{"const": v} }
 
+// collect adds definition name and every definition it refers to.
+func collect(all obj, name string, used obj) {
+	if _, done := used[name]; done {
+		return
+	}
+	used[name] = all[name]
+	var walk func(v any)
+	walk = func(v any) {
+		switch x := v.(type) {
+		case obj:
+			if r, ok := x["$ref"].(string); ok {
+				collect(all, r[len("#/$defs/"):], used)
+			}
+			for _, c := range x {
+				walk(c)
+			}
+		case []obj:
+			for _, c := range x {
+				walk(c)
+			}
+		}
+	}
+	walk(all[name])
+}
+
+// union is the schema of a result that is one of kinds. It carries only
+// the definitions those kinds use: tool schemas cost every chat context.
 func union(kinds ...string) json.RawMessage {
+	all, used := defs(), obj{}
 	var one []obj
 	for _, k := range kinds {
 		one = append(one, ref(k))
+		collect(all, k, used)
 	}
-	b, err := json.Marshal(obj{"type": "object", "required": []string{"kind", "text"}, "$defs": defs(), "oneOf": one})
+	b, err := json.Marshal(obj{"type": "object", "required": []string{"kind", "text"}, "$defs": used, "oneOf": one})
 	if err != nil {
 		panic("server: output schema: " + err.Error())
 	}

@@ -19,6 +19,18 @@ func runKeys(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "workrail keys:", err)
 		return 1
 	}
+	// Serialise rotations of one home; create the ring first if this home
+	// has none yet.
+	unlock, err := h.Lock("keys.lock", 10*time.Second)
+	if err != nil {
+		fmt.Fprintln(stderr, "workrail keys:", err)
+		return 1
+	}
+	defer unlock()
+	if _, err := server.LoadKeyRing(string(h)); err != nil {
+		fmt.Fprintln(stderr, "workrail keys:", err)
+		return 1
+	}
 	id, err := server.RotateKey(string(h), time.Now())
 	if err != nil {
 		fmt.Fprintln(stderr, "workrail keys:", err)

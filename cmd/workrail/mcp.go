@@ -25,7 +25,7 @@ func runShim(args []string, stderr io.Writer) int {
 		return 1
 	}
 	logger := log.New(stderr, "workrail mcp: ", log.LstdFlags)
-	s := shim.New(shim.Config{Home: h, StartDaemon: func() error { return startDetached(h) }, Log: logger}, os.Stdout)
+	s := shim.New(shim.Config{Home: h, StartDaemon: func() (<-chan struct{}, error) { return startDetached(h) }, Log: logger}, os.Stdout)
 	if err := s.EnsureDaemon(); err != nil {
 		// Keep serving: every request will be answered with this error, so
 		// the IDE shows it instead of a dead server.
@@ -39,15 +39,17 @@ func runShim(args []string, stderr io.Writer) int {
 }
 
 // startDetached launches `workrail daemon` in its own session, logging to
-// the home folder, and does not wait for it.
-func startDetached(h home.Dir) error {
+// the home folder. The channel closes if the daemon exits; waiting on it
+// also reaps it, so a dead daemon never lingers as a zombie that looks
+// alive.
+func startDetached(h home.Dir) (<-chan struct{}, error) {
 	exe, err := os.Executable()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	logf, err := os.OpenFile(h.DaemonLog(), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer logf.Close()
 	cmd := exec.Command(exe, "daemon")
@@ -55,10 +57,12 @@ func startDetached(h home.Dir) error {
 	cmd.Stdout, cmd.Stderr = logf, logf
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	if err := cmd.Start(); err != nil {
-		return err
+		return nil, err
 	}
-	// Reap the daemon if it dies while this shim runs, so it never lingers
-	// as a zombie that looks alive.
-	go cmd.Wait()
-	return nil
+	exited := make(chan struct{})
+	go func() {
+		cmd.Wait()
+		close(exited)
+	}()
+	return exited, nil
 }

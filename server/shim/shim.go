@@ -25,8 +25,9 @@ import (
 // Config is what the shim needs.
 type Config struct {
 	Home home.Dir
-	// StartDaemon launches a detached daemon for Home.
-	StartDaemon func() error
+	// StartDaemon launches a detached daemon for Home; the returned channel
+	// is closed if that process exits.
+	StartDaemon func() (exited <-chan struct{}, err error)
 	// StartTimeout bounds the wait for a daemon it started (default 10s).
 	StartTimeout time.Duration
 	Log          *log.Logger

@@ -34,11 +34,20 @@ func (s *Shim) ensureDaemon() error {
 		}
 	}
 	s.cfg.Log.Printf("starting the daemon for %s", s.cfg.Home)
-	if err := s.cfg.StartDaemon(); err != nil {
+	exited, err := s.cfg.StartDaemon()
+	if err != nil {
 		return fmt.Errorf("could not start the daemon: %w", err)
 	}
-	if !s.waitReachable(func() bool { return true }) {
-		return fmt.Errorf("the daemon did not come up within %s; last log lines:\n%s", s.cfg.StartTimeout, tail(s.cfg.Home.DaemonLog(), 5))
+	running := func() bool {
+		select {
+		case <-exited:
+			return false
+		default:
+			return true
+		}
+	}
+	if !s.waitReachable(running) {
+		return fmt.Errorf("the daemon did not come up; last log lines:\n%s", tail(s.cfg.Home.DaemonLog(), 5))
 	}
 	return nil
 }
