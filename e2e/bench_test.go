@@ -2,9 +2,12 @@ package e2e
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"os"
+	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -131,6 +134,51 @@ func TestShimTimings(t *testing.T) {
 	logStats(t, "continue_workflow through a warm shim, all (1000)", all)
 	logStats(t, "  rehydrate (500)", reh)
 	logStats(t, "  advance with notes (500)", adv)
+
+	var starts []time.Duration
+	for range 1000 {
+		t0 := time.Now()
+		startHello(t, c)
+		starts = append(starts, time.Since(t0))
+	}
+	logStats(t, "start_workflow through a warm shim (1000)", starts)
+
+	r := startHello(t, c)
+	size := len(r.Raw) + len(r.Text) - 2*len(str(r.S, "pending", "prompt"))
+	t.Logf("typical step response: %d bytes of structuredContent + %d of text; %d excluding the step's own prompt (counted twice)", len(r.Raw), len(r.Text), size)
+
+	longSession(t, home, c)
+}
+
+// longSession advances one run 600 times and compares the latency of early
+// advances with that of advances 500 steps in: per-call work must not grow
+// with the session.
+func longSession(t *testing.T, home string, c *client.Client) {
+	steps := make([]string, 620)
+	for i := range steps {
+		steps[i] = fmt.Sprintf(`{"id":"s%d","title":"Step %d","prompt":"Do step %d."}`, i, i, i)
+	}
+	dir := filepath.Join(home, "workflows")
+	os.MkdirAll(dir, 0o700)
+	src := `{"id":"user.long","name":"Long","description":"600 steps","version":"1","steps":[` + strings.Join(steps, ",") + `]}`
+	if err := os.WriteFile(filepath.Join(dir, "long.json"), []byte(src), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := call(t, c, "start_workflow", map[string]any{"workflowId": "user.long"})
+	var early, late []time.Duration
+	for i := 1; i <= 600; i++ {
+		t0 := time.Now()
+		r = advance(t, c, r, fmt.Sprintf("step %d done", i))
+		d := time.Since(t0)
+		switch {
+		case i <= 50:
+			early = append(early, d)
+		case i > 500 && i <= 550:
+			late = append(late, d)
+		}
+	}
+	logStats(t, "advance at steps 1-50 of one session", early)
+	logStats(t, "advance at steps 501-550 of the same session", late)
 }
 
 func logStats(t *testing.T, what string, ds []time.Duration) {

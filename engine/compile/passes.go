@@ -37,6 +37,10 @@ func expandTemplates(w Workflow, _ workflow.Workflow) (Workflow, error) {
 			capName, _ := s.template.Args["capability"].(string)
 			probe := probeStep(workflow.Capability(capName))
 			probe.ID, probe.Title, probe.RunCondition, probe.role = s.ID, s.Title, s.RunCondition, s.role
+			probe.RequireConfirmation, probe.UserDependency = s.RequireConfirmation, s.UserDependency
+			if s.Output != nil {
+				probe.Output.Hints = s.Output.Hints
+			}
 			probe.Provenance = Provenance{Origin: FromTemplate, By: s.template.ID}
 			return probe
 		}
@@ -127,15 +131,15 @@ func finalReview(w Workflow) (Workflow, error) {
 }
 
 // injectProbes puts a probe step first for every required capability that
-// no step already probes, and tells the first step how to use preferred
-// ones.
+// no step is sure to probe, and tells the first step how to use preferred
+// ones. Only a top-level probe without a runCondition is sure to run.
 func injectProbes(w Workflow, _ workflow.Workflow) (Workflow, error) {
 	probed := map[workflow.Capability]bool{}
-	Walk(w.Steps, func(n Node) {
-		if n.Step != nil && n.Step.probe != "" {
+	for _, n := range w.Steps {
+		if n.Step != nil && n.Step.probe != "" && n.Step.RunCondition == nil {
 			probed[n.Step.probe] = true
 		}
-	})
+	}
 	var probes []Node
 	var preferred []string
 	for _, c := range workflow.Capabilities {

@@ -52,8 +52,7 @@ func checkValue(in workflow.ContextInput, v any) *engine.Error {
 	allowed := make([]string, len(in.Enum))
 	for i, e := range in.Enum {
 		allowed[i] = string(e)
-		var x any
-		if json.Unmarshal(e, &x) == nil && fmt.Sprint(x) == fmt.Sprint(v) {
+		if workflow.SameValue(v, e) {
 			return nil
 		}
 	}

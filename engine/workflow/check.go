@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/workrail/workrail/engine"
@@ -218,6 +219,11 @@ func (c *checker) userDependency(u UserDependency, ptr string) {
 func (c *checker) loop(l Loop, ptr string) {
 	c.nonEmpty(ptr+"/title", l.Title)
 	s, sp := l.Loop, ptr+"/loop"
+	if s.Kind == "" && s.MaxIterations == 0 && s.Condition == nil && s.Count == 0 && s.Over == "" {
+		c.add(sp, "a node with a body is a loop and needs \"loop\": {\"kind\": while|until|for|forEach, \"maxIterations\": 1-%d, …}", MaxLoopIterations)
+		c.nodes(l.Body, ptr+"/body")
+		return
+	}
 	switch {
 	case s.MaxIterations == 0:
 		c.add(sp+"/maxIterations", "every loop needs maxIterations (1-%d)", MaxLoopIterations)
@@ -243,7 +249,10 @@ func (c *checker) loop(l Loop, ptr string) {
 	if s.Condition != nil {
 		c.condition(*s.Condition, sp+"/condition")
 	}
-	if s.Kind == For && s.Count > s.MaxIterations && s.MaxIterations > 0 {
+	switch {
+	case s.Kind == For && s.Count < 0:
+		c.add(sp+"/count", "count must be at least 1, not %d", s.Count)
+	case s.Kind == For && s.Count > s.MaxIterations && s.MaxIterations > 0:
 		c.add(sp+"/count", "count %d exceeds maxIterations %d", s.Count, s.MaxIterations)
 	}
 	if s.Kind == ForEach && s.Over != "" {
@@ -336,6 +345,9 @@ func (c *checker) comparison(cond Condition, op Operator, ptr string) {
 	case OpGt, OpGte, OpLt, OpLte:
 		if in.Type != TypeNumber && in.Type != TypeInteger {
 			c.add(ptr+"/"+string(op), "%s compares numbers; %q is %s", op, cond.Var, in.Type)
+		}
+		if _, err := strconv.ParseFloat(cond.operandText(), 64); err != nil {
+			c.add(ptr+"/"+string(op), "%s is not a number WorkRail can compare (it must fit a 64-bit float)", cond.operandText())
 		}
 	}
 }

@@ -217,8 +217,10 @@ func compact(b json.RawMessage) string {
 	return buf.String()
 }
 
-// sameJSON compares a context value with a JSON operand by canonical form,
+// SameValue compares a context value with a JSON value by canonical form,
 // so 1, 1.0 and 1e0 are equal and key order never matters.
+func SameValue(v any, operand json.RawMessage) bool { return sameJSON(v, operand) }
+
 func sameJSON(v any, operand json.RawMessage) bool {
 	a, err := canon.JSON(v)
 	if err != nil {

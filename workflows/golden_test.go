@@ -1,0 +1,52 @@
+package workflows_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// TestCompiledGolden compares each bundled workflow's compiled canonical
+// JSON (indented for review) with testdata/compiled/<id>.json. Any change
+// to a workflow or to the compiler shows up here as a reviewable diff.
+// Refresh with: go test ./workflows -run TestCompiledGolden -update
+func TestCompiledGolden(t *testing.T) {
+	want := map[string]bool{}
+	for _, f := range bundledFiles(t) {
+		w, c := mustCompile(t, f.name, f.src)
+		name := string(w.ID) + ".json"
+		want[name] = true
+		t.Run(name, func(t *testing.T) {
+			var got bytes.Buffer
+			if err := json.Indent(&got, c.Canonical, "", "  "); err != nil {
+				t.Fatal(err)
+			}
+			got.WriteByte('\n')
+			path := filepath.Join("testdata", "compiled", name)
+			if *update {
+				if err := os.WriteFile(path, got.Bytes(), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			old, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatalf("%v (run go test ./workflows -update to create it)", err)
+			}
+			if !bytes.Equal(old, got.Bytes()) {
+				t.Errorf("%s differs from the compiled workflow (hash %s); review the change and run go test ./workflows -update", path, c.Hash)
+			}
+		})
+	}
+	entries, err := os.ReadDir(filepath.Join("testdata", "compiled"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if !want[e.Name()] {
+			t.Errorf("testdata/compiled/%s has no bundled workflow; delete it", e.Name())
+		}
+	}
+}
