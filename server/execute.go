@@ -48,12 +48,16 @@ type node struct {
 func (x *Executor) Start(raw []byte) protocol.Result {
 	in, perr := protocol.ParseStart(raw)
 	if perr != nil {
-		return protocol.NewError(perr)
+		return badArguments("start_workflow", raw, perr)
 	}
 	cat := x.workflows.Catalog(in.WorkspacePath)
 	entry, ok := cat.Get(in.WorkflowID)
 	if !ok {
-		return protocol.NewError(unknownWorkflow(cat, in.WorkflowID))
+		e := unknownWorkflow(cat, in.WorkflowID)
+		if len(e.Suggestions) == 1 {
+			return withArgument("start_workflow", raw, e, "workflowId", e.Suggestions[0].DidYouMean)
+		}
+		return protocol.NewError(e)
 	}
 	c := entry.Compiled
 	delta, perr := outcome.Resolve(in.Preferences, outcome.ModeID(in.Mode))
@@ -62,6 +66,9 @@ func (x *Executor) Start(raw []byte) protocol.Result {
 	}
 	warnings, perr := protocol.CheckContext(c.Context, in.Context, true)
 	if perr != nil {
+		if _, missing := perr.Details["missingContext"]; missing {
+			return withArgument("start_workflow", raw, perr, "context", contextExample(c.Context, in.Context))
+		}
 		return protocol.NewError(perr)
 	}
 	for _, n := range entry.Warnings {
@@ -136,7 +143,7 @@ func appendNode(tx *store.Tx, rid engine.RunID, snap run.Snapshot) (engine.NodeI
 func (x *Executor) Continue(raw []byte) protocol.Result {
 	in, perr := protocol.ParseContinue(raw)
 	if perr != nil {
-		return protocol.NewError(perr)
+		return badArguments("continue_workflow", raw, perr)
 	}
 	if in.Preferences != nil {
 		if e := outcome.CheckPreferences(*in.Preferences, "/preferences"); e != nil {
@@ -156,10 +163,10 @@ func (x *Executor) Continue(raw []byte) protocol.Result {
 	}
 	ack, err := x.keys.Parse(in.AckToken, token.Ack)
 	if err != nil {
-		return protocol.NewError(engine.AsError(err).With("pointer", "/ackToken"))
+		return rehydrateFix(engine.AsError(err).With("pointer", "/ackToken"), in.StateToken)
 	}
 	if err := token.CheckScope(st, ack); err != nil {
-		return protocol.NewError(engine.AsError(err))
+		return rehydrateFix(engine.AsError(err), in.StateToken)
 	}
 	return x.advance(n, ack.Attempt, in)
 }

@@ -48,12 +48,16 @@ func (r InspectResult) RenderedText() string { return r.Text }
 func (x *Executor) Inspect(raw []byte) protocol.Result {
 	in, e := protocol.ParseInspect(raw)
 	if e != nil {
-		return protocol.NewError(e)
+		return badArguments("inspect_workflow", raw, e)
 	}
 	cat := x.workflows.Catalog(in.WorkspacePath)
 	entry, ok := cat.Get(in.WorkflowID)
 	if !ok {
-		return protocol.NewError(unknownWorkflow(cat, in.WorkflowID))
+		e := unknownWorkflow(cat, in.WorkflowID)
+		if len(e.Suggestions) == 1 {
+			return withArgument("inspect_workflow", raw, e, "workflowId", e.Suggestions[0].DidYouMean)
+		}
+		return protocol.NewError(e)
 	}
 	c := entry.Compiled
 	r := InspectResult{Kind: "workflow", Mode: in.Mode, Workflow: summary(entry), WorkflowHash: c.Hash,

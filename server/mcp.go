@@ -151,7 +151,7 @@ func (l ListResult) RenderedText() string { return l.Text }
 func (x *Executor) List(raw []byte) protocol.Result {
 	in, e := protocol.ParseList(raw)
 	if e != nil {
-		return protocol.NewError(e)
+		return badArguments("list_workflows", raw, e)
 	}
 	cat := x.workflows.Catalog(in.WorkspacePath)
 	out := ListResult{Kind: "workflows", Workflows: []WorkflowSummary{}, Shadowed: cat.Shadowed, Problems: cat.Problems}

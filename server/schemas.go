@@ -35,7 +35,8 @@ var blockerCodes = []event.BlockerCode{event.BlockUserOnlyDependency, event.Bloc
 // defs are the shared definitions of every output schema.
 func defs() obj {
 	return obj{
-		"error": object(obj{"kind": constant("error"), "text": str(), "error": ref("envelope")}, "kind", "text", "error"),
+		"error": object(obj{"kind": constant("error"), "text": str(), "error": ref("envelope"),
+			"nextCall": object(obj{"tool": str(), "arguments": obj{"type": "object"}}, "tool", "arguments")}, "kind", "text", "error"),
 		"envelope": object(obj{
 			"code": enum(engine.Codes), "message": str(), "details": obj{"type": "object"},
 			"retry": obj{"oneOf": []obj{

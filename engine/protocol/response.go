@@ -151,6 +151,8 @@ type ErrorResult struct {
 	Kind  Kind          `json:"kind"`
 	Text  string        `json:"text"`
 	Error *engine.Error `json:"error"`
+	// NextCall is the call that fixes the error, when WorkRail knows it.
+	NextCall *Call `json:"nextCall,omitempty"`
 }
 
 // ResultKind implements Result.
