@@ -1,10 +1,13 @@
 package e2e
 
 import (
+	"bufio"
 	"context"
+	"encoding/json"
 	"fmt"
 	"math"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -148,6 +151,49 @@ func TestShimTimings(t *testing.T) {
 	t.Logf("typical step response: %d bytes of structuredContent + %d of text; %d excluding the step's own prompt (counted twice)", len(r.Raw), len(r.Text), size)
 
 	longSession(t, home, c)
+	rawPipe(t, home)
+}
+
+// rawPipe measures the shim alone: JSON-RPC lines written to its stdin and
+// read from its stdout, without an MCP client library's own overhead.
+func rawPipe(t *testing.T, home string) {
+	cmd := exec.Command(bin, "mcp")
+	cmd.Env = procEnv(home)
+	in, _ := cmd.StdinPipe()
+	out, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { in.Close(); cmd.Wait() }()
+	rd := bufio.NewReaderSize(out, 1<<20)
+	send := func(args string) map[string]any {
+		in.Write([]byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":` + args + "}\n"))
+		line, err := rd.ReadBytes('\n')
+		if err != nil {
+			t.Fatal(err)
+		}
+		var r struct {
+			Result struct {
+				StructuredContent map[string]any `json:"structuredContent"`
+			} `json:"result"`
+		}
+		json.Unmarshal(line, &r)
+		return r.Result.StructuredContent
+	}
+	start := `{"name":"start_workflow","arguments":{"workflowId":"wr.hello"}}`
+	var reh, adv []time.Duration
+	for range 300 {
+		s := send(start)
+		st, ack := str(s, "stateToken"), str(s, "ackToken")
+		t0 := time.Now()
+		send(`{"name":"continue_workflow","arguments":{"stateToken":"` + st + `"}}`)
+		reh = append(reh, time.Since(t0))
+		t0 = time.Now()
+		send(`{"name":"continue_workflow","arguments":{"stateToken":"` + st + `","ackToken":"` + ack + `","output":{"notesMarkdown":"x"}}}`)
+		adv = append(adv, time.Since(t0))
+	}
+	logStats(t, "raw stdio pipe through the shim, rehydrate (300)", reh)
+	logStats(t, "raw stdio pipe through the shim, advance (300)", adv)
 }
 
 // longSession advances one run 600 times and compares the latency of early

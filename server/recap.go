@@ -6,16 +6,13 @@ import (
 
 	"github.com/workrail/workrail/engine"
 	"github.com/workrail/workrail/engine/event"
+	"github.com/workrail/workrail/engine/protocol"
 	"github.com/workrail/workrail/engine/run"
 	"github.com/workrail/workrail/engine/workflow"
 	"github.com/workrail/workrail/store"
 )
 
-// Recap budgets, in bytes of UTF-8. A recap keeps the most recent notes
-// that fit RecapBudget; each entry's notes are cut at EntryBudget.
 const (
-	RecapBudget = 8 << 10
-	EntryBudget = 2 << 10
 	// MaxSiblings bounds the branches a fork response describes.
 	MaxSiblings = 5
 	// maxWalk bounds how far a branch summary descends.
@@ -42,7 +39,7 @@ func recap(tx *store.Tx, from store.NodeInfo, stop engine.NodeID) (event.Recap, 
 				return event.Recap{}, err
 			}
 			size := len(e.NotesMarkdown) + len(e.StepID) + 32
-			if used+size > RecapBudget {
+			if used+size > protocol.RecapBudget {
 				full = true
 				break
 			}
@@ -75,7 +72,7 @@ func entry(tx *store.Tx, node engine.NodeID, at engine.EventIndex) (event.RecapE
 		return event.RecapEntry{}, err
 	}
 	d, _ := ev.Data.(*event.NodeOutputAppendedData)
-	e := event.RecapEntry{Node: node, StepID: d.StepID, NotesMarkdown: cut(d.NotesMarkdown, EntryBudget)}
+	e := event.RecapEntry{Node: node, StepID: d.StepID, NotesMarkdown: cut(d.NotesMarkdown, protocol.EntryBudget)}
 	for _, a := range d.Artifacts {
 		e.Artifacts = append(e.Artifacts, artifactKind(a))
 	}

@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/workrail/workrail/engine/protocol"
-	"github.com/workrail/workrail/server"
 )
 
 func withNotes(s protocol.StepResult, notes string) protocol.ContinueArgs {
@@ -51,8 +50,8 @@ func TestRecapKeepsMostRecentWithinBudget(t *testing.T) {
 	for _, e := range rc.Entries {
 		size += len(e.NotesMarkdown)
 	}
-	if size > server.RecapBudget {
-		t.Fatalf("recap holds %d bytes; budget %d", size, server.RecapBudget)
+	if size > protocol.RecapBudget {
+		t.Fatalf("recap holds %d bytes; budget %d", size, protocol.RecapBudget)
 	}
 	if !strings.Contains(re.Text, fmt.Sprintf("truncated: %d older entries omitted", rc.Omitted)) {
 		t.Fatalf("truncation not said in text:\n%s", re.Text)

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"sync"
 	"time"
@@ -214,9 +215,8 @@ func (r *Registry) readDir(src Source) ([]Entry, []LoadProblem) {
 	fresh := &dirCache{files: map[string]cachedFile{}}
 	var entries []Entry
 	var problems []LoadProblem
-	for _, path := range names {
-		f := cachedOrLoad(old, src, path)
-		fresh.files[path] = f
+	for i, f := range loadAll(old, src, names) {
+		fresh.files[names[i]] = f
 		if f.entry != nil {
 			entries = append(entries, *f.entry)
 		}
@@ -226,6 +226,29 @@ func (r *Registry) readDir(src Source) ([]Entry, []LoadProblem) {
 	}
 	r.cache[src.Path] = fresh
 	return entries, problems
+}
+
+// loadAll loads the files of one folder on every core; results keep the
+// order of paths.
+func loadAll(old *dirCache, src Source, paths []string) []cachedFile {
+	out := make([]cachedFile, len(paths))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				out[i] = cachedOrLoad(old, src, paths[i])
+			}
+		}()
+	}
+	for i := range paths {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	return out
 }
 
 func cachedOrLoad(old *dirCache, src Source, path string) cachedFile {

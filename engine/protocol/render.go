@@ -236,7 +236,7 @@ func recapSection(b *strings.Builder, title, intro string, r *event.Recap) {
 	section(b, title)
 	b.WriteString(intro + "\n")
 	if r.Omitted > 0 {
-		fmt.Fprintf(b, "(truncated: %d older entries omitted; kept the most recent that fit %d bytes)\n", r.Omitted, recapBudgetBytes)
+		fmt.Fprintf(b, "(truncated: %d older entries omitted; kept the most recent that fit %d bytes)\n", r.Omitted, RecapBudget)
 	}
 	for _, e := range r.Entries {
 		fmt.Fprintf(b, "- %s: %s", e.StepID, strings.ReplaceAll(strings.TrimSpace(e.NotesMarkdown), "\n", "\n  "))
@@ -247,8 +247,12 @@ func recapSection(b *strings.Builder, title, intro string, r *event.Recap) {
 	}
 }
 
-// recapBudgetBytes is the recap budget the server applies, stated in text.
-const recapBudgetBytes = 8 << 10
+// Recap budgets, in bytes of UTF-8: a recap keeps the most recent notes
+// that fit RecapBudget; each entry's notes are cut at EntryBudget.
+const (
+	RecapBudget = 8 << 10
+	EntryBudget = 2 << 10
+)
 
 func skippedSection(b *strings.Builder, skips []event.Skip) {
 	if len(skips) == 0 {
