@@ -249,3 +249,40 @@ func TestResultsAreDeterministic(t *testing.T) {
 		}
 	}
 }
+
+// Every bundled workflow reaches complete in every autonomy mode for an
+// agent that follows nextCall; only never-stop records gaps instead of
+// blocking.
+func TestBundledWorkflowsInEveryMode(t *testing.T) {
+	list, _ := newRig(t, nil).x.List(nil).(server.ListResult)
+	for _, w := range list.Workflows {
+		for _, mode := range outcome.ModeIDs {
+			t.Run(string(w.ID)+"/"+string(mode), func(t *testing.T) {
+				r := newRig(t, nil)
+				start, _ := json.Marshal(map[string]any{"workflowId": w.ID, "mode": mode, "context": requiredInputs(t, r, string(w.ID))})
+				res := r.x.Start(start)
+				blocks := 0
+				for i := 0; res.ResultKind() != protocol.KindComplete; i++ {
+					if i > 300 {
+						t.Fatal("no completion within 300 calls")
+					}
+					var next protocol.ContinueArgs
+					switch v := res.(type) {
+					case protocol.StepResult:
+						next = v.NextCall.Arguments
+					case protocol.BlockedResult:
+						blocks++
+						next = v.NextCall.Arguments
+					default:
+						t.Fatalf("unexpected result:\n%s", res.RenderedText())
+					}
+					raw, _ := json.Marshal(next)
+					res = r.x.Continue(raw)
+				}
+				if mode == "wr.modes.full_auto_never_stop" && blocks > 0 {
+					t.Fatalf("never-stop blocked %d times", blocks)
+				}
+			})
+		}
+	}
+}

@@ -50,14 +50,9 @@ func (x *Executor) Start(raw []byte) protocol.Result {
 	if perr != nil {
 		return badArguments("start_workflow", raw, perr)
 	}
-	cat := x.workflows.Catalog(in.WorkspacePath)
-	entry, ok := cat.Get(in.WorkflowID)
-	if !ok {
-		e := unknownWorkflow(cat, in.WorkflowID)
-		if len(e.Suggestions) == 1 {
-			return withArgument("start_workflow", raw, e, "workflowId", e.Suggestions[0].DidYouMean)
-		}
-		return protocol.NewError(e)
+	entry, miss := x.find("start_workflow", raw, in.WorkspacePath, in.WorkflowID)
+	if miss != nil {
+		return miss
 	}
 	c := entry.Compiled
 	delta, perr := outcome.Resolve(in.Preferences, outcome.ModeID(in.Mode))
@@ -284,6 +279,20 @@ func (x *Executor) pinnedWorkflow(tx *store.Tx, h engine.WorkflowHash) (compile.
 	}
 	x.pinned.Store(h, c)
 	return c, nil
+}
+
+// find looks a workflow up for a call to tool; when there is none, the
+// error result suggests the same call with the closest id.
+func (x *Executor) find(tool string, raw []byte, workspace string, id engine.WorkflowID) (Entry, protocol.Result) {
+	cat := x.workflows.Catalog(workspace)
+	if entry, ok := cat.Get(id); ok {
+		return entry, nil
+	}
+	e := unknownWorkflow(cat, id)
+	if len(e.Suggestions) == 1 {
+		return Entry{}, withArgument(tool, raw, e, "workflowId", e.Suggestions[0].DidYouMean)
+	}
+	return Entry{}, protocol.NewError(e)
 }
 
 func unknownWorkflow(cat *Catalog, id engine.WorkflowID) *engine.Error {

@@ -50,14 +50,9 @@ func (x *Executor) Inspect(raw []byte) protocol.Result {
 	if e != nil {
 		return badArguments("inspect_workflow", raw, e)
 	}
-	cat := x.workflows.Catalog(in.WorkspacePath)
-	entry, ok := cat.Get(in.WorkflowID)
-	if !ok {
-		e := unknownWorkflow(cat, in.WorkflowID)
-		if len(e.Suggestions) == 1 {
-			return withArgument("inspect_workflow", raw, e, "workflowId", e.Suggestions[0].DidYouMean)
-		}
-		return protocol.NewError(e)
+	entry, miss := x.find("inspect_workflow", raw, in.WorkspacePath, in.WorkflowID)
+	if miss != nil {
+		return miss
 	}
 	c := entry.Compiled
 	r := InspectResult{Kind: "workflow", Mode: in.Mode, Workflow: summary(entry), WorkflowHash: c.Hash,

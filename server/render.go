@@ -67,7 +67,7 @@ func gapsOf(tx *store.Tx, info store.NodeInfo) ([]protocol.Gap, error) {
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, protocol.Gap{GapID: ev.ID, GapRecordedData: *ev.Data.(*event.GapRecordedData)})
+		out = append(out, protocol.Gap{GapID: ev.ID, CreatedAtEventIndex: ev.Index, GapRecordedData: *ev.Data.(*event.GapRecordedData)})
 	}
 	return out, nil
 }

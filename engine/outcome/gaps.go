@@ -8,6 +8,7 @@ import (
 // GapState is one gap in the open/resolved projection.
 type GapState struct {
 	ID         engine.EventID        `json:"gapId"`
+	CreatedAt  engine.EventIndex     `json:"createdAtEventIndex"`
 	Node       engine.NodeID         `json:"nodeId"`
 	Gap        event.GapRecordedData `json:"gap"`
 	ResolvedBy []engine.EventID      `json:"resolvedBy,omitempty"`
@@ -34,7 +35,7 @@ func ProjectGaps(evs []event.Event) []GapState {
 			continue
 		}
 		at[e.ID] = len(out)
-		out = append(out, GapState{ID: e.ID, Node: e.Node, Gap: *g})
+		out = append(out, GapState{ID: e.ID, CreatedAt: e.Index, Node: e.Node, Gap: *g})
 	}
 	return out
 }

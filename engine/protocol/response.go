@@ -136,7 +136,8 @@ type BlockedResult struct {
 
 // Gap is a gap recorded by an advance, as shown to the agent.
 type Gap struct {
-	GapID engine.EventID `json:"gapId"`
+	GapID               engine.EventID    `json:"gapId"`
+	CreatedAtEventIndex engine.EventIndex `json:"createdAtEventIndex"`
 	event.GapRecordedData
 }
 
