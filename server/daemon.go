@@ -112,10 +112,19 @@ func (d *Daemon) listen() error {
 	con := console.New(d.store, d.cfg.Version, d.log.Printf)
 	d.tcp = &http.Server{Handler: d.router(tcpLn.Addr().(*net.TCPAddr).Port, mcpHTTP, con), ReadHeaderTimeout: 10 * time.Second}
 	d.unix = &http.Server{Handler: mcpHTTP, ReadHeaderTimeout: 10 * time.Second}
+	// daemon.json names this daemon before anyone is served: a client that
+	// got an answer can rely on it. Connections made meanwhile wait in the
+	// listeners' backlog.
+	err = d.cfg.Home.WriteInfo(home.Info{PID: os.Getpid(), URL: d.url, Socket: d.cfg.Home.Socket(),
+		Version: d.cfg.Version, StartedAt: d.cfg.Now().UTC().Format(time.RFC3339)})
+	if err != nil {
+		tcpLn.Close()
+		unixLn.Close()
+		return err
+	}
 	go func() { d.errs <- serve(d.tcp, tcpLn) }()
 	go func() { d.errs <- serve(d.unix, unixLn) }()
-	return d.cfg.Home.WriteInfo(home.Info{PID: os.Getpid(), URL: d.url, Socket: d.cfg.Home.Socket(),
-		Version: d.cfg.Version, StartedAt: d.cfg.Now().UTC().Format(time.RFC3339)})
+	return nil
 }
 
 func serve(s *http.Server, ln net.Listener) error {
