@@ -16,7 +16,7 @@ import (
 // ModeID names a preset.
 type ModeID string
 
-// Presets, with the locked values.
+// Presets maps each mode preset to its locked preference values.
 var Presets = map[ModeID]workflow.Preferences{
 	"wr.modes.guided":                      {Autonomy: workflow.Guided, RiskPolicy: workflow.Conservative},
 	"wr.modes.full_auto_stop_on_user_deps": {Autonomy: workflow.FullAutoStopOnUserDep, RiskPolicy: workflow.Balanced},
