@@ -2,6 +2,7 @@ package store
 
 import (
 	"errors"
+	"fmt"
 
 	"go.etcd.io/bbolt"
 )
@@ -77,7 +78,7 @@ func (c *committer) gather(first *writeReq) []*writeReq {
 }
 
 func (c *committer) run(group []*writeReq) {
-	err := c.db.Update(func(tx *bbolt.Tx) error {
+	err := c.transact(func(tx *bbolt.Tx) error {
 		for _, r := range group {
 			if err := r.fn(tx); err != nil {
 				return err
@@ -94,8 +95,20 @@ func (c *committer) run(group []*writeReq) {
 	// One request failed and took the group down: run each alone so only
 	// the failing one sees its error.
 	for _, r := range group {
-		r.err <- c.db.Update(r.fn)
+		r.err <- c.transact(r.fn)
 	}
+}
+
+// transact runs one transaction. A panic in fn (a programmer bug) rolls the
+// transaction back and fails only the requests in it, instead of taking the
+// daemon and every other session down with the writer goroutine.
+func (c *committer) transact(fn func(*bbolt.Tx) error) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("store: write transaction panicked: %v", p)
+		}
+	}()
+	return c.db.Update(fn)
 }
 
 // stop ends the loop after the group in flight and waits for it.

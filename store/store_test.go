@@ -237,3 +237,21 @@ func TestReadOnlyOpenSeesData(t *testing.T) {
 		t.Fatalf("read-only Doctor = %v, %v", reports, err)
 	}
 }
+
+func TestPanickingWriteFailsOnlyItself(t *testing.T) {
+	s := mustOpen(t, filepath.Join(t.TempDir(), "w.db"))
+	id := seed(t, s, 1)
+	err := s.Update(id, func(tx *store.Tx) error {
+		if _, err := tx.Append(0, 0, &event.SessionCreatedData{CreatedAt: "x"}); err != nil {
+			return err
+		}
+		panic("bug")
+	})
+	if err == nil {
+		t.Fatal("a panicking write reported success")
+	}
+	if h, _ := s.Verify(id); h.Status != store.Healthy || h.LastGood != 3 {
+		t.Fatalf("after the panic: %+v; want the 3 original events, nothing half-written", h)
+	}
+	seed(t, s, 1) // the writer still works
+}
