@@ -142,8 +142,19 @@ func (x *Executor) record(tx *store.Tx, a attemptIn) (event.Event, error) {
 			notes = append(notes, event.Notice{Code: "PREFERENCES_NOT_APPLIED",
 				Message: "the preferences sent were not applied because the attempt was blocked; send them again with the retry"})
 		}
-		return tx.Append(a.n.run, a.n.id, &event.AdvanceRecordedData{Attempt: a.attempt, KeyID: uint32(x.keys.Active()),
+		rec, err := tx.Append(a.n.run, a.n.id, &event.AdvanceRecordedData{Attempt: a.attempt, KeyID: uint32(x.keys.Active()),
 			Outcome: event.OutcomeBlocked, Blockers: dec.Blockers, Notices: notes})
+		if err != nil {
+			return rec, err
+		}
+		// What the agent observed is a fact even when the step stays
+		// pending: keep it on the node it was observed at.
+		for i := range ev.Observations {
+			if _, err := tx.Append(a.n.run, a.n.id, &ev.Observations[i]); err != nil {
+				return rec, err
+			}
+		}
+		return rec, nil
 	}
 	move, err := run.Advance(a.c, a.snap, a.in.Context, ev.Stop)
 	if err != nil {

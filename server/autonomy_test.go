@@ -170,6 +170,9 @@ func TestStopOnUserDepsBlocksOnUnavailableCapability(t *testing.T) {
 	if got := codes(blockedOf(t, res, b).Blockers); got != "REQUIRED_CAPABILITY_UNAVAILABLE" {
 		t.Fatalf("blockers = %s", got)
 	}
+	if k := kinds(r.events(t, s.Session.SessionID)); k[event.CapabilityObserved] != 1 {
+		t.Fatalf("capability_observed events = %d; the observation must be kept though the step stays pending", k[event.CapabilityObserved])
+	}
 	// A manual claim of availability is weak: it never unlocks the probe.
 	retry := blockedOf(t, res, b)
 	claim := map[string]any{"kind": "wr.contracts.capability_observation", "capability": "web_browsing", "status": "available", "basis": "claimed"}
