@@ -77,7 +77,9 @@ type Step struct {
 	Output              *workflow.OutputSpec     `json:"output,omitempty"`
 	UserDependency      *workflow.UserDependency `json:"userDependency,omitempty"`
 	Injections          []Injection              `json:"injections,omitempty"`
-	Provenance          Provenance               `json:"provenance"`
+	// Probe is the capability this step probes (probe steps only).
+	Probe      workflow.Capability `json:"probe,omitempty"`
+	Provenance Provenance          `json:"provenance"`
 
 	// Before rendering: the authored text or blocks and the role that
 	// applies. Not part of the compiled form.
@@ -85,7 +87,6 @@ type Step struct {
 	blocks   *workflow.PromptBlocks
 	role     string
 	template *workflow.TemplateCall
-	probe    workflow.Capability // set on probe steps
 }
 
 // Loop is a compiled loop.

@@ -58,7 +58,7 @@ func probeStep(c workflow.Capability) Step {
 		workflow.WebBrowsing: "Fetch any small public web page or run one web search, e.g. look up the current Go release.",
 	}[c]
 	return Step{
-		ID: workflow.StepID("wr-probe-" + string(c)), Title: "Check whether " + string(c) + " is available", probe: c,
+		ID: workflow.StepID("wr-probe-" + string(c)), Title: "Check whether " + string(c) + " is available", Probe: c,
 		Output: &workflow.OutputSpec{ContractRef: workflow.ContractCapabilityObservation},
 		blocks: &workflow.PromptBlocks{
 			Goal:        fmt.Sprintf("Find out whether you can use %s in this environment.", c),
@@ -136,8 +136,8 @@ func finalReview(w Workflow) (Workflow, error) {
 func injectProbes(w Workflow, _ workflow.Workflow) (Workflow, error) {
 	probed := map[workflow.Capability]bool{}
 	for _, n := range w.Steps {
-		if n.Step != nil && n.Step.probe != "" && n.Step.RunCondition == nil {
-			probed[n.Step.probe] = true
+		if n.Step != nil && n.Step.Probe != "" && n.Step.RunCondition == nil {
+			probed[n.Step.Probe] = true
 		}
 	}
 	var probes []Node

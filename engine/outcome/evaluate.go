@@ -106,7 +106,7 @@ func UserResponseExample(d *workflow.UserDependency) string {
 // capabilities records observations and checks a probe of a required
 // capability.
 func (ev *Evaluation) capabilities(c compile.Compiled, s *compile.Step, byKind map[string][]json.RawMessage, observed map[workflow.Capability]event.CapabilityStatus) {
-	probe := isProbe(s)
+	probe := s.Probe != ""
 	seen := map[workflow.Capability]event.CapabilityObservedData{}
 	pack := packOf(c, workflow.ContractCapabilityObservation)
 	for _, a := range byKind[string(workflow.ContractCapabilityObservation)] {
@@ -141,7 +141,7 @@ func (ev *Evaluation) capabilities(c compile.Compiled, s *compile.Step, byKind m
 		return
 	}
 	for _, cap := range workflow.Capabilities {
-		if c.Capabilities[cap] != workflow.Required || !probes(s, cap) {
+		if c.Capabilities[cap] != workflow.Required || s.Probe != cap {
 			continue
 		}
 		obs, ok := seen[cap]
@@ -152,18 +152,6 @@ func (ev *Evaluation) capabilities(c compile.Compiled, s *compile.Step, byKind m
 			ev.Reasons = append(ev.Reasons, Reason{Code: RequiredCapabilityUnknown, Step: s.ID, Capability: cap, Example: string(pack.Example)})
 		}
 	}
-}
-
-// isProbe reports whether s is a capability probe (injected or from the
-// template).
-func isProbe(s *compile.Step) bool {
-	return s.Provenance.Origin == compile.CapabilityProbe && s.Output != nil ||
-		s.Provenance.By == workflow.TemplateCapabilityProbe
-}
-
-// probes reports whether probe step s is about capability c.
-func probes(s *compile.Step, c workflow.Capability) bool {
-	return s.Provenance.By == string(c) || strings.Contains(s.Prompt, "use "+string(c)+" in this environment")
 }
 
 // optional handles artifacts no step requires but WorkRail understands.
