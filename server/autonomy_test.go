@@ -289,3 +289,22 @@ func TestBundledWorkflowsInEveryMode(t *testing.T) {
 		}
 	}
 }
+
+// A probe's suggested payload names the capability it probes, so copying
+// it unblocks a workflow that requires delegation as well as one that
+// requires web browsing.
+func TestProbeExampleNamesItsCapability(t *testing.T) {
+	src := strings.Replace(autonomyWorkflow, `"web_browsing":"required"`, `"delegation":"required"`, 1)
+	reg, err := server.NewRegistry(fstest.MapFS{"wr.auto.json": {Data: []byte(src)}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := newRig(t, reg)
+	s := r.step(t, "start", map[string]any{"workflowId": "wr.auto"})
+	if s.Pending.StepID != "wr-probe-delegation" {
+		t.Fatalf("first step %s", s.Pending.StepID)
+	}
+	if next := r.step(t, "continue", s.NextCall.Arguments); next.Pending.StepID != "report" {
+		t.Fatalf("copying the probe's nextCall led to %s", next.Pending.StepID)
+	}
+}

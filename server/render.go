@@ -144,10 +144,8 @@ func pendingOf(p run.Place) protocol.Pending {
 // response its user-only dependency waits for.
 func examples(c compile.Compiled, s *compile.Step, retry bool) []json.RawMessage {
 	var out []json.RawMessage
-	if s.Output != nil && s.Output.ContractRef != "" {
-		if p, ok := c.Contracts[s.Output.ContractRef]; ok {
-			out = append(out, p.Example)
-		}
+	if ex := outcome.OutputExample(c, s); ex != nil {
+		out = append(out, ex)
 	}
 	if retry && s.UserDependency != nil {
 		out = append(out, json.RawMessage(outcome.UserResponseExample(s.UserDependency)))

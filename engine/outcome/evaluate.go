@@ -66,11 +66,11 @@ func (ev *Evaluation) requiredOutput(c compile.Compiled, s *compile.Step, byKind
 	pack := packOf(c, ref)
 	sent := byKind[string(ref)]
 	if len(sent) == 0 {
-		ev.Reasons = append(ev.Reasons, Reason{Code: MissingRequiredOutput, Step: s.ID, ContractRef: ref, Example: string(pack.Example)})
+		ev.Reasons = append(ev.Reasons, Reason{Code: MissingRequiredOutput, Step: s.ID, ContractRef: ref, Example: string(OutputExample(c, s))})
 		return
 	}
 	if err := validate(pack.Schema, sent[0]); err != nil {
-		ev.Reasons = append(ev.Reasons, Reason{Code: InvalidRequiredOutput, Step: s.ID, ContractRef: ref, Detail: err.Error(), Example: string(pack.Example)})
+		ev.Reasons = append(ev.Reasons, Reason{Code: InvalidRequiredOutput, Step: s.ID, ContractRef: ref, Detail: err.Error(), Example: string(OutputExample(c, s))})
 	}
 }
 
@@ -92,6 +92,37 @@ func (ev *Evaluation) userDependency(s *compile.Step, byKind map[string][]json.R
 	ev.Reasons = append(ev.Reasons, Reason{Code: code, Step: s.ID, Dependency: d, Example: UserResponseExample(d)})
 }
 
+// OutputExample is an artifact that satisfies step s's required output: the
+// contract pack's example, about the probed capability on a probe step.
+func OutputExample(c compile.Compiled, s *compile.Step) json.RawMessage {
+	if s.Output == nil || s.Output.ContractRef == "" {
+		return nil
+	}
+	ex := packOf(c, s.Output.ContractRef).Example
+	if s.Probe == "" {
+		return ex
+	}
+	var m map[string]any
+	if json.Unmarshal(ex, &m) != nil {
+		return ex
+	}
+	m["capability"] = s.Probe
+	m["detail"] = "<what you tried and what happened>"
+	return plainJSON(m)
+}
+
+// plainJSON marshals v without HTML escaping: agents read these examples,
+// and "\u003c" for "<" only confuses them.
+func plainJSON(v any) json.RawMessage {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		panic("outcome: example does not marshal: " + err.Error())
+	}
+	return bytes.TrimRight(buf.Bytes(), "\n")
+}
+
 // UserResponseExample is the artifact an agent sends once the user has
 // answered.
 func UserResponseExample(d *workflow.UserDependency) string {
@@ -99,8 +130,7 @@ func UserResponseExample(d *workflow.UserDependency) string {
 	if len(d.Options) > 0 {
 		ex["choice"] = d.Options[0]
 	}
-	b, _ := json.Marshal(ex)
-	return string(b)
+	return string(plainJSON(ex))
 }
 
 // capabilities records observations and checks a probe of a required
@@ -149,7 +179,7 @@ func (ev *Evaluation) capabilities(c compile.Compiled, s *compile.Step, byKind m
 		case ok && obs.Status == event.CapabilityUnavailable:
 			ev.Reasons = append(ev.Reasons, Reason{Code: RequiredCapabilityUnavailable, Step: s.ID, Capability: cap})
 		case (!ok || !obs.Provenance.Strong()) && observed[cap] != event.CapabilityAvailable:
-			ev.Reasons = append(ev.Reasons, Reason{Code: RequiredCapabilityUnknown, Step: s.ID, Capability: cap, Example: string(pack.Example)})
+			ev.Reasons = append(ev.Reasons, Reason{Code: RequiredCapabilityUnknown, Step: s.ID, Capability: cap, Example: string(OutputExample(c, s))})
 		}
 	}
 }
