@@ -20,14 +20,13 @@ const (
 
 	descInspect = "Show one workflow before starting it: its inputs and step outline (mode metadata), or also every step's prompt (mode preview). Read-only."
 
-	descStart = "Start a workflow run. Returns the first pending step: do what pending.prompt says, " +
-		"then call continue_workflow with the arguments in nextCall. " +
-		"context is for external inputs only (ticket id, paths, parameters)."
+	descStart = "Start a workflow run. Returns the first pending step: do what it says, then call continue_workflow with the arguments in nextCall. " +
+		"context is only for external inputs the workflow declares (see inspect_workflow); mode picks how autonomous you may be."
 
-	descContinue = "Advance or resume a workflow run. With stateToken + ackToken (copied unchanged from the last response) " +
-		"it records the pending step as done and returns the next one; put your notes in output.notesMarkdown. " +
-		"Without ackToken it re-reads the pending step and changes nothing (use it after losing context). " +
-		"Repeat until isComplete is true. Never invent or edit tokens."
+	descContinue = "Advance or resume a run. Send the stateToken and ackToken of the last response unchanged (nextCall has them) " +
+		"with your notes in output.notesMarkdown and any artifacts the step asks for: the step is recorded and the next one returned. " +
+		"kind blocked: nothing advanced; fix what blockers say and send its nextCall. Without ackToken it only re-reads the pending step " +
+		"(after losing context). Repeat until kind is complete. Never invent or edit tokens."
 )
 
 const prefsSchema = `{"type":"object","additionalProperties":false,"properties":{
