@@ -285,6 +285,11 @@ func TestBundledWorkflowsInEveryMode(t *testing.T) {
 				if mode == "wr.modes.full_auto_never_stop" && blocks > 0 {
 					t.Fatalf("never-stop blocked %d times", blocks)
 				}
+				// The indexes built call by call equal a refold of the log.
+				reports, err := r.store.Doctor()
+				if err != nil || len(reports) != 1 || !reports[0].OK() {
+					t.Fatalf("doctor after the run: %+v, %v", reports, err)
+				}
 			})
 		}
 	}

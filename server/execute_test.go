@@ -253,6 +253,9 @@ func TestRewindForksABranch(t *testing.T) {
 	if again := r.step(t, "continue", s1.NextCall.Arguments); again.StateToken != s2.StateToken {
 		t.Fatal("the spent attempt did not replay its recorded answer")
 	}
+	if reports, err := r.store.Doctor(); err != nil || !reports[0].OK() {
+		t.Fatalf("indexes after a fork differ from a refold of the log: %+v, %v", reports, err)
+	}
 }
 
 func TestBadTokensAreErrorsAsData(t *testing.T) {

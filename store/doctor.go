@@ -1,15 +1,23 @@
 package store
 
-import "github.com/workrail/workrail/engine"
+import (
+	"github.com/workrail/workrail/engine"
+	"github.com/workrail/workrail/engine/event"
+)
 
-// Report is the verified health of one session.
+// Report is the verified health of one session. IndexProblem, when set,
+// says how the derived indexes differ from a refold of the log.
 type Report struct {
-	Session engine.SessionID `json:"sessionId"`
-	Health  Health           `json:"health"`
+	Session      engine.SessionID `json:"sessionId"`
+	Health       Health           `json:"health"`
+	IndexProblem string           `json:"indexProblem,omitempty"`
 }
 
-// Doctor verifies every session fully (chain, snapshots, pinned workflows),
-// bypassing the health cache.
+// OK reports whether the session is healthy with consistent indexes.
+func (r Report) OK() bool { return r.Health.Status == Healthy && r.IndexProblem == "" }
+
+// Doctor verifies every session fully (chain, snapshots, pinned workflows,
+// derived indexes), bypassing the health cache.
 func (s *Store) Doctor() ([]Report, error) {
 	ids, err := s.SessionIDs()
 	if err != nil {
@@ -17,11 +25,29 @@ func (s *Store) Doctor() ([]Report, error) {
 	}
 	out := make([]Report, 0, len(ids))
 	for _, id := range ids {
-		h, err := s.Verify(id)
+		r, err := s.check(id)
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, Report{Session: id, Health: h})
+		out = append(out, r)
 	}
 	return out, nil
+}
+
+func (s *Store) check(id engine.SessionID) (Report, error) {
+	r := Report{Session: id}
+	err := s.View(id, func(t *Tx) error {
+		var evs []event.Event
+		r.Health = t.verifyChain(func(e event.Event) error {
+			evs = append(evs, e)
+			return t.checkRefs(e)
+		})
+		if r.Health.Status != Healthy {
+			return nil
+		}
+		var err error
+		r.IndexProblem, err = t.checkIndexes(evs)
+		return err
+	})
+	return r, err
 }

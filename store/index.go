@@ -94,7 +94,7 @@ func (t *Tx) link(from, to engine.NodeID, at engine.EventIndex) error {
 }
 
 func (t *Tx) recordAttempt(node engine.NodeID, a engine.Attempt, at engine.EventIndex) error {
-	if err := t.b.Bucket(bucketAttempts).Put(attemptKey(node, a), u64(uint64(at))); err != nil {
+	if err := t.ix.put(bucketAttempts, attemptKey(node, a), u64(uint64(at))); err != nil {
 		return err
 	}
 	return t.updateNode(node, func(n *NodeInfo) { n.Attempts, n.LastActivity = max(n.Attempts, a+1), at })
@@ -115,7 +115,7 @@ func (t *Tx) Run(id engine.RunID) (RunInfo, error) {
 // RecordedAttempt returns the advance_recorded event of attempt a at node,
 // or ErrNotFound when that attempt has not been made.
 func (t *Tx) RecordedAttempt(node engine.NodeID, a engine.Attempt) (event.Event, error) {
-	v := t.b.Bucket(bucketAttempts).Get(attemptKey(node, a))
+	v := t.ix.get(bucketAttempts, attemptKey(node, a))
 	if v == nil {
 		return event.Event{}, ErrNotFound
 	}
@@ -142,11 +142,11 @@ func (t *Tx) putJSON(bucket, key []byte, v any) error {
 	if err != nil {
 		return err
 	}
-	return t.b.Bucket(bucket).Put(key, b)
+	return t.ix.put(bucket, key, b)
 }
 
 func (t *Tx) getJSON(bucket, key []byte, v any) error {
-	b := t.b.Bucket(bucket).Get(key)
+	b := t.ix.get(bucket, key)
 	if b == nil {
 		return fmt.Errorf("store: %s %x: %w", bucket, key, ErrNotFound)
 	}

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"go.etcd.io/bbolt"
@@ -254,4 +255,47 @@ func TestPanickingWriteFailsOnlyItself(t *testing.T) {
 		t.Fatalf("after the panic: %+v; want the 3 original events, nothing half-written", h)
 	}
 	seed(t, s, 1) // the writer still works
+}
+
+func TestDoctorFindsDamagedIndexes(t *testing.T) {
+	key := func(parts ...uint32) []byte {
+		var b []byte
+		for _, p := range parts {
+			b = binary.BigEndian.AppendUint32(b, p)
+		}
+		return b
+	}
+	cases := []struct {
+		name   string
+		mutate func(b *bbolt.Bucket) error
+		want   string
+	}{
+		{"node record edited", func(b *bbolt.Bucket) error {
+			return b.Bucket([]byte("nodes")).Put(key(2), []byte(`{"id":2}`))
+		}, "nodes index"},
+		{"attempt entry dropped", func(b *bbolt.Bucket) error {
+			return b.Bucket([]byte("attempts")).Put(key(1, 7), binary.BigEndian.AppendUint64(nil, 3))
+		}, "attempts index"},
+		{"run removed", func(b *bbolt.Bucket) error { return b.Bucket([]byte("runs")).Delete(key(1)) }, "runs index"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "w.db")
+			s, _ := store.Open(path, store.Options{})
+			id := seed(t, s, 3)
+			if r, _ := s.Doctor(); len(r) != 1 || !r[0].OK() {
+				t.Fatalf("fresh session not OK: %+v", r)
+			}
+			s.Close()
+			damage(t, path, id, c.mutate)
+			s = mustOpen(t, path)
+			r, err := s.Doctor()
+			if err != nil || len(r) != 1 || r[0].OK() || !strings.Contains(r[0].IndexProblem, c.want) {
+				t.Fatalf("Doctor = %+v, %v; want an index problem in %q", r, err, c.want)
+			}
+			if r[0].Health.Status != store.Healthy {
+				t.Fatalf("the log itself is intact, health %+v", r[0].Health)
+			}
+		})
+	}
 }

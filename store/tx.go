@@ -21,6 +21,7 @@ type Tx struct {
 	tx *bbolt.Tx
 	b  *bbolt.Bucket
 	id engine.SessionID
+	ix indexKV // where the derived indexes live: the session's buckets
 }
 
 // Create starts a new session and runs fn in the transaction that creates it.
@@ -72,7 +73,7 @@ func newTx(btx *bbolt.Tx, b *bbolt.Bucket, id engine.SessionID) *Tx {
 			b.Bucket(name).FillPercent = appendFill
 		}
 	}
-	return &Tx{tx: btx, b: b, id: id}
+	return &Tx{tx: btx, b: b, id: id, ix: bucketKV{b}}
 }
 
 // View runs fn in a read transaction on session id.

@@ -35,7 +35,7 @@ func runDoctor(args []string, stdout, stderr io.Writer) int {
 	}
 	healthy := 0
 	for _, r := range reports {
-		if r.Health.Status == store.Healthy {
+		if r.OK() {
 			healthy++
 		}
 	}
@@ -54,9 +54,11 @@ func runDoctor(args []string, stdout, stderr io.Writer) int {
 
 func printReports(w io.Writer, reports []store.Report, healthy int) {
 	for _, r := range reports {
-		switch r.Health.Status {
-		case store.Healthy:
+		switch {
+		case r.OK():
 			fmt.Fprintf(w, "%-10s healthy (%d events)\n", r.Session, r.Health.LastGood)
+		case r.Health.Status == store.Healthy:
+			fmt.Fprintf(w, "%-10s healthy log, damaged indexes: %s\n", r.Session, r.IndexProblem)
 		default:
 			fmt.Fprintf(w, "%-10s %s at index %d: %s\n", r.Session, r.Health.Status, r.Health.FirstBad, r.Health.Reason)
 		}
