@@ -149,3 +149,28 @@ func rawToolCall(t *testing.T, home, tool string) result {
 	}
 	return r
 }
+
+// doctor notices damaged derived indexes even though the log verifies,
+// and --rebuild-indexes refolds them from the log.
+func TestDoctorRebuildsDamagedIndexes(t *testing.T) {
+	home := newHome(t)
+	c := startShim(t, home)
+	r := advance(t, c, startHello(t, c), "greeted")
+	stopDaemon(t, home)
+	damage(t, home, func(tx *bbolt.Tx) error {
+		nodes := tx.Bucket([]byte("sessions")).Bucket(binary.BigEndian.AppendUint64(nil, 1)).Bucket([]byte("nodes"))
+		return nodes.Put(binary.BigEndian.AppendUint32(nil, 1), []byte(`{"id":1}`))
+	})
+	cmd := exec.Command(bin, "doctor")
+	cmd.Env = procEnv(home)
+	out, err := cmd.Output()
+	if err == nil || !strings.Contains(string(out), "damaged indexes: nodes index") {
+		t.Fatalf("doctor on damaged indexes: %v\n%s", err, out)
+	}
+	workrail(t, home, "doctor", "--rebuild-indexes")
+	healthyDoctor(t, home)
+	// The run goes on from where it was.
+	if next := advance(t, c, r, "listed"); next.kind() != "step" {
+		t.Fatalf("after the rebuild: %s", next.Text)
+	}
+}

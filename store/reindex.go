@@ -7,6 +7,7 @@ import (
 
 	"go.etcd.io/bbolt"
 
+	"github.com/workrail/workrail/engine"
 	"github.com/workrail/workrail/engine/event"
 )
 
@@ -82,4 +83,47 @@ func compareBucket(b *bbolt.Bucket, want map[string][]byte) string {
 		return ""
 	}
 	return diff[0]
+}
+
+// RebuildIndexes replaces session id's derived indexes with a refold of its
+// log. The log must verify: indexes are never rebuilt from events that
+// might be damaged.
+func (s *Store) RebuildIndexes(id engine.SessionID) error {
+	err := s.commit.update(func(btx *bbolt.Tx) error {
+		b := btx.Bucket(bucketSessions).Bucket(sessionKey(id))
+		if b == nil {
+			return fmt.Errorf("store: session %s: %w", id, ErrNotFound)
+		}
+		t := newTx(btx, b, id)
+		var evs []event.Event
+		if h := t.verifyChain(func(e event.Event) error { evs = append(evs, e); return nil }); h.Status != Healthy {
+			return fmt.Errorf("store: session %s is %s at event %d; its indexes are not rebuilt from a damaged log", id, h.Status, h.FirstBad)
+		}
+		for _, name := range indexBuckets {
+			if err := b.DeleteBucket(name); err != nil {
+				return err
+			}
+			if _, err := b.CreateBucket(name); err != nil {
+				return err
+			}
+		}
+		t = newTx(btx, b, id)
+		nodes, runs := 0, 0
+		for _, e := range evs {
+			if err := t.index(e); err != nil {
+				return fmt.Errorf("store: refold event %d: %w", e.Index, err)
+			}
+			switch e.Kind {
+			case event.NodeCreated:
+				nodes++
+			case event.RunStarted:
+				runs++
+			}
+		}
+		if err := b.Bucket(bucketNodes).SetSequence(uint64(nodes)); err != nil {
+			return err
+		}
+		return b.Bucket(bucketRuns).SetSequence(uint64(runs))
+	})
+	return err
 }

@@ -183,6 +183,9 @@ func TestCorruptionIsDetectedAtTheFirstBadEvent(t *testing.T) {
 			if err != nil || engine.EventIndex(len(evs)) != c.firstBad-1 {
 				t.Fatalf("Events returned %d events, %v; want the %d good ones", len(evs), err, c.firstBad-1)
 			}
+			if err := s.RebuildIndexes(id); err == nil {
+				t.Fatal("indexes were rebuilt from a damaged log")
+			}
 		})
 	}
 }
@@ -295,6 +298,12 @@ func TestDoctorFindsDamagedIndexes(t *testing.T) {
 			}
 			if r[0].Health.Status != store.Healthy {
 				t.Fatalf("the log itself is intact, health %+v", r[0].Health)
+			}
+			if err := s.RebuildIndexes(id); err != nil {
+				t.Fatal(err)
+			}
+			if r, _ := s.Doctor(); !r[0].OK() {
+				t.Fatalf("after RebuildIndexes: %+v", r[0])
 			}
 		})
 	}

@@ -20,6 +20,7 @@ func runDoctor(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("doctor", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	asJSON := fs.Bool("json", false, "print the reports as JSON")
+	rebuild := fs.Bool("rebuild-indexes", false, "rebuild the derived indexes of sessions whose log is healthy but whose indexes differ (stop the daemon first)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -27,6 +28,12 @@ func runDoctor(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintln(stderr, "workrail doctor:", err)
 		return 1
+	}
+	if *rebuild {
+		if err := rebuildIndexes(h, stdout); err != nil {
+			fmt.Fprintln(stderr, "workrail doctor:", err)
+			return 1
+		}
 	}
 	reports, err := doctorReports(h)
 	if err != nil {
@@ -98,4 +105,34 @@ func doctorViaDaemon(url string) ([]store.Report, error) {
 	}
 	var out []store.Report
 	return out, json.NewDecoder(resp.Body).Decode(&out)
+}
+
+// rebuildIndexes refolds the indexes of every session doctor finds them
+// damaged in. It needs the file to itself.
+func rebuildIndexes(h home.Dir, w io.Writer) error {
+	if info, err := h.ReadInfo(); err == nil && info.Alive() {
+		return fmt.Errorf("the daemon (pid %d) owns the database: stop it, then run doctor --rebuild-indexes again", info.PID)
+	}
+	s, err := store.Open(h.DB(), store.Options{})
+	if errors.Is(err, store.ErrLocked) {
+		return fmt.Errorf("another process holds %s; stop it first", h.DB())
+	}
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	reports, err := s.Doctor()
+	if err != nil {
+		return err
+	}
+	for _, r := range reports {
+		if r.Health.Status != store.Healthy || r.IndexProblem == "" {
+			continue
+		}
+		if err := s.RebuildIndexes(r.Session); err != nil {
+			return err
+		}
+		fmt.Fprintf(w, "%-10s indexes rebuilt (%s)\n", r.Session, r.IndexProblem)
+	}
+	return nil
 }

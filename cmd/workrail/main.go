@@ -15,12 +15,17 @@ var version = "0.1.0-dev"
 const usage = `workrail: keeps AI coding agents on rails.
 
 Usage:
-  workrail [daemon] [--port N]   run the daemon (Console + MCP) in the foreground
-  workrail mcp                   stdio MCP server for your IDE (starts the daemon if needed)
-  workrail validate [--json] FILE…  check workflow files; exit 0 only if all are valid
-  workrail doctor [--json]       verify every stored session; exit 0 only if all are healthy
-  workrail keys rotate           sign new tokens with a fresh key (old tokens keep working)
-  workrail version               print the version
+  workrail [daemon] [--port N]
+      run the daemon (Console + MCP) in the foreground
+  workrail mcp
+      stdio MCP server for your IDE (starts the daemon if needed)
+  workrail validate [--json] [--bundled] FILE…
+      check workflow files; exit 0 only if all are valid
+  workrail doctor [--json] [--rebuild-indexes]
+      verify every stored session; exit 0 only if all are healthy
+  workrail keys rotate
+      sign new tokens with a fresh key (old tokens keep working)
+  workrail version
 
 Data lives in $WORKRAIL_HOME (default $XDG_DATA_HOME/workrail or ~/.local/share/workrail).
 `
