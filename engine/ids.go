@@ -79,13 +79,6 @@ func (n NodeID) String() string                      { return "node_" + strconv.
 func (n NodeID) MarshalText() ([]byte, error)        { return []byte(n.String()), nil }
 func (n *NodeID) UnmarshalText(b []byte) error       { return parseID32(b, "node_", (*uint32)(n)) }
 
-// ParseSessionID reads the text form of a session id ("ses_12").
-func ParseSessionID(s string) (SessionID, error) {
-	var id SessionID
-	err := id.UnmarshalText([]byte(s))
-	return id, err
-}
-
 func parseID(b []byte, prefix string, bits int, dst *uint64) error {
 	s, ok := strings.CutPrefix(string(b), prefix)
 	if !ok {

@@ -167,7 +167,7 @@ func (x *Executor) record(tx *store.Tx, a attemptIn) (event.Event, error) {
 	}
 	var fork *event.Fork
 	if len(a.info.Children) > 0 {
-		if fork, err = forkFacts(tx, a.info, pendingStepOf(tx)); err != nil {
+		if fork, err = forkFacts(tx, a.info); err != nil {
 			return event.Event{}, err
 		}
 	}

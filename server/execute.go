@@ -205,7 +205,7 @@ func (x *Executor) rehydrate(n node, in protocol.ContinueInput) protocol.Result 
 		}
 		facts := moveFacts{recap: &r}
 		if len(info.Children) > 0 {
-			if facts.fork, err = forkFacts(tx, info, pendingStepOf(tx)); err != nil {
+			if facts.fork, err = forkFacts(tx, info); err != nil {
 				return err
 			}
 		}

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/workrail/workrail/engine/token"
+	"github.com/workrail/workrail/server/home"
 )
 
 // keysFileName is the key ring's file in the home folder.
@@ -227,50 +228,10 @@ func writeKeys(path string, kf keysFile, exclusive bool) error {
 	if err != nil {
 		return err
 	}
-	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, "."+keysFileName+".*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if err := writeSynced(tmp, append(b, '\n')); err != nil {
-		return err
-	}
+	b = append(b, '\n')
 	if exclusive {
-		err = os.Link(tmp.Name(), path)
-		if errors.Is(err, fs.ErrExist) {
-			return nil
-		}
-	} else {
-		err = os.Rename(tmp.Name(), path)
-	}
-	if err != nil {
+		_, err = home.CreateFileAtomic(path, b, 0o600)
 		return err
 	}
-	return syncDir(dir)
-}
-
-// writeSynced makes f private, writes b, fsyncs and closes f.
-func writeSynced(f *os.File, b []byte) error {
-	err := f.Chmod(0o600)
-	if err == nil {
-		_, err = f.Write(b)
-	}
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	return err
-}
-
-// syncDir makes a rename or link in dir durable.
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	return d.Sync()
+	return home.WriteFileAtomic(path, b, 0o600)
 }

@@ -125,7 +125,7 @@ func preferred(a, b store.NodeInfo) bool {
 }
 
 // forkFacts describes the branches below parent before a new one is added.
-func forkFacts(tx *store.Tx, parent store.NodeInfo, stepOf func(store.NodeInfo) string) (*event.Fork, error) {
+func forkFacts(tx *store.Tx, parent store.NodeInfo) (*event.Fork, error) {
 	f := &event.Fork{}
 	var bestTip store.NodeInfo
 	for i, id := range parent.Children {
@@ -144,7 +144,7 @@ func forkFacts(tx *store.Tx, parent store.NodeInfo, stepOf func(store.NodeInfo) 
 			f.Omitted++
 			continue
 		}
-		f.Siblings = append(f.Siblings, event.Branch{Node: id, StepID: stepID(stepOf(leaf)), Depth: depth + 1, Summary: latestNote(tx, leaf, parent.ID)})
+		f.Siblings = append(f.Siblings, event.Branch{Node: id, StepID: pendingStep(tx, leaf), Depth: depth + 1, Summary: latestNote(tx, leaf, parent.ID)})
 	}
 	down, err := recap(tx, bestTip, parent.ID)
 	if err != nil {
@@ -173,19 +173,15 @@ func latestNote(tx *store.Tx, leaf store.NodeInfo, stop engine.NodeID) string {
 	return ""
 }
 
-// pendingStepOf reads the pending step id of a node's snapshot ("" when
-// the node is complete or unreadable).
-func pendingStepOf(tx *store.Tx) func(store.NodeInfo) string {
-	return func(n store.NodeInfo) string {
-		var s run.Snapshot
-		if tx.Snapshot(n.Snapshot, &s) != nil || s.Position.Kind != run.Pending {
-			return ""
-		}
-		return string(s.Position.Step)
+// pendingStep reads the pending step of a node's snapshot ("" when the
+// node is complete or unreadable).
+func pendingStep(tx *store.Tx, n store.NodeInfo) workflow.StepID {
+	var s run.Snapshot
+	if tx.Snapshot(n.Snapshot, &s) != nil || s.Position.Kind != run.Pending {
+		return ""
 	}
+	return s.Position.Step
 }
-
-func stepID(s string) workflow.StepID { return workflow.StepID(s) }
 
 // artifactKind is an artifact's "kind", or "(no kind)".
 func artifactKind(a json.RawMessage) string {

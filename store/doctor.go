@@ -25,7 +25,7 @@ func (s *Store) Doctor() ([]Report, error) {
 	}
 	out := make([]Report, 0, len(ids))
 	for _, id := range ids {
-		r, err := s.check(id)
+		r, err := s.Verify(id)
 		if err != nil {
 			return nil, err
 		}
@@ -34,7 +34,10 @@ func (s *Store) Doctor() ([]Report, error) {
 	return out, nil
 }
 
-func (s *Store) check(id engine.SessionID) (Report, error) {
+// Verify checks session id completely, bypassing the health cache: the
+// chain, every snapshot and pinned workflow its events reference and, for
+// a healthy log, its derived indexes.
+func (s *Store) Verify(id engine.SessionID) (Report, error) {
 	r := Report{Session: id}
 	err := s.View(id, func(t *Tx) error {
 		var evs []event.Event

@@ -96,17 +96,6 @@ func (t *Tx) verifyChain(visit func(event.Event) error) Health {
 	return Health{Status: Healthy, LastGood: last}
 }
 
-// Verify checks session id completely: the chain, and every snapshot and
-// pinned workflow its events reference. It does not use the cache.
-func (s *Store) Verify(id engine.SessionID) (Health, error) {
-	var h Health
-	err := s.View(id, func(t *Tx) error {
-		h = t.verifyChain(t.checkRefs)
-		return nil
-	})
-	return h, err
-}
-
 func (t *Tx) checkRefs(e event.Event) error {
 	switch d := e.Data.(type) {
 	case *event.NodeCreatedData:

@@ -71,9 +71,9 @@ func seed(tb testing.TB, s *store.Store, nodes int) engine.SessionID {
 func TestAppendBuildsIndexesAndVerifies(t *testing.T) {
 	s := mustOpen(t, filepath.Join(t.TempDir(), "w.db"))
 	id := seed(t, s, 3)
-	h, err := s.Verify(id)
-	if err != nil || h.Status != store.Healthy || h.LastGood != 7 {
-		t.Fatalf("Verify = %+v, %v; want healthy with 7 events", h, err)
+	r, err := s.Verify(id)
+	if err != nil || !r.OK() || r.Health.LastGood != 7 {
+		t.Fatalf("Verify = %+v, %v; want healthy with 7 events", r, err)
 	}
 	err = s.View(id, func(tx *store.Tx) error {
 		n2, err := tx.Node(2)
@@ -254,8 +254,8 @@ func TestPanickingWriteFailsOnlyItself(t *testing.T) {
 	if err == nil {
 		t.Fatal("a panicking write reported success")
 	}
-	if h, _ := s.Verify(id); h.Status != store.Healthy || h.LastGood != 3 {
-		t.Fatalf("after the panic: %+v; want the 3 original events, nothing half-written", h)
+	if r, _ := s.Verify(id); !r.OK() || r.Health.LastGood != 3 {
+		t.Fatalf("after the panic: %+v; want the 3 original events, nothing half-written", r)
 	}
 	seed(t, s, 1) // the writer still works
 }

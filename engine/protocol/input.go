@@ -56,7 +56,7 @@ type ContinueInput struct {
 // misnomers maps keys agents are known to send by mistake to what they
 // should send instead. A mapped key is still an error: WorkRail never
 // accepts two spellings of one thing.
-var misnomers = map[string]Suggest{
+var misnomers = map[string]suggest{
 	"variables":      {DidYouMean: "context"},
 	"vars":           {DidYouMean: "context"},
 	"inputs":         {DidYouMean: "context"},
@@ -68,8 +68,8 @@ var misnomers = map[string]Suggest{
 	"notesMarkdown":  {DidYouMean: "output.notesMarkdown"},
 }
 
-// Suggest is how a wrong key should be corrected.
-type Suggest struct{ DidYouMean, Note string }
+// suggest is how a wrong key should be corrected.
+type suggest struct{ DidYouMean, Note string }
 
 // ParseStart parses start_workflow arguments strictly.
 func ParseStart(raw []byte) (StartInput, *engine.Error) {
@@ -165,18 +165,18 @@ func unknownKeys(m map[string]json.RawMessage, known []string, prefix string) *e
 	e := engine.Errorf(engine.CodeUnknownKey, "unknown argument %s: nothing was done. Allowed: %s.",
 		quoteList(prefix, bad), quoteList(prefix, known))
 	for _, k := range bad {
-		s := Suggestion(k, known)
+		s := suggestion(k, known)
 		e.Suggestions = append(e.Suggestions, engine.Suggestion{Path: prefix + k, DidYouMean: s.DidYouMean, Note: s.Note})
 	}
 	return e
 }
 
-// Suggestion says how to correct key, given the keys that are allowed.
-func Suggestion(key string, known []string) Suggest {
+// suggestion says how to correct key, given the keys that are allowed.
+func suggestion(key string, known []string) suggest {
 	if s, ok := misnomers[key]; ok {
 		return s
 	}
-	return Suggest{DidYouMean: engine.Closest(key, known)}
+	return suggest{DidYouMean: engine.Closest(key, known)}
 }
 
 func typeError(err error) *engine.Error {

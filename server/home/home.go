@@ -118,27 +118,43 @@ func (i Info) Alive() bool {
 // WriteFileAtomic writes b to path so that readers see the old or the new
 // content, never a torn file.
 func WriteFileAtomic(path string, b []byte, mode os.FileMode) error {
+	return publish(path, b, mode, os.Rename)
+}
+
+// CreateFileAtomic is WriteFileAtomic for a file that must not be replaced:
+// when path already exists it leaves it alone and reports created false,
+// so concurrent creators agree on the first one's content.
+func CreateFileAtomic(path string, b []byte, mode os.FileMode) (created bool, err error) {
+	err = publish(path, b, mode, os.Link)
+	if errors.Is(err, os.ErrExist) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+// publish writes b to a synced temporary file beside path, moves it into
+// place with place (rename, or link for no-overwrite), and syncs the
+// folder so the move survives a crash.
+func publish(path string, b []byte, mode os.FileMode, place func(old, new string) error) error {
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
 	if err != nil {
 		return err
 	}
 	defer os.Remove(tmp.Name())
-	if err := tmp.Chmod(mode); err != nil {
-		tmp.Close()
-		return err
+	err = tmp.Chmod(mode)
+	if err == nil {
+		_, err = tmp.Write(b)
 	}
-	if _, err := tmp.Write(b); err != nil {
-		tmp.Close()
-		return err
+	if err == nil {
+		err = tmp.Sync()
 	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
 	}
-	if err := tmp.Close(); err != nil {
-		return err
+	if err == nil {
+		err = place(tmp.Name(), path)
 	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
+	if err != nil {
 		return err
 	}
 	return syncDir(filepath.Dir(path))
