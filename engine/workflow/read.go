@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/workrail/workrail/engine"
 )
@@ -51,6 +52,13 @@ func (p Problem) String() string {
 // problem (syntax, unknown key, wrong type, failed semantic check) returns
 // Problems and no workflow.
 func Parse(src []byte) (Workflow, error) {
+	// encoding/json would quietly turn invalid bytes into U+FFFD in some
+	// places and keep them in raw values elsewhere; the canonical form the
+	// workflow hash is taken over must be UTF-8, so refuse such files here.
+	if off := invalidUTF8(src); off >= 0 {
+		line, col := lineCol(src, off)
+		return Workflow{}, Problems{{Line: line, Column: col, Message: "the file is not valid UTF-8 here: save it with UTF-8 encoding"}}
+	}
 	var tree any
 	dec := json.NewDecoder(bytes.NewReader(src))
 	dec.UseNumber()
@@ -80,6 +88,19 @@ func Parse(src []byte) (Workflow, error) {
 
 // Locate fills in the line and column of p's pointer in src.
 func Locate(src []byte, p Problem) Problem { return locate(src, p) }
+
+// invalidUTF8 returns the offset of the first byte that is not part of a
+// valid UTF-8 sequence, or -1.
+func invalidUTF8(src []byte) int {
+	for off := 0; off < len(src); {
+		r, n := utf8.DecodeRune(src[off:])
+		if r == utf8.RuneError && n == 1 {
+			return off
+		}
+		off += n
+	}
+	return -1
+}
 
 func syntaxProblem(src []byte, err error) Problem {
 	off := len(src) // unexpected EOF: the problem is at the end

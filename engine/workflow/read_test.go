@@ -44,6 +44,7 @@ func TestParseRejects(t *testing.T) {
 	}{
 		{name: "malformed JSON", raw: `{"id": "user.x",`, message: "invalid JSON"},
 		{name: "trailing data", raw: `{} {}`, message: "trailing data"},
+		{name: "not UTF-8", raw: "{\"id\": \"user.x\",\n \"name\": \"caf\xe9\"}", message: "not valid UTF-8"},
 		{name: "not an object", raw: `[1]`, message: "must be an object"},
 		{name: "unknown top-level key", overrides: map[string]string{"variables": `{}`}, pointer: "/variables", message: "unknown key"},
 		{name: "misspelt key", overrides: map[string]string{"descripton": `"x"`}, pointer: "/descripton", didYouMean: "description"},
