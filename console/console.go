@@ -57,8 +57,12 @@ func (c *Console) sessionList(w http.ResponseWriter, r *http.Request) {
 func eventCount(s store.SessionSummary) string { return strconv.FormatUint(uint64(s.Events), 10) }
 
 func healthText(h store.Health) string {
-	if h.Status == store.Healthy {
+	switch h.Status {
+	case store.Healthy:
 		return string(h.Status)
+	case store.IndexesDamaged:
+		return "indexes damaged (run workrail doctor --rebuild-indexes)"
+	default:
+		return fmt.Sprintf("%s at event %d", h.Status, h.FirstBad)
 	}
-	return fmt.Sprintf("%s at event %d", h.Status, h.FirstBad)
 }

@@ -2,6 +2,7 @@ package console_test
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"flag"
 	"io"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"github.com/go-chi/chi/v5"
+	"go.etcd.io/bbolt"
 
 	"github.com/workrail/workrail/console"
 	"github.com/workrail/workrail/engine/workflow"
@@ -23,16 +25,16 @@ import (
 
 var update = flag.Bool("update", false, "rewrite golden files")
 
-// consoleWith starts n runs of wr.hello in a real store and serves the
-// Console over it.
-func consoleWith(t *testing.T, n int) http.Handler {
+// consoleWith starts n runs of wr.hello in a real store, applies damage
+// (when set) to the closed database file, and serves the Console over it.
+func consoleWith(t *testing.T, n int, damage func(*bbolt.Tx) error) http.Handler {
 	t.Helper()
 	home := t.TempDir()
-	s, err := store.Open(filepath.Join(home, "workrail.db"), store.Options{})
+	path := filepath.Join(home, "workrail.db")
+	s, err := store.Open(path, store.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { s.Close() })
 	keys, err := server.LoadKeyRing(home)
 	if err != nil {
 		t.Fatal(err)
@@ -46,6 +48,21 @@ func consoleWith(t *testing.T, n int) http.Handler {
 	for i := 0; i < n; i++ {
 		x.Start(json.RawMessage(`{"workflowId":"wr.hello"}`))
 	}
+	if damage != nil {
+		s.Close()
+		db, err := bbolt.Open(path, 0o600, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := db.Update(damage); err != nil {
+			t.Fatal(err)
+		}
+		db.Close()
+		if s, err = store.Open(path, store.Options{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Cleanup(func() { s.Close() })
 	r := chi.NewRouter()
 	console.New(s, "test", t.Logf).Routes(r)
 	return r
@@ -82,12 +99,30 @@ func golden(t *testing.T, name, got string) {
 }
 
 func TestSessionsPage(t *testing.T) {
-	h := consoleWith(t, 2)
+	h := consoleWith(t, 2, nil)
 	golden(t, "sessions.html", get(t, h, false))
 	// An htmx refresh gets only the table it swaps in.
 	golden(t, "sessions_fragment.html", get(t, h, true))
 }
 
 func TestEmptySessionsPage(t *testing.T) {
-	golden(t, "sessions_empty.html", get(t, consoleWith(t, 0), false))
+	golden(t, "sessions_empty.html", get(t, consoleWith(t, 0, nil), false))
+}
+
+// Damaged sessions are listed with what is wrong, next to healthy ones.
+func TestSessionsPageShowsDamage(t *testing.T) {
+	session := func(tx *bbolt.Tx, id uint64) *bbolt.Bucket {
+		return tx.Bucket([]byte("sessions")).Bucket(binary.BigEndian.AppendUint64(nil, id))
+	}
+	h := consoleWith(t, 3, func(tx *bbolt.Tx) error {
+		events := session(tx, 2).Bucket([]byte("events"))
+		k := binary.BigEndian.AppendUint64(nil, 3)
+		v := bytes.Clone(events.Get(k))
+		v[10] ^= 0x20
+		if err := events.Put(k, v); err != nil {
+			return err
+		}
+		return session(tx, 3).Bucket([]byte("runs")).Delete(binary.BigEndian.AppendUint32(nil, 1))
+	})
+	golden(t, "sessions_damaged.html", get(t, h, true))
 }

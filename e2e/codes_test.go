@@ -150,8 +150,8 @@ func rawToolCall(t *testing.T, home, tool string) result {
 	return r
 }
 
-// doctor notices damaged derived indexes even though the log verifies,
-// and --rebuild-indexes refolds them from the log.
+// doctor and the daemon notice damaged derived indexes even though the log
+// verifies, and --rebuild-indexes refolds them from the log.
 func TestDoctorRebuildsDamagedIndexes(t *testing.T) {
 	home := newHome(t)
 	c := startShim(t, home)
@@ -167,6 +167,14 @@ func TestDoctorRebuildsDamagedIndexes(t *testing.T) {
 	if err == nil || !strings.Contains(string(out), "damaged indexes: nodes index") {
 		t.Fatalf("doctor on damaged indexes: %v\n%s", err, out)
 	}
+	// The restarted daemon does not run from them either, and says how to
+	// recover.
+	refused := call(t, c, "continue_workflow", nextArgs(t, r, "listed"))
+	expectCode(t, refused, engine.CodeSessionCorrupt)
+	if !strings.Contains(refused.Text, "doctor --rebuild-indexes") {
+		t.Fatalf("the refusal does not say how to recover: %s", refused.Text)
+	}
+	stopDaemon(t, home)
 	workrail(t, home, "doctor", "--rebuild-indexes")
 	healthyDoctor(t, home)
 	// The run goes on from where it was.

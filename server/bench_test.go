@@ -98,3 +98,41 @@ func BenchmarkRehydrate(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkStart measures one start_workflow of wr.hello (a new session,
+// its run, root node and first step; fsync on; no network).
+func BenchmarkStart(b *testing.B) {
+	r := newRig(b, nil)
+	args := []byte(`{"workflowId":"wr.hello"}`)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, ok := r.x.Start(args).(protocol.StepResult); !ok {
+			b.Fatal("start did not return a step")
+		}
+	}
+}
+
+// BenchmarkVerifySession measures a full check of a session 1,000 steps
+// long (chain, references, refold of the indexes): what doctor does per
+// session and, without the references, what the daemon does once per
+// session on its first touch.
+func BenchmarkVerifySession(b *testing.B) {
+	const steps = 1000
+	r := newRig(b, longRegistry(b, steps+1))
+	s := r.step(b, "start", map[string]any{"workflowId": "wr.long"})
+	args := advanceArgs(b, s)
+	for i := 0; i < steps; i++ {
+		step, ok := r.x.Continue(args).(protocol.StepResult)
+		if !ok {
+			b.Fatalf("advance %d failed", i)
+		}
+		args = advanceArgs(b, step)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		rep, err := r.store.Verify(s.Session.SessionID)
+		if err != nil || !rep.OK() {
+			b.Fatalf("Verify = %+v, %v", rep, err)
+		}
+	}
+}

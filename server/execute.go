@@ -175,12 +175,18 @@ func (x *Executor) checkHealth(sid engine.SessionID) *engine.Error {
 		x.logf("health %s: %v", sid, err)
 		return engine.AsError(err)
 	}
-	if h.Status != store.Healthy {
+	switch h.Status {
+	case store.Healthy:
+		return nil
+	case store.IndexesDamaged:
+		return engine.Errorf(engine.CodeSessionCorrupt,
+			"session %s has a complete, verified log but its indexes do not match it (%s), so it is not run from them. Nothing is lost: stop the daemon and run `workrail doctor --rebuild-indexes`, then send this call again; or start a new run with start_workflow.",
+			sid, h.Reason).With("indexProblem", h.Reason).With("lastGoodIndex", h.LastGood)
+	default:
 		return engine.Errorf(engine.CodeSessionCorrupt,
 			"session %s failed verification at event %d (%s); it is read-only. Start a new run with start_workflow; run `workrail doctor` to inspect.",
 			sid, h.FirstBad, h.Reason).With("firstBadIndex", h.FirstBad).With("lastGoodIndex", h.LastGood)
 	}
-	return nil
 }
 
 func unknownNode(sid engine.SessionID) *engine.Error {

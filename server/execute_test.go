@@ -363,6 +363,7 @@ func TestDamagedStoreRefusesExecution(t *testing.T) {
 		name   string
 		damage func(tx *bbolt.Tx, id engine.SessionID) error
 		want   engine.Code
+		detail string // in the error's details
 	}{
 		{"flipped byte in event 3", func(tx *bbolt.Tx, id engine.SessionID) error {
 			ev := sessionBucket(tx, id).Bucket([]byte("events"))
@@ -370,12 +371,18 @@ func TestDamagedStoreRefusesExecution(t *testing.T) {
 			v := append([]byte(nil), ev.Get(k)...)
 			v[10] ^= 0x20
 			return ev.Put(k, v)
-		}, engine.CodeSessionCorrupt},
+		}, engine.CodeSessionCorrupt, `"firstBadIndex":3`},
+		{"attempts index forged", func(tx *bbolt.Tx, id engine.SessionID) error {
+			// A forged record of attempt 0 on the root would turn the
+			// first advance into a replay of something never answered.
+			at := sessionBucket(tx, id).Bucket([]byte("attempts"))
+			return at.Put(binary.BigEndian.AppendUint32(binary.BigEndian.AppendUint32(nil, 1), 0), binary.BigEndian.AppendUint64(nil, 1))
+		}, engine.CodeSessionCorrupt, `"indexProblem":"attempts index`},
 		{"pinned workflow missing", func(tx *bbolt.Tx, id engine.SessionID) error {
 			b := tx.Bucket([]byte("workflows"))
 			k, _ := b.Cursor().First()
 			return b.Delete(append([]byte(nil), k...))
-		}, engine.CodePinnedMissing},
+		}, engine.CodePinnedMissing, ""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -397,10 +404,10 @@ func TestDamagedStoreRefusesExecution(t *testing.T) {
 					t.Fatalf("code %s; want %s\n%s", got, c.want, b)
 				}
 			}
-			if c.want == engine.CodeSessionCorrupt {
+			if c.detail != "" {
 				_, b := r.call(t, "continue", s.NextCall.Arguments)
-				if !strings.Contains(string(b), `"firstBadIndex":3`) {
-					t.Fatalf("corruption error does not name index 3: %s", b)
+				if !strings.Contains(string(b), c.detail) {
+					t.Fatalf("error does not say %s: %s", c.detail, b)
 				}
 			}
 			// A new run still works: damage stays contained.

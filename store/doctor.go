@@ -38,19 +38,31 @@ func (s *Store) Doctor() ([]Report, error) {
 // chain, every snapshot and pinned workflow its events reference and, for
 // a healthy log, its derived indexes.
 func (s *Store) Verify(id engine.SessionID) (Report, error) {
-	r := Report{Session: id}
+	var r Report
 	err := s.View(id, func(t *Tx) error {
-		var evs []event.Event
-		r.Health = t.verifyChain(func(e event.Event) error {
-			evs = append(evs, e)
-			return t.checkRefs(e)
-		})
-		if r.Health.Status != Healthy {
-			return nil
-		}
 		var err error
-		r.IndexProblem, err = t.checkIndexes(evs)
+		r, err = t.verify(t.checkRefs)
 		return err
 	})
+	return r, err
+}
+
+// verify checks the chain, passing each good event to check when set, and,
+// for a healthy log, the derived indexes.
+func (t *Tx) verify(check func(event.Event) error) (Report, error) {
+	r := Report{Session: t.id}
+	var evs []event.Event
+	r.Health = t.verifyChain(func(e event.Event) error {
+		evs = append(evs, e)
+		if check != nil {
+			return check(e)
+		}
+		return nil
+	})
+	if r.Health.Status != Healthy {
+		return r, nil
+	}
+	var err error
+	r.IndexProblem, err = t.checkIndexes(evs)
 	return r, err
 }

@@ -19,10 +19,15 @@ type HealthStatus string
 const (
 	Healthy     HealthStatus = "healthy"
 	CorruptTail HealthStatus = "corrupt_tail"
+	// IndexesDamaged: the log verifies but the indexes derived from it do
+	// not match a refold of it. Nothing is lost; `workrail doctor
+	// --rebuild-indexes` refolds them.
+	IndexesDamaged HealthStatus = "indexes_damaged"
 )
 
 // Health is the verified state of one session's log. A corrupt_tail session
-// is readable up to LastGood and refuses execution.
+// is readable up to LastGood and refuses execution; so does one with
+// damaged indexes, whose whole log is good.
 type Health struct {
 	Status   HealthStatus      `json:"status"`
 	FirstBad engine.EventIndex `json:"firstBadIndex,omitzero"`
@@ -30,8 +35,9 @@ type Health struct {
 	Reason   string            `json:"reason,omitempty"`
 }
 
-// Health verifies session id's chain on first use and remembers the result:
-// this process is the only writer, and its appends keep the chain valid.
+// Health verifies session id's chain and derived indexes on first use and
+// remembers the result: this process is the only writer, and its appends
+// keep both valid.
 func (s *Store) Health(id engine.SessionID) (Health, error) {
 	s.mu.Lock()
 	h, ok := s.health[id]
@@ -40,8 +46,12 @@ func (s *Store) Health(id engine.SessionID) (Health, error) {
 		return h, nil
 	}
 	err := s.View(id, func(t *Tx) error {
-		h = t.verifyChain(nil)
-		return nil
+		r, err := t.verify(nil)
+		h = r.Health
+		if r.IndexProblem != "" {
+			h = Health{Status: IndexesDamaged, LastGood: h.LastGood, Reason: r.IndexProblem}
+		}
+		return err
 	})
 	if err != nil {
 		return Health{}, err
@@ -53,6 +63,13 @@ func (s *Store) Health(id engine.SessionID) (Health, error) {
 func (s *Store) setHealth(id engine.SessionID, h Health) {
 	s.mu.Lock()
 	s.health[id] = h
+	s.mu.Unlock()
+}
+
+// forgetHealth makes the next Health verify session id again.
+func (s *Store) forgetHealth(id engine.SessionID) {
+	s.mu.Lock()
+	delete(s.health, id)
 	s.mu.Unlock()
 }
 

@@ -125,5 +125,8 @@ func (s *Store) RebuildIndexes(id engine.SessionID) error {
 		}
 		return b.Bucket(bucketRuns).SetSequence(uint64(runs))
 	})
+	if err == nil {
+		s.forgetHealth(id)
+	}
 	return err
 }

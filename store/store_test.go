@@ -299,11 +299,19 @@ func TestDoctorFindsDamagedIndexes(t *testing.T) {
 			if r[0].Health.Status != store.Healthy {
 				t.Fatalf("the log itself is intact, health %+v", r[0].Health)
 			}
+			// The daemon's first touch refuses to run from the indexes.
+			h, err := s.Health(id)
+			if err != nil || h.Status != store.IndexesDamaged || h.LastGood != r[0].Health.LastGood || !strings.Contains(h.Reason, c.want) {
+				t.Fatalf("Health = %+v, %v; want indexes_damaged naming %q", h, err, c.want)
+			}
 			if err := s.RebuildIndexes(id); err != nil {
 				t.Fatal(err)
 			}
 			if r, _ := s.Doctor(); !r[0].OK() {
 				t.Fatalf("after RebuildIndexes: %+v", r[0])
+			}
+			if h, err := s.Health(id); err != nil || h.Status != store.Healthy {
+				t.Fatalf("Health after RebuildIndexes = %+v, %v; want healthy", h, err)
 			}
 		})
 	}
