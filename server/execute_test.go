@@ -415,3 +415,70 @@ func TestDamagedStoreRefusesExecution(t *testing.T) {
 		})
 	}
 }
+
+// Numbers the canonical form cannot keep as sent are refused with a
+// pointer, before anything is stored; every other number is accepted.
+func TestNumbersOutsideDoublesAreRefused(t *testing.T) {
+	cases := []struct {
+		context string
+		pointer string // "" when the number must be accepted
+	}{
+		{`{"x":1e400}`, "/context/x"},
+		{`{"x":-1e309}`, "/context/x"},
+		{`{"files":["a",{"n":[1,2e999]}]}`, "/context/files/1/n/1"},
+		{`{"a/b":9007199254740993}`, "/context/a~1b"},
+		{`{"x":-9007199254740993}`, "/context/x"},
+		{`{"x":9007199254740992}`, ""},
+		{`{"x":1e20}`, ""},
+		{`{"x":-0}`, ""},
+		{`{"x":1.7976931348623157e308}`, ""},
+		{`{"x":0.1}`, ""},
+	}
+	r := newRig(t, nil)
+	for _, c := range cases {
+		t.Run(c.context, func(t *testing.T) {
+			res, b := r.call(t, "start", map[string]any{"workflowId": "wr.hello", "context": json.RawMessage(c.context)})
+			if c.pointer == "" {
+				if _, ok := res.(protocol.StepResult); !ok {
+					t.Fatalf("refused: %s", b)
+				}
+				return
+			}
+			if errCode(t, res) != engine.CodeInvalidInput || res.(protocol.ErrorResult).Error.Details["pointer"] != c.pointer {
+				t.Fatalf("want INVALID_INPUT at %s; got %s", c.pointer, b)
+			}
+		})
+	}
+	// An artifact is checked the same way, and the attempt is not recorded.
+	s := r.step(t, "start", map[string]any{"workflowId": "wr.hello"})
+	args := s.NextCall.Arguments
+	res, b := r.call(t, "continue", map[string]any{"stateToken": args.StateToken, "ackToken": args.AckToken,
+		"output": map[string]any{"notesMarkdown": "done", "artifacts": []any{json.RawMessage(`{"kind":"x","n":1e400}`)}}})
+	if errCode(t, res) != engine.CodeInvalidInput || res.(protocol.ErrorResult).Error.Details["pointer"] != "/output/artifacts/0/n" {
+		t.Fatalf("artifact with 1e400: %s", b)
+	}
+	if k := kinds(r.events(t, s.Session.SessionID)); k[event.AdvanceRecorded] != 0 {
+		t.Fatalf("the refused call was recorded: %v", k)
+	}
+}
+
+// Text the canonical form cannot hold is refused at the boundary, not
+// discovered while recording.
+func TestUnpairedSurrogatesAreRefused(t *testing.T) {
+	r := newRig(t, nil)
+	s := r.step(t, "start", map[string]any{"workflowId": "wr.hello"})
+	args := s.NextCall.Arguments
+	for _, out := range []string{
+		`{"notesMarkdown":"done \ud800"}`,
+		`{"notesMarkdown":"done","artifacts":[{"kind":"x","text":"a\udc00b"}]}`,
+	} {
+		raw := `{"stateToken":"` + args.StateToken + `","ackToken":"` + args.AckToken + `","output":` + out + `}`
+		res := r.x.Continue(json.RawMessage(raw))
+		if errCode(t, res) != engine.CodeInvalidInput || !strings.Contains(res.RenderedText(), "surrogate") {
+			t.Fatalf("%s: %s", out, res.RenderedText())
+		}
+	}
+	if k := kinds(r.events(t, s.Session.SessionID)); k[event.AdvanceRecorded] != 0 {
+		t.Fatalf("a refused call was recorded: %v", k)
+	}
+}

@@ -7,6 +7,10 @@ package canon
 import (
 	"encoding/json"
 	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
 
 	"github.com/gowebpki/jcs"
 	"github.com/workrail/workrail/engine"
@@ -32,4 +36,64 @@ func Digest(v any) ([]byte, engine.Digest, error) {
 		return nil, engine.Digest{}, err
 	}
 	return b, engine.Sum(b), nil
+}
+
+// maxExactInteger is 2^53: every integer up to it has an exact IEEE-754
+// double, the only number type the canonical form knows.
+const maxExactInteger = 1 << 53
+
+// CheckNumber reports whether the JSON number text n survives
+// canonicalisation with its value: it must be in the range of a double and,
+// written as an integer, at most 2^53 in magnitude (2^53+1 would become
+// 2^53). Decimals are read as the nearest double, as every JSON reader does.
+func CheckNumber(n string) error {
+	f, err := strconv.ParseFloat(n, 64)
+	if err != nil {
+		return fmt.Errorf("%s is outside the range of an IEEE-754 double", n)
+	}
+	if strings.ContainsAny(n, ".eE") || math.Abs(f) < maxExactInteger {
+		return nil
+	}
+	if i, err := strconv.ParseInt(n, 10, 64); err != nil || i > maxExactInteger || i < -maxExactInteger {
+		return fmt.Errorf("the integer %s is larger than 2^53 and would be rounded", n)
+	}
+	return nil
+}
+
+// NumberProblem is a number in a decoded JSON value that CheckNumber
+// refuses, with its JSON pointer.
+type NumberProblem struct {
+	Pointer string
+	Err     error
+}
+
+// BadNumbers walks v (decoded with json.Decoder.UseNumber) and returns
+// every number CheckNumber refuses, in document-independent order: object
+// keys sorted, array items in order.
+func BadNumbers(v any) []NumberProblem {
+	var out []NumberProblem
+	walkNumbers(v, "", &out)
+	return out
+}
+
+func walkNumbers(v any, ptr string, out *[]NumberProblem) {
+	switch x := v.(type) {
+	case map[string]any:
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			walkNumbers(x[k], ptr+"/"+engine.PointerToken(k), out)
+		}
+	case []any:
+		for i, item := range x {
+			walkNumbers(item, ptr+"/"+strconv.Itoa(i), out)
+		}
+	case json.Number:
+		if err := CheckNumber(string(x)); err != nil {
+			*out = append(*out, NumberProblem{Pointer: ptr, Err: err})
+		}
+	}
 }

@@ -56,3 +56,40 @@ func TestDigestIsStable(t *testing.T) {
 		t.Fatalf("digest = %s, want %s", got, want)
 	}
 }
+
+// Every number BadNumbers accepts canonicalises without error, to the
+// value sent; every one it refuses is named by its pointer.
+func TestBadNumbers(t *testing.T) {
+	cases := []struct {
+		doc  string
+		want []string // pointers refused
+	}{
+		{`{"a":1,"b":-0,"c":0.1,"d":1e20,"e":1.7976931348623157e308,"f":9007199254740992,"g":-9007199254740992}`, nil},
+		{`{"a":1e400}`, []string{"/a"}},
+		{`{"a":-1e309,"b":[1,2e999]}`, []string{"/a", "/b/1"}},
+		{`{"x/y":9007199254740993,"z~":-9007199254740993}`, []string{"/x~1y", "/z~0"}},
+		{`[123456789012345678901234567890]`, []string{"/0"}},
+	}
+	for _, c := range cases {
+		t.Run(c.doc, func(t *testing.T) {
+			dec := json.NewDecoder(strings.NewReader(c.doc))
+			dec.UseNumber()
+			var v any
+			if err := dec.Decode(&v); err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, p := range canon.BadNumbers(v) {
+				got = append(got, p.Pointer)
+			}
+			if strings.Join(got, " ") != strings.Join(c.want, " ") {
+				t.Fatalf("refused %v; want %v", got, c.want)
+			}
+			if c.want == nil {
+				if _, err := canon.JSON(v); err != nil {
+					t.Fatalf("accepted numbers do not canonicalise: %v", err)
+				}
+			}
+		})
+	}
+}

@@ -111,8 +111,8 @@ func required(key, what string) *engine.Error {
 	return engine.Errorf(engine.CodeInvalidInput, "%s is required: %s.", key, what).With("pointer", "/"+key)
 }
 
-// parseArgs checks size and unknown keys (top level and inside output), then
-// decodes strictly into v.
+// parseArgs checks size, unknown keys (top level and inside output) and
+// that the values can be stored, then decodes strictly into v.
 func parseArgs(raw []byte, v any, known []string) *engine.Error {
 	if len(raw) > MaxArgumentsBytes {
 		return engine.Errorf(engine.CodePayloadTooLarge, "the arguments are %d bytes; the limit is %d.", len(raw), MaxArgumentsBytes)
@@ -142,6 +142,9 @@ func parseArgs(raw []byte, v any, known []string) *engine.Error {
 				return e
 			}
 		}
+	}
+	if e := checkStorable(raw); e != nil {
+		return e
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()

@@ -80,7 +80,7 @@ func (c *checker) features(fs []FeatureID) {
 
 func (c *checker) capabilities(caps map[Capability]Need) {
 	for _, k := range sortedKeys(caps) {
-		ptr := "/capabilities/" + escape(string(k))
+		ptr := "/capabilities/" + engine.PointerToken(string(k))
 		if !oneOf(k, Capabilities) {
 			c.suggest(ptr, fmt.Sprintf("unknown capability %q; capabilities are %s", k, strings.Join(names(Capabilities), ", ")), engine.Closest(string(k), names(Capabilities)))
 		}
@@ -188,7 +188,7 @@ func (c *checker) template(t TemplateCall, ptr string) {
 	// wr.templates.capability_probe takes exactly one argument.
 	for k := range t.Args {
 		if k != "capability" {
-			c.suggest(ptr+"/args/"+escape(k), fmt.Sprintf("unknown argument %q of %s", k, t.ID), engine.Closest(k, []string{"capability"}))
+			c.suggest(ptr+"/args/"+engine.PointerToken(k), fmt.Sprintf("unknown argument %q of %s", k, t.ID), engine.Closest(k, []string{"capability"}))
 		}
 	}
 	if capName, _ := t.Args["capability"].(string); !oneOf(Capability(capName), Capabilities) {

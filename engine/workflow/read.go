@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/workrail/workrail/engine"
+	"github.com/workrail/workrail/engine/canon"
 )
 
 // Problem is one precise complaint about a workflow file.
@@ -69,6 +70,9 @@ func Parse(src []byte) (Workflow, error) {
 		return Workflow{}, Problems{locate(src, Problem{Message: "trailing data after the workflow object"})}
 	}
 	var r reader
+	for _, n := range canon.BadNumbers(tree) {
+		r.add(n.Pointer, n.Err.Error()+"; use a smaller number or a string", "")
+	}
 	r.check(tree, reflect.TypeFor[Workflow](), "")
 	if r.typeErrors > 0 {
 		return Workflow{}, r.located(src)
@@ -195,7 +199,7 @@ func (r *reader) check(v any, t reflect.Type, ptr string) {
 			return
 		}
 		for _, k := range sortedKeys(m) {
-			r.check(m[k], t.Elem(), ptr+"/"+escape(k))
+			r.check(m[k], t.Elem(), ptr+"/"+engine.PointerToken(k))
 		}
 	case reflect.String:
 		if _, ok := v.(string); !ok {
@@ -238,11 +242,11 @@ func (r *reader) checkStruct(v any, t reflect.Type, ptr string) {
 	for _, k := range sortedKeys(m) {
 		f, ok := fields[k]
 		if !ok {
-			r.problems = append(r.problems, Problem{Pointer: ptr + "/" + escape(k),
+			r.problems = append(r.problems, Problem{Pointer: ptr + "/" + engine.PointerToken(k),
 				Message: fmt.Sprintf("unknown key %q", k), DidYouMean: engine.Closest(k, fieldNames(fields))})
 			continue
 		}
-		r.check(m[k], f, ptr+"/"+escape(k))
+		r.check(m[k], f, ptr+"/"+engine.PointerToken(k))
 	}
 }
 
@@ -292,11 +296,6 @@ func jsonKind(v any) string {
 		return "an object"
 	}
 	return fmt.Sprintf("%T", v)
-}
-
-// escape encodes one JSON pointer segment (RFC 6901).
-func escape(s string) string {
-	return strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
 }
 
 // located fills in line and column for every problem and orders them as

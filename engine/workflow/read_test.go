@@ -81,6 +81,8 @@ func TestParseRejects(t *testing.T) {
 		{name: "bad autonomy", overrides: map[string]string{"recommendedPreferences": `{"autonomy":"auto"}`}, pointer: "/recommendedPreferences/autonomy"},
 		{name: "enum of wrong type", overrides: map[string]string{"context": `[{"name":"n","type":"integer","enum":["a"],"description":"x"}]`}, pointer: "/context/0/enum/0"},
 		{name: "bad kind", overrides: map[string]string{"kind": `"macro"`}, pointer: "/kind"},
+		{name: "number out of range", overrides: map[string]string{"context": `[{"name":"n","type":"number","enum":[1,1e400],"description":"x"}]`}, pointer: "/context/0/enum/1", message: "range of an IEEE-754 double"},
+		{name: "integer past 2^53", overrides: map[string]string{"context": `[{"name":"n","type":"integer","enum":[9007199254740993],"description":"x"}]`}, pointer: "/context/0/enum/0", message: "larger than 2^53"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
