@@ -18,7 +18,7 @@ var update = flag.Bool("update", false, "rewrite golden files under testdata/gol
 
 // goldenRig is a rig with the fixed test key ring, so tokens (and so the
 // rendered text) are the same on every machine.
-func goldenRig(t *testing.T) *rig {
+func goldenRig(t testing.TB) *rig {
 	t.Helper()
 	home := t.TempDir()
 	keys, err := os.ReadFile(filepath.Join("testdata", "keys.json"))
