@@ -482,3 +482,45 @@ func TestUnpairedSurrogatesAreRefused(t *testing.T) {
 		t.Fatalf("a refused call was recorded: %v", k)
 	}
 }
+
+// A relative workspacePath would be resolved against the daemon's working
+// directory, not the agent's: every tool refuses it, and says why.
+func TestRelativeWorkspacePathIsRefused(t *testing.T) {
+	r := newRig(t, nil)
+	s := r.step(t, "start", map[string]any{"workflowId": "wr.hello"})
+	cases := []struct {
+		tool string
+		call func([]byte) protocol.Result
+		args string
+	}{
+		{"start", r.x.Start, `{"workflowId":"wr.hello","workspacePath":"src/app"}`},
+		{"continue", r.x.Continue, `{"stateToken":"` + s.StateToken + `","workspacePath":"./"}`},
+		{"inspect", r.x.Inspect, `{"workflowId":"wr.hello","workspacePath":"app"}`},
+		{"list", r.x.List, `{"workspacePath":"~/code/app"}`},
+	}
+	for _, c := range cases {
+		t.Run(c.tool, func(t *testing.T) {
+			res := c.call([]byte(c.args))
+			if errCode(t, res) != engine.CodeInvalidInput || res.(protocol.ErrorResult).Error.Details["pointer"] != "/workspacePath" ||
+				!strings.Contains(res.RenderedText(), "absolute path") {
+				t.Fatalf("%s", res.RenderedText())
+			}
+		})
+	}
+	if _, ok := r.x.List([]byte(`{"workspacePath":"/tmp/app"}`)).(server.ListResult); !ok {
+		t.Fatal("an absolute workspacePath was refused")
+	}
+}
+
+// An unknown key with no near match is still explained, not listed bare.
+func TestUnknownKeyWithoutNearMatchSaysLeaveItOut(t *testing.T) {
+	r := newRig(t, nil)
+	res := r.x.List([]byte(`{"workflowId":"wr.hello"}`))
+	if errCode(t, res) != engine.CodeUnknownKey {
+		t.Fatalf("%s", res.RenderedText())
+	}
+	sg := res.(protocol.ErrorResult).Error.Suggestions
+	if len(sg) != 1 || sg[0].Path != "workflowId" || !strings.Contains(sg[0].Note, "leave it out") {
+		t.Fatalf("suggestions = %+v", sg)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"sort"
 	"strings"
 
@@ -77,6 +78,9 @@ func ParseStart(raw []byte) (StartInput, *engine.Error) {
 	if err := parseArgs(raw, &in, []string{"workflowId", "context", "preferences", "mode", "workspacePath"}); err != nil {
 		return in, err
 	}
+	if err := checkWorkspace(in.WorkspacePath); err != nil {
+		return in, err
+	}
 	if in.WorkflowID == "" {
 		return in, required("workflowId", "the id of a workflow from list_workflows, e.g. \"wr.hello\"")
 	}
@@ -87,6 +91,9 @@ func ParseStart(raw []byte) (StartInput, *engine.Error) {
 func ParseContinue(raw []byte) (ContinueInput, *engine.Error) {
 	var in ContinueInput
 	if err := parseArgs(raw, &in, []string{"stateToken", "ackToken", "context", "output", "preferences", "workspacePath"}); err != nil {
+		return in, err
+	}
+	if err := checkWorkspace(in.WorkspacePath); err != nil {
 		return in, err
 	}
 	if in.StateToken == "" {
@@ -109,6 +116,16 @@ func ParseContinue(raw []byte) (ContinueInput, *engine.Error) {
 
 func required(key, what string) *engine.Error {
 	return engine.Errorf(engine.CodeInvalidInput, "%s is required: %s.", key, what).With("pointer", "/"+key)
+}
+
+// checkWorkspace refuses a relative workspacePath: the daemon does not share
+// the agent's working directory, so it would name some other folder.
+func checkWorkspace(p string) *engine.Error {
+	if p == "" || filepath.IsAbs(p) {
+		return nil
+	}
+	return engine.Errorf(engine.CodeInvalidInput,
+		"workspacePath must be an absolute path (the root folder of the project open in the IDE), not %q.", p).With("pointer", "/workspacePath")
 }
 
 // parseArgs checks size, unknown keys (top level and inside output) and
@@ -179,7 +196,10 @@ func suggestion(key string, known []string) suggest {
 	if s, ok := misnomers[key]; ok {
 		return s
 	}
-	return suggest{DidYouMean: engine.Closest(key, known)}
+	if c := engine.Closest(key, known); c != "" {
+		return suggest{DidYouMean: c}
+	}
+	return suggest{Note: "is not an argument here: leave it out."}
 }
 
 func typeError(err error) *engine.Error {
@@ -232,7 +252,7 @@ func ParseList(raw []byte) (ListInput, *engine.Error) {
 	if e := parseArgs(raw, &in, []string{"workspacePath"}); e != nil {
 		return in, e
 	}
-	return in, nil
+	return in, checkWorkspace(in.WorkspacePath)
 }
 
 // InspectMode is the closed set of inspect_workflow modes.
@@ -256,6 +276,9 @@ type InspectInput struct {
 func ParseInspect(raw []byte) (InspectInput, *engine.Error) {
 	var in InspectInput
 	if e := parseArgs(raw, &in, []string{"workflowId", "mode", "workspacePath"}); e != nil {
+		return in, e
+	}
+	if e := checkWorkspace(in.WorkspacePath); e != nil {
 		return in, e
 	}
 	if in.WorkflowID == "" {
