@@ -2,6 +2,7 @@ package server
 
 import (
 	"errors"
+	"fmt"
 	"sync"
 	"time"
 
@@ -302,8 +303,11 @@ func (x *Executor) find(tool string, raw []byte, workspace string, id engine.Wor
 }
 
 func unknownWorkflow(cat *Catalog, id engine.WorkflowID) *engine.Error {
-	e := engine.Errorf(engine.CodeWorkflowNotFound, "no workflow has id %q. Call list_workflows to see the ids you can start.", id).
-		With("pointer", "/workflowId")
+	msg := fmt.Sprintf("no workflow has id %q. Call list_workflows to see the ids you can start.", id)
+	if n := len(cat.Problems); n > 0 {
+		msg += fmt.Sprintf(" Some workflows could not be loaded (%d problem(s)), and a broken file may be the one you mean: list_workflows shows them under \"Not loaded\".", n)
+	}
+	e := engine.Errorf(engine.CodeWorkflowNotFound, "%s", msg).With("pointer", "/workflowId")
 	if s := engine.Closest(string(id), cat.IDs()); s != "" {
 		e.Suggestions = []engine.Suggestion{{Path: "workflowId", DidYouMean: s}}
 	}

@@ -126,6 +126,12 @@ func NewRegistry(bundled fs.FS, dirs []Source) (*Registry, error) {
 func (r *Registry) Catalog(workspace string) *Catalog {
 	c := &Catalog{entries: map[engine.WorkflowID]Entry{}}
 	c.add(r.bundled)
+	if workspace != "" {
+		if fi, err := os.Stat(workspace); err != nil || !fi.IsDir() {
+			c.Problems = append(c.Problems, LoadProblem{Source: Source{Kind: SourceProject, Path: workspace}, File: workspace,
+				Problems: workflow.Problems{{Message: "workspacePath is not an existing folder, so no project workflows were loaded from it; send the root folder of the project open in the IDE"}}})
+		}
+	}
 	for _, src := range r.sources(workspace) {
 		entries, problems := r.readDir(src)
 		c.add(entries)

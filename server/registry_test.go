@@ -8,6 +8,7 @@ import (
 	"testing"
 	"testing/fstest"
 
+	"github.com/workrail/workrail/engine"
 	"github.com/workrail/workrail/engine/workflow"
 	"github.com/workrail/workrail/server"
 )
@@ -70,6 +71,36 @@ func TestCatalogSourcesAndRules(t *testing.T) {
 	// Without a workspace the project folder is not read.
 	if _, ok := reg.Catalog("").Get("project.only"); ok {
 		t.Fatal("project workflow visible without a workspace")
+	}
+}
+
+// A workspacePath that is not a folder is reported, and a start that
+// misses says where to look: a broken project file reads as "not found".
+func TestLoadProblemsAreVisible(t *testing.T) {
+	root := t.TempDir()
+	ws := filepath.Join(root, "ws")
+	writeFile(t, filepath.Join(ws, ".workrail", "workflows"), "mine.json", `{"id":"project.mine","name":"x"`)
+	reg, err := server.NewRegistry(fstest.MapFS{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ workspace, want string }{
+		{filepath.Join(root, "nope"), "not an existing folder"},
+		{filepath.Join(ws, ".workrail", "workflows", "mine.json"), "not an existing folder"},
+		{ws, "invalid JSON"},
+	} {
+		cat := reg.Catalog(c.workspace)
+		if len(cat.Problems) != 1 || !strings.Contains(cat.Problems[0].Problems.Error(), c.want) {
+			t.Fatalf("Catalog(%s).Problems = %+v; want one saying %q", c.workspace, cat.Problems, c.want)
+		}
+	}
+	if cat := reg.Catalog(root); len(cat.Problems) != 0 {
+		t.Fatalf("a folder without .workrail is not a problem: %+v", cat.Problems)
+	}
+	r := newRig(t, reg)
+	res, b := r.call(t, "start", map[string]any{"workflowId": "project.mine", "workspacePath": ws})
+	if errCode(t, res) != engine.CodeWorkflowNotFound || !strings.Contains(string(b), "Not loaded") {
+		t.Fatalf("start of a broken workflow: %s", b)
 	}
 }
 
