@@ -79,7 +79,7 @@ func (x *Executor) prepare(tx *store.Tx, n node, attempt engine.Attempt, in prot
 	if e != nil {
 		return attemptIn{}, e
 	}
-	a := attemptIn{n: n, attempt: attempt, info: info, c: c, snap: snap, step: place.Step, in: in, prefs: snap.Preferences, notices: notices(warnings)}
+	a := attemptIn{n: n, attempt: attempt, info: info, c: c, snap: snap, step: place.Step, in: in, prefs: snap.Preferences, notices: warnings}
 	if in.Preferences != nil {
 		a.prefs = outcome.Apply(snap.Preferences, *in.Preferences)
 		a.changed = a.prefs != snap.Preferences
@@ -163,7 +163,7 @@ func (x *Executor) record(tx *store.Tx, a attemptIn) (event.Event, error) {
 	next := move.Snapshot
 	next.Preferences, next.Capabilities = a.prefs, observe(a.snap.Capabilities, ev.Observations)
 	if a.changed {
-		notes = append(notes, notices(recommendationWarnings(a.c, a.prefs))...)
+		notes = append(notes, recommendationWarnings(a.c, a.prefs)...)
 	}
 	var fork *event.Fork
 	if len(a.info.Children) > 0 {
@@ -316,12 +316,4 @@ func traceRecommendation(tx *store.Tx, n node, c compile.Compiled, p workflow.Pr
 	}
 	_, err := tx.Append(n.run, n.id, &event.DecisionTraceAppendedData{TraceKind: event.TraceRecommendationExceeded, Summary: strings.Join(why, "; ")})
 	return err
-}
-
-func notices(ws []protocol.Warning) []event.Notice {
-	out := make([]event.Notice, len(ws))
-	for i, w := range ws {
-		out[i] = event.Notice{Code: w.Code, Message: w.Message}
-	}
-	return out
 }

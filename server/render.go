@@ -32,10 +32,7 @@ func (x *Executor) fromRecord(tx *store.Tx, from node, rec event.Event) protocol
 	if !ok {
 		return x.internal("replay", fmt.Errorf("event %d is %s, not advance_recorded", rec.Index, rec.Kind))
 	}
-	ws := make([]protocol.Warning, len(d.Notices))
-	for i, nt := range d.Notices {
-		ws[i] = protocol.Warning{Code: nt.Code, Message: nt.Message}
-	}
+	ws := d.Notices
 	if d.Outcome == event.OutcomeBlocked {
 		return x.renderBlocked(tx, from, d, ws)
 	}

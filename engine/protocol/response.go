@@ -67,11 +67,9 @@ type ContinueArgs struct {
 	Output     *Output `json:"output,omitempty"`
 }
 
-// Warning is a structured, non-fatal notice.
-type Warning struct {
-	Code    string `json:"code"`
-	Message string `json:"message"`
-}
+// Warning is a structured, non-fatal notice. It is the notice as recorded
+// in advance_recorded, so a replay shows exactly what was recorded.
+type Warning = event.Notice
 
 // StepResult asks the agent to do the pending step.
 type StepResult struct {
