@@ -55,7 +55,7 @@ func contextExample(inputs []workflow.ContextInput, ctx map[string]any) map[stri
 		}
 		if len(in.Enum) > 0 {
 			var v any
-			json.Unmarshal(in.Enum[0], &v)
+			json.Unmarshal(in.Enum[0], &v) // enum values were read as JSON at load
 			out[in.Name] = v
 			continue
 		}

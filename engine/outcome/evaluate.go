@@ -50,6 +50,8 @@ func Evaluate(c compile.Compiled, s *compile.Step, artifacts []json.RawMessage, 
 	return ev
 }
 
+// kindOf returns an artifact's kind; one that is not an object with a
+// string kind has none ("") and is judged as such.
 func kindOf(a json.RawMessage) string {
 	var k struct {
 		Kind string `json:"kind"`
@@ -152,7 +154,7 @@ func (ev *Evaluation) capabilities(c compile.Compiled, s *compile.Step, byKind m
 			Detail     string                 `json:"detail"`
 			Basis      string                 `json:"basis"`
 		}
-		json.Unmarshal(a, &o)
+		json.Unmarshal(a, &o) // cannot fail: a matched the pack's schema
 		prov := event.AttemptedUse
 		switch {
 		case o.Basis == "claimed":
