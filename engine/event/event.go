@@ -87,8 +87,8 @@ func Encode(e Event) ([]byte, error) {
 	return canon.JSON(e)
 }
 
-// Decode parses stored event bytes strictly: unknown kinds, unknown fields
-// and trailing data are errors.
+// Decode parses stored event bytes strictly: unknown kinds, unknown fields,
+// trailing data and anything but Encode's canonical output are errors.
 func Decode(b []byte) (Event, error) {
 	var env struct {
 		Event
@@ -108,6 +108,12 @@ func Decode(b []byte) (Event, error) {
 	e.Data = p
 	if e.ID != engine.NewEventID(e.Session, e.Index) {
 		return Event{}, fmt.Errorf("event: decode: eventId %q does not match session and index", e.ID)
+	}
+	// Stored events are exactly what Encode writes. Bytes that decode but
+	// are not that encoding (keys in another case, a missing id read as
+	// zero, other formatting) were not written by WorkRail.
+	if enc, err := Encode(e); err != nil || !bytes.Equal(enc, b) {
+		return Event{}, fmt.Errorf("event: decode %s: not the canonical encoding WorkRail writes", e.Kind)
 	}
 	return e, nil
 }
