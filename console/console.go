@@ -10,24 +10,76 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
-	"github.com/workrail/workrail/store"
+	"github.com/workrail/workrail/engine"
+	"github.com/workrail/workrail/engine/event"
+	"github.com/workrail/workrail/engine/execute"
+	"github.com/workrail/workrail/engine/project"
 )
 
-// Sessions is what the Console needs from the store.
-type Sessions interface {
-	Summaries() ([]store.SessionSummary, error)
+// Store is what the Console reads: the sessions, each one's verified
+// health and, through the store port, its records. The bbolt store and
+// the in-memory one both provide it.
+type Store interface {
+	SessionIDs() ([]engine.SessionID, error)
+	Health(engine.SessionID) (execute.Health, error)
+	View(engine.SessionID, func(execute.Tx) error) error
 }
 
 // Console holds the Console's handlers and their dependencies.
 type Console struct {
-	sessions Sessions
-	version  string
-	logf     func(string, ...any)
+	store   Store
+	version string
+	logf    func(string, ...any)
 }
 
-// New returns a Console over sessions.
-func New(sessions Sessions, version string, logf func(string, ...any)) *Console {
-	return &Console{sessions: sessions, version: version, logf: logf}
+// New returns a Console over store.
+func New(store Store, version string, logf func(string, ...any)) *Console {
+	return &Console{store: store, version: version, logf: logf}
+}
+
+// sessionRow is what the sessions table shows of one session.
+type sessionRow struct {
+	ID        engine.SessionID
+	CreatedAt string // informational, from session_created
+	Runs      []project.Run
+	Events    engine.EventIndex
+	Health    execute.Health
+}
+
+// sessions lists every session, newest first (by id: never by clock).
+func (c *Console) sessions() ([]sessionRow, error) {
+	ids, err := c.store.SessionIDs()
+	if err != nil {
+		return nil, err
+	}
+	out := make([]sessionRow, 0, len(ids))
+	for i := len(ids) - 1; i >= 0; i-- {
+		row, err := c.row(ids[i])
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, row)
+	}
+	return out, nil
+}
+
+func (c *Console) row(id engine.SessionID) (sessionRow, error) {
+	h, err := c.store.Health(id)
+	if err != nil {
+		return sessionRow{}, err
+	}
+	row := sessionRow{ID: id, Health: h}
+	err = c.store.View(id, func(tx execute.Tx) error {
+		row.Events = tx.Head()
+		if e, err := tx.Event(1); err == nil {
+			if d, ok := e.Data.(*event.SessionCreatedData); ok {
+				row.CreatedAt = d.CreatedAt
+			}
+		}
+		row.Runs, err = tx.Runs()
+		return err
+	})
+	return row, err
 }
 
 // Routes mounts the Console's pages on r.
@@ -38,7 +90,7 @@ func (c *Console) Routes(r chi.Router) {
 // sessionList renders the sessions page, or only its table for an htmx
 // refresh.
 func (c *Console) sessionList(w http.ResponseWriter, r *http.Request) {
-	sessions, err := c.sessions.Summaries()
+	sessions, err := c.sessions()
 	if err != nil {
 		c.logf("console: list sessions: %v", err)
 		http.Error(w, "internal error; the daemon log has the details", http.StatusInternalServerError)
@@ -54,13 +106,13 @@ func (c *Console) sessionList(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-func eventCount(s store.SessionSummary) string { return strconv.FormatUint(uint64(s.Events), 10) }
+func eventCount(s sessionRow) string { return strconv.FormatUint(uint64(s.Events), 10) }
 
-func healthText(h store.Health) string {
+func healthText(h execute.Health) string {
 	switch h.Status {
-	case store.Healthy:
+	case execute.Healthy:
 		return string(h.Status)
-	case store.IndexesDamaged:
+	case execute.IndexesDamaged:
 		return "indexes damaged (run workrail doctor --rebuild-indexes)"
 	default:
 		return fmt.Sprintf("%s at event %d", h.Status, h.FirstBad)

@@ -17,55 +17,45 @@ import (
 	"go.etcd.io/bbolt"
 
 	"github.com/workrail/workrail/console"
+	"github.com/workrail/workrail/engine/execute"
+	"github.com/workrail/workrail/engine/execute/executetest"
+	"github.com/workrail/workrail/engine/execute/memstore"
+	"github.com/workrail/workrail/engine/protocol"
 	"github.com/workrail/workrail/engine/workflow"
-	"github.com/workrail/workrail/server"
 	"github.com/workrail/workrail/store"
 	"github.com/workrail/workrail/workflows"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
 
-// consoleWith starts n runs of wr.hello in a real store, applies damage
-// (when set) to the closed database file, and serves the Console over it.
-func consoleWith(t *testing.T, n int, damage func(*bbolt.Tx) error) http.Handler {
+// consoleWith starts n runs of wr.hello through the use cases over the
+// given store and serves the Console over it.
+func consoleWith(t *testing.T, st interface {
+	execute.Store
+	console.Store
+}, n int) http.Handler {
 	t.Helper()
-	home := t.TempDir()
-	path := filepath.Join(home, "workrail.db")
+	clock := func() time.Time { return time.Date(2026, 3, 4, 5, 6, 7, 0, time.UTC) }
+	x := execute.New(st, executetest.Ring(t), executetest.Catalog(t, workflows.FS), workflow.Preferences{}, clock, t.Logf)
+	for i := 0; i < n; i++ {
+		if _, ok := x.Start(json.RawMessage(`{"workflowId":"wr.hello"}`)).(protocol.StepResult); !ok {
+			t.Fatal("start failed")
+		}
+	}
+	r := chi.NewRouter()
+	console.New(st, "test", t.Logf).Routes(r)
+	return r
+}
+
+// openStore opens a real bbolt store at path.
+func openStore(t *testing.T, path string) *store.Store {
+	t.Helper()
 	s, err := store.Open(path, store.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	keys, err := server.LoadKeyRing(home)
-	if err != nil {
-		t.Fatal(err)
-	}
-	reg, err := server.NewRegistry(workflows.FS, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	clock := func() time.Time { return time.Date(2026, 3, 4, 5, 6, 7, 0, time.UTC) }
-	x := server.NewExecutor(s, keys, reg, workflow.Preferences{}, clock, t.Logf)
-	for i := 0; i < n; i++ {
-		x.Start(json.RawMessage(`{"workflowId":"wr.hello"}`))
-	}
-	if damage != nil {
-		s.Close()
-		db, err := bbolt.Open(path, 0o600, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := db.Update(damage); err != nil {
-			t.Fatal(err)
-		}
-		db.Close()
-		if s, err = store.Open(path, store.Options{}); err != nil {
-			t.Fatal(err)
-		}
-	}
 	t.Cleanup(func() { s.Close() })
-	r := chi.NewRouter()
-	console.New(s, "test", t.Logf).Routes(r)
-	return r
+	return s
 }
 
 func get(t *testing.T, h http.Handler, htmx bool) string {
@@ -99,14 +89,14 @@ func golden(t *testing.T, name, got string) {
 }
 
 func TestSessionsPage(t *testing.T) {
-	h := consoleWith(t, 2, nil)
+	h := consoleWith(t, memstore.New(), 2)
 	golden(t, "sessions.html", get(t, h, false))
 	// An htmx refresh gets only the table it swaps in.
 	golden(t, "sessions_fragment.html", get(t, h, true))
 }
 
 func TestEmptySessionsPage(t *testing.T) {
-	golden(t, "sessions_empty.html", get(t, consoleWith(t, 0, nil), false))
+	golden(t, "sessions_empty.html", get(t, consoleWith(t, memstore.New(), 0), false))
 }
 
 // Damaged sessions are listed with what is wrong, next to healthy ones.
@@ -114,7 +104,15 @@ func TestSessionsPageShowsDamage(t *testing.T) {
 	session := func(tx *bbolt.Tx, id uint64) *bbolt.Bucket {
 		return tx.Bucket([]byte("sessions")).Bucket(binary.BigEndian.AppendUint64(nil, id))
 	}
-	h := consoleWith(t, 3, func(tx *bbolt.Tx) error {
+	path := filepath.Join(t.TempDir(), "workrail.db")
+	st := openStore(t, path)
+	consoleWith(t, st, 3)
+	st.Close()
+	db, err := bbolt.Open(path, 0o600, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = db.Update(func(tx *bbolt.Tx) error {
 		events := session(tx, 2).Bucket([]byte("events"))
 		k := binary.BigEndian.AppendUint64(nil, 3)
 		v := bytes.Clone(events.Get(k))
@@ -124,5 +122,9 @@ func TestSessionsPageShowsDamage(t *testing.T) {
 		}
 		return session(tx, 3).Bucket([]byte("runs")).Delete(binary.BigEndian.AppendUint32(nil, 1))
 	})
-	golden(t, "sessions_damaged.html", get(t, h, true))
+	db.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "sessions_damaged.html", get(t, consoleWith(t, openStore(t, path), 0), true))
 }

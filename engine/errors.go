@@ -31,11 +31,13 @@ const (
 )
 
 // Codes lists every code, in a fixed order (used by tests and schemas).
-var Codes = []Code{
-	CodeInvalidInput, CodeUnknownKey, CodePayloadTooLarge, CodeWorkflowNotFound,
-	CodePinnedMissing, CodeTokenInvalidFormat, CodeTokenBadSignature,
-	CodeTokenUnknownKey, CodeTokenWrongKind, CodeTokenScopeMismatch, CodeTokenUnknownNode,
-	CodeSessionCorrupt, CodeDaemonUnavailable, CodeInternal,
+func Codes() []Code {
+	return []Code{
+		CodeInvalidInput, CodeUnknownKey, CodePayloadTooLarge, CodeWorkflowNotFound,
+		CodePinnedMissing, CodeTokenInvalidFormat, CodeTokenBadSignature,
+		CodeTokenUnknownKey, CodeTokenWrongKind, CodeTokenScopeMismatch, CodeTokenUnknownNode,
+		CodeSessionCorrupt, CodeDaemonUnavailable, CodeInternal,
+	}
 }
 
 // RetryKind is the closed union of retry policies.
@@ -106,3 +108,7 @@ func retryOf(code Code) Retry {
 		return Retry{Kind: NotRetryable}
 	}
 }
+
+// ErrNotFound is wrapped by every lookup of a record that does not exist:
+// a session, node, run, event, snapshot or recorded attempt.
+var ErrNotFound = errors.New("not found")

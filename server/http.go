@@ -8,28 +8,25 @@ import (
 	"net/url"
 
 	"github.com/go-chi/chi/v5"
-
-	"github.com/workrail/workrail/console"
-	"github.com/workrail/workrail/web"
 )
 
 // router is the loopback TCP surface: the Console, its static assets and,
 // behind the bearer token, MCP over streamable HTTP.
-func (d *Daemon) router(port int, mcpHTTP http.Handler, con *console.Console) http.Handler {
+func (d *Daemon) router(port int, mcpHTTP http.Handler) http.Handler {
 	r := chi.NewRouter()
 	r.Use(sameHost(port))
-	r.Handle("/static/*", http.FileServerFS(web.Static))
-	r.With(bearer(d.token)).Handle("/mcp", mcpHTTP)
+	r.Handle("/static/*", http.FileServerFS(d.cfg.Static))
+	r.With(bearer(d.cfg.Token)).Handle("/mcp", mcpHTTP)
 	r.Get("/api/doctor", d.doctor)
-	con.Routes(r)
+	d.cfg.Console(r)
 	return r
 }
 
 // doctor answers `workrail doctor` while the daemon owns the database.
 func (d *Daemon) doctor(w http.ResponseWriter, r *http.Request) {
-	reports, err := d.store.Doctor()
+	reports, err := d.cfg.Doctor()
 	if err != nil {
-		d.log.Printf("doctor: %v", err)
+		d.cfg.Log.Printf("doctor: %v", err)
 		http.Error(w, "internal error; the daemon log has the details", http.StatusInternalServerError)
 		return
 	}

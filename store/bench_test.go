@@ -11,7 +11,7 @@ import (
 // BenchmarkCommitFloor measures what an advance cannot go below on this
 // disk: one write transaction of five ~300-byte values (an advance appends
 // about that much), with fsync, through bbolt alone and through the group
-// committer. BenchmarkAdvance in server is this plus the engine's work.
+// committer. BenchmarkAdvance is this plus the engine's work.
 func BenchmarkCommitFloor(b *testing.B) {
 	s, err := Open(filepath.Join(b.TempDir(), "floor.db"), Options{})
 	if err != nil {

@@ -3,18 +3,19 @@ package store
 import (
 	"github.com/workrail/workrail/engine"
 	"github.com/workrail/workrail/engine/event"
+	"github.com/workrail/workrail/engine/execute"
 )
 
 // Report is the verified health of one session. IndexProblem, when set,
 // says how the derived indexes differ from a refold of the log.
 type Report struct {
 	Session      engine.SessionID `json:"sessionId"`
-	Health       Health           `json:"health"`
+	Health       execute.Health   `json:"health"`
 	IndexProblem string           `json:"indexProblem,omitempty"`
 }
 
 // OK reports whether the session is healthy with consistent indexes.
-func (r Report) OK() bool { return r.Health.Status == Healthy && r.IndexProblem == "" }
+func (r Report) OK() bool { return r.Health.Status == execute.Healthy && r.IndexProblem == "" }
 
 // Doctor verifies every session fully (chain, snapshots, pinned workflows,
 // derived indexes), bypassing the health cache.
@@ -39,7 +40,7 @@ func (s *Store) Doctor() ([]Report, error) {
 // a healthy log, its derived indexes.
 func (s *Store) Verify(id engine.SessionID) (Report, error) {
 	var r Report
-	err := s.View(id, func(t *Tx) error {
+	err := s.view(id, func(t *Tx) error {
 		var err error
 		r, err = t.verify(t.checkRefs)
 		return err
@@ -59,7 +60,7 @@ func (t *Tx) verify(check func(event.Event) error) (Report, error) {
 		}
 		return nil
 	})
-	if r.Health.Status != Healthy {
+	if r.Health.Status != execute.Healthy {
 		return r, nil
 	}
 	var err error

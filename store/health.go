@@ -10,57 +10,35 @@ import (
 
 	"github.com/workrail/workrail/engine"
 	"github.com/workrail/workrail/engine/event"
+	"github.com/workrail/workrail/engine/execute"
 )
-
-// HealthStatus is the closed set of session health states.
-type HealthStatus string
-
-// Health states.
-const (
-	Healthy     HealthStatus = "healthy"
-	CorruptTail HealthStatus = "corrupt_tail"
-	// IndexesDamaged: the log verifies but the indexes derived from it do
-	// not match a refold of it. Nothing is lost; `workrail doctor
-	// --rebuild-indexes` refolds them.
-	IndexesDamaged HealthStatus = "indexes_damaged"
-)
-
-// Health is the verified state of one session's log. A corrupt_tail session
-// is readable up to LastGood and refuses execution; so does one with
-// damaged indexes, whose whole log is good.
-type Health struct {
-	Status   HealthStatus      `json:"status"`
-	FirstBad engine.EventIndex `json:"firstBadIndex,omitzero"`
-	LastGood engine.EventIndex `json:"lastGoodIndex"`
-	Reason   string            `json:"reason,omitempty"`
-}
 
 // Health verifies session id's chain and derived indexes on first use and
 // remembers the result: this process is the only writer, and its appends
 // keep both valid.
-func (s *Store) Health(id engine.SessionID) (Health, error) {
+func (s *Store) Health(id engine.SessionID) (execute.Health, error) {
 	s.mu.Lock()
 	h, ok := s.health[id]
 	s.mu.Unlock()
 	if ok {
 		return h, nil
 	}
-	err := s.View(id, func(t *Tx) error {
+	err := s.view(id, func(t *Tx) error {
 		r, err := t.verify(nil)
 		h = r.Health
 		if r.IndexProblem != "" {
-			h = Health{Status: IndexesDamaged, LastGood: h.LastGood, Reason: r.IndexProblem}
+			h = execute.Health{Status: execute.IndexesDamaged, LastGood: h.LastGood, Reason: r.IndexProblem}
 		}
 		return err
 	})
 	if err != nil {
-		return Health{}, err
+		return execute.Health{}, err
 	}
 	s.setHealth(id, h)
 	return h, nil
 }
 
-func (s *Store) setHealth(id engine.SessionID, h Health) {
+func (s *Store) setHealth(id engine.SessionID, h execute.Health) {
 	s.mu.Lock()
 	s.health[id] = h
 	s.mu.Unlock()
@@ -76,15 +54,15 @@ func (s *Store) forgetHealth(id engine.SessionID) {
 // verifyChain walks the log from index 1, recomputing every digest. It stops
 // at the first event that is missing, out of order, undecodable, or whose
 // digest does not match. visit, when set, sees each good event.
-func (t *Tx) verifyChain(visit func(event.Event) error) Health {
+func (t *Tx) verifyChain(visit func(event.Event) error) execute.Health {
 	var prev engine.Digest
 	var last engine.EventIndex
 	chain := t.b.Bucket(bucketChain)
 	c := t.b.Bucket(bucketEvents).Cursor()
 	for k, v := c.First(); k != nil; k, v = c.Next() {
 		idx := engine.EventIndex(binary.BigEndian.Uint64(k))
-		bad := func(reason string) Health {
-			return Health{Status: CorruptTail, FirstBad: last + 1, LastGood: last, Reason: fmt.Sprintf("event %d: %s", last+1, reason)}
+		bad := func(reason string) execute.Health {
+			return execute.Health{Status: execute.CorruptTail, FirstBad: last + 1, LastGood: last, Reason: fmt.Sprintf("event %d: %s", last+1, reason)}
 		}
 		if idx != last+1 {
 			return bad(fmt.Sprintf("missing (next stored event is %d)", idx))
@@ -108,9 +86,9 @@ func (t *Tx) verifyChain(visit func(event.Event) error) Health {
 		prev, last = d, idx
 	}
 	if h, hd := t.head(); h != last || hd != prev {
-		return Health{Status: CorruptTail, FirstBad: last + 1, LastGood: last, Reason: "head record does not match the log"}
+		return execute.Health{Status: execute.CorruptTail, FirstBad: last + 1, LastGood: last, Reason: "head record does not match the log"}
 	}
-	return Health{Status: Healthy, LastGood: last}
+	return execute.Health{Status: execute.Healthy, LastGood: last}
 }
 
 func (t *Tx) checkRefs(e event.Event) error {
@@ -129,10 +107,10 @@ func (t *Tx) checkRefs(e event.Event) error {
 
 // Events returns the session's events up to its last good one, with its
 // health: read-only views still work on a corrupt_tail session.
-func (s *Store) Events(id engine.SessionID) ([]event.Event, Health, error) {
+func (s *Store) Events(id engine.SessionID) ([]event.Event, execute.Health, error) {
 	var evs []event.Event
-	var h Health
-	err := s.View(id, func(t *Tx) error {
+	var h execute.Health
+	err := s.view(id, func(t *Tx) error {
 		h = t.verifyChain(func(e event.Event) error {
 			evs = append(evs, e)
 			return nil

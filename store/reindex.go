@@ -9,6 +9,8 @@ import (
 
 	"github.com/workrail/workrail/engine"
 	"github.com/workrail/workrail/engine/event"
+	"github.com/workrail/workrail/engine/execute"
+	"github.com/workrail/workrail/engine/project"
 )
 
 // indexKV is where the derived indexes are read and written: the session's
@@ -46,7 +48,7 @@ func (t *Tx) checkIndexes(evs []event.Event) (string, error) {
 	mem := memKV{}
 	shadow := &Tx{tx: t.tx, b: t.b, id: t.id, ix: mem}
 	for _, e := range evs {
-		if err := shadow.index(e); err != nil {
+		if err := project.Index(indexes{shadow}, e); err != nil {
 			return fmt.Sprintf("event %d does not fold: %v", e.Index, err), nil
 		}
 	}
@@ -96,7 +98,7 @@ func (s *Store) RebuildIndexes(id engine.SessionID) error {
 		}
 		t := newTx(btx, b, id)
 		var evs []event.Event
-		if h := t.verifyChain(func(e event.Event) error { evs = append(evs, e); return nil }); h.Status != Healthy {
+		if h := t.verifyChain(func(e event.Event) error { evs = append(evs, e); return nil }); h.Status != execute.Healthy {
 			return fmt.Errorf("store: session %s is %s at event %d; its indexes are not rebuilt from a damaged log", id, h.Status, h.FirstBad)
 		}
 		for _, name := range indexBuckets {
@@ -110,7 +112,7 @@ func (s *Store) RebuildIndexes(id engine.SessionID) error {
 		t = newTx(btx, b, id)
 		nodes, runs := 0, 0
 		for _, e := range evs {
-			if err := t.index(e); err != nil {
+			if err := project.Index(indexes{t}, e); err != nil {
 				return fmt.Errorf("store: refold event %d: %w", e.Index, err)
 			}
 			switch e.Kind {

@@ -15,6 +15,7 @@ import (
 	bolterrors "go.etcd.io/bbolt/errors"
 
 	"github.com/workrail/workrail/engine"
+	"github.com/workrail/workrail/engine/execute"
 )
 
 // SchemaVersion is the layout version recorded in the meta bucket.
@@ -38,8 +39,8 @@ var (
 // ErrLocked means another process holds the database.
 var ErrLocked = errors.New("store: the database is locked by another process")
 
-// ErrNotFound is returned when a looked-up record does not exist.
-var ErrNotFound = errors.New("store: not found")
+// ErrNotFound is wrapped by lookups of records that do not exist.
+var ErrNotFound = engine.ErrNotFound
 
 // Options tune how the store opens its file.
 type Options struct {
@@ -55,7 +56,7 @@ type Store struct {
 	commit *committer
 
 	mu     sync.Mutex
-	health map[engine.SessionID]Health
+	health map[engine.SessionID]execute.Health
 }
 
 // Open opens (creating if needed) the database at path.
@@ -77,7 +78,7 @@ func Open(path string, o Options) (*Store, error) {
 			return nil, err
 		}
 	}
-	s := &Store{db: db, health: map[engine.SessionID]Health{}}
+	s := &Store{db: db, health: map[engine.SessionID]execute.Health{}}
 	s.commit = newCommitter(db)
 	return s, nil
 }

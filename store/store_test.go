@@ -12,6 +12,8 @@ import (
 	"github.com/workrail/workrail/engine"
 	"github.com/workrail/workrail/engine/compile"
 	"github.com/workrail/workrail/engine/event"
+	"github.com/workrail/workrail/engine/execute"
+	"github.com/workrail/workrail/engine/run"
 	"github.com/workrail/workrail/store"
 )
 
@@ -28,7 +30,7 @@ func mustOpen(tb testing.TB, path string) *store.Store {
 // seed creates a session with n events: a run and a chain of nodes.
 func seed(tb testing.TB, s *store.Store, nodes int) engine.SessionID {
 	tb.Helper()
-	id, err := s.Create(func(tx *store.Tx) error {
+	id, err := s.Create(func(tx execute.Tx) error {
 		if _, err := tx.Append(0, 0, &event.SessionCreatedData{CreatedAt: "2026-01-01T00:00:00Z"}); err != nil {
 			return err
 		}
@@ -46,7 +48,7 @@ func seed(tb testing.TB, s *store.Store, nodes int) engine.SessionID {
 		var prev engine.NodeID
 		for i := 0; i < nodes; i++ {
 			nid, _ := tx.NewNodeID()
-			ref, err := tx.PutSnapshot(map[string]int{"i": i})
+			ref, err := tx.PutSnapshot(run.Snapshot{V: i, WorkflowHash: wf.Hash, Position: run.Position{Kind: run.Complete}})
 			if err != nil {
 				return err
 			}
@@ -75,7 +77,7 @@ func TestAppendBuildsIndexesAndVerifies(t *testing.T) {
 	if err != nil || !r.OK() || r.Health.LastGood != 7 {
 		t.Fatalf("Verify = %+v, %v; want healthy with 7 events", r, err)
 	}
-	err = s.View(id, func(tx *store.Tx) error {
+	err = s.View(id, func(tx execute.Tx) error {
 		n2, err := tx.Node(2)
 		if err != nil {
 			return err
@@ -90,8 +92,7 @@ func TestAppendBuildsIndexesAndVerifies(t *testing.T) {
 		if r.Root != 1 || r.WorkflowID != "wr.x" {
 			t.Errorf("run index = %+v", r)
 		}
-		var snap map[string]int
-		if err := tx.Snapshot(n2.Snapshot, &snap); err != nil || snap["i"] != 1 {
+		if snap, err := tx.Snapshot(n2.Snapshot); err != nil || snap.V != 1 {
 			t.Errorf("snapshot = %v, %v", snap, err)
 		}
 		return nil
@@ -176,7 +177,7 @@ func TestCorruptionIsDetectedAtTheFirstBadEvent(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if h.Status != store.CorruptTail || h.FirstBad != c.firstBad || h.LastGood != c.firstBad-1 {
+			if h.Status != execute.CorruptTail || h.FirstBad != c.firstBad || h.LastGood != c.firstBad-1 {
 				t.Fatalf("Health = %+v; want corrupt_tail at %d", h, c.firstBad)
 			}
 			evs, _, err := s.Events(id)
@@ -218,10 +219,10 @@ func TestDoctorChecksSnapshotsAndPins(t *testing.T) {
 	// The chain itself is intact; doctor still finds the node whose
 	// snapshot no longer matches its address.
 	h := reports[0].Health
-	if len(reports) != 1 || reports[0].Session != id || h.Status != store.CorruptTail || (h.FirstBad != 3 && h.FirstBad != 4) {
+	if len(reports) != 1 || reports[0].Session != id || h.Status != execute.CorruptTail || (h.FirstBad != 3 && h.FirstBad != 4) {
 		t.Fatalf("Doctor = %+v; want one corrupt_tail report at a node_created event", reports)
 	}
-	if cached, _ := s.Health(id); cached.Status != store.Healthy {
+	if cached, _ := s.Health(id); cached.Status != execute.Healthy {
 		t.Fatalf("the chain-only Health = %+v; want healthy (snapshots are checked when read)", cached)
 	}
 }
@@ -245,7 +246,7 @@ func TestReadOnlyOpenSeesData(t *testing.T) {
 func TestPanickingWriteFailsOnlyItself(t *testing.T) {
 	s := mustOpen(t, filepath.Join(t.TempDir(), "w.db"))
 	id := seed(t, s, 1)
-	err := s.Update(id, func(tx *store.Tx) error {
+	err := s.Update(id, func(tx execute.Tx) error {
 		if _, err := tx.Append(0, 0, &event.SessionCreatedData{CreatedAt: "x"}); err != nil {
 			return err
 		}
@@ -296,12 +297,12 @@ func TestDoctorFindsDamagedIndexes(t *testing.T) {
 			if err != nil || len(r) != 1 || r[0].OK() || !strings.Contains(r[0].IndexProblem, c.want) {
 				t.Fatalf("Doctor = %+v, %v; want an index problem in %q", r, err, c.want)
 			}
-			if r[0].Health.Status != store.Healthy {
+			if r[0].Health.Status != execute.Healthy {
 				t.Fatalf("the log itself is intact, health %+v", r[0].Health)
 			}
 			// The daemon's first touch refuses to run from the indexes.
 			h, err := s.Health(id)
-			if err != nil || h.Status != store.IndexesDamaged || h.LastGood != r[0].Health.LastGood || !strings.Contains(h.Reason, c.want) {
+			if err != nil || h.Status != execute.IndexesDamaged || h.LastGood != r[0].Health.LastGood || !strings.Contains(h.Reason, c.want) {
 				t.Fatalf("Health = %+v, %v; want indexes_damaged naming %q", h, err, c.want)
 			}
 			if err := s.RebuildIndexes(id); err != nil {
@@ -310,7 +311,7 @@ func TestDoctorFindsDamagedIndexes(t *testing.T) {
 			if r, _ := s.Doctor(); !r[0].OK() {
 				t.Fatalf("after RebuildIndexes: %+v", r[0])
 			}
-			if h, err := s.Health(id); err != nil || h.Status != store.Healthy {
+			if h, err := s.Health(id); err != nil || h.Status != execute.Healthy {
 				t.Fatalf("Health after RebuildIndexes = %+v, %v; want healthy", h, err)
 			}
 		})

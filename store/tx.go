@@ -12,11 +12,16 @@ import (
 	"github.com/workrail/workrail/engine/canon"
 	"github.com/workrail/workrail/engine/compile"
 	"github.com/workrail/workrail/engine/event"
+	"github.com/workrail/workrail/engine/execute"
+	"github.com/workrail/workrail/engine/project"
+	"github.com/workrail/workrail/engine/run"
 )
 
-// Tx is a transaction scoped to one session. Reads see a consistent
-// snapshot; in a write transaction, Append adds events and keeps the
-// derived indexes in step.
+var _ execute.Store = (*Store)(nil)
+
+// Tx is a transaction scoped to one session; it implements execute.Tx.
+// Reads see a consistent snapshot; in a write transaction, Append adds
+// events and keeps the derived indexes in step.
 type Tx struct {
 	tx *bbolt.Tx
 	b  *bbolt.Bucket
@@ -25,7 +30,7 @@ type Tx struct {
 }
 
 // Create starts a new session and runs fn in the transaction that creates it.
-func (s *Store) Create(fn func(*Tx) error) (engine.SessionID, error) {
+func (s *Store) Create(fn func(execute.Tx) error) (engine.SessionID, error) {
 	var id engine.SessionID
 	err := s.commit.update(func(btx *bbolt.Tx) error {
 		root := btx.Bucket(bucketSessions)
@@ -46,14 +51,14 @@ func (s *Store) Create(fn func(*Tx) error) (engine.SessionID, error) {
 		return fn(newTx(btx, b, id))
 	})
 	if err == nil {
-		s.setHealth(id, Health{Status: Healthy})
+		s.setHealth(id, execute.Health{Status: execute.Healthy})
 	}
 	return id, err
 }
 
 // Update runs fn in a write transaction on session id. fn may run more than
 // once; keep results in variables it assigns on every run.
-func (s *Store) Update(id engine.SessionID, fn func(*Tx) error) error {
+func (s *Store) Update(id engine.SessionID, fn func(execute.Tx) error) error {
 	return s.commit.update(func(btx *bbolt.Tx) error {
 		b := btx.Bucket(bucketSessions).Bucket(sessionKey(id))
 		if b == nil {
@@ -77,7 +82,11 @@ func newTx(btx *bbolt.Tx, b *bbolt.Bucket, id engine.SessionID) *Tx {
 }
 
 // View runs fn in a read transaction on session id.
-func (s *Store) View(id engine.SessionID, fn func(*Tx) error) error {
+func (s *Store) View(id engine.SessionID, fn func(execute.Tx) error) error {
+	return s.view(id, func(t *Tx) error { return fn(t) })
+}
+
+func (s *Store) view(id engine.SessionID, fn func(*Tx) error) error {
 	return s.db.View(func(btx *bbolt.Tx) error {
 		b := btx.Bucket(bucketSessions).Bucket(sessionKey(id))
 		if b == nil {
@@ -89,6 +98,12 @@ func (s *Store) View(id engine.SessionID, fn func(*Tx) error) error {
 
 // Session is the session this transaction is scoped to.
 func (t *Tx) Session() engine.SessionID { return t.id }
+
+// Head is the index of the session's last event.
+func (t *Tx) Head() engine.EventIndex {
+	i, _ := t.head()
+	return i
+}
 
 // head returns the last event index and chain digest (zero for an empty log).
 func (t *Tx) head() (engine.EventIndex, engine.Digest) {
@@ -122,7 +137,7 @@ func (t *Tx) Append(run engine.RunID, node engine.NodeID, p event.Payload) (even
 	if err := t.b.Put(keyHead, append(key, d[:]...)); err != nil {
 		return event.Event{}, err
 	}
-	return e, t.index(e)
+	return e, project.Index(indexes{t}, e)
 }
 
 // Event reads the event at index i.
@@ -146,22 +161,24 @@ func (t *Tx) NewNodeID() (engine.NodeID, error) {
 	return engine.NodeID(n), err
 }
 
-// PutSnapshot stores v content-addressed and returns its reference.
-func (t *Tx) PutSnapshot(v any) (engine.SnapshotRef, error) {
-	b, d, err := canon.Digest(v)
+// PutSnapshot stores a node snapshot content-addressed and returns its
+// reference.
+func (t *Tx) PutSnapshot(snap run.Snapshot) (engine.SnapshotRef, error) {
+	b, d, err := canon.Digest(snap)
 	if err != nil {
 		return engine.SnapshotRef{}, err
 	}
 	return engine.SnapshotRef(d), putCAS(t.tx.Bucket(bucketSnapshots), d, b)
 }
 
-// Snapshot reads the snapshot ref into v, verifying its digest.
-func (t *Tx) Snapshot(ref engine.SnapshotRef, v any) error {
+// Snapshot reads the node snapshot ref, verifying its digest.
+func (t *Tx) Snapshot(ref engine.SnapshotRef) (run.Snapshot, error) {
+	var snap run.Snapshot
 	b, err := getCAS(t.tx.Bucket(bucketSnapshots), engine.Digest(ref))
 	if err != nil {
-		return fmt.Errorf("store: snapshot %s: %w", ref, err)
+		return snap, fmt.Errorf("store: snapshot %s: %w", ref, err)
 	}
-	return json.Unmarshal(b, v)
+	return snap, json.Unmarshal(b, &snap)
 }
 
 // PinWorkflow stores a compiled workflow under its hash.
@@ -175,11 +192,7 @@ func (t *Tx) Workflow(h engine.WorkflowHash) (compile.Compiled, error) {
 	if err != nil {
 		return compile.Compiled{}, fmt.Errorf("store: pinned workflow %s: %w", h, err)
 	}
-	var w compile.Workflow
-	if err := json.Unmarshal(b, &w); err != nil {
-		return compile.Compiled{}, fmt.Errorf("store: pinned workflow %s: %w", h, err)
-	}
-	return compile.Restore(w, b, h), nil
+	return compile.Restore(b, h)
 }
 
 // ErrDigestMismatch means stored content no longer matches its address.

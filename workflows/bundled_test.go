@@ -156,12 +156,12 @@ func TestBundledSetCoverage(t *testing.T) {
 			t.Errorf("no bundled step uses contract %s", c)
 		}
 	}
-	for _, x := range workflow.Features {
+	for _, x := range workflow.Features() {
 		if !features[x] {
 			t.Errorf("no bundled workflow uses feature %s", x)
 		}
 	}
-	for _, x := range workflow.Templates {
+	for _, x := range workflow.Templates() {
 		if !templates[x] {
 			t.Errorf("no bundled workflow uses template %s", x)
 		}

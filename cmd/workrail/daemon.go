@@ -29,11 +29,12 @@ func runDaemon(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "workrail:", err)
 		return 1
 	}
-	d, err := server.Start(server.Config{Home: h, Port: *port, Version: version, Log: stderr})
+	d, st, err := startDaemon(h, *port, stderr)
 	if err != nil {
 		fmt.Fprintln(stderr, "workrail:", err)
 		return 1
 	}
+	defer st.Close()
 	banner(stdout, h, d)
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)

@@ -10,6 +10,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/workrail/workrail/engine/execute"
 	"github.com/workrail/workrail/server/home"
 	"github.com/workrail/workrail/store"
 )
@@ -64,7 +65,7 @@ func printReports(w io.Writer, reports []store.Report, healthy int) {
 		switch {
 		case r.OK():
 			fmt.Fprintf(w, "%-10s healthy (%d events)\n", r.Session, r.Health.LastGood)
-		case r.Health.Status == store.Healthy:
+		case r.Health.Status == execute.Healthy:
 			fmt.Fprintf(w, "%-10s healthy log, damaged indexes: %s\n", r.Session, r.IndexProblem)
 		default:
 			fmt.Fprintf(w, "%-10s %s at index %d: %s\n", r.Session, r.Health.Status, r.Health.FirstBad, r.Health.Reason)
@@ -126,7 +127,7 @@ func rebuildIndexes(h home.Dir, w io.Writer) error {
 		return err
 	}
 	for _, r := range reports {
-		if r.Health.Status != store.Healthy || r.IndexProblem == "" {
+		if r.Health.Status != execute.Healthy || r.IndexProblem == "" {
 			continue
 		}
 		if err := s.RebuildIndexes(r.Session); err != nil {

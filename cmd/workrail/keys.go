@@ -5,7 +5,6 @@ import (
 	"io"
 	"time"
 
-	"github.com/workrail/workrail/server"
 	"github.com/workrail/workrail/server/home"
 )
 
@@ -27,11 +26,11 @@ func runKeys(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	defer unlock()
-	if _, err := server.LoadKeyRing(string(h)); err != nil {
+	if _, err := home.LoadKeyRing(string(h)); err != nil {
 		fmt.Fprintln(stderr, "workrail keys:", err)
 		return 1
 	}
-	id, err := server.RotateKey(string(h), time.Now())
+	id, err := home.RotateKey(string(h), time.Now())
 	if err != nil {
 		fmt.Fprintln(stderr, "workrail keys:", err)
 		return 1

@@ -7,8 +7,8 @@ import (
 	"io"
 	"os"
 
+	"github.com/workrail/workrail/engine/catalog"
 	"github.com/workrail/workrail/engine/workflow"
-	"github.com/workrail/workrail/server"
 )
 
 // fileReport is one file's result in `workrail validate --json`.
@@ -18,7 +18,7 @@ type fileReport struct {
 	WorkflowID   string            `json:"workflowId,omitempty"`
 	WorkflowHash string            `json:"workflowHash,omitempty"`
 	Problems     workflow.Problems `json:"problems"`
-	Warnings     []server.Notice   `json:"warnings,omitempty"`
+	Warnings     []catalog.Notice  `json:"warnings,omitempty"`
 }
 
 func runValidate(args []string, stdout, stderr io.Writer) int {
@@ -33,9 +33,9 @@ func runValidate(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "usage: workrail validate [--json] [--bundled] FILE…")
 		return 2
 	}
-	kind := server.SourceUser
+	kind := catalog.User
 	if *bundled {
-		kind = server.SourceBundled
+		kind = catalog.Bundled
 	}
 	reports := make([]fileReport, 0, fs.NArg())
 	for _, path := range fs.Args() {
@@ -58,14 +58,14 @@ func runValidate(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
-func validateFile(path string, kind server.SourceKind) fileReport {
+func validateFile(path string, kind catalog.SourceKind) fileReport {
 	r := fileReport{File: path, Problems: workflow.Problems{}}
 	b, err := os.ReadFile(path)
 	if err != nil {
 		r.Problems = append(r.Problems, workflow.Problem{Message: err.Error()})
 		return r
 	}
-	c, warnings, problems := server.Validate(b, kind)
+	c, warnings, problems := catalog.Validate(b, kind)
 	if len(problems) > 0 {
 		r.Problems = problems
 		return r

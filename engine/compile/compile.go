@@ -7,6 +7,7 @@ package compile
 
 import (
 	"encoding/json"
+	"fmt"
 
 	"github.com/workrail/workrail/engine"
 	"github.com/workrail/workrail/engine/canon"
@@ -138,12 +139,20 @@ func Seal(c Workflow) (Compiled, error) {
 	if err != nil {
 		return Compiled{}, err
 	}
-	return Restore(c, b, engine.WorkflowHash(d)), nil
+	return restore(c, b, engine.WorkflowHash(d)), nil
 }
 
-// Restore rebuilds a Compiled from a pinned copy whose bytes and hash the
-// caller has already verified.
-func Restore(c Workflow, canonical []byte, h engine.WorkflowHash) Compiled {
+// Restore rebuilds a Compiled from the canonical bytes of a pinned copy
+// whose hash the caller has already verified.
+func Restore(canonical []byte, h engine.WorkflowHash) (Compiled, error) {
+	var c Workflow
+	if err := json.Unmarshal(canonical, &c); err != nil {
+		return Compiled{}, fmt.Errorf("compile: pinned workflow %s: %w", h, err)
+	}
+	return restore(c, canonical, h), nil
+}
+
+func restore(c Workflow, canonical []byte, h engine.WorkflowHash) Compiled {
 	out := Compiled{Workflow: c, Canonical: canonical, Hash: h, index: map[workflow.StepID]*Step{}}
 	Walk(c.Steps, func(n Node) {
 		if n.Step != nil {

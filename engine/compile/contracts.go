@@ -6,9 +6,15 @@ import (
 	"github.com/workrail/workrail/engine/workflow"
 )
 
-// Packs is the closed set of contract packs. An artifact satisfies pack X
+// Pack returns the contract pack ref names. An artifact satisfies pack X
 // when its "kind" is X and it validates against X's schema.
-var Packs = map[workflow.ContractRef]ContractPack{
+func Pack(ref workflow.ContractRef) (ContractPack, bool) {
+	p, ok := packs[ref]
+	return p, ok
+}
+
+// packs is the closed set of contract packs, one per workflow.Contracts().
+var packs = map[workflow.ContractRef]ContractPack{
 	workflow.ContractCapabilityObservation: {
 		Description: "What the agent observed when it tried an optional capability.",
 		Schema: raw(`{"type":"object","additionalProperties":false,"required":["kind","capability","status"],"properties":{

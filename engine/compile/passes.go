@@ -85,13 +85,13 @@ const (
 )
 
 // applyFeatures applies the declared features in the fixed order of
-// workflow.Features, whatever order the author listed them in.
+// workflow.Features(), whatever order the author listed them in.
 func applyFeatures(w Workflow, src workflow.Workflow) (Workflow, error) {
 	declared := map[workflow.FeatureID]bool{}
 	for _, f := range src.Features {
 		declared[f] = true
 	}
-	for _, id := range workflow.Features {
+	for _, id := range workflow.Features() {
 		if !declared[id] {
 			continue
 		}
@@ -142,7 +142,7 @@ func injectProbes(w Workflow, _ workflow.Workflow) (Workflow, error) {
 	}
 	var probes []Node
 	var preferred []string
-	for _, c := range workflow.Capabilities {
+	for _, c := range workflow.Capabilities() {
 		switch w.Capabilities[c] {
 		case workflow.Required:
 			if !probed[c] {
@@ -203,7 +203,7 @@ func resolveContracts(w Workflow, _ workflow.Workflow) (Workflow, error) {
 	sort.Strings(refs)
 	w.Contracts = map[workflow.ContractRef]ContractPack{}
 	for _, r := range refs {
-		pack, ok := Packs[workflow.ContractRef(r)]
+		pack, ok := Pack(workflow.ContractRef(r))
 		if !ok {
 			return w, fmt.Errorf("compile: unknown contract pack %q", r)
 		}

@@ -332,8 +332,8 @@ type RecapEntry struct {
 
 // Notice is a structured warning as recorded.
 type Notice struct {
-	Code    string `json:"code"`
-	Message string `json:"message"`
+	Code    NoticeCode `json:"code"`
+	Message string     `json:"message"`
 }
 
 func (*SessionCreatedData) Kind() Kind        { return SessionCreated }

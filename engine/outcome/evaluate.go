@@ -85,7 +85,7 @@ func (ev *Evaluation) userDependency(s *compile.Step, byKind map[string][]json.R
 		if validate(userResponseSchema, a) == nil {
 			return
 		}
-		ev.note("USER_RESPONSE_INVALID", "a wr.user_response artifact needs a non-empty \"response\" string; it was not accepted")
+		ev.note(event.NoticeUserResponseInvalid, "a wr.user_response artifact needs a non-empty \"response\" string; it was not accepted")
 	}
 	code := UserOnlyDependency
 	if d.Reason == workflow.NeedsUserChoice {
@@ -144,7 +144,7 @@ func (ev *Evaluation) capabilities(c compile.Compiled, s *compile.Step, byKind m
 	for _, a := range byKind[string(workflow.ContractCapabilityObservation)] {
 		if validate(pack.Schema, a) != nil {
 			if !probe {
-				ev.note("ARTIFACT_INVALID", "a capability observation did not match its contract and was not recorded")
+				ev.note(event.NoticeArtifactInvalid, "a capability observation did not match its contract and was not recorded")
 			}
 			continue
 		}
@@ -166,13 +166,13 @@ func (ev *Evaluation) capabilities(c compile.Compiled, s *compile.Step, byKind m
 		ev.Observations = append(ev.Observations, obs)
 		seen[o.Capability] = obs
 		if c.Capabilities[o.Capability] == workflow.Preferred && o.Status == event.CapabilityUnavailable && prov.Strong() {
-			ev.note("CAPABILITY_DEGRADED", fmt.Sprintf("%s is unavailable: the workflow continues on its fallback path", o.Capability))
+			ev.note(event.NoticeCapabilityDegraded, fmt.Sprintf("%s is unavailable: the workflow continues on its fallback path", o.Capability))
 		}
 	}
 	if !probe {
 		return
 	}
-	for _, cap := range workflow.Capabilities {
+	for _, cap := range workflow.Capabilities() {
 		if c.Capabilities[cap] != workflow.Required || s.Probe != cap {
 			continue
 		}
@@ -222,13 +222,13 @@ func (ev *Evaluation) optional(c compile.Compiled, s *compile.Step, byKind map[s
 // one is disclosed, not silently dropped.
 func (ev *Evaluation) accept(c compile.Compiled, ref workflow.ContractRef, a json.RawMessage, v any) bool {
 	if err := validate(packOf(c, ref).Schema, a); err != nil {
-		ev.note("ARTIFACT_INVALID", fmt.Sprintf("a %s artifact did not match its contract (%v); it is stored with the notes but not recorded as such", ref, err))
+		ev.note(event.NoticeArtifactInvalid, fmt.Sprintf("a %s artifact did not match its contract (%v); it is stored with the notes but not recorded as such", ref, err))
 		return false
 	}
 	return json.Unmarshal(a, v) == nil
 }
 
-func (ev *Evaluation) note(code, msg string) {
+func (ev *Evaluation) note(code event.NoticeCode, msg string) {
 	ev.Notices = append(ev.Notices, event.Notice{Code: code, Message: msg})
 }
 
@@ -238,7 +238,8 @@ func packOf(c compile.Compiled, ref workflow.ContractRef) compile.ContractPack {
 	if p, ok := c.Contracts[ref]; ok {
 		return p
 	}
-	return compile.Packs[ref]
+	p, _ := compile.Pack(ref)
+	return p
 }
 
 var schemas sync.Map // schema JSON → *jsonschema.Schema

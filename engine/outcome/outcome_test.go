@@ -31,8 +31,8 @@ func TestModeMatrixMirrorsTheSeed(t *testing.T) {
 		{outcome.RequiredCapabilityUnknown, map[workflow.Autonomy]outcome.Action{G: outcome.Block, S: outcome.Block, N: outcome.Record}},
 		{outcome.RequiredCapabilityUnavailable, map[workflow.Autonomy]outcome.Action{G: outcome.Block, S: outcome.Block, N: outcome.Record}},
 	}
-	if len(table) != len(outcome.ReasonCodes) {
-		t.Fatalf("the table covers %d reasons; the closed set has %d", len(table), len(outcome.ReasonCodes))
+	if len(table) != len(outcome.ReasonCodes()) {
+		t.Fatalf("the table covers %d reasons; the closed set has %d", len(table), len(outcome.ReasonCodes()))
 	}
 	dep := &workflow.UserDependency{Reason: workflow.NeedsUserChoice, ChoiceKind: workflow.ScopeBoundary, Summary: "s", RequestedFromUser: "r"}
 	for _, row := range table {
@@ -85,8 +85,15 @@ func TestPresetsAndResolve(t *testing.T) {
 		"wr.modes.full_auto_stop_on_user_deps": {Autonomy: "full_auto_stop_on_user_deps", RiskPolicy: "balanced"},
 		"wr.modes.full_auto_never_stop":        {Autonomy: "full_auto_never_stop", RiskPolicy: "conservative"},
 	}
-	if !reflect.DeepEqual(outcome.Presets, want) {
-		t.Fatalf("presets = %v", outcome.Presets)
+	got := map[outcome.ModeID]workflow.Preferences{}
+	for _, m := range outcome.Modes() {
+		got[m], _ = outcome.Preset(m)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("presets = %v", got)
+	}
+	if _, ok := outcome.Preset("wr.modes.reckless"); ok {
+		t.Fatal("a mode outside the closed set has a preset")
 	}
 	if _, e := outcome.Resolve(&workflow.Preferences{Autonomy: "guided"}, "wr.modes.guided"); e == nil {
 		t.Fatal("preferences and mode together were accepted")

@@ -7,32 +7,50 @@ package outcome
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/workrail/workrail/engine"
 	"github.com/workrail/workrail/engine/workflow"
 )
 
-// ModeID names a preset.
+// ModeID is the closed set of mode presets: the one place their ids are
+// spelled.
 type ModeID string
 
-// Presets maps each mode preset to its locked preference values.
-var Presets = map[ModeID]workflow.Preferences{
-	"wr.modes.guided":                      {Autonomy: workflow.Guided, RiskPolicy: workflow.Conservative},
-	"wr.modes.full_auto_stop_on_user_deps": {Autonomy: workflow.FullAutoStopOnUserDep, RiskPolicy: workflow.Balanced},
-	"wr.modes.full_auto_never_stop":        {Autonomy: workflow.FullAutoNeverStop, RiskPolicy: workflow.Conservative},
+// The presets.
+const (
+	ModeGuided         ModeID = "wr.modes.guided"
+	ModeStopOnUserDeps ModeID = "wr.modes.full_auto_stop_on_user_deps"
+	ModeNeverStop      ModeID = "wr.modes.full_auto_never_stop"
+)
+
+// Modes lists the presets in a fixed order.
+func Modes() []ModeID { return []ModeID{ModeGuided, ModeStopOnUserDeps, ModeNeverStop} }
+
+// Preset returns the locked preference values of a mode.
+func Preset(m ModeID) (workflow.Preferences, bool) {
+	switch m {
+	case ModeGuided:
+		return workflow.Preferences{Autonomy: workflow.Guided, RiskPolicy: workflow.Conservative}, true
+	case ModeStopOnUserDeps:
+		return workflow.Preferences{Autonomy: workflow.FullAutoStopOnUserDep, RiskPolicy: workflow.Balanced}, true
+	case ModeNeverStop:
+		return workflow.Preferences{Autonomy: workflow.FullAutoNeverStop, RiskPolicy: workflow.Conservative}, true
+	}
+	return workflow.Preferences{}, false
 }
 
-// ModeIDs lists the presets in a fixed order.
-var ModeIDs = []ModeID{"wr.modes.guided", "wr.modes.full_auto_stop_on_user_deps", "wr.modes.full_auto_never_stop"}
+// Default is the built-in global default: guided and conservative.
+func Default() workflow.Preferences {
+	p, _ := Preset(ModeGuided)
+	return p
+}
 
-// Default is the built-in global default.
-var Default = workflow.Preferences{Autonomy: workflow.Guided, RiskPolicy: workflow.Conservative}
-
-var (
-	autonomyRank = map[workflow.Autonomy]int{workflow.Guided: 0, workflow.FullAutoStopOnUserDep: 1, workflow.FullAutoNeverStop: 2}
-	riskRank     = map[workflow.RiskPolicy]int{workflow.Conservative: 0, workflow.Balanced: 1, workflow.Aggressive: 2}
-)
+// autonomyRank and riskRank place a value in its closed partial order;
+// -1 for a value outside the set.
+func autonomyRank(a workflow.Autonomy) int { return slices.Index(workflow.Autonomies(), a) }
+func riskRank(r workflow.RiskPolicy) int   { return slices.Index(workflow.RiskPolicies(), r) }
 
 // Apply overlays the set fields of delta on base.
 func Apply(base, delta workflow.Preferences) workflow.Preferences {
@@ -47,11 +65,11 @@ func Apply(base, delta workflow.Preferences) workflow.Preferences {
 
 // CheckPreferences validates a preference delta (closed sets).
 func CheckPreferences(p workflow.Preferences, ptr string) *engine.Error {
-	if _, ok := autonomyRank[p.Autonomy]; p.Autonomy != "" && !ok {
+	if p.Autonomy != "" && autonomyRank(p.Autonomy) < 0 {
 		return engine.Errorf(engine.CodeInvalidInput, "%s/autonomy must be guided, full_auto_stop_on_user_deps or full_auto_never_stop, not %q", ptr, p.Autonomy).
 			With("pointer", ptr+"/autonomy")
 	}
-	if _, ok := riskRank[p.RiskPolicy]; p.RiskPolicy != "" && !ok {
+	if p.RiskPolicy != "" && riskRank(p.RiskPolicy) < 0 {
 		return engine.Errorf(engine.CodeInvalidInput, "%s/riskPolicy must be conservative, balanced or aggressive, not %q", ptr, p.RiskPolicy).
 			With("pointer", ptr+"/riskPolicy")
 	}
@@ -65,7 +83,7 @@ func Resolve(prefs *workflow.Preferences, mode ModeID) (workflow.Preferences, *e
 	case prefs != nil && mode != "":
 		return workflow.Preferences{}, engine.Errorf(engine.CodeInvalidInput, "send either preferences or mode, not both")
 	case mode != "":
-		p, ok := Presets[mode]
+		p, ok := Preset(mode)
 		if !ok {
 			e := engine.Errorf(engine.CodeInvalidInput, "unknown mode %q; modes are %s", mode, modeList()).With("pointer", "/mode")
 			if s := engine.Closest(string(mode), modeNames()); s != "" {
@@ -81,8 +99,8 @@ func Resolve(prefs *workflow.Preferences, mode ModeID) (workflow.Preferences, *e
 }
 
 func modeNames() []string {
-	out := make([]string, len(ModeIDs))
-	for i, m := range ModeIDs {
+	out := make([]string, len(Modes()))
+	for i, m := range Modes() {
 		out[i] = string(m)
 	}
 	return out
@@ -97,10 +115,10 @@ func Exceeds(eff workflow.Preferences, rec *workflow.Preferences) []string {
 		return nil
 	}
 	var out []string
-	if rec.Autonomy != "" && autonomyRank[eff.Autonomy] > autonomyRank[rec.Autonomy] {
+	if rec.Autonomy != "" && autonomyRank(eff.Autonomy) > autonomyRank(rec.Autonomy) {
 		out = append(out, fmt.Sprintf("autonomy %s exceeds the recommended %s", eff.Autonomy, rec.Autonomy))
 	}
-	if rec.RiskPolicy != "" && riskRank[eff.RiskPolicy] > riskRank[rec.RiskPolicy] {
+	if rec.RiskPolicy != "" && riskRank(eff.RiskPolicy) > riskRank(rec.RiskPolicy) {
 		out = append(out, fmt.Sprintf("riskPolicy %s exceeds the recommended %s", eff.RiskPolicy, rec.RiskPolicy))
 	}
 	return out

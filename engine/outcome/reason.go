@@ -24,8 +24,10 @@ const (
 )
 
 // ReasonCodes lists every code in a fixed order.
-var ReasonCodes = []ReasonCode{UserOnlyDependency, NonAssumableChoice, MissingRequiredOutput,
-	InvalidRequiredOutput, RequiredCapabilityUnknown, RequiredCapabilityUnavailable}
+func ReasonCodes() []ReasonCode {
+	return []ReasonCode{UserOnlyDependency, NonAssumableChoice, MissingRequiredOutput,
+		InvalidRequiredOutput, RequiredCapabilityUnknown, RequiredCapabilityUnavailable}
+}
 
 // Reason is one instance of a reason code at a step.
 type Reason struct {

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/workrail/workrail/engine"
+	"github.com/workrail/workrail/engine/event"
 	"github.com/workrail/workrail/engine/workflow"
 )
 
@@ -24,7 +25,7 @@ func CheckContext(inputs []workflow.ContextInput, ctx map[string]any, atStart bo
 	for _, k := range sortedKeys(ctx) {
 		in, ok := declared[k]
 		if !ok {
-			ws = append(ws, Warning{Code: "CONTEXT_KEY_UNDECLARED",
+			ws = append(ws, Warning{Code: event.NoticeContextKeyUndeclared,
 				Message: fmt.Sprintf("context.%s is not an input of this workflow: it is stored, but no condition or loop reads it", k)})
 			continue
 		}

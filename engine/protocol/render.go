@@ -8,6 +8,7 @@ import (
 
 	"github.com/workrail/workrail/engine"
 	"github.com/workrail/workrail/engine/event"
+	"github.com/workrail/workrail/engine/project"
 	"github.com/workrail/workrail/engine/run"
 	"github.com/workrail/workrail/engine/workflow"
 )
@@ -236,7 +237,7 @@ func recapSection(b *strings.Builder, title, intro string, r *event.Recap) {
 	section(b, title)
 	b.WriteString(intro + "\n")
 	if r.Omitted > 0 {
-		fmt.Fprintf(b, "(truncated: %d older entries omitted; kept the most recent that fit %d bytes)\n", r.Omitted, RecapBudget)
+		fmt.Fprintf(b, "(truncated: %d older entries omitted; kept the most recent that fit %d bytes)\n", r.Omitted, project.RecapBudget)
 	}
 	for _, e := range r.Entries {
 		fmt.Fprintf(b, "- %s: %s", e.StepID, strings.ReplaceAll(strings.TrimSpace(e.NotesMarkdown), "\n", "\n  "))
@@ -246,13 +247,6 @@ func recapSection(b *strings.Builder, title, intro string, r *event.Recap) {
 		b.WriteString("\n")
 	}
 }
-
-// Recap budgets, in bytes of UTF-8: a recap keeps the most recent notes
-// that fit RecapBudget; each entry's notes are cut at EntryBudget.
-const (
-	RecapBudget = 8 << 10
-	EntryBudget = 2 << 10
-)
 
 func skippedSection(b *strings.Builder, skips []event.Skip) {
 	if len(skips) == 0 {

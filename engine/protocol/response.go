@@ -1,7 +1,9 @@
-// Package protocol owns the agent-facing contract of the execution tools:
-// the request shapes and their strict boundary parsing, the one result
-// union (step | blocked | complete | error), and its text-first rendering.
-// It is pure: callers pass in tokens, snapshots and compiled workflows.
+// Package protocol owns the agent-facing contract of every tool: the tool
+// list with descriptions and input and output schemas, the request shapes
+// and their strict boundary parsing, the closed set of result kinds, and
+// all text an agent reads (steps, blocked, complete, errors — the shim's
+// DAEMON_UNAVAILABLE included — workflow lists and outlines). It is pure:
+// callers pass in tokens, snapshots and compiled workflows.
 package protocol
 
 import (
@@ -11,18 +13,21 @@ import (
 	"github.com/workrail/workrail/engine/workflow"
 )
 
-// Kind is the closed set of execution result kinds.
+// Kind is the closed set of result kinds every tool answers with.
 type Kind string
 
-// Result kinds.
+// Result kinds: the execution union (step, blocked, complete, error) and
+// the discovery results of list_workflows and inspect_workflow.
 const (
-	KindStep     Kind = "step"
-	KindBlocked  Kind = "blocked"
-	KindComplete Kind = "complete"
-	KindError    Kind = "error"
+	KindStep      Kind = "step"
+	KindBlocked   Kind = "blocked"
+	KindComplete  Kind = "complete"
+	KindError     Kind = "error"
+	KindWorkflows Kind = "workflows"
+	KindWorkflow  Kind = "workflow"
 )
 
-// Result is one execution result. Exactly one concrete type per Kind, so
+// Result is one tool result. Exactly one concrete type per Kind, so
 // no field is ever a null that stands for a state.
 type Result interface {
 	ResultKind() Kind

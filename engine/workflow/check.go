@@ -69,8 +69,8 @@ func (c *checker) features(fs []FeatureID) {
 	for i, f := range fs {
 		ptr := fmt.Sprintf("/features/%d", i)
 		switch {
-		case !oneOf(f, Features):
-			c.suggest(ptr, fmt.Sprintf("unknown feature %q; features are %s", f, strings.Join(names(Features), ", ")), engine.Closest(string(f), names(Features)))
+		case !oneOf(f, Features()):
+			c.suggest(ptr, fmt.Sprintf("unknown feature %q; features are %s", f, strings.Join(names(Features()), ", ")), engine.Closest(string(f), names(Features())))
 		case seen[f]:
 			c.add(ptr, "feature %q is listed twice", f)
 		}
@@ -81,8 +81,8 @@ func (c *checker) features(fs []FeatureID) {
 func (c *checker) capabilities(caps map[Capability]Need) {
 	for _, k := range sortedKeys(caps) {
 		ptr := "/capabilities/" + engine.PointerToken(string(k))
-		if !oneOf(k, Capabilities) {
-			c.suggest(ptr, fmt.Sprintf("unknown capability %q; capabilities are %s", k, strings.Join(names(Capabilities), ", ")), engine.Closest(string(k), names(Capabilities)))
+		if !oneOf(k, Capabilities()) {
+			c.suggest(ptr, fmt.Sprintf("unknown capability %q; capabilities are %s", k, strings.Join(names(Capabilities()), ", ")), engine.Closest(string(k), names(Capabilities())))
 		}
 		if v := caps[k]; !oneOf(v, []Need{Required, Preferred}) {
 			c.add(ptr, "must be \"required\" or \"preferred\", not %q", v)
@@ -171,9 +171,9 @@ func (c *checker) step(s Step, ptr string) {
 	if s.RunCondition != nil {
 		c.condition(*s.RunCondition, ptr+"/runCondition")
 	}
-	if s.Output != nil && s.Output.ContractRef != "" && !oneOf(s.Output.ContractRef, Contracts) {
+	if s.Output != nil && s.Output.ContractRef != "" && !oneOf(s.Output.ContractRef, Contracts()) {
 		c.suggest(ptr+"/output/contractRef", fmt.Sprintf("unknown contract pack %q; packs are %s", s.Output.ContractRef,
-			strings.Join(names(Contracts), ", ")), engine.Closest(string(s.Output.ContractRef), names(Contracts)))
+			strings.Join(names(Contracts()), ", ")), engine.Closest(string(s.Output.ContractRef), names(Contracts())))
 	}
 	if s.UserDependency != nil {
 		c.userDependency(*s.UserDependency, ptr+"/userDependency")
@@ -181,8 +181,8 @@ func (c *checker) step(s Step, ptr string) {
 }
 
 func (c *checker) template(t TemplateCall, ptr string) {
-	if !oneOf(t.ID, Templates) {
-		c.suggest(ptr+"/id", fmt.Sprintf("unknown template %q; templates are %s", t.ID, strings.Join(Templates, ", ")), engine.Closest(t.ID, Templates))
+	if !oneOf(t.ID, Templates()) {
+		c.suggest(ptr+"/id", fmt.Sprintf("unknown template %q; templates are %s", t.ID, strings.Join(Templates(), ", ")), engine.Closest(t.ID, Templates()))
 		return
 	}
 	// wr.templates.capability_probe takes exactly one argument.
@@ -191,23 +191,23 @@ func (c *checker) template(t TemplateCall, ptr string) {
 			c.suggest(ptr+"/args/"+engine.PointerToken(k), fmt.Sprintf("unknown argument %q of %s", k, t.ID), engine.Closest(k, []string{"capability"}))
 		}
 	}
-	if capName, _ := t.Args["capability"].(string); !oneOf(Capability(capName), Capabilities) {
-		c.add(ptr+"/args/capability", "must be one of %s", strings.Join(names(Capabilities), ", "))
+	if capName, _ := t.Args["capability"].(string); !oneOf(Capability(capName), Capabilities()) {
+		c.add(ptr+"/args/capability", "must be one of %s", strings.Join(names(Capabilities()), ", "))
 	}
 }
 
 func (c *checker) userDependency(u UserDependency, ptr string) {
-	if !oneOf(u.Reason, UserDependencyReasons) {
-		c.suggest(ptr+"/reason", fmt.Sprintf("unknown reason %q; reasons are %s", u.Reason, strings.Join(names(UserDependencyReasons), ", ")),
-			engine.Closest(string(u.Reason), names(UserDependencyReasons)))
+	if !oneOf(u.Reason, UserDependencyReasons()) {
+		c.suggest(ptr+"/reason", fmt.Sprintf("unknown reason %q; reasons are %s", u.Reason, strings.Join(names(UserDependencyReasons()), ", ")),
+			engine.Closest(string(u.Reason), names(UserDependencyReasons())))
 	}
 	switch {
 	case u.Reason == NeedsUserChoice && u.ChoiceKind == "":
-		c.add(ptr+"/choiceKind", "needs_user_choice requires choiceKind (%s): say why the choice cannot be assumed", strings.Join(names(ChoiceKinds), ", "))
+		c.add(ptr+"/choiceKind", "needs_user_choice requires choiceKind (%s): say why the choice cannot be assumed", strings.Join(names(ChoiceKinds()), ", "))
 	case u.Reason != NeedsUserChoice && u.ChoiceKind != "":
 		c.add(ptr+"/choiceKind", "choiceKind applies only to reason needs_user_choice")
-	case u.ChoiceKind != "" && !oneOf(u.ChoiceKind, ChoiceKinds):
-		c.suggest(ptr+"/choiceKind", fmt.Sprintf("unknown choiceKind %q", u.ChoiceKind), engine.Closest(string(u.ChoiceKind), names(ChoiceKinds)))
+	case u.ChoiceKind != "" && !oneOf(u.ChoiceKind, ChoiceKinds()):
+		c.suggest(ptr+"/choiceKind", fmt.Sprintf("unknown choiceKind %q", u.ChoiceKind), engine.Closest(string(u.ChoiceKind), names(ChoiceKinds())))
 	}
 	c.nonEmpty(ptr+"/summary", u.Summary)
 	c.nonEmpty(ptr+"/requestedFromUser", u.RequestedFromUser)

@@ -53,7 +53,7 @@ const (
 )
 
 // Capabilities lists every capability in a fixed order.
-var Capabilities = []Capability{Delegation, WebBrowsing}
+func Capabilities() []Capability { return []Capability{Delegation, WebBrowsing} }
 
 // Need says how much a workflow needs a capability.
 type Need string
@@ -74,6 +74,9 @@ const (
 	FullAutoNeverStop     Autonomy = "full_auto_never_stop"
 )
 
+// Autonomies lists the autonomy values in increasing order of automation.
+func Autonomies() []Autonomy { return []Autonomy{Guided, FullAutoStopOnUserDep, FullAutoNeverStop} }
+
 // RiskPolicy is the closed set of risk policies.
 type RiskPolicy string
 
@@ -83,6 +86,9 @@ const (
 	Balanced     RiskPolicy = "balanced"
 	Aggressive   RiskPolicy = "aggressive"
 )
+
+// RiskPolicies lists the risk policies in increasing order of risk.
+func RiskPolicies() []RiskPolicy { return []RiskPolicy{Conservative, Balanced, Aggressive} }
 
 // Preferences are the closed set of execution preferences.
 type Preferences struct {
@@ -179,8 +185,10 @@ const (
 )
 
 // UserDependencyReasons lists the reasons in a fixed order.
-var UserDependencyReasons = []UserDependencyReason{NeedsUserSecretOrToken, NeedsUserAccountAccess,
-	NeedsUserArtifact, NeedsUserChoice, NeedsUserApproval, NeedsUserEnvironmentAction}
+func UserDependencyReasons() []UserDependencyReason {
+	return []UserDependencyReason{NeedsUserSecretOrToken, NeedsUserAccountAccess,
+		NeedsUserArtifact, NeedsUserChoice, NeedsUserApproval, NeedsUserEnvironmentAction}
+}
 
 // ChoiceKind is the closed set of reasons a choice cannot be assumed.
 type ChoiceKind string
@@ -195,7 +203,9 @@ const (
 )
 
 // ChoiceKinds lists the choice kinds in a fixed order.
-var ChoiceKinds = []ChoiceKind{PreferenceTradeoff, ScopeBoundary, IrreversibleAction, ExternalSideEffect, PolicyOrCompliance}
+func ChoiceKinds() []ChoiceKind {
+	return []ChoiceKind{PreferenceTradeoff, ScopeBoundary, IrreversibleAction, ExternalSideEffect, PolicyOrCompliance}
+}
 
 // UserDependency declares that a step needs something only the user can
 // provide or decide.

@@ -12,7 +12,9 @@ const (
 )
 
 // Features lists every feature in application order.
-var Features = []FeatureID{FeatureDurableNotes, FeatureDivergenceReporting, FeatureFinalReview}
+func Features() []FeatureID {
+	return []FeatureID{FeatureDurableNotes, FeatureDivergenceReporting, FeatureFinalReview}
+}
 
 // Builtin template ids.
 const (
@@ -20,7 +22,7 @@ const (
 )
 
 // Templates lists every builtin template.
-var Templates = []string{TemplateCapabilityProbe}
+func Templates() []string { return []string{TemplateCapabilityProbe} }
 
 // Contract packs.
 const (
@@ -31,7 +33,9 @@ const (
 )
 
 // Contracts lists every contract pack.
-var Contracts = []ContractRef{ContractCapabilityObservation, ContractWorkflowDivergence, ContractLoopControl, ContractGaps}
+func Contracts() []ContractRef {
+	return []ContractRef{ContractCapabilityObservation, ContractWorkflowDivergence, ContractLoopControl, ContractGaps}
+}
 
 func oneOf[T ~string](v T, set []T) bool {
 	for _, x := range set {

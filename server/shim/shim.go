@@ -1,8 +1,9 @@
 // Package shim is `workrail mcp`: the stdio process an IDE launches. It
-// holds no state and no engine code. It finds (or starts) the daemon and
+// holds no state and runs no use case. It finds (or starts) the daemon and
 // forwards every MCP message, byte for byte, to the daemon's streamable
-// HTTP endpoint on the home folder's unix socket. stdout carries protocol
-// bytes only; diagnostics go to the log writer.
+// HTTP endpoint on the home folder's unix socket; a tool call it cannot
+// deliver gets the DAEMON_UNAVAILABLE error as engine/protocol renders
+// it. stdout carries protocol bytes only; diagnostics go to the log writer.
 package shim
 
 import (
@@ -19,6 +20,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/workrail/workrail/engine/protocol"
 	"github.com/workrail/workrail/server/home"
 )
 
@@ -195,12 +197,10 @@ func (s *Shim) replyError(msg []byte, cause error) {
 	text := "workrail: " + cause.Error() + " (log: " + s.cfg.Home.DaemonLog() + ")"
 	reply := map[string]any{"jsonrpc": "2.0", "id": req.ID, "error": map[string]any{"code": -32000, "message": text}}
 	if req.Method == "tools/call" {
-		envelope := map[string]any{"code": "DAEMON_UNAVAILABLE", "message": text + ". Retry the same call in a second; nothing was recorded.",
-			"retry": map[string]any{"kind": "retryable_after_ms", "afterMs": 1000}}
-		full := "# Error: DAEMON_UNAVAILABLE\nretry: retryable_after_ms (1000 ms)\n\n## What went wrong\n" + envelope["message"].(string) + "\n"
+		r := protocol.DaemonUnavailable(text)
 		reply = map[string]any{"jsonrpc": "2.0", "id": req.ID, "result": map[string]any{
-			"content":           []any{map[string]any{"type": "text", "text": full}},
-			"structuredContent": map[string]any{"kind": "error", "text": full, "error": envelope},
+			"content":           []any{map[string]any{"type": "text", "text": r.Text}},
+			"structuredContent": r,
 			"isError":           true,
 		}}
 	}

@@ -1,0 +1,248 @@
+// Package catalog owns what can be started: workflow files loaded from
+// their sources (bundled, user, project, config folders) into compiled
+// entries, the namespace rules of each source, and the catalog one call
+// sees, with shadowing and load problems reported. It is pure: the bytes
+// of each file are handed in; reading folders is the caller's business.
+package catalog
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"sort"
+
+	"github.com/workrail/workrail/engine"
+	"github.com/workrail/workrail/engine/compile"
+	"github.com/workrail/workrail/engine/event"
+	"github.com/workrail/workrail/engine/workflow"
+)
+
+// SourceKind is the closed set of places workflows come from, in
+// precedence order: on an id collision the earlier kind wins.
+type SourceKind string
+
+// Source kinds, highest precedence first.
+const (
+	Bundled SourceKind = "bundled"
+	User    SourceKind = "user"
+	Project SourceKind = "project"
+	Config  SourceKind = "config"
+)
+
+func precedence(k SourceKind) int {
+	switch k {
+	case Bundled:
+		return 0
+	case User:
+		return 1
+	case Project:
+		return 2
+	}
+	return 3
+}
+
+// Source is one place workflows are read from.
+type Source struct {
+	Kind SourceKind `json:"kind"`
+	Path string     `json:"path,omitempty"` // folder; empty for bundled
+}
+
+// Entry is one workflow that can be started.
+type Entry struct {
+	Source   Source
+	File     string
+	Compiled compile.Compiled
+	IDStatus workflow.IDStatus
+	Warnings []Notice
+}
+
+// Notice is a structured note about an entry.
+type Notice struct {
+	Code    event.NoticeCode `json:"code"`
+	Message string           `json:"message"`
+	Suggest string           `json:"suggestedId,omitempty"`
+}
+
+// Shadow records an id defined by two sources: the winner is used.
+type Shadow struct {
+	ID       engine.WorkflowID `json:"id"`
+	Winner   Source            `json:"winner"`
+	Shadowed Source            `json:"shadowed"`
+	File     string            `json:"shadowedFile"`
+}
+
+// LoadProblem is a workflow file that could not be loaded, and why.
+type LoadProblem struct {
+	Source   Source            `json:"source"`
+	File     string            `json:"file"`
+	Problems workflow.Problems `json:"problems"`
+}
+
+// Catalog is the set of workflows visible to one call.
+type Catalog struct {
+	entries  map[engine.WorkflowID]Entry
+	order    []engine.WorkflowID
+	Shadowed []Shadow
+	Problems []LoadProblem
+}
+
+// New assembles a catalog: on an id defined twice the source of higher
+// precedence wins and the other is reported as shadowed.
+func New(entries []Entry, problems []LoadProblem) *Catalog {
+	c := &Catalog{entries: map[engine.WorkflowID]Entry{}, Problems: problems}
+	for _, e := range entries {
+		c.add(e)
+	}
+	c.sort()
+	return c
+}
+
+// Get returns the workflow with id.
+func (c *Catalog) Get(id engine.WorkflowID) (Entry, bool) {
+	e, ok := c.entries[id]
+	return e, ok
+}
+
+// All returns the entries sorted namespace → kind (workflows first) → name.
+func (c *Catalog) All() []Entry {
+	out := make([]Entry, len(c.order))
+	for i, id := range c.order {
+		out[i] = c.entries[id]
+	}
+	return out
+}
+
+// IDs returns every id in catalog order.
+func (c *Catalog) IDs() []string {
+	out := make([]string, len(c.order))
+	for i, id := range c.order {
+		out[i] = string(id)
+	}
+	return out
+}
+
+func (c *Catalog) add(e Entry) {
+	id := e.Compiled.ID
+	prev, dup := c.entries[id]
+	if !dup {
+		c.entries[id] = e
+		return
+	}
+	winner, loser := prev, e
+	if precedence(e.Source.Kind) < precedence(prev.Source.Kind) {
+		winner, loser = e, prev
+	}
+	c.entries[id] = winner
+	c.Shadowed = append(c.Shadowed, Shadow{ID: id, Winner: winner.Source, Shadowed: loser.Source, File: loser.File})
+}
+
+func (c *Catalog) sort() {
+	c.order = c.order[:0]
+	for id := range c.entries {
+		c.order = append(c.order, id)
+	}
+	kindRank := func(k workflow.Kind) int {
+		if k == workflow.KindWorkflow {
+			return 0
+		}
+		return 1
+	}
+	sort.Slice(c.order, func(i, j int) bool {
+		a, b := c.entries[c.order[i]].Compiled, c.entries[c.order[j]].Compiled
+		if na, nb := workflow.Namespace(a.ID), workflow.Namespace(b.ID); na != nb {
+			return na < nb
+		}
+		if kindRank(a.Kind) != kindRank(b.Kind) {
+			return kindRank(a.Kind) < kindRank(b.Kind)
+		}
+		if a.Name != b.Name {
+			return a.Name < b.Name
+		}
+		return a.ID < b.ID
+	})
+}
+
+// Load parses one file, checks its source's id rules and compiles it.
+func Load(b []byte, src Source, file string) (Entry, workflow.Problems) {
+	w, err := workflow.Parse(b)
+	if err != nil {
+		var p workflow.Problems
+		if errors.As(err, &p) {
+			return Entry{}, p
+		}
+		return Entry{}, workflow.Problems{{Message: err.Error()}}
+	}
+	status, _ := workflow.StatusOf(w.ID)
+	if p := idRules(w.ID, status, src); p != nil {
+		for i := range p {
+			p[i] = workflow.Locate(b, p[i])
+		}
+		return Entry{}, p
+	}
+	c, err := compile.Compile(w)
+	if err != nil {
+		return Entry{}, workflow.Problems{{Message: err.Error()}}
+	}
+	e := Entry{Source: src, File: file, Compiled: c, IDStatus: status}
+	if status == workflow.Legacy {
+		s := SuggestedID(w.ID, src.Kind)
+		e.Warnings = append(e.Warnings, Notice{Code: event.NoticeLegacyWorkflowID, Suggest: string(s),
+			Message: fmt.Sprintf("workflow id %q has no namespace; it still runs, but rename it to %q", w.ID, s)})
+	}
+	return e, nil
+}
+
+// idRules enforces the namespace rules of each source.
+func idRules(id engine.WorkflowID, status workflow.IDStatus, src Source) workflow.Problems {
+	switch {
+	case src.Kind == Bundled && (status != workflow.Namespaced || !workflow.Reserved(id)):
+		return workflow.Problems{{Pointer: "/id", Message: "bundled workflows must use the wr namespace"}}
+	case src.Kind != Bundled && workflow.Reserved(id):
+		return workflow.Problems{{Pointer: "/id", Message: fmt.Sprintf(
+			"the wr namespace is reserved for workflows bundled with WorkRail; rename %q to e.g. %q", id,
+			SuggestedID(engine.WorkflowID(id[len("wr."):]), src.Kind))}}
+	}
+	return nil
+}
+
+// SuggestedID is the deterministic namespaced rename of a legacy id.
+func SuggestedID(id engine.WorkflowID, kind SourceKind) engine.WorkflowID {
+	ns := "user"
+	switch kind {
+	case Project:
+		ns = "project"
+	case Config:
+		ns = "repo"
+	}
+	return engine.WorkflowID(ns + "." + string(id))
+}
+
+// Validate checks one workflow file as it would load from a source of the
+// given kind: everything Parse checks, the source's namespace rules, and
+// compilation. The CLI and the Console editor both use it.
+func Validate(b []byte, kind SourceKind) (compile.Compiled, []Notice, workflow.Problems) {
+	e, p := Load(b, Source{Kind: kind}, "")
+	return e.Compiled, e.Warnings, p
+}
+
+// LoadFS loads every *.json file at the top of fsys as a source of kind
+// src.Kind, in name order.
+func LoadFS(fsys fs.FS, src Source) ([]Entry, []LoadProblem) {
+	names, _ := fs.Glob(fsys, "*.json")
+	var entries []Entry
+	var problems []LoadProblem
+	for _, name := range names {
+		b, err := fs.ReadFile(fsys, name)
+		if err != nil {
+			problems = append(problems, LoadProblem{Source: src, File: name, Problems: workflow.Problems{{Message: err.Error()}}})
+			continue
+		}
+		e, p := Load(b, src, name)
+		if p != nil {
+			problems = append(problems, LoadProblem{Source: src, File: name, Problems: p})
+			continue
+		}
+		entries = append(entries, e)
+	}
+	return entries, problems
+}

@@ -1,0 +1,31 @@
+package event
+
+// NoticeCode is the closed set of warning codes WorkRail attaches to
+// results and records with an attempt. Add a code here before using it.
+type NoticeCode string
+
+// Notice codes.
+const (
+	// Boundary: context keys the workflow does not declare.
+	NoticeContextKeyUndeclared NoticeCode = "CONTEXT_KEY_UNDECLARED"
+	// Rehydrate writes nothing, so inputs sent with it are disclosed.
+	NoticeContextIgnoredOnRehydrate     NoticeCode = "CONTEXT_IGNORED_ON_REHYDRATE"
+	NoticeOutputIgnoredOnRehydrate      NoticeCode = "OUTPUT_IGNORED_ON_REHYDRATE"
+	NoticePreferencesIgnoredOnRehydrate NoticeCode = "PREFERENCES_IGNORED_ON_REHYDRATE"
+	// Preferences.
+	NoticePreferencesNotApplied           NoticeCode = "PREFERENCES_NOT_APPLIED"
+	NoticePreferencesExceedRecommendation NoticeCode = "PREFERENCES_EXCEED_RECOMMENDATION"
+	// Artifacts and capabilities.
+	NoticeUserResponseInvalid NoticeCode = "USER_RESPONSE_INVALID"
+	NoticeArtifactInvalid     NoticeCode = "ARTIFACT_INVALID"
+	NoticeCapabilityDegraded  NoticeCode = "CAPABILITY_DEGRADED"
+	// Catalog: a workflow id without a namespace.
+	NoticeLegacyWorkflowID NoticeCode = "LEGACY_WORKFLOW_ID"
+)
+
+// NoticeCodes lists every notice code in a fixed order.
+func NoticeCodes() []NoticeCode {
+	return []NoticeCode{NoticeContextKeyUndeclared, NoticeContextIgnoredOnRehydrate, NoticeOutputIgnoredOnRehydrate,
+		NoticePreferencesIgnoredOnRehydrate, NoticePreferencesNotApplied, NoticePreferencesExceedRecommendation,
+		NoticeUserResponseInvalid, NoticeArtifactInvalid, NoticeCapabilityDegraded, NoticeLegacyWorkflowID}
+}

@@ -1,0 +1,92 @@
+package execute
+
+import (
+	"github.com/workrail/workrail/engine"
+	"github.com/workrail/workrail/engine/event"
+	"github.com/workrail/workrail/engine/outcome"
+	"github.com/workrail/workrail/engine/project"
+	"github.com/workrail/workrail/engine/protocol"
+	"github.com/workrail/workrail/engine/token"
+)
+
+// Continue advances (ackToken present) or rehydrates (no ackToken) a run.
+func (s *Service) Continue(raw []byte) protocol.Result {
+	r, err := s.cont(raw)
+	return s.answer("continue", r, err)
+}
+
+func (s *Service) cont(raw []byte) (protocol.Result, error) {
+	in, e := protocol.ParseContinue(raw)
+	if e != nil {
+		return nil, badArguments(protocol.ToolContinue, raw, e)
+	}
+	if in.Preferences != nil {
+		if e := outcome.CheckPreferences(*in.Preferences, "/preferences"); e != nil {
+			return nil, e
+		}
+	}
+	st, err := s.keys.Parse(in.StateToken, token.State)
+	if err != nil {
+		return nil, engine.AsError(err).With("pointer", "/stateToken")
+	}
+	n := node{session: st.Session, run: st.Run, id: st.Node}
+	if err := s.checkHealth(n.session); err != nil {
+		return nil, err
+	}
+	if in.AckToken == "" {
+		return s.rehydrate(n, in)
+	}
+	ack, err := s.keys.Parse(in.AckToken, token.Ack)
+	if err != nil {
+		return nil, rehydrateFix(engine.AsError(err).With("pointer", "/ackToken"), in.StateToken)
+	}
+	if err := token.CheckScope(st, ack); err != nil {
+		return nil, rehydrateFix(engine.AsError(err), in.StateToken)
+	}
+	return s.advance(n, ack.Attempt, in)
+}
+
+// rehydrate returns the pending step of a node again, with a fresh attempt
+// ackToken, the notes recorded so far and, for a node that already has
+// children, the branches below it. It writes nothing.
+func (s *Service) rehydrate(n node, in protocol.ContinueInput) (protocol.Result, error) {
+	view := func(fn func(Tx) error) error { return s.store.View(n.session, fn) }
+	return inTx(view, func(tx Tx) (protocol.Result, error) {
+		l, err := s.load(tx, n)
+		if err != nil {
+			return nil, err
+		}
+		r, err := project.Recap(tx, l.info, 0)
+		if err != nil {
+			return nil, err
+		}
+		facts := moveFacts{recap: &r}
+		if len(l.info.Children) > 0 {
+			if facts.fork, err = project.Branches(tx, l.info); err != nil {
+				return nil, err
+			}
+		}
+		return s.render(l, n, l.info.Attempts, s.keys.Active(), facts, ignoredOnRehydrate(in))
+	})
+}
+
+// ignoredOnRehydrate discloses inputs a rehydrate cannot use: it never
+// writes, so they would otherwise vanish silently.
+func ignoredOnRehydrate(in protocol.ContinueInput) []protocol.Warning {
+	var ws []protocol.Warning
+	for _, ignored := range []struct {
+		set  bool
+		code event.NoticeCode
+		name string
+	}{
+		{len(in.Context) > 0, event.NoticeContextIgnoredOnRehydrate, "context was not applied"},
+		{in.Output != nil, event.NoticeOutputIgnoredOnRehydrate, "output was not stored"},
+		{in.Preferences != nil, event.NoticePreferencesIgnoredOnRehydrate, "preferences were not changed"},
+	} {
+		if ignored.set {
+			ws = append(ws, protocol.Warning{Code: ignored.code,
+				Message: ignored.name + ": without ackToken this call only re-reads the pending step. Send it together with ackToken."})
+		}
+	}
+	return ws
+}

@@ -1,0 +1,74 @@
+package execute
+
+import (
+	"encoding/json"
+
+	"github.com/workrail/workrail/engine"
+	"github.com/workrail/workrail/engine/protocol"
+	"github.com/workrail/workrail/engine/workflow"
+)
+
+// Fixable errors carry the call that fixes them: an agent that only copies
+// nextCall must still make progress.
+
+// fixable is an expected failure with the call that fixes it.
+type fixable struct {
+	err  *engine.Error
+	tool protocol.ToolName
+	args any
+}
+
+func (f *fixable) Error() string { return f.err.Error() }
+func (f *fixable) Unwrap() error { return f.err }
+
+// badArguments answers a call whose arguments failed the boundary checks;
+// for unknown keys it suggests the same call with the keys corrected.
+func badArguments(tool protocol.ToolName, raw []byte, e *engine.Error) error {
+	if e.Code != engine.CodeUnknownKey {
+		return e
+	}
+	if args, ok := protocol.RenameKeys(raw, e); ok {
+		return &fixable{err: e, tool: tool, args: args}
+	}
+	return e
+}
+
+// withArgument suggests the same call with one argument replaced.
+func withArgument(tool protocol.ToolName, raw []byte, e *engine.Error, key string, value any) error {
+	var args map[string]any
+	if json.Unmarshal(raw, &args) != nil || args == nil {
+		return e
+	}
+	args[key] = value
+	return &fixable{err: e, tool: tool, args: args}
+}
+
+// rehydrateFix answers a bad ackToken with a valid stateToken: re-reading
+// the pending step hands out a fresh ackToken that fits it.
+func rehydrateFix(e *engine.Error, stateToken string) error {
+	return &fixable{err: e, tool: protocol.ToolContinue, args: map[string]any{"stateToken": stateToken}}
+}
+
+// contextExample completes a start's context with a value of the right
+// type for each missing required input (its first allowed value, if any),
+// for the agent to replace with the real one.
+func contextExample(inputs []workflow.ContextInput, ctx map[string]any) map[string]any {
+	out := map[string]any{}
+	for k, v := range ctx {
+		out[k] = v
+	}
+	for _, in := range inputs {
+		if _, ok := out[in.Name]; ok || !in.Required {
+			continue
+		}
+		if len(in.Enum) > 0 {
+			var v any
+			json.Unmarshal(in.Enum[0], &v) // enum values were read as JSON at load
+			out[in.Name] = v
+			continue
+		}
+		out[in.Name] = map[workflow.ValueType]any{workflow.TypeString: "<" + in.Name + ">", workflow.TypeNumber: 0,
+			workflow.TypeInteger: 0, workflow.TypeBoolean: false, workflow.TypeArray: []any{}}[in.Type]
+	}
+	return out
+}

@@ -1,0 +1,60 @@
+package execute_test
+
+import (
+	"encoding/json"
+	"io/fs"
+	"testing"
+
+	"github.com/workrail/workrail/engine/protocol"
+	"github.com/workrail/workrail/workflows"
+)
+
+// An agent that only copies nextCall makes progress even from errors it
+// can fix: the suggested call succeeds.
+func TestFixableErrorsCarryTheFix(t *testing.T) {
+	r := newRig(t, catalogOf(t, map[string]string{
+		"wr.hello.json": string(mustRead(t, "wr.hello.json")),
+		"wr.ctx.json": `{"id":"wr.ctx","name":"Ctx","description":"d","version":"1",
+		 "context":[{"name":"ticket","type":"string","required":true,"description":"the ticket id"},
+		            {"name":"depth","type":"string","enum":["quick","deep"],"required":true,"description":"how deep"}],
+		 "steps":[{"id":"a","title":"A","prompt":"a"}]}`,
+	}))
+	a := r.step(t, "start", map[string]any{"workflowId": "wr.hello"})
+	b := r.step(t, "start", map[string]any{"workflowId": "wr.hello"})
+	cases := []struct {
+		name string
+		tool string
+		args map[string]any
+	}{
+		{"the trigger incident", "start", map[string]any{"workflowId": "wr.hello", "variables": map[string]any{"x": 1}, "completedSteps": []string{"greet"}}},
+		{"misspelt workflow id", "start", map[string]any{"workflowId": "wr.helo"}},
+		{"missing required context", "start", map[string]any{"workflowId": "wr.ctx", "context": map[string]any{"ticket": "T-1"}}},
+		{"notes at the top level", "continue", map[string]any{"stateToken": a.StateToken, "ackToken": a.AckToken, "notes": "did it"}},
+		{"ack of another run", "continue", map[string]any{"stateToken": a.StateToken, "ackToken": b.AckToken}},
+		{"state token as ack", "continue", map[string]any{"stateToken": a.StateToken, "ackToken": a.StateToken}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			res, raw := r.call(t, c.tool, c.args)
+			e, ok := res.(protocol.ErrorResult)
+			if !ok || e.NextCall == nil {
+				t.Fatalf("want an error with nextCall, got %s", raw)
+			}
+			var next map[string]any
+			json.Unmarshal(e.NextCall.Arguments, &next)
+			tool := map[string]string{"start_workflow": "start", "continue_workflow": "continue"}[e.NextCall.Tool]
+			if fixed, b := r.call(t, tool, next); fixed.ResultKind() != protocol.KindStep {
+				t.Fatalf("following nextCall %s gave %s", e.NextCall.Arguments, b)
+			}
+		})
+	}
+}
+
+func mustRead(t *testing.T, name string) []byte {
+	t.Helper()
+	b, err := fs.ReadFile(workflows.FS, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}

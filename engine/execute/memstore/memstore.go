@@ -1,0 +1,302 @@
+// Package memstore implements the store port (execute.Store) in memory,
+// for tests that need the use cases without a database file. It keeps the
+// same contract as the bbolt store — canonical event encoding, the digest
+// chain, content-addressed snapshots and pinned workflows, derived indexes
+// folded by project.Index, all-or-nothing transactions — and the same
+// contract tests run against both.
+package memstore
+
+import (
+	"encoding/json"
+	"fmt"
+	"sync"
+
+	"github.com/workrail/workrail/engine"
+	"github.com/workrail/workrail/engine/canon"
+	"github.com/workrail/workrail/engine/compile"
+	"github.com/workrail/workrail/engine/event"
+	"github.com/workrail/workrail/engine/execute"
+	"github.com/workrail/workrail/engine/project"
+	"github.com/workrail/workrail/engine/run"
+)
+
+// Store is an in-memory execute.Store. The zero value is not usable; call
+// New.
+type Store struct {
+	mu        sync.RWMutex
+	sessions  []*session // session id n is sessions[n-1]
+	snapshots map[engine.Digest][]byte
+	workflows map[engine.Digest][]byte
+	health    map[engine.SessionID]execute.Health
+}
+
+type session struct {
+	graph *project.Graph
+	head  engine.Digest
+	runs  engine.RunID
+	nodes engine.NodeID
+}
+
+var _ execute.Store = (*Store)(nil)
+
+// New returns an empty store.
+func New() *Store {
+	return &Store{snapshots: map[engine.Digest][]byte{}, workflows: map[engine.Digest][]byte{}, health: map[engine.SessionID]execute.Health{}}
+}
+
+// Create implements execute.Store.
+func (s *Store) Create(fn func(execute.Tx) error) (engine.SessionID, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	id := engine.SessionID(len(s.sessions) + 1)
+	t := s.begin(id, &session{}, true)
+	if err := fn(t); err != nil {
+		return 0, err
+	}
+	s.sessions = append(s.sessions, nil)
+	s.commit(t)
+	return id, nil
+}
+
+// View implements execute.Store.
+func (s *Store) View(id engine.SessionID, fn func(execute.Tx) error) error {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	sess, err := s.session(id)
+	if err != nil {
+		return err
+	}
+	return fn(s.begin(id, sess, false))
+}
+
+// Update implements execute.Store. Nothing fn appended is kept when it
+// returns an error.
+func (s *Store) Update(id engine.SessionID, fn func(execute.Tx) error) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	sess, err := s.session(id)
+	if err != nil {
+		return err
+	}
+	t := s.begin(id, sess, true)
+	if err := fn(t); err != nil {
+		return err
+	}
+	s.commit(t)
+	return nil
+}
+
+// Health implements execute.Store: healthy, unless SetHealth said
+// otherwise.
+func (s *Store) Health(id engine.SessionID) (execute.Health, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	sess, err := s.session(id)
+	if err != nil {
+		return execute.Health{}, err
+	}
+	if h, ok := s.health[id]; ok {
+		return h, nil
+	}
+	return execute.Health{Status: execute.Healthy, LastGood: sess.graph.Head()}, nil
+}
+
+// SetHealth makes Health report h for session id, as if verification had
+// found it damaged.
+func (s *Store) SetHealth(id engine.SessionID, h execute.Health) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.health[id] = h
+}
+
+// SessionIDs lists every session in creation order.
+func (s *Store) SessionIDs() ([]engine.SessionID, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	out := make([]engine.SessionID, len(s.sessions))
+	for i := range s.sessions {
+		out[i] = engine.SessionID(i + 1)
+	}
+	return out, nil
+}
+
+// Events returns a session's events with its health.
+func (s *Store) Events(id engine.SessionID) ([]event.Event, execute.Health, error) {
+	h, err := s.Health(id)
+	if err != nil {
+		return nil, h, err
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	evs := s.sessions[id-1].graph.Events()
+	return append([]event.Event(nil), evs...), h, nil
+}
+
+func (s *Store) session(id engine.SessionID) (*session, error) {
+	if id < 1 || int(id) > len(s.sessions) {
+		return nil, fmt.Errorf("memstore: session %s: %w", id, engine.ErrNotFound)
+	}
+	return s.sessions[id-1], nil
+}
+
+// begin opens a transaction. A writable one works on a copy of the
+// session and stages content-addressed puts, so a failed fn leaves
+// nothing behind.
+func (s *Store) begin(id engine.SessionID, sess *session, writable bool) *tx {
+	t := &tx{s: s, id: id, sess: sess, writable: writable}
+	if writable {
+		c := *sess
+		if sess.graph == nil {
+			c.graph = project.NewGraph(id, nil)
+		} else {
+			c.graph = sess.graph.Clone()
+		}
+		t.sess, t.snapshots, t.workflows = &c, map[engine.Digest][]byte{}, map[engine.Digest][]byte{}
+	}
+	return t
+}
+
+func (s *Store) commit(t *tx) {
+	s.sessions[t.id-1] = t.sess
+	for d, b := range t.snapshots {
+		s.snapshots[d] = b
+	}
+	for d, b := range t.workflows {
+		s.workflows[d] = b
+	}
+}
+
+func decodeSnapshot(ref engine.SnapshotRef, b []byte) (run.Snapshot, error) {
+	var snap run.Snapshot
+	if b == nil {
+		return snap, fmt.Errorf("memstore: snapshot %s: %w", ref, engine.ErrNotFound)
+	}
+	return snap, json.Unmarshal(b, &snap)
+}
+
+// tx is one transaction on one session.
+type tx struct {
+	s        *Store
+	id       engine.SessionID
+	sess     *session
+	writable bool
+	// staged content-addressed puts of a write transaction
+	snapshots, workflows map[engine.Digest][]byte
+}
+
+func (t *tx) Session() engine.SessionID { return t.id }
+
+func (t *tx) Head() engine.EventIndex { return t.sess.graph.Head() }
+
+func (t *tx) Event(i engine.EventIndex) (event.Event, error) { return t.sess.graph.Event(i) }
+
+func (t *tx) Node(id engine.NodeID) (project.Node, error) { return t.sess.graph.Node(id) }
+
+func (t *tx) Run(id engine.RunID) (project.Run, error) { return t.sess.graph.Run(id) }
+
+func (t *tx) Runs() ([]project.Run, error) { return t.sess.graph.Runs(), nil }
+
+func (t *tx) RecordedAttempt(n engine.NodeID, a engine.Attempt) (event.Event, error) {
+	at, ok := t.sess.graph.Attempt(n, a)
+	if !ok {
+		return event.Event{}, fmt.Errorf("memstore: attempt %d at %s: %w", a, n, engine.ErrNotFound)
+	}
+	return t.sess.graph.Event(at)
+}
+
+func (t *tx) Snapshot(ref engine.SnapshotRef) (run.Snapshot, error) {
+	return decodeSnapshot(ref, t.get(t.snapshots, t.s.snapshots, engine.Digest(ref)))
+}
+
+func (t *tx) Workflow(h engine.WorkflowHash) (compile.Compiled, error) {
+	b := t.get(t.workflows, t.s.workflows, engine.Digest(h))
+	if b == nil {
+		return compile.Compiled{}, fmt.Errorf("memstore: pinned workflow %s: %w", h, engine.ErrNotFound)
+	}
+	return compile.Restore(b, h)
+}
+
+// get reads a content-addressed value, staged puts first.
+func (t *tx) get(staged, committed map[engine.Digest][]byte, d engine.Digest) []byte {
+	if b, ok := staged[d]; ok {
+		return b
+	}
+	return committed[d]
+}
+
+func (t *tx) mustWrite(op string) error {
+	if !t.writable {
+		return fmt.Errorf("memstore: %s in a read transaction", op)
+	}
+	return nil
+}
+
+// Append encodes the event as the bbolt store does, chains it, and folds
+// what decodes from those bytes, so a test sees exactly what was stored.
+func (t *tx) Append(r engine.RunID, n engine.NodeID, p event.Payload) (event.Event, error) {
+	if err := t.mustWrite("append"); err != nil {
+		return event.Event{}, err
+	}
+	idx := t.sess.graph.Head() + 1
+	e := event.Event{ID: engine.NewEventID(t.id, idx), Index: idx, Session: t.id, Kind: p.Kind(), Run: r, Node: n, Data: p}
+	b, err := event.Encode(e)
+	if err != nil {
+		return event.Event{}, err
+	}
+	stored, err := event.Decode(b)
+	if err != nil {
+		return event.Event{}, err
+	}
+	if err := t.sess.graph.Add(stored); err != nil {
+		return event.Event{}, err
+	}
+	t.sess.head = event.Chain(t.sess.head, b)
+	return e, nil
+}
+
+func (t *tx) NewRunID() (engine.RunID, error) {
+	if err := t.mustWrite("new run"); err != nil {
+		return 0, err
+	}
+	t.sess.runs++
+	return t.sess.runs, nil
+}
+
+func (t *tx) NewNodeID() (engine.NodeID, error) {
+	if err := t.mustWrite("new node"); err != nil {
+		return 0, err
+	}
+	t.sess.nodes++
+	return t.sess.nodes, nil
+}
+
+func (t *tx) PutSnapshot(snap run.Snapshot) (engine.SnapshotRef, error) {
+	if err := t.mustWrite("put snapshot"); err != nil {
+		return engine.SnapshotRef{}, err
+	}
+	b, d, err := canon.Digest(snap)
+	if err != nil {
+		return engine.SnapshotRef{}, err
+	}
+	t.snapshots[d] = b
+	return engine.SnapshotRef(d), nil
+}
+
+func (t *tx) PinWorkflow(c compile.Compiled) error {
+	if err := t.mustWrite("pin workflow"); err != nil {
+		return err
+	}
+	t.workflows[engine.Digest(c.Hash)] = c.Canonical
+	return nil
+}
+
+// Digest is the chain digest of a session's last event.
+func (s *Store) Digest(id engine.SessionID) (engine.Digest, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	sess, err := s.session(id)
+	if err != nil {
+		return engine.Digest{}, err
+	}
+	return sess.head, nil
+}

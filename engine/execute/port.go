@@ -1,0 +1,73 @@
+package execute
+
+import (
+	"github.com/workrail/workrail/engine"
+	"github.com/workrail/workrail/engine/compile"
+	"github.com/workrail/workrail/engine/event"
+	"github.com/workrail/workrail/engine/project"
+	"github.com/workrail/workrail/engine/run"
+)
+
+// Store is the port the use cases run against: sessions of append-only
+// events with their derived indexes, node snapshots and pinned workflows.
+// The bbolt store implements it; so does memstore, for tests. Lookups of
+// records that do not exist return errors wrapping engine.ErrNotFound.
+type Store interface {
+	// Create starts a new session and runs fn in the transaction that
+	// creates it.
+	Create(fn func(Tx) error) (engine.SessionID, error)
+	// View runs fn in a read transaction on session id.
+	View(id engine.SessionID, fn func(Tx) error) error
+	// Update runs fn in a write transaction on session id; an error from
+	// fn rolls back everything it appended. fn may run more than once.
+	Update(id engine.SessionID, fn func(Tx) error) error
+	// Health is the verified state of session id's log and indexes.
+	Health(id engine.SessionID) (Health, error)
+}
+
+// Tx is what one transaction may read and append, scoped to one session.
+type Tx interface {
+	project.Reader
+	Session() engine.SessionID
+	// Head is the index of the session's last event.
+	Head() engine.EventIndex
+	Run(engine.RunID) (project.Run, error)
+	// Runs lists the session's runs in the order they started.
+	Runs() ([]project.Run, error)
+	// RecordedAttempt is the advance_recorded event of attempt a at node.
+	RecordedAttempt(node engine.NodeID, a engine.Attempt) (event.Event, error)
+	// Workflow reads a pinned workflow, verifying its hash.
+	Workflow(engine.WorkflowHash) (compile.Compiled, error)
+
+	// Append adds one event scoped to run and node (zero for none) and
+	// folds it into the derived indexes.
+	Append(engine.RunID, engine.NodeID, event.Payload) (event.Event, error)
+	NewRunID() (engine.RunID, error)
+	NewNodeID() (engine.NodeID, error)
+	PutSnapshot(run.Snapshot) (engine.SnapshotRef, error)
+	PinWorkflow(compile.Compiled) error
+}
+
+// HealthStatus is the closed set of states a session's log can be in.
+type HealthStatus string
+
+// Health states.
+const (
+	Healthy HealthStatus = "healthy"
+	// CorruptTail: the log fails verification from FirstBad on; events up
+	// to LastGood can still be read.
+	CorruptTail HealthStatus = "corrupt_tail"
+	// IndexesDamaged: the log verifies but the indexes derived from it do
+	// not match a refold of it. Nothing is lost; `workrail doctor
+	// --rebuild-indexes` refolds them.
+	IndexesDamaged HealthStatus = "indexes_damaged"
+)
+
+// Health is the verified state of one session. Execution runs only on a
+// healthy session; read-only views work up to LastGood.
+type Health struct {
+	Status   HealthStatus      `json:"status"`
+	FirstBad engine.EventIndex `json:"firstBadIndex,omitzero"`
+	LastGood engine.EventIndex `json:"lastGoodIndex"`
+	Reason   string            `json:"reason,omitempty"`
+}

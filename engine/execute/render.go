@@ -1,0 +1,141 @@
+package execute
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/workrail/workrail/engine"
+	"github.com/workrail/workrail/engine/compile"
+	"github.com/workrail/workrail/engine/event"
+	"github.com/workrail/workrail/engine/outcome"
+	"github.com/workrail/workrail/engine/project"
+	"github.com/workrail/workrail/engine/protocol"
+	"github.com/workrail/workrail/engine/run"
+	"github.com/workrail/workrail/engine/token"
+)
+
+// moveFacts is what a result reports besides the node itself: what the
+// move passed over, the gaps it recorded, and the recap or branches to
+// show.
+type moveFacts struct {
+	skipped []event.Skip
+	gaps    []protocol.Gap
+	recap   *event.Recap
+	fork    *event.Fork
+}
+
+// fromRecord renders the response of a recorded attempt from the record
+// (and the node it created): the first answer and every replay take this
+// same path, so they are byte-identical.
+func (s *Service) fromRecord(tx Tx, from node, rec event.Event) (protocol.Result, error) {
+	d, ok := rec.Data.(*event.AdvanceRecordedData)
+	if !ok {
+		return nil, fmt.Errorf("execute: replay: event %d is %s, not advance_recorded", rec.Index, rec.Kind)
+	}
+	if d.Outcome == event.OutcomeBlocked {
+		return s.renderBlocked(tx, from, d)
+	}
+	to := node{session: from.session, run: from.run, id: d.ToNode}
+	l, err := s.load(tx, to)
+	if err != nil {
+		return nil, err
+	}
+	return s.renderFresh(tx, l, to, token.KeyID(d.KeyID), moveFacts{skipped: d.Skipped, fork: d.Fork}, d.Notices)
+}
+
+// renderFresh renders a node just created (by start or an advance), with
+// the gaps recorded on it.
+func (s *Service) renderFresh(tx Tx, l loaded, n node, kid token.KeyID, facts moveFacts, warnings []protocol.Warning) (protocol.Result, error) {
+	info, err := tx.Node(n.id)
+	if err != nil {
+		return nil, err
+	}
+	gaps, err := project.GapsOn(tx, info)
+	if err != nil {
+		return nil, err
+	}
+	for _, g := range gaps {
+		facts.gaps = append(facts.gaps, protocol.Gap{GapID: g.ID, CreatedAtEventIndex: g.CreatedAt, GapRecordedData: g.Gap})
+	}
+	return s.render(l, n, 0, kid, facts, warnings)
+}
+
+// renderBlocked answers a blocked attempt: the same node and pending step,
+// a fresh attempt for the retry, the recorded blockers.
+func (s *Service) renderBlocked(tx Tx, n node, d *event.AdvanceRecordedData) (protocol.Result, error) {
+	l, err := s.load(tx, n)
+	if err != nil {
+		return nil, err
+	}
+	toks, err := s.tokens(n, d.Attempt+1, token.KeyID(d.KeyID))
+	if err != nil {
+		return nil, err
+	}
+	place, _ := run.PendingStep(l.c, l.snap)
+	v := view(l, n, toks, d.Notices)
+	v.Examples = examples(l.c, place.Step, true)
+	return protocol.NewBlocked(v, pendingOf(place), d.Blockers), nil
+}
+
+// render builds the result for node n: the pending step with tokens for
+// the given attempt, or completion.
+func (s *Service) render(l loaded, n node, attempt engine.Attempt, kid token.KeyID, facts moveFacts, warnings []protocol.Warning) (protocol.Result, error) {
+	toks, err := s.tokens(n, attempt, kid)
+	if err != nil {
+		return nil, err
+	}
+	v := view(l, n, toks, warnings)
+	v.Skipped, v.Recap, v.Fork, v.Gaps = facts.skipped, facts.recap, facts.fork, facts.gaps
+	place, pending := run.PendingStep(l.c, l.snap)
+	if !pending {
+		return protocol.NewComplete(v), nil
+	}
+	v.Examples = examples(l.c, place.Step, false)
+	return protocol.NewStep(v, pendingOf(place), protocol.Progress{Part: l.snap.Position.Path[0].Index + 1, Parts: len(l.c.Steps)}), nil
+}
+
+func view(l loaded, n node, toks protocol.Tokens, ws []protocol.Warning) protocol.View {
+	return protocol.View{
+		Workflow:    protocol.WorkflowRef{ID: l.c.ID, Name: l.c.Name, Hash: l.c.Hash},
+		Session:     protocol.SessionRef{SessionID: n.session, RunID: n.run},
+		Preferences: l.snap.Preferences, Tokens: toks, Warnings: ws,
+	}
+}
+
+// tokens mints the handles of node n; a complete node gets only a state
+// token.
+func (s *Service) tokens(n node, attempt engine.Attempt, kid token.KeyID) (protocol.Tokens, error) {
+	claims := token.Claims{Kind: token.State, Key: kid, Session: n.session, Run: n.run, Node: n.id}
+	var t protocol.Tokens
+	var err error
+	if t.State, err = s.keys.Mint(claims); err != nil {
+		return t, err
+	}
+	claims.Kind, claims.Attempt = token.Ack, attempt
+	if t.Ack, err = s.keys.Mint(claims); err != nil {
+		return t, err
+	}
+	claims.Kind = token.Checkpoint
+	t.Checkpoint, err = s.keys.Mint(claims)
+	return t, err
+}
+
+func pendingOf(p run.Place) protocol.Pending {
+	st := p.Step
+	return protocol.Pending{StepID: st.ID, Title: st.Title, Prompt: st.Prompt, RequireConfirmation: st.RequireConfirmation,
+		Loops: p.Loops, UserDependency: st.UserDependency}
+}
+
+// examples are the artifacts a step's next call should carry: its
+// required output's example and, for a retry after a block, the user
+// response its user-only dependency waits for.
+func examples(c compile.Compiled, st *compile.Step, retry bool) []json.RawMessage {
+	var out []json.RawMessage
+	if ex := outcome.OutputExample(c, st); ex != nil {
+		out = append(out, ex)
+	}
+	if retry && st.UserDependency != nil {
+		out = append(out, json.RawMessage(outcome.UserResponseExample(st.UserDependency)))
+	}
+	return out
+}

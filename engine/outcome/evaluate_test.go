@@ -1,0 +1,337 @@
+package outcome_test
+
+import (
+	"encoding/json"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/workrail/workrail/engine/compile"
+	"github.com/workrail/workrail/engine/event"
+	"github.com/workrail/workrail/engine/outcome"
+	"github.com/workrail/workrail/engine/workflow"
+)
+
+const (
+	validGaps     = `{"kind":"wr.contracts.gaps","gaps":[{"summary":"No database to run the integration tests.","severity":"warning","howToResolve":"Start PostgreSQL."}]}`
+	validLoopStop = `{"kind":"wr.contracts.loop_control","decision":"stop"}`
+	validLoopMore = `{"kind":"wr.contracts.loop_control","decision":"continue","reason":"Two findings are still open."}`
+)
+
+// A step's required output contract: nothing of its kind is missing, a
+// matching artifact passes, anything else is invalid with the schema's
+// complaint and an example that would pass.
+func TestEvaluateRequiredOutput(t *testing.T) {
+	c := MustFixture(t)
+	cases := []struct {
+		name   string
+		step   workflow.StepID
+		sent   []string
+		want   []outcome.ReasonCode
+		detail string // a fragment of the validation error, for invalid outputs
+	}{
+		{"gaps missing", "report-gaps", nil, []outcome.ReasonCode{outcome.MissingRequiredOutput}, ""},
+		{"gaps valid", "report-gaps", []string{validGaps}, nil, ""},
+		{"gaps empty list is valid", "report-gaps", []string{`{"kind":"wr.contracts.gaps","gaps":[]}`}, nil, ""},
+		{"gaps bad severity", "report-gaps", []string{`{"kind":"wr.contracts.gaps","gaps":[{"summary":"s","severity":"minor"}]}`},
+			[]outcome.ReasonCode{outcome.InvalidRequiredOutput}, "at /gaps/0/severity"},
+		{"gaps extra property", "report-gaps", []string{`{"kind":"wr.contracts.gaps","gaps":[],"note":"x"}`},
+			[]outcome.ReasonCode{outcome.InvalidRequiredOutput}, "'note' not allowed"},
+		{"only another kind was sent", "report-gaps", []string{validLoopStop}, []outcome.ReasonCode{outcome.MissingRequiredOutput}, ""},
+		{"loop control stop", "refine-once", []string{validLoopStop}, nil, ""},
+		{"loop control continue", "refine-once", []string{validLoopMore}, nil, ""},
+		{"loop control missing decision", "refine-once", []string{`{"kind":"wr.contracts.loop_control"}`},
+			[]outcome.ReasonCode{outcome.InvalidRequiredOutput}, "missing property 'decision'"},
+		{"loop control unknown decision", "refine-once", []string{`{"kind":"wr.contracts.loop_control","decision":"maybe"}`},
+			[]outcome.ReasonCode{outcome.InvalidRequiredOutput}, "at /decision"},
+		{"non-objects have no kind", "refine-once", []string{`[1]`, `"wr.contracts.loop_control"`, `null`},
+			[]outcome.ReasonCode{outcome.MissingRequiredOutput}, ""},
+		{"a non-string kind is no kind", "refine-once", []string{`{"kind":5,"decision":"stop"}`},
+			[]outcome.ReasonCode{outcome.MissingRequiredOutput}, ""},
+		{"hints alone require nothing", "plain", nil, nil, ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			s := MustStep(t, c, tc.step)
+			ev := outcome.Evaluate(c, s, arts(tc.sent...), nothingObserved)
+			if got := codes(ev); !reflect.DeepEqual(got, tc.want) {
+				t.Fatalf("reasons = %v; want %v", got, tc.want)
+			}
+			if len(tc.want) == 0 {
+				return
+			}
+			r := ev.Reasons[0]
+			if r.Step != s.ID || r.ContractRef != s.Output.ContractRef {
+				t.Errorf("reason points at step %q contract %q; want %q %q", r.Step, r.ContractRef, s.ID, s.Output.ContractRef)
+			}
+			if r.Example != string(outcome.OutputExample(c, s)) {
+				t.Errorf("example = %s; want the step's output example", r.Example)
+			}
+			if tc.detail == "" && r.Detail != "" {
+				t.Errorf("detail = %q; want none for a missing output", r.Detail)
+			}
+			if !strings.Contains(r.Detail, tc.detail) {
+				t.Errorf("detail = %q; want it to mention %q", r.Detail, tc.detail)
+			}
+		})
+	}
+}
+
+// The validation error is one line, its parts sorted, the same every time:
+// it is recorded, so it must not depend on map order inside the validator.
+func TestInvalidOutputDetailIsDeterministic(t *testing.T) {
+	c := MustFixture(t)
+	s := MustStep(t, c, "refine-once")
+	// One extra property only: with two, their order inside the message is
+	// not stable (see TestInvalidOutputDetailNamesExtraPropertiesInOrder).
+	bad := arts(`{"kind":"wr.contracts.loop_control","decision":"maybe","reason":7,"extra":1}`)
+	first := outcome.Evaluate(c, s, bad, nothingObserved).Reasons[0].Detail
+	parts := strings.Split(first, "; ")
+	if len(parts) < 3 {
+		t.Fatalf("detail %q; want one part per violation", first)
+	}
+	for i := 1; i < len(parts); i++ {
+		if parts[i-1] > parts[i] {
+			t.Fatalf("detail parts not sorted: %q", first)
+		}
+	}
+	for i := 0; i < 20; i++ {
+		if got := outcome.Evaluate(c, s, bad, nothingObserved).Reasons[0].Detail; got != first {
+			t.Fatalf("run %d: detail %q; first run said %q", i, got, first)
+		}
+	}
+	if strings.Contains(first, "\n") {
+		t.Fatalf("detail spans lines: %q", first)
+	}
+}
+
+// Known bug, skipped: with two or more unexpected properties the validator
+// lists them in map order, so the recorded detail (and the blocker message
+// or gap summary built from it) differs between identical attempts.
+func TestInvalidOutputDetailNamesExtraPropertiesInOrder(t *testing.T) {
+	t.Skip("known bug: flatten keeps the validator's map-ordered property list; see the report")
+	c := MustFixture(t)
+	s := MustStep(t, c, "refine-once")
+	bad := arts(`{"kind":"wr.contracts.loop_control","decision":"stop","extra":1,"more":2}`)
+	first := outcome.Evaluate(c, s, bad, nothingObserved).Reasons[0].Detail
+	for i := 0; i < 50; i++ {
+		if got := outcome.Evaluate(c, s, bad, nothingObserved).Reasons[0].Detail; got != first {
+			t.Fatalf("run %d: detail %q; first run said %q", i, got, first)
+		}
+	}
+}
+
+// A user-only dependency blocks until a well-formed wr.user_response
+// arrives; malformed ones are refused with a notice, never silently.
+func TestEvaluateUserDependency(t *testing.T) {
+	c := MustFixture(t)
+	const (
+		answer     = `{"kind":"wr.user_response","response":"It is in the vault under staging/deploy."}`
+		withChoice = `{"kind":"wr.user_response","response":"Keep it small.","choice":"one package"}`
+		empty      = `{"kind":"wr.user_response","response":""}`
+		extra      = `{"kind":"wr.user_response","response":"yes","approved":true}`
+		noResponse = `{"kind":"wr.user_response","choice":"one package"}`
+	)
+	cases := []struct {
+		name    string
+		step    workflow.StepID
+		sent    []string
+		want    []outcome.ReasonCode
+		notices int
+	}{
+		{"secret not answered", "ask-token", nil, []outcome.ReasonCode{outcome.UserOnlyDependency}, 0},
+		{"secret answered", "ask-token", []string{answer}, nil, 0},
+		{"choice not answered", "pick-scope", nil, []outcome.ReasonCode{outcome.NonAssumableChoice}, 0},
+		{"choice answered with a choice", "pick-scope", []string{withChoice}, nil, 0},
+		{"choice answered in words", "pick-scope", []string{answer}, nil, 0},
+		{"empty response", "ask-token", []string{empty}, []outcome.ReasonCode{outcome.UserOnlyDependency}, 1},
+		{"unknown field", "ask-token", []string{extra}, []outcome.ReasonCode{outcome.UserOnlyDependency}, 1},
+		{"choice without response", "pick-scope", []string{noResponse}, []outcome.ReasonCode{outcome.NonAssumableChoice}, 1},
+		{"two malformed", "ask-token", []string{empty, extra}, []outcome.ReasonCode{outcome.UserOnlyDependency}, 2},
+		{"malformed then good", "ask-token", []string{empty, answer}, nil, 1},
+		{"an answer nobody asked for is ignored", "plain", []string{answer, empty}, nil, 0},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			s := MustStep(t, c, tc.step)
+			ev := outcome.Evaluate(c, s, arts(tc.sent...), nothingObserved)
+			if got := codes(ev); !reflect.DeepEqual(got, tc.want) {
+				t.Fatalf("reasons = %v; want %v", got, tc.want)
+			}
+			if len(ev.Notices) != tc.notices {
+				t.Fatalf("notices = %+v; want %d", ev.Notices, tc.notices)
+			}
+			for _, n := range ev.Notices {
+				if string(n.Code) != "USER_RESPONSE_INVALID" || !strings.Contains(n.Message, `"response"`) {
+					t.Errorf("notice %+v; want USER_RESPONSE_INVALID naming the response field", n)
+				}
+			}
+			if len(tc.want) == 0 {
+				return
+			}
+			r := ev.Reasons[0]
+			if r.Step != s.ID || r.Dependency != s.UserDependency {
+				t.Errorf("reason = %+v; want it to carry step %s and its dependency", r, s.ID)
+			}
+			if r.Example != outcome.UserResponseExample(s.UserDependency) {
+				t.Errorf("example = %s; want UserResponseExample", r.Example)
+			}
+		})
+	}
+}
+
+// Artifacts no step requires but WorkRail understands: divergences, gap
+// disclosures and loop control are decoded; invalid ones are noticed.
+func TestEvaluateOptionalArtifacts(t *testing.T) {
+	c := MustFixture(t)
+	s := MustStep(t, c, "plain")
+	cases := []struct {
+		name        string
+		sent        []string
+		divergences []event.DivergenceRecordedData
+		disclosed   []event.GapRecordedData
+		stop        bool
+		notices     []string
+	}{
+		{name: "divergence at this step",
+			sent:        []string{`{"kind":"wr.contracts.workflow_divergence","reason":"step_not_applicable","summary":"No tests exist."}`},
+			divergences: []event.DivergenceRecordedData{{Reason: event.DivergeStepNotApplicable, Summary: "No tests exist.", RelatedStepID: "plain"}}},
+		{name: "divergence about another step",
+			sent:        []string{`{"kind":"wr.contracts.workflow_divergence","reason":"user_instruction","summary":"Skipped on request.","relatedStepId":"report-gaps"}`},
+			divergences: []event.DivergenceRecordedData{{Reason: event.DivergeUserInstruction, Summary: "Skipped on request.", RelatedStepID: "report-gaps"}}},
+		{name: "divergence with an unknown reason",
+			sent:    []string{`{"kind":"wr.contracts.workflow_divergence","reason":"felt_like_it","summary":"x"}`},
+			notices: []string{"ARTIFACT_INVALID"}},
+		{name: "gaps disclosed as assumptions at this step",
+			sent: []string{`{"kind":"wr.contracts.gaps","gaps":[{"summary":"a","severity":"warning"},{"summary":"b","severity":"critical","howToResolve":"do b"}]}`},
+			disclosed: []event.GapRecordedData{
+				{Reason: event.GapAssumptionMade, Severity: event.SeverityWarning, Summary: "a", RelatedStepID: "plain"},
+				{Reason: event.GapAssumptionMade, Severity: event.SeverityCritical, Summary: "b", HowToResolve: "do b", RelatedStepID: "plain"}}},
+		{name: "gaps may not choose their own reason",
+			sent:    []string{`{"kind":"wr.contracts.gaps","gaps":[{"summary":"a","severity":"warning","reason":"capability_missing"}]}`},
+			notices: []string{"ARTIFACT_INVALID"}},
+		{name: "loop stop", sent: []string{validLoopStop}, stop: true},
+		{name: "loop continue", sent: []string{validLoopMore}},
+		{name: "stop wins over continue", sent: []string{validLoopMore, validLoopStop}, stop: true},
+		{name: "invalid loop control does not stop", sent: []string{`{"kind":"wr.contracts.loop_control","decision":"STOP"}`}, notices: []string{"ARTIFACT_INVALID"}},
+		{name: "unknown kinds and non-objects are not judged",
+			sent: []string{`{"kind":"vendor.custom","x":1}`, `{}`, `[]`, `42`, `{"kind":["wr.contracts.gaps"]}`}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			ev := outcome.Evaluate(c, s, arts(tc.sent...), nothingObserved)
+			if len(ev.Reasons) != 0 || len(ev.Observations) != 0 {
+				t.Fatalf("reasons %v observations %v; want none on a step that requires nothing", ev.Reasons, ev.Observations)
+			}
+			if !reflect.DeepEqual(ev.Divergences, tc.divergences) {
+				t.Errorf("divergences = %+v; want %+v", ev.Divergences, tc.divergences)
+			}
+			if !reflect.DeepEqual(ev.Disclosed, tc.disclosed) {
+				t.Errorf("disclosed = %+v; want %+v", ev.Disclosed, tc.disclosed)
+			}
+			if ev.Stop != tc.stop {
+				t.Errorf("stop = %v; want %v", ev.Stop, tc.stop)
+			}
+			if got := noticeCodes(ev); !reflect.DeepEqual(got, tc.notices) {
+				t.Errorf("notices = %+v; want %v", ev.Notices, tc.notices)
+			}
+		})
+	}
+}
+
+// An invalid optional artifact's notice names the contract and says why.
+func TestInvalidOptionalArtifactNoticeSaysWhy(t *testing.T) {
+	c := MustFixture(t)
+	ev := outcome.Evaluate(c, MustStep(t, c, "plain"), arts(`{"kind":"wr.contracts.workflow_divergence","reason":"scope_change","summary":""}`), nothingObserved)
+	if len(ev.Notices) != 1 {
+		t.Fatalf("notices = %+v; want one", ev.Notices)
+	}
+	msg := ev.Notices[0].Message
+	for _, want := range []string{string(workflow.ContractWorkflowDivergence), "at /summary"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("notice %q does not mention %q", msg, want)
+		}
+	}
+}
+
+// A workflow that pins no pack for an optional artifact is judged by
+// WorkRail's current pack.
+func TestEvaluateFallsBackToCurrentPacks(t *testing.T) {
+	w, err := workflow.Parse([]byte(`{"id":"user.bare","name":"Bare","description":"One step, no contracts.","version":"1",
+		"steps":[{"id":"only","title":"Only","prompt":"Do it."}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := compile.Compile(w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Contracts) != 0 {
+		t.Fatalf("the bare workflow pins %d packs; the test needs none", len(c.Contracts))
+	}
+	ev := outcome.Evaluate(c, MustStep(t, c, "only"), arts(validGaps, validLoopStop,
+		`{"kind":"wr.contracts.workflow_divergence","reason":"scope_change","summary":"Did less."}`), nothingObserved)
+	if len(ev.Disclosed) != 1 || len(ev.Divergences) != 1 || !ev.Stop || len(ev.Notices) != 0 {
+		t.Fatalf("evaluation = %+v; want the gap, the divergence and the stop accepted by the current packs", ev)
+	}
+}
+
+// withPack returns c with the pinned pack for ref replaced.
+func withPack(c compile.Compiled, ref workflow.ContractRef, p compile.ContractPack) compile.Compiled {
+	pinned := map[workflow.ContractRef]compile.ContractPack{}
+	for k, v := range c.Contracts {
+		pinned[k] = v
+	}
+	pinned[ref] = p
+	c.Contracts = pinned
+	return c
+}
+
+// A run is judged by the pack its workflow was compiled with, not by the
+// one WorkRail ships today.
+func TestEvaluateUsesThePinnedPack(t *testing.T) {
+	c := MustFixture(t)
+	old := compile.ContractPack{
+		Description: "An older loop control that could only continue.",
+		Schema:      json.RawMessage(`{"type":"object","required":["kind","decision"],"properties":{"kind":{"const":"wr.contracts.loop_control"},"decision":{"const":"continue"}}}`),
+		Example:     json.RawMessage(`{"kind":"wr.contracts.loop_control","decision":"continue"}`),
+	}
+	c = withPack(c, workflow.ContractLoopControl, old)
+	s := MustStep(t, c, "refine-once")
+	ev := outcome.Evaluate(c, s, arts(validLoopStop), nothingObserved)
+	if got := codes(ev); !reflect.DeepEqual(got, []outcome.ReasonCode{outcome.InvalidRequiredOutput}) {
+		t.Fatalf("reasons = %v; want the pinned schema to refuse decision stop", got)
+	}
+	if ev.Stop {
+		t.Fatal("an artifact the pinned schema refuses stopped the loop")
+	}
+	if ev.Reasons[0].Example != string(old.Example) {
+		t.Fatalf("example = %s; want the pinned pack's", ev.Reasons[0].Example)
+	}
+	if got := outcome.Evaluate(c, s, arts(`{"kind":"wr.contracts.loop_control","decision":"continue","anything":1}`), nothingObserved); len(got.Reasons) != 0 {
+		t.Fatalf("reasons = %v; the pinned schema allows extra properties", got.Reasons)
+	}
+}
+
+// A pinned schema that cannot be compiled refuses every artifact: nothing is
+// accepted on the strength of a broken contract.
+func TestEvaluateFailsClosedOnABrokenSchema(t *testing.T) {
+	for _, schema := range []string{`{"type":5}`, `not json`, `{"$ref":"#/nowhere"}`} {
+		t.Run(schema, func(t *testing.T) {
+			c := MustFixture(t)
+			c = withPack(c, workflow.ContractLoopControl, compile.ContractPack{Schema: json.RawMessage(schema), Example: json.RawMessage(validLoopStop)})
+			c = withPack(c, workflow.ContractWorkflowDivergence, compile.ContractPack{Schema: json.RawMessage(schema)})
+			ev := outcome.Evaluate(c, MustStep(t, c, "refine-once"), arts(validLoopStop,
+				`{"kind":"wr.contracts.workflow_divergence","reason":"scope_change","summary":"Did less."}`), nothingObserved)
+			if got := codes(ev); !reflect.DeepEqual(got, []outcome.ReasonCode{outcome.InvalidRequiredOutput}) || ev.Reasons[0].Detail == "" {
+				t.Fatalf("reasons = %+v; want an invalid output with the schema error", ev.Reasons)
+			}
+			if ev.Stop || len(ev.Divergences) != 0 {
+				t.Fatalf("evaluation = %+v; a broken schema accepted an artifact", ev)
+			}
+			if got := noticeCodes(ev); len(got) != 2 || got[0] != "ARTIFACT_INVALID" || got[1] != "ARTIFACT_INVALID" {
+				t.Fatalf("notices = %v; want both refusals disclosed", got)
+			}
+		})
+	}
+}

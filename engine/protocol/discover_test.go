@@ -1,0 +1,175 @@
+package protocol_test
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/workrail/workrail/engine"
+	"github.com/workrail/workrail/engine/catalog"
+	"github.com/workrail/workrail/engine/protocol"
+	"github.com/workrail/workrail/engine/workflow"
+)
+
+var projectSource = catalog.Source{Kind: catalog.Project, Path: "/home/u/app/.workrail/workflows"}
+
+// testCatalog loads testdata/workflows as a project source, plus the
+// review workflow again from the user folder, which shadows the project's.
+func testCatalog(t *testing.T) *catalog.Catalog {
+	t.Helper()
+	entries, problems := catalog.LoadFS(os.DirFS(filepath.Join("testdata", "workflows")), projectSource)
+	b, err := os.ReadFile(filepath.Join("testdata", "workflows", "project.review.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	user, p := catalog.Load(b, catalog.Source{Kind: catalog.User, Path: "/home/u/.workrail/workflows"}, "project.review.json")
+	if p != nil {
+		t.Fatalf("load: %v", p)
+	}
+	return catalog.New(append(entries, user), problems)
+}
+
+func reviewEntry(t *testing.T) catalog.Entry {
+	t.Helper()
+	e, ok := testCatalog(t).Get("project.review")
+	if !ok {
+		t.Fatal("project.review did not load")
+	}
+	return e
+}
+
+func TestNewList(t *testing.T) {
+	cat := testCatalog(t)
+	r := protocol.NewList(cat)
+	compareGolden(t, "list.txt", []byte(r.Text))
+	compareGolden(t, "list.json", mustJSON(t, r))
+
+	if r.ResultKind() != protocol.KindWorkflows || r.Kind != protocol.KindWorkflows || r.RenderedText() != r.Text {
+		t.Errorf("kind %q/%q, or RenderedText is not Text", r.ResultKind(), r.Kind)
+	}
+	var ids []engine.WorkflowID
+	for _, w := range r.Workflows {
+		ids = append(ids, w.ID)
+	}
+	if want := []engine.WorkflowID{"legacy_flow", "project.review"}; !reflect.DeepEqual(ids, want) {
+		t.Errorf("workflows %v; want %v", ids, want)
+	}
+	if len(r.Shadowed) != 1 || r.Shadowed[0].ID != "project.review" || r.Shadowed[0].Winner.Kind != catalog.User {
+		t.Errorf("shadowed %+v; want the project's review shadowed by the user's", r.Shadowed)
+	}
+	if len(r.Problems) != 1 || r.Problems[0].File != "broken.json" {
+		t.Errorf("problems %+v; want broken.json", r.Problems)
+	}
+	for _, want := range []string{
+		"- project.review (routine): Review. Review the changed files.\n",
+		"\nNote: project.review from project (project.review.json) is shadowed by the user one.\n",
+		"\nNot loaded: broken.json: ",
+		"\nTo begin, call start_workflow with {\"workflowId\": \"<id>\"}.\n",
+	} {
+		if !strings.Contains(r.Text, want) {
+			t.Errorf("text lacks %q:\n%s", want, r.Text)
+		}
+	}
+	legacy := r.Workflows[0]
+	if legacy.IDStatus != workflow.Legacy || len(legacy.Warnings) != 1 || legacy.Warnings[0].Suggest != "project.legacy_flow" {
+		t.Errorf("legacy row %+v; want a rename warning to project.legacy_flow", legacy)
+	}
+	if !strings.Contains(r.Text, "  warning "+string(legacy.Warnings[0].Code)+": "+legacy.Warnings[0].Message+"\n") {
+		t.Errorf("text lacks the legacy warning:\n%s", r.Text)
+	}
+}
+
+func TestNewListEmpty(t *testing.T) {
+	r := protocol.NewList(catalog.New(nil, nil))
+	if r.Workflows == nil || len(r.Workflows) != 0 {
+		t.Errorf("workflows %#v; want an empty list, not null", r.Workflows)
+	}
+	if want := "# Workflows\n\n\nTo begin, call start_workflow with {\"workflowId\": \"<id>\"}.\n"; r.Text != want {
+		t.Errorf("text %q; want %q", r.Text, want)
+	}
+}
+
+func TestNewInspect(t *testing.T) {
+	e := reviewEntry(t)
+	tests := []struct {
+		mode    protocol.InspectMode
+		prompts bool
+	}{
+		{protocol.InspectMetadata, false},
+		{protocol.InspectPreview, true},
+	}
+	for _, tt := range tests {
+		t.Run(string(tt.mode), func(t *testing.T) {
+			r := protocol.NewInspect(e, tt.mode)
+			compareGolden(t, "inspect_"+string(tt.mode)+".txt", []byte(r.Text))
+			if r.ResultKind() != protocol.KindWorkflow || r.RenderedText() != r.Text || r.Mode != tt.mode {
+				t.Errorf("kind %q, mode %q", r.ResultKind(), r.Mode)
+			}
+			if r.WorkflowHash != e.Compiled.Hash || r.Workflow.ID != "project.review" || r.Workflow.Source.Kind != catalog.User {
+				t.Errorf("workflow %+v, hash %v", r.Workflow, r.WorkflowHash)
+			}
+			var outline []string
+			for _, s := range r.Steps {
+				outline = append(outline, strings.Repeat(">", s.Depth)+string(s.ID))
+				if hasPrompt := s.Prompt != ""; hasPrompt != (tt.prompts && s.Loop == nil) {
+					t.Errorf("step %s has prompt %q in %s mode", s.ID, s.Prompt, tt.mode)
+				}
+			}
+			if want := []string{"plan", "each", ">check", "ship"}; !reflect.DeepEqual(outline, want) {
+				t.Errorf("outline %v; want %v", outline, want)
+			}
+			if len(r.Context) != 2 || r.Context[0].Name != "files" || !r.Context[0].Required {
+				t.Errorf("context %+v", r.Context)
+			}
+			if r.RecommendedPreferences == nil || r.RecommendedPreferences.Autonomy != workflow.Guided {
+				t.Errorf("recommended preferences %+v", r.RecommendedPreferences)
+			}
+			for _, want := range []string{
+				"# Review (project.review)\nReview the changed files.\nversion 2.1.0, routine from user, hash " + e.Compiled.Hash.String() + "\n",
+				"\n## Context inputs\n- files (array, required): Files to review.\n- strict (boolean, optional): Fail on warnings.\n",
+				"- each: Each file [forEach loop, at most 10]\n",
+				"  - check: Check one file [when ",
+				" [requires wr.contracts.gaps]",
+				"- ship: Ship it [needs the user: needs_user_approval]\n",
+				"\nTo run it, call start_workflow with {\"workflowId\": \"project.review\"}.\n",
+			} {
+				if !strings.Contains(r.Text, want) {
+					t.Errorf("text lacks %q:\n%s", want, r.Text)
+				}
+			}
+		})
+	}
+}
+
+func TestNewInspectWithoutContext(t *testing.T) {
+	e, ok := testCatalog(t).Get("legacy_flow")
+	if !ok {
+		t.Fatal("legacy_flow did not load")
+	}
+	r := protocol.NewInspect(e, protocol.InspectMetadata)
+	if r.Context == nil || len(r.Context) != 0 {
+		t.Errorf("context %#v; want an empty list, not null", r.Context)
+	}
+	if strings.Contains(r.Text, "## Context inputs") {
+		t.Errorf("a Context inputs section without inputs:\n%s", r.Text)
+	}
+	if b := string(mustJSON(t, r)); !strings.Contains(b, `"context": []`) {
+		t.Errorf("JSON context is not []:\n%s", b)
+	}
+}
+
+func TestDaemonUnavailable(t *testing.T) {
+	r := protocol.DaemonUnavailable("cannot reach the daemon at /run/wr.sock")
+	want := "cannot reach the daemon at /run/wr.sock. Retry the same call in a second; nothing was recorded."
+	if r.Error.Code != engine.CodeDaemonUnavailable || r.Error.Message != want {
+		t.Errorf("error %+v; want DAEMON_UNAVAILABLE %q", r.Error, want)
+	}
+	if r.Error.Retry != (engine.Retry{Kind: engine.RetryableAfterMs, AfterMs: 1000}) {
+		t.Errorf("retry %+v", r.Error.Retry)
+	}
+	if !strings.HasPrefix(r.Text, "# Error: DAEMON_UNAVAILABLE\nretry: retryable_after_ms (1000 ms)\n") {
+		t.Errorf("text %q", r.Text)
+	}
+}

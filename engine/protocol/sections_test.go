@@ -1,0 +1,309 @@
+package protocol_test
+
+import (
+	"encoding/json"
+	"math"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/workrail/workrail/engine"
+	"github.com/workrail/workrail/engine/event"
+	"github.com/workrail/workrail/engine/protocol"
+	"github.com/workrail/workrail/engine/run"
+	"github.com/workrail/workrail/engine/workflow"
+)
+
+func TestRetryText(t *testing.T) {
+	tests := []struct {
+		retry engine.Retry
+		want  string
+	}{
+		{engine.Retry{Kind: engine.NotRetryable}, "retry: not_retryable\n"},
+		{engine.Retry{Kind: engine.RetryableImmediately}, "retry: retryable_immediately\n"},
+		{engine.Retry{Kind: engine.RetryableAfterMs, AfterMs: 1000}, "retry: retryable_after_ms (1000 ms)\n"},
+		{engine.Retry{Kind: engine.RetryableAfterMs, AfterMs: 250}, "retry: retryable_after_ms (250 ms)\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.want, func(t *testing.T) {
+			e := &engine.Error{Code: engine.CodeInternal, Message: "m", Retry: tt.retry}
+			text := protocol.NewError(e).Text
+			if _, rest, _ := strings.Cut(text, "\n"); !strings.HasPrefix(rest, tt.want) {
+				t.Errorf("text %q; want second line %q", text, tt.want)
+			}
+		})
+	}
+}
+
+func TestErrorSuggestionLines(t *testing.T) {
+	tests := []struct {
+		s    engine.Suggestion
+		want string
+	}{
+		{engine.Suggestion{Path: "variables", DidYouMean: "context"}, "- `variables`: did you mean `context`?"},
+		{engine.Suggestion{Path: "completedSteps", Note: "is not part of this contract."}, "- `completedSteps` is not part of this contract."},
+		{engine.Suggestion{Path: "vars", DidYouMean: "context", Note: "(inputs only)"}, "- `vars`: did you mean `context`? (inputs only)"},
+		{engine.Suggestion{Path: "x"}, "- `x`"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.want, func(t *testing.T) {
+			e := engine.Errorf(engine.CodeUnknownKey, "unknown.")
+			e.Suggestions = []engine.Suggestion{tt.s}
+			text := protocol.NewError(e).Text
+			want := "\n## Suggestions\n" + tt.want + "\n"
+			if !strings.HasSuffix(text, want) {
+				t.Errorf("text %q\nwant it to end with %q", text, want)
+			}
+		})
+	}
+}
+
+func TestUserInputSection(t *testing.T) {
+	const ask = "Ask the user and wait for the answer. Then add it to output.artifacts as {\"kind\":\"wr.user_response\",\"response\":\"<their answer>\"}; without it the step is blocked.\n"
+	const dontWait = "You are in full_auto_never_stop: do not wait. Make the most conservative assumption, state it in your notes, and continue; WorkRail records a critical gap.\n"
+	dep := &workflow.UserDependency{Reason: workflow.NeedsUserSecretOrToken, RequestedFromUser: "the API token"}
+	withOptions := *dep
+	withOptions.Options = []string{"a", "b c"}
+	tests := []struct {
+		name     string
+		autonomy workflow.Autonomy
+		dep      *workflow.UserDependency
+		want     string // "" when there is no section
+	}{
+		{"guided", workflow.Guided, dep, "Only the user can provide this (needs_user_secret_or_token): the API token\n" + ask},
+		{"stop on user deps", workflow.FullAutoStopOnUserDep, &withOptions,
+			"Only the user can provide this (needs_user_secret_or_token): the API token\nOptions: a | b c\n" + ask},
+		{"never stop", workflow.FullAutoNeverStop, &withOptions,
+			"Only the user can provide this (needs_user_secret_or_token): the API token\nOptions: a | b c\n" + dontWait},
+		{"no dependency", workflow.FullAutoNeverStop, nil, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			v := minimalView()
+			v.Preferences.Autonomy = tt.autonomy
+			p := minimalPending()
+			p.UserDependency = tt.dep
+			text := protocol.NewStep(v, p, protocol.Progress{Part: 1, Parts: 1}).Text
+			_, body, found := strings.Cut(text, "\n## User input\n")
+			if tt.want == "" {
+				if found {
+					t.Errorf("a User input section without a dependency:\n%s", text)
+				}
+				return
+			}
+			if !strings.HasPrefix(body, tt.want+"\n## ") {
+				t.Errorf("User input section\n%s\nwant\n%s", body, tt.want)
+			}
+		})
+	}
+}
+
+// section returns the body of the "## name" section of text, or false.
+func section(text, name string) (string, bool) {
+	_, body, ok := strings.Cut(text, "\n## "+name+"\n")
+	if !ok {
+		return "", false
+	}
+	if i := strings.Index(body, "\n## "); i >= 0 {
+		body = body[:i]
+	}
+	return body, true
+}
+
+func TestRecapSection(t *testing.T) {
+	const intro = "Notes recorded so far in this run, oldest first:\n"
+	tests := []struct {
+		name  string
+		recap *event.Recap
+		want  string // "" when there is no section
+	}{
+		{"nil", nil, ""},
+		{"empty", &event.Recap{}, ""},
+		{"entries", &event.Recap{Entries: []event.RecapEntry{
+			{StepID: "a", NotesMarkdown: "\n  one\ntwo\n\n"},
+			{StepID: "b", NotesMarkdown: "three", Artifacts: []string{"k1", "k2"}},
+		}}, intro + "- a: one\n  two\n- b: three [artifacts: k1, k2]\n"},
+		{"truncated", &event.Recap{Omitted: 4, Policy: "kept_most_recent", Entries: []event.RecapEntry{{StepID: "c", NotesMarkdown: "last"}}},
+			intro + "(truncated: 4 older entries omitted; kept the most recent that fit 8192 bytes)\n- c: last\n"},
+		{"only omitted entries", &event.Recap{Omitted: 1},
+			intro + "(truncated: 1 older entries omitted; kept the most recent that fit 8192 bytes)\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			v := minimalView()
+			v.Recap = tt.recap
+			text := protocol.NewStep(v, minimalPending(), protocol.Progress{Part: 1, Parts: 1}).Text
+			got, found := section(text, "Recap")
+			if tt.want == "" {
+				if found {
+					t.Errorf("unexpected Recap section:\n%s", got)
+				}
+				return
+			}
+			if got != tt.want {
+				t.Errorf("Recap section\n%q\nwant\n%q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestBranchesSection(t *testing.T) {
+	const intro = "This step was already done once from here (the chat was probably rewound). Your call started a new branch; the earlier ones are kept:\n"
+	tests := []struct {
+		name     string
+		fork     *event.Fork
+		branches string // "" when there is no section
+		down     string // "" when there is no downstream recap
+	}{
+		{"no fork", nil, "", ""},
+		{"one complete branch", &event.Fork{Siblings: []event.Branch{{Node: 9, Depth: 3}}},
+			intro + "- node_9: 3 step(s) deep, complete\n", ""},
+		{"branches, more not shown, downstream notes", &event.Fork{
+			Siblings:   []event.Branch{{Node: 4, StepID: "b", Depth: 1, Summary: "did b"}, {Node: 5, StepID: "c", Depth: 2}},
+			Omitted:    2,
+			Downstream: event.Recap{Entries: []event.RecapEntry{{StepID: "b", NotesMarkdown: "did b"}}},
+		}, intro + "- node_4: 1 step(s) deep, at step b; latest note: did b\n- node_5: 2 step(s) deep, at step c\n- … and 2 more branch(es) not shown\n",
+			"What the most recently active earlier branch recorded after this point:\n- b: did b\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			v := minimalView()
+			v.Fork = tt.fork
+			r := protocol.NewStep(v, minimalPending(), protocol.Progress{Part: 1, Parts: 1})
+			for _, s := range []struct{ name, want string }{{"Branches", tt.branches}, {"Downstream recap", tt.down}} {
+				got, found := section(r.Text, s.name)
+				if s.want == "" && found {
+					t.Errorf("unexpected %s section:\n%s", s.name, got)
+				}
+				if s.want != "" && got != s.want {
+					t.Errorf("%s section\n%q\nwant\n%q", s.name, got, s.want)
+				}
+			}
+			if r.Fork != tt.fork {
+				t.Errorf("fork %v; want the view's", r.Fork)
+			}
+		})
+	}
+}
+
+func TestGapsSkippedWarningsLines(t *testing.T) {
+	r := protocol.NewComplete(fullView())
+	tests := []struct{ section, want string }{
+		{"Gaps recorded", "- evt_7_12 [warning, assumption_made]: Assumed Go 1.26. To resolve: Confirm the Go version.\n" +
+			"- evt_7_13 [critical, user_only_dependency]: No style guide chosen.\n"},
+		{"Skipped", "- lint-js (condition_false): lang == \"js\"; not set in context: lang, framework\n- fuzz-loop (loop_not_entered)\n"},
+		{"Warnings", "- CONTEXT_KEY_UNDECLARED: context.extra is not an input of this workflow: it is stored, but no condition or loop reads it\n"},
+		{"Instructions", "This run is complete. There is no pending step: do not call continue_workflow for this run again.\n" +
+			"Tell the user the workflow is finished and summarise the outcome, including any gaps recorded.\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.section, func(t *testing.T) {
+			got, found := section(r.Text, tt.section)
+			if !found || got != tt.want {
+				t.Errorf("%s section\n%q\nwant\n%q", tt.section, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestBlockersSection(t *testing.T) {
+	r := protocol.NewBlocked(fullView(), fullPending(), allBlockers)
+	got, _ := section(r.Text, "Blockers")
+	want := "1. USER_ONLY_DEPENDENCY (context.approval): The user must approve.\n" +
+		"   Fix: Add {\"kind\":\"wr.user_response\",\"response\":\"<their answer>\"} to output.artifacts.\n" +
+		"2. MISSING_REQUIRED_OUTPUT (output contract wr.contracts.review): No review artifact was sent.\n" +
+		"3. REQUIRED_CAPABILITY_UNKNOWN (capability web_browsing): web_browsing was never probed.\n" +
+		"   Fix: Probe it.\n" +
+		"4. INVARIANT_VIOLATION (step review-file): The step cannot run twice.\n"
+	if got != want {
+		t.Errorf("Blockers section\n%s\nwant\n%s", got, want)
+	}
+	instr, _ := section(r.Text, "Instructions")
+	if !strings.HasPrefix(instr, "Nothing advanced: the step above is still pending.") ||
+		!strings.Contains(instr, "its ackToken is a fresh attempt; the one you sent is spent") {
+		t.Errorf("Instructions %q do not say the attempt is spent and nothing advanced", instr)
+	}
+	if !reflect.DeepEqual(r.Blockers, allBlockers) {
+		t.Errorf("blockers %+v; want the ones given", r.Blockers)
+	}
+}
+
+// The Next call block is the exact JSON of nextCall.arguments, and that
+// call parses: an agent that copies it never sends a malformed call.
+func TestNextCallIsTheCopyableCall(t *testing.T) {
+	step := protocol.NewStep(fullView(), fullPending(), protocol.Progress{Part: 2, Parts: 4})
+	plain := protocol.NewStep(minimalView(), minimalPending(), protocol.Progress{Part: 1, Parts: 1})
+	blocked := protocol.NewBlocked(fullView(), fullPending(), allBlockers)
+	tests := []struct {
+		name     string
+		text     string
+		next     protocol.NextCall
+		tokens   protocol.Tokens
+		examples []json.RawMessage
+	}{
+		{"step", step.Text, step.NextCall, testTokens, fullView().Examples},
+		{"step without examples", plain.Text, plain.NextCall, minimalView().Tokens, nil},
+		{"blocked", blocked.Text, blocked.NextCall, testTokens, fullView().Examples},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if tt.next.Tool != "continue_workflow" {
+				t.Errorf("tool %q", tt.next.Tool)
+			}
+			a := tt.next.Arguments
+			if a.StateToken != tt.tokens.State || a.AckToken != tt.tokens.Ack {
+				t.Errorf("tokens %q, %q; want %q, %q", a.StateToken, a.AckToken, tt.tokens.State, tt.tokens.Ack)
+			}
+			if a.Output == nil || a.Output.NotesMarkdown == "" {
+				t.Fatalf("output %+v has no notes placeholder", a.Output)
+			}
+			if !reflect.DeepEqual(a.Output.Artifacts, tt.examples) {
+				t.Errorf("artifacts %s; want the examples %s", a.Output.Artifacts, tt.examples)
+			}
+			body, ok := section(tt.text, "Next call")
+			if !ok {
+				t.Fatal("no Next call section")
+			}
+			_, block, _ := strings.Cut(body, "```json\n")
+			block, _, _ = strings.Cut(block, "\n```\n")
+			if mustCompact(t, json.RawMessage(block)) != mustCompact(t, a) {
+				t.Errorf("text block %s\nnextCall    %s", block, mustCompact(t, a))
+			}
+			in, e := protocol.ParseContinue([]byte(block))
+			if e != nil {
+				t.Fatalf("the Next call block is refused: %v", e)
+			}
+			if in.StateToken != tt.tokens.State || in.AckToken != tt.tokens.Ack {
+				t.Errorf("the block carries tokens %q, %q", in.StateToken, in.AckToken)
+			}
+		})
+	}
+}
+
+// HTML-significant characters stay readable in the text.
+func TestTextDoesNotEscapeHTML(t *testing.T) {
+	r := protocol.NewStep(fullView(), fullPending(), protocol.Progress{Part: 2, Parts: 4})
+	for _, want := range []string{`file = "src/<main>.go"`, `"response":"<their answer>"`} {
+		if !strings.Contains(r.Text, want) {
+			t.Errorf("text lacks %s", want)
+		}
+	}
+	if strings.Contains(r.Text, `\u003c`) {
+		t.Error(`text has \u003c escapes`)
+	}
+}
+
+// A loop item that cannot be written as JSON is a programmer bug: it
+// panics rather than render a malformed call.
+func TestUnmarshalableLoopItemPanics(t *testing.T) {
+	defer func() {
+		msg, _ := recover().(string)
+		if !strings.HasPrefix(msg, "protocol: arguments do not marshal: ") {
+			t.Errorf("recovered %q; want a protocol panic", msg)
+		}
+	}()
+	p := minimalPending()
+	p.Loops = []run.LoopPlace{{LoopID: "l", Title: "L", Iteration: 1, MaxIterations: 1, ItemName: "x", Item: math.NaN()}}
+	protocol.NewStep(minimalView(), p, protocol.Progress{Part: 1, Parts: 1})
+	t.Error("NewStep returned")
+}

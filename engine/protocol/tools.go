@@ -1,0 +1,101 @@
+package protocol
+
+import (
+	"encoding/json"
+
+	"github.com/workrail/workrail/engine/outcome"
+	"github.com/workrail/workrail/engine/workflow"
+)
+
+// ToolName is the closed set of tools WorkRail serves.
+type ToolName string
+
+// The tools.
+const (
+	ToolList     ToolName = "list_workflows"
+	ToolInspect  ToolName = "inspect_workflow"
+	ToolStart    ToolName = "start_workflow"
+	ToolContinue ToolName = "continue_workflow"
+)
+
+// Tool is one tool as an MCP client sees it: what it is for, the
+// arguments it takes and the results it returns.
+type Tool struct {
+	Name        ToolName
+	Description string
+	Input       json.RawMessage
+	Output      json.RawMessage
+	ReadOnly    bool
+	Idempotent  bool
+}
+
+// Tool descriptions cost every chat context: keep them short and exact.
+const (
+	descList = "List the workflows WorkRail can run. Pick one, then call start_workflow with its id."
+
+	descInspect = "Show one workflow before starting it: its inputs and step outline (mode metadata), or also every step's prompt (mode preview). Read-only."
+
+	descStart = "Start a workflow run. Returns the first pending step: do what it says, then call continue_workflow with the arguments in nextCall. " +
+		"context is only for external inputs the workflow declares (see inspect_workflow); mode picks how autonomous you may be."
+
+	descContinue = "Advance or resume a run. Send the stateToken and ackToken of the last response unchanged (nextCall has them) " +
+		"with your notes in output.notesMarkdown and any artifacts the step asks for: the step is recorded and the next one returned. " +
+		"kind blocked: nothing advanced; fix what blockers say and send its nextCall. Without ackToken it only re-reads the pending step " +
+		"(after losing context). Repeat until kind is complete. Never invent or edit tokens."
+)
+
+// Tools lists every tool, in the order tools/list shows them.
+func Tools() []Tool {
+	exec := union("step", "blocked", "complete", "error")
+	return []Tool{
+		{Name: ToolList, Description: descList, Input: listSchema, Output: union("workflows", "error"), ReadOnly: true, Idempotent: true},
+		{Name: ToolInspect, Description: descInspect, Input: inspectSchema, Output: union("inspection", "error"), ReadOnly: true, Idempotent: true},
+		{Name: ToolStart, Description: descStart, Input: startSchema(), Output: exec},
+		{Name: ToolContinue, Description: descContinue, Input: continueSchema(), Output: exec, Idempotent: true},
+	}
+}
+
+func mustJSON(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic("protocol: schema: " + err.Error())
+	}
+	return string(b)
+}
+
+func prefsSchema() string {
+	return `{"type":"object","additionalProperties":false,"properties":{
+  "autonomy":{"enum":` + mustJSON(workflow.Autonomies()) + `},
+  "riskPolicy":{"enum":` + mustJSON(workflow.RiskPolicies()) + `}}}`
+}
+
+func startSchema() json.RawMessage {
+	return json.RawMessage(`{"type":"object","additionalProperties":false,"required":["workflowId"],"properties":{
+"workflowId":{"type":"string","description":"id from list_workflows, e.g. wr.hello"},
+"context":{"type":"object","description":"external inputs that conditions and loops read (not notes)"},
+"mode":{"enum":` + mustJSON(outcome.Modes()) + `,"description":"a preset; or send preferences, not both"},
+"preferences":` + prefsSchema() + `,
+"workspacePath":{"type":"string","description":"absolute path of the workspace the agent works in"}}}`)
+}
+
+func continueSchema() json.RawMessage {
+	return json.RawMessage(`{"type":"object","additionalProperties":false,"required":["stateToken"],"properties":{
+"stateToken":{"type":"string","description":"stateToken from the last response, unchanged"},
+"ackToken":{"type":"string","description":"ackToken from the same response; omit to re-read the pending step"},
+"context":{"type":"object","description":"external inputs that conditions and loops read (not notes)"},
+"output":{"type":"object","additionalProperties":false,"properties":{
+  "notesMarkdown":{"type":"string","description":"1-10 lines: what you did and found in this step"},
+  "artifacts":{"type":"array","items":{"type":"object"},"description":"structured results; the step says which kinds it needs"},
+  "resolvesGaps":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["gapId","summary"],
+    "properties":{"gapId":{"type":"string"},"summary":{"type":"string"}}}}}},
+"preferences":` + prefsSchema() + `,
+"workspacePath":{"type":"string","description":"absolute path of the workspace the agent works in"}}}`)
+}
+
+var inspectSchema = json.RawMessage(`{"type":"object","additionalProperties":false,"required":["workflowId"],"properties":{
+"workflowId":{"type":"string","description":"id from list_workflows"},
+"mode":{"enum":["metadata","preview"],"description":"preview adds each step's prompt; default metadata"},
+"workspacePath":{"type":"string","description":"absolute path of the workspace; adds its .workrail/workflows"}}}`)
+
+var listSchema = json.RawMessage(`{"type":"object","additionalProperties":false,"properties":{
+"workspacePath":{"type":"string","description":"absolute path of the workspace; adds its .workrail/workflows"}}}`)

@@ -1,0 +1,122 @@
+package store_test
+
+import (
+	"encoding/json"
+	"sync/atomic"
+	"testing"
+
+	"github.com/workrail/workrail/engine/execute/executetest"
+	"github.com/workrail/workrail/engine/protocol"
+)
+
+// The use cases over a real bbolt file with fsync, as the daemon runs
+// them, without the network.
+
+func advanceArgs(tb testing.TB, s protocol.StepResult) []byte {
+	a := s.NextCall.Arguments
+	a.Output = nil
+	b, err := json.Marshal(a)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return b
+}
+
+// BenchmarkAdvance measures one continue_workflow advance (tokens, store,
+// engine, fsync) and the database growth per step.
+func BenchmarkAdvance(b *testing.B) {
+	r := newRig(b, executetest.Long(b, b.N+1))
+	s := r.step(b, r.x.Start, map[string]any{"workflowId": "wr.long"})
+	args := advanceArgs(b, s)
+	before, _ := r.store.Stats()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		res := r.x.Continue(args)
+		step, ok := res.(protocol.StepResult)
+		if !ok {
+			b.Fatalf("advance %d: %s", i, res.RenderedText())
+		}
+		args = advanceArgs(b, step)
+	}
+	b.StopTimer()
+	after, _ := r.store.Stats()
+	used := (after.FileBytes - after.FreeBytes) - (before.FileBytes - before.FreeBytes)
+	b.ReportMetric(float64(used)/float64(b.N), "dbB/step")
+}
+
+// BenchmarkAdvanceParallel measures throughput with 8 concurrent writers,
+// each advancing its own session: group commit shares fsyncs between them.
+func BenchmarkAdvanceParallel(b *testing.B) {
+	r := newRig(b, executetest.Long(b, b.N+1))
+	b.SetParallelism(4) // 4 × GOMAXPROCS(2) = 8 writers
+	var writers atomic.Int32
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		writers.Add(1)
+		s := r.step(b, r.x.Start, map[string]any{"workflowId": "wr.long"})
+		args := advanceArgs(b, s)
+		for pb.Next() {
+			step, ok := r.x.Continue(args).(protocol.StepResult)
+			if !ok {
+				b.Error("advance did not return a step")
+				return
+			}
+			args = advanceArgs(b, step)
+		}
+	})
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "advances/s")
+	b.ReportMetric(float64(writers.Load()), "writers")
+}
+
+// BenchmarkRehydrate measures a continue_workflow without ackToken.
+func BenchmarkRehydrate(b *testing.B) {
+	r := newRig(b, nil)
+	s := r.step(b, r.x.Start, map[string]any{"workflowId": "wr.hello"})
+	args, _ := json.Marshal(map[string]any{"stateToken": s.StateToken})
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, ok := r.x.Continue(args).(protocol.StepResult); !ok {
+			b.Fatal("rehydrate failed")
+		}
+	}
+}
+
+// BenchmarkStart measures one start_workflow of wr.hello (a new session,
+// its run, root node and first step; fsync on).
+func BenchmarkStart(b *testing.B) {
+	r := newRig(b, nil)
+	args := []byte(`{"workflowId":"wr.hello"}`)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, ok := r.x.Start(args).(protocol.StepResult); !ok {
+			b.Fatal("start did not return a step")
+		}
+	}
+}
+
+// BenchmarkVerifySession measures a full check of a session 1,000 steps
+// long (chain, references, refold of the indexes): what doctor does per
+// session and, without the references, what the daemon does once per
+// session on its first touch.
+func BenchmarkVerifySession(b *testing.B) {
+	const steps = 1000
+	r := newRig(b, executetest.Long(b, steps+1))
+	s := r.step(b, r.x.Start, map[string]any{"workflowId": "wr.long"})
+	args := advanceArgs(b, s)
+	for i := 0; i < steps; i++ {
+		step, ok := r.x.Continue(args).(protocol.StepResult)
+		if !ok {
+			b.Fatalf("advance %d failed", i)
+		}
+		args = advanceArgs(b, step)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		rep, err := r.store.Verify(s.Session.SessionID)
+		if err != nil || !rep.OK() {
+			b.Fatalf("Verify = %+v, %v", rep, err)
+		}
+	}
+}

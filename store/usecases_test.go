@@ -1,0 +1,153 @@
+package store_test
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"go.etcd.io/bbolt"
+
+	"github.com/workrail/workrail/engine"
+	"github.com/workrail/workrail/engine/execute"
+	"github.com/workrail/workrail/engine/execute/executetest"
+	"github.com/workrail/workrail/engine/outcome"
+	"github.com/workrail/workrail/engine/protocol"
+	"github.com/workrail/workrail/engine/workflow"
+	"github.com/workrail/workrail/store"
+	"github.com/workrail/workrail/workflows"
+)
+
+// rig is the use cases over a real bbolt file, as the daemon runs them.
+type rig struct {
+	path  string
+	store *store.Store
+	x     *execute.Service
+	wf    execute.Workflows
+}
+
+func newRig(tb testing.TB, wf execute.Workflows) *rig {
+	tb.Helper()
+	if wf == nil {
+		wf = executetest.Catalog(tb, workflows.FS)
+	}
+	r := &rig{path: filepath.Join(tb.TempDir(), "workrail.db"), wf: wf}
+	r.open(tb)
+	return r
+}
+
+// open (re)opens the file, as a restarted daemon does.
+func (r *rig) open(tb testing.TB) {
+	tb.Helper()
+	r.store = mustOpen(tb, r.path)
+	r.x = execute.New(r.store, executetest.Ring(tb), r.wf, workflow.Preferences{}, executetest.Clock, tb.Logf)
+}
+
+func (r *rig) call(tb testing.TB, fn func([]byte) protocol.Result, args any) protocol.Result {
+	tb.Helper()
+	raw, err := json.Marshal(args)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return fn(raw)
+}
+
+func (r *rig) step(tb testing.TB, fn func([]byte) protocol.Result, args any) protocol.StepResult {
+	tb.Helper()
+	res := r.call(tb, fn, args)
+	s, ok := res.(protocol.StepResult)
+	if !ok {
+		tb.Fatalf("want a step, got:\n%s", res.RenderedText())
+	}
+	return s
+}
+
+func sessionBucket(tx *bbolt.Tx, id engine.SessionID) *bbolt.Bucket {
+	return tx.Bucket([]byte("sessions")).Bucket(binary.BigEndian.AppendUint64(nil, uint64(id)))
+}
+
+// Damage found on a session's first touch stops execution with an error
+// that says what is wrong; other sessions keep working.
+func TestDamagedStoreRefusesExecution(t *testing.T) {
+	cases := []struct {
+		name   string
+		damage func(tx *bbolt.Tx, id engine.SessionID) error
+		want   engine.Code
+		detail string // in the error's details
+	}{
+		{"flipped byte in event 3", func(tx *bbolt.Tx, id engine.SessionID) error {
+			ev := sessionBucket(tx, id).Bucket([]byte("events"))
+			k := binary.BigEndian.AppendUint64(nil, 3)
+			v := append([]byte(nil), ev.Get(k)...)
+			v[10] ^= 0x20
+			return ev.Put(k, v)
+		}, engine.CodeSessionCorrupt, `"firstBadIndex":3`},
+		{"attempts index forged", func(tx *bbolt.Tx, id engine.SessionID) error {
+			// A forged record of attempt 0 on the root would turn the
+			// first advance into a replay of something never answered.
+			at := sessionBucket(tx, id).Bucket([]byte("attempts"))
+			return at.Put(binary.BigEndian.AppendUint32(binary.BigEndian.AppendUint32(nil, 1), 0), binary.BigEndian.AppendUint64(nil, 1))
+		}, engine.CodeSessionCorrupt, `"indexProblem":"attempts index`},
+		{"pinned workflow missing", func(tx *bbolt.Tx, id engine.SessionID) error {
+			b := tx.Bucket([]byte("workflows"))
+			k, _ := b.Cursor().First()
+			return b.Delete(append([]byte(nil), k...))
+		}, engine.CodePinnedMissing, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := newRig(t, nil)
+			s := r.step(t, r.x.Start, map[string]any{"workflowId": "wr.hello"})
+			r.store.Close()
+			db, err := bbolt.Open(r.path, 0o600, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := db.Update(func(tx *bbolt.Tx) error { return c.damage(tx, s.Session.SessionID) }); err != nil {
+				t.Fatal(err)
+			}
+			db.Close()
+			r.open(t)
+			for _, args := range []any{s.NextCall.Arguments, map[string]any{"stateToken": s.StateToken}} {
+				res, ok := r.call(t, r.x.Continue, args).(protocol.ErrorResult)
+				if !ok || res.Error.Code != c.want {
+					t.Fatalf("want %s, got:\n%s", c.want, res.Text)
+				}
+				if b, _ := json.Marshal(res); !strings.Contains(string(b), c.detail) {
+					t.Fatalf("error does not say %s: %s", c.detail, b)
+				}
+			}
+			// A new run still works: damage stays contained.
+			r.step(t, r.x.Start, map[string]any{"workflowId": "wr.hello"})
+		})
+	}
+}
+
+// The indexes the store keeps call by call equal a refold of the log,
+// after every bundled workflow in every mode and after forks.
+func TestIndexesEqualARefold(t *testing.T) {
+	r := newRig(t, nil)
+	list, _ := r.x.List(nil).(protocol.ListResult)
+	for _, w := range list.Workflows {
+		for _, mode := range outcome.Modes() {
+			executetest.Drive(t, r.x, w.ID, mode)
+		}
+	}
+	// A rewound chat forks twice from the root of one more run.
+	s1 := r.step(t, r.x.Start, map[string]any{"workflowId": "wr.hello"})
+	r.step(t, r.x.Continue, s1.NextCall.Arguments)
+	for i := 0; i < 2; i++ {
+		re := r.step(t, r.x.Continue, map[string]any{"stateToken": s1.StateToken})
+		r.step(t, r.x.Continue, re.NextCall.Arguments)
+	}
+	reports, err := r.store.Doctor()
+	if err != nil || len(reports) != len(list.Workflows)*len(outcome.Modes())+1 {
+		t.Fatalf("doctor: %d reports, %v", len(reports), err)
+	}
+	for _, rep := range reports {
+		if !rep.OK() {
+			t.Fatalf("%s: %+v", rep.Session, rep)
+		}
+	}
+}
