@@ -8,6 +8,7 @@ import (
 	"github.com/workrail/workrail/engine/event"
 	"github.com/workrail/workrail/engine/execute/executetest"
 	"github.com/workrail/workrail/engine/outcome"
+	"github.com/workrail/workrail/engine/project"
 	"github.com/workrail/workrail/engine/protocol"
 )
 
@@ -110,7 +111,7 @@ func TestNeverStopNeverBlocksAndRecordsGaps(t *testing.T) {
 	if _, ok := last.(protocol.CompleteResult); !ok {
 		t.Fatal("never-stop run did not complete")
 	}
-	gaps := outcome.ProjectGaps(r.events(t, s.Session.SessionID))
+	gaps := project.Gaps(r.events(t, s.Session.SessionID))
 	reasons := map[event.GapReason]int{}
 	for _, g := range gaps {
 		reasons[g.Gap.Reason]++
@@ -139,7 +140,7 @@ func TestGapResolutionIsLinkage(t *testing.T) {
 	r.step(t, "continue", map[string]any{"stateToken": s2.StateToken, "ackToken": s2.AckToken,
 		"output": map[string]any{"resolvesGaps": []map[string]any{{"gapId": id, "summary": "observed it by hand"}}}})
 	var resolved, open int
-	for _, g := range outcome.ProjectGaps(r.events(t, s.Session.SessionID)) {
+	for _, g := range project.Gaps(r.events(t, s.Session.SessionID)) {
 		if g.Resolved() {
 			resolved++
 			if g.ID != id {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/workrail/workrail/engine/execute/executetest"
 	"github.com/workrail/workrail/engine/project"
@@ -81,5 +82,19 @@ func TestForkResponseDescribesEarlierBranches(t *testing.T) {
 	}
 	if _, again := r.call(t, "continue", args); string(again) != string(first) {
 		t.Fatal("replaying the forking advance is not byte-identical")
+	}
+}
+
+// A fork records the earlier branch's notes cut to their budgets; a cut
+// through a multi-byte character once made that record unstorable and
+// the forking advance an INTERNAL error.
+func TestForkAfterLongMultibyteNotes(t *testing.T) {
+	r := newRig(t, nil)
+	s1 := r.step(t, "start", map[string]any{"workflowId": "wr.hello"})
+	r.step(t, "continue", withNotes(s1, strings.Repeat("é", 3000)))
+	re := r.step(t, "continue", map[string]any{"stateToken": s1.StateToken})
+	f := r.step(t, "continue", withNotes(re, "second branch"))
+	if f.Fork == nil || !utf8.ValidString(f.Fork.Siblings[0].Summary) || !strings.HasSuffix(f.Fork.Siblings[0].Summary, "[truncated]") {
+		t.Fatalf("fork facts = %+v", f.Fork)
 	}
 }

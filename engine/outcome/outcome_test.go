@@ -123,16 +123,3 @@ func TestExceedsFollowsThePartialOrders(t *testing.T) {
 		}
 	}
 }
-
-func TestGapProjection(t *testing.T) {
-	gap := func(i int, resolves string) event.Event {
-		id := fmt.Sprintf("evt_1_%d", i)
-		return event.Event{ID: engineID(id), Index: 0, Kind: event.GapRecorded, Data: &event.GapRecordedData{Reason: event.GapAssumptionMade,
-			Severity: event.SeverityWarning, Summary: "s", ResolvesGapID: engineID(resolves)}}
-	}
-	evs := []event.Event{gap(3, ""), gap(5, ""), gap(9, "evt_1_3"), gap(12, "evt_1_99")}
-	got := outcome.ProjectGaps(evs)
-	if len(got) != 2 || !got[0].Resolved() || got[1].Resolved() || got[0].ResolvedBy[0] != "evt_1_9" {
-		t.Fatalf("projection = %+v", got)
-	}
-}

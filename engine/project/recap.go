@@ -3,6 +3,7 @@ package project
 import (
 	"encoding/json"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/workrail/workrail/engine"
 	"github.com/workrail/workrail/engine/event"
@@ -87,19 +88,22 @@ func recapEntry(r Reader, node engine.NodeID, at engine.EventIndex) (event.Recap
 	return e, nil
 }
 
-// Cut shortens s to at most n bytes on a rune boundary, saying so.
+// Cut shortens s to at most n bytes, saying so. It never splits a rune:
+// a cut note is recorded (in a fork's picture), and the canonical form
+// holds valid UTF-8 only.
 func Cut(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
 	s = s[:n-len(truncated)]
-	for len(s) > 0 && !isRuneStart(s[len(s)-1]) {
+	for len(s) > 0 {
+		if r, size := utf8.DecodeLastRuneInString(s); r != utf8.RuneError || size > 1 {
+			break
+		}
 		s = s[:len(s)-1]
 	}
 	return strings.TrimRight(s, " ") + truncated
 }
-
-func isRuneStart(b byte) bool { return b < 0x80 || b >= 0xC0 }
 
 // artifactKind is an artifact's "kind", or "(no kind)".
 func artifactKind(a json.RawMessage) string {
