@@ -134,3 +134,14 @@ func (s *Store) SessionIDs() ([]engine.SessionID, error) {
 	})
 	return ids, err
 }
+
+// Digest is the chain digest of session id's last event: what a verified
+// log ends on.
+func (s *Store) Digest(id engine.SessionID) (engine.Digest, error) {
+	var d engine.Digest
+	err := s.view(id, func(t *Tx) error {
+		_, d = t.head()
+		return nil
+	})
+	return d, err
+}

@@ -51,11 +51,11 @@ func (t *Tx) Runs() ([]project.Run, error) {
 }
 
 // RecordedAttempt returns the advance_recorded event of attempt a at node,
-// or ErrNotFound when that attempt has not been made.
+// or engine.ErrNotFound when that attempt has not been made.
 func (t *Tx) RecordedAttempt(node engine.NodeID, a engine.Attempt) (event.Event, error) {
 	v := t.ix.get(bucketAttempts, attemptKey(node, a))
 	if v == nil {
-		return event.Event{}, ErrNotFound
+		return event.Event{}, engine.ErrNotFound
 	}
 	return t.Event(engine.EventIndex(binary.BigEndian.Uint64(v)))
 }
@@ -75,7 +75,7 @@ func (t *Tx) putJSON(bucket, key []byte, v any) error {
 func (t *Tx) getJSON(bucket, key []byte, v any) error {
 	b := t.ix.get(bucket, key)
 	if b == nil {
-		return fmt.Errorf("store: %s %x: %w", bucket, key, ErrNotFound)
+		return fmt.Errorf("store: %s %x: %w", bucket, key, engine.ErrNotFound)
 	}
 	return json.Unmarshal(b, v)
 }

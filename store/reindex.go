@@ -94,7 +94,7 @@ func (s *Store) RebuildIndexes(id engine.SessionID) error {
 	err := s.commit.update(func(btx *bbolt.Tx) error {
 		b := btx.Bucket(bucketSessions).Bucket(sessionKey(id))
 		if b == nil {
-			return fmt.Errorf("store: session %s: %w", id, ErrNotFound)
+			return fmt.Errorf("store: session %s: %w", id, engine.ErrNotFound)
 		}
 		t := newTx(btx, b, id)
 		var evs []event.Event

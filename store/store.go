@@ -39,9 +39,6 @@ var (
 // ErrLocked means another process holds the database.
 var ErrLocked = errors.New("store: the database is locked by another process")
 
-// ErrNotFound is wrapped by lookups of records that do not exist.
-var ErrNotFound = engine.ErrNotFound
-
 // Options tune how the store opens its file.
 type Options struct {
 	// LockTimeout bounds the wait for bbolt's file lock (default 1s).

@@ -62,7 +62,7 @@ func (s *Store) Update(id engine.SessionID, fn func(execute.Tx) error) error {
 	return s.commit.update(func(btx *bbolt.Tx) error {
 		b := btx.Bucket(bucketSessions).Bucket(sessionKey(id))
 		if b == nil {
-			return fmt.Errorf("store: session %s: %w", id, ErrNotFound)
+			return fmt.Errorf("store: session %s: %w", id, engine.ErrNotFound)
 		}
 		return fn(newTx(btx, b, id))
 	})
@@ -90,7 +90,7 @@ func (s *Store) view(id engine.SessionID, fn func(*Tx) error) error {
 	return s.db.View(func(btx *bbolt.Tx) error {
 		b := btx.Bucket(bucketSessions).Bucket(sessionKey(id))
 		if b == nil {
-			return fmt.Errorf("store: session %s: %w", id, ErrNotFound)
+			return fmt.Errorf("store: session %s: %w", id, engine.ErrNotFound)
 		}
 		return fn(newTx(btx, b, id))
 	})
@@ -144,7 +144,7 @@ func (t *Tx) Append(run engine.RunID, node engine.NodeID, p event.Payload) (even
 func (t *Tx) Event(i engine.EventIndex) (event.Event, error) {
 	v := t.b.Bucket(bucketEvents).Get(u64(uint64(i)))
 	if v == nil {
-		return event.Event{}, fmt.Errorf("store: event %d: %w", i, ErrNotFound)
+		return event.Event{}, fmt.Errorf("store: event %d: %w", i, engine.ErrNotFound)
 	}
 	return event.Decode(v)
 }
@@ -208,7 +208,7 @@ func putCAS(b *bbolt.Bucket, d engine.Digest, v []byte) error {
 func getCAS(b *bbolt.Bucket, d engine.Digest) ([]byte, error) {
 	v := b.Get(d[:])
 	if v == nil {
-		return nil, ErrNotFound
+		return nil, engine.ErrNotFound
 	}
 	if engine.Sum(v) != d {
 		return nil, ErrDigestMismatch

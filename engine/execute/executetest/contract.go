@@ -1,0 +1,403 @@
+package executetest
+
+import (
+	"encoding/json"
+	"errors"
+	"reflect"
+	"sync"
+	"testing"
+	"testing/fstest"
+
+	"github.com/workrail/workrail/engine"
+	"github.com/workrail/workrail/engine/compile"
+	"github.com/workrail/workrail/engine/event"
+	"github.com/workrail/workrail/engine/execute"
+	"github.com/workrail/workrail/engine/project"
+	"github.com/workrail/workrail/engine/protocol"
+	"github.com/workrail/workrail/engine/run"
+	"github.com/workrail/workrail/engine/token"
+	"github.com/workrail/workrail/engine/workflow"
+)
+
+// Store is what the contract exercises: the port plus the reads every
+// implementation offers the Console and tests.
+type Store interface {
+	execute.Store
+	SessionIDs() ([]engine.SessionID, error)
+	Events(engine.SessionID) ([]event.Event, execute.Health, error)
+	Digest(engine.SessionID) (engine.Digest, error)
+}
+
+// Contract runs the assertions every implementation of the store port
+// must pass; open returns a new, empty store.
+func Contract(t *testing.T, open func(t *testing.T) Store) {
+	for _, c := range []struct {
+		name string
+		test func(*testing.T, Store)
+	}{
+		{"appends are read back as stored and chained", appendsAreChained},
+		{"a failed write leaves nothing behind", failedWritesLeaveNothing},
+		{"content-addressed records", contentAddressed},
+		{"missing records are not found", missingRecords},
+		{"indexes equal a refold of the log", indexesEqualRefold},
+		{"replays are byte-identical and write nothing", replaysWriteNothing},
+		{"concurrent identical acks advance once", concurrentAcks},
+	} {
+		t.Run(c.name, func(t *testing.T) { c.test(t, open(t)) })
+	}
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func snapshotOf(step workflow.StepID) run.Snapshot {
+	return run.Snapshot{V: run.SnapshotVersion, Position: run.Position{Kind: run.Pending, Step: step, Path: []run.Frame{{}}},
+		Context: map[string]any{"n": 1.5, "s": "é"}, Preferences: workflow.Preferences{Autonomy: workflow.Guided, RiskPolicy: workflow.Conservative}}
+}
+
+// seed creates a session with a run, a root node and one child.
+func seed(t *testing.T, s Store) engine.SessionID {
+	t.Helper()
+	id, err := s.Create(func(tx execute.Tx) error {
+		if _, err := tx.Append(0, 0, &event.SessionCreatedData{CreatedAt: "2026-01-01T00:00:00Z"}); err != nil {
+			return err
+		}
+		r, err := tx.NewRunID()
+		if err != nil {
+			return err
+		}
+		if _, err := tx.Append(r, 0, &event.RunStartedData{WorkflowID: "wr.x"}); err != nil {
+			return err
+		}
+		var prev engine.NodeID
+		for _, step := range []workflow.StepID{"a", "b"} {
+			n, err := tx.NewNodeID()
+			if err != nil {
+				return err
+			}
+			ref, err := tx.PutSnapshot(snapshotOf(step))
+			if err != nil {
+				return err
+			}
+			if _, err := tx.Append(r, n, &event.NodeCreatedData{NodeKind: event.NodeStep, Snapshot: ref}); err != nil {
+				return err
+			}
+			if prev != 0 {
+				if _, err := tx.Append(r, n, &event.EdgeCreatedData{EdgeKind: event.EdgeAckedStep, From: prev, To: n}); err != nil {
+					return err
+				}
+			}
+			prev = n
+		}
+		return nil
+	})
+	must(t, err)
+	return id
+}
+
+func appendsAreChained(t *testing.T, s Store) {
+	a, b := seed(t, s), seed(t, s)
+	if a == b || a == 0 {
+		t.Fatalf("session ids %s and %s", a, b)
+	}
+	ids, err := s.SessionIDs()
+	if err != nil || !reflect.DeepEqual(ids, []engine.SessionID{a, b}) {
+		t.Fatalf("SessionIDs = %v, %v; want [%s %s]", ids, err, a, b)
+	}
+	evs, h, err := s.Events(a)
+	if err != nil || h.Status != execute.Healthy || h.LastGood != 5 || len(evs) != 5 {
+		t.Fatalf("Events = %d events, %+v, %v; want 5, healthy", len(evs), h, err)
+	}
+	var chain engine.Digest
+	for i, e := range evs {
+		if e.Index != engine.EventIndex(i+1) || e.Session != a || e.ID != engine.NewEventID(a, e.Index) {
+			t.Fatalf("event %d has envelope %+v", i+1, e)
+		}
+		b, err := event.Encode(e)
+		must(t, err)
+		chain = event.Chain(chain, b)
+	}
+	if d, err := s.Digest(a); err != nil || d != chain {
+		t.Fatalf("Digest = %v, %v; want the chain over the events as stored", d, err)
+	}
+	must(t, s.View(a, func(tx execute.Tx) error {
+		if tx.Session() != a || tx.Head() != 5 {
+			t.Errorf("Session %s, Head %d", tx.Session(), tx.Head())
+		}
+		runs, err := tx.Runs()
+		if err != nil || len(runs) != 1 || runs[0].Root != 1 || runs[0].WorkflowID != "wr.x" {
+			t.Errorf("Runs = %+v, %v", runs, err)
+		}
+		snap, err := tx.Snapshot(mustNode(t, tx, 2).Snapshot)
+		if err != nil || !reflect.DeepEqual(snap, snapshotOf("b")) {
+			t.Errorf("Snapshot = %+v, %v", snap, err)
+		}
+		return nil
+	}))
+	// A read transaction cannot append.
+	if err := s.View(a, func(tx execute.Tx) error {
+		_, err := tx.Append(0, 0, &event.SessionCreatedData{CreatedAt: "x"})
+		return err
+	}); err == nil {
+		t.Fatal("a read transaction appended")
+	}
+}
+
+func mustNode(t *testing.T, tx execute.Tx, id engine.NodeID) project.Node {
+	t.Helper()
+	n, err := tx.Node(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+func failedWritesLeaveNothing(t *testing.T, s Store) {
+	id := seed(t, s)
+	before, _ := s.Digest(id)
+	boom := errors.New("boom")
+	err := s.Update(id, func(tx execute.Tx) error {
+		n, err := tx.NewNodeID()
+		if err != nil {
+			return err
+		}
+		ref, err := tx.PutSnapshot(snapshotOf("c"))
+		if err != nil {
+			return err
+		}
+		if _, err := tx.Append(1, n, &event.NodeCreatedData{NodeKind: event.NodeStep, Snapshot: ref}); err != nil {
+			return err
+		}
+		return boom
+	})
+	if !errors.Is(err, boom) {
+		t.Fatalf("Update = %v; want the callback's error", err)
+	}
+	if after, _ := s.Digest(id); after != before {
+		t.Fatal("a failed write changed the log")
+	}
+	must(t, s.Update(id, func(tx execute.Tx) error {
+		if tx.Head() != 5 {
+			t.Errorf("Head = %d after a failed write; want 5", tx.Head())
+		}
+		if n, err := tx.NewNodeID(); err != nil || n != 3 {
+			t.Errorf("NewNodeID = %d, %v; the failed write's id must be handed out again", n, err)
+		}
+		if _, err := tx.Node(3); !errors.Is(err, engine.ErrNotFound) {
+			t.Errorf("the failed write's node is visible: %v", err)
+		}
+		return nil
+	}))
+	ids, _ := s.SessionIDs()
+	if _, err := s.Create(func(tx execute.Tx) error { return boom }); !errors.Is(err, boom) {
+		t.Fatalf("Create = %v; want the callback's error", err)
+	}
+	if again, _ := s.SessionIDs(); len(again) != len(ids) {
+		t.Fatalf("a failed Create left a session: %v", again)
+	}
+}
+
+func contentAddressed(t *testing.T, s Store) {
+	id := seed(t, s)
+	c, err := compile.Seal(compile.Workflow{ID: "wr.x", Name: "x", Description: "x", Version: "1"})
+	must(t, err)
+	must(t, s.Update(id, func(tx execute.Tx) error {
+		r1, err := tx.PutSnapshot(snapshotOf("z"))
+		if err != nil {
+			return err
+		}
+		r2, err := tx.PutSnapshot(snapshotOf("z"))
+		if err != nil || r1 != r2 {
+			t.Errorf("the same snapshot got refs %s and %s", r1, r2)
+		}
+		return tx.PinWorkflow(c)
+	}))
+	must(t, s.View(id, func(tx execute.Tx) error {
+		got, err := tx.Workflow(c.Hash)
+		if err != nil || got.Hash != c.Hash || string(got.Canonical) != string(c.Canonical) || got.ID != "wr.x" {
+			t.Errorf("Workflow = %+v, %v", got.Workflow, err)
+		}
+		return nil
+	}))
+}
+
+func missingRecords(t *testing.T, s Store) {
+	id := seed(t, s)
+	must(t, s.View(id, func(tx execute.Tx) error {
+		_, e1 := tx.Node(99)
+		_, e2 := tx.Run(9)
+		_, e3 := tx.Event(99)
+		_, e4 := tx.RecordedAttempt(1, 0)
+		_, e5 := tx.Snapshot(engine.SnapshotRef{1})
+		_, e6 := tx.Workflow(engine.WorkflowHash{1})
+		for i, err := range []error{e1, e2, e3, e4, e5, e6} {
+			if !errors.Is(err, engine.ErrNotFound) {
+				t.Errorf("lookup %d = %v; want engine.ErrNotFound", i+1, err)
+			}
+		}
+		return nil
+	}))
+	nobody := engine.SessionID(999)
+	noop := func(execute.Tx) error { return nil }
+	_, errH := s.Health(nobody)
+	for i, err := range []error{s.View(nobody, noop), s.Update(nobody, noop), errH} {
+		if !errors.Is(err, engine.ErrNotFound) {
+			t.Errorf("unknown session, call %d = %v; want engine.ErrNotFound", i+1, err)
+		}
+	}
+}
+
+// forkedRuns drives every bundled-style shape through the use cases: a
+// blocked attempt, a complete run, forks from a rewound chat.
+func forkedRuns(t *testing.T, s Store) (*execute.Service, engine.SessionID) {
+	x := execute.New(s, Ring(t), Catalog(t, fstest.MapFS{"wr.t.json": {Data: []byte(`{"id":"wr.t","name":"T","description":"d","version":"1",
+		"steps":[{"id":"ask","title":"Ask","prompt":"ask","userDependency":{"reason":"needs_user_approval","summary":"approve","requestedFromUser":"Approve?"}},
+		{"id":"do","title":"Do","prompt":"do"},{"id":"end","title":"End","prompt":"end"}]}`)}}), workflow.Preferences{}, Clock, t.Logf)
+	call := func(fn func([]byte) protocol.Result, args any) protocol.Result {
+		b, err := json.Marshal(args)
+		must(t, err)
+		return fn(b)
+	}
+	first, ok := call(x.Start, map[string]any{"workflowId": "wr.t"}).(protocol.StepResult)
+	if !ok {
+		t.Fatal("start failed")
+	}
+	blocked, ok := call(x.Continue, first.NextCall.Arguments).(protocol.BlockedResult)
+	if !ok {
+		t.Fatal("the user-only dependency did not block")
+	}
+	var res protocol.Result = call(x.Continue, blocked.NextCall.Arguments)
+	for res.ResultKind() == protocol.KindStep {
+		res = call(x.Continue, res.(protocol.StepResult).NextCall.Arguments)
+	}
+	for i := 0; i < 2; i++ {
+		re := call(x.Continue, map[string]any{"stateToken": blocked.StateToken}).(protocol.StepResult)
+		args := re.NextCall.Arguments
+		args.Output.Artifacts = blocked.NextCall.Arguments.Output.Artifacts
+		if _, ok := call(x.Continue, args).(protocol.StepResult); !ok {
+			t.Fatal("a fork from the rewound chat did not advance")
+		}
+	}
+	return x, first.Session.SessionID
+}
+
+func indexesEqualRefold(t *testing.T, s Store) {
+	_, id := forkedRuns(t, s)
+	evs, _, err := s.Events(id)
+	must(t, err)
+	g, err := project.Fold(id, evs, nil)
+	must(t, err)
+	must(t, s.View(id, func(tx execute.Tx) error {
+		for _, r := range g.Runs() {
+			stored, err := tx.Run(r.ID)
+			if err != nil || stored != r {
+				t.Errorf("run %s: stored %+v, refold %+v (%v)", r.ID, stored, r, err)
+			}
+			for _, n := range g.Nodes(r.ID) {
+				if stored, err := tx.Node(n.ID); err != nil || !reflect.DeepEqual(stored, n) {
+					t.Errorf("node %s: stored %+v, refold %+v (%v)", n.ID, stored, n, err)
+				}
+				for a := engine.Attempt(0); a < n.Attempts; a++ {
+					at, _ := g.Attempt(n.ID, a)
+					if ev, err := tx.RecordedAttempt(n.ID, a); err != nil || ev.Index != at {
+						t.Errorf("attempt %d at %s: %v, %v; refold says event %d", a, n.ID, ev.Index, err, at)
+					}
+				}
+			}
+		}
+		return nil
+	}))
+	if len(g.BlockedAttempts()) != 1 || len(g.Runs()) != 1 || g.ForksOf(mustNodeOf(t, g, 1)) != 2 {
+		t.Fatalf("the script did not make what it says: %d blocked, %d runs", len(g.BlockedAttempts()), len(g.Runs()))
+	}
+}
+
+func mustNodeOf(t *testing.T, g *project.Graph, id engine.NodeID) project.Node {
+	t.Helper()
+	n, err := g.Node(id)
+	must(t, err)
+	return n
+}
+
+func replaysWriteNothing(t *testing.T, s Store) {
+	x, id := forkedRuns(t, s)
+	evs, _, _ := s.Events(id)
+	before, _ := s.Digest(id)
+	// Replay every recorded attempt: the same tokens the agent had.
+	g, _ := project.Fold(id, evs, nil)
+	for _, n := range g.Nodes(1) {
+		for a := engine.Attempt(0); a < n.Attempts; a++ {
+			args := replayArgs(t, id, n, a)
+			first, again := x.Continue(args), x.Continue(args)
+			b1, _ := json.Marshal(first)
+			b2, _ := json.Marshal(again)
+			if string(b1) != string(b2) || first.ResultKind() == protocol.KindError {
+				t.Fatalf("replay of attempt %d at %s:\n%s\n%s", a, n.ID, b1, b2)
+			}
+		}
+	}
+	if after, _ := s.Digest(id); after != before {
+		t.Fatal("replays appended events")
+	}
+}
+
+// replayArgs are the continue arguments of attempt a at node n, as the
+// fixed ring signs them.
+func replayArgs(t *testing.T, id engine.SessionID, n project.Node, a engine.Attempt) []byte {
+	ring := Ring(t)
+	st, err := ring.Mint(tokenClaims(id, n, 0, false))
+	must(t, err)
+	ack, err := ring.Mint(tokenClaims(id, n, a, true))
+	must(t, err)
+	b, err := json.Marshal(map[string]string{"stateToken": st, "ackToken": ack})
+	must(t, err)
+	return b
+}
+
+func concurrentAcks(t *testing.T, s Store) {
+	x := execute.New(s, Ring(t), Long(t, 5), workflow.Preferences{}, Clock, t.Logf)
+	start, ok := x.Start([]byte(`{"workflowId":"wr.long"}`)).(protocol.StepResult)
+	if !ok {
+		t.Fatal("start failed")
+	}
+	args, err := json.Marshal(start.NextCall.Arguments)
+	must(t, err)
+	out := make([]string, 16)
+	var wg sync.WaitGroup
+	for i := range out {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			b, _ := json.Marshal(x.Continue(args))
+			out[i] = string(b)
+		}()
+	}
+	wg.Wait()
+	for i := range out {
+		if out[i] != out[0] {
+			t.Fatalf("answer %d differs from answer 0", i)
+		}
+	}
+	evs, _, _ := s.Events(start.Session.SessionID)
+	advances := 0
+	for _, e := range evs {
+		if e.Kind == event.AdvanceRecorded {
+			advances++
+		}
+	}
+	if advances != 1 {
+		t.Fatalf("%d advances recorded; want exactly 1", advances)
+	}
+}
+
+func tokenClaims(id engine.SessionID, n project.Node, a engine.Attempt, ack bool) token.Claims {
+	c := token.Claims{Kind: token.State, Key: 1, Session: id, Run: n.Run, Node: n.ID}
+	if ack {
+		c.Kind, c.Attempt = token.Ack, a
+	}
+	return c
+}
