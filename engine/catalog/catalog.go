@@ -87,15 +87,25 @@ type Catalog struct {
 }
 
 // New assembles a catalog: on an id defined twice the source of higher
-// precedence wins and the other is reported as shadowed.
+// precedence wins (of two of the same kind, the one given first), and
+// every other definition is reported as shadowed by the winner.
 func New(entries []Entry, problems []LoadProblem) *Catalog {
 	c := &Catalog{entries: map[engine.WorkflowID]Entry{}, Problems: problems}
 	for _, e := range entries {
-		c.add(e)
+		if prev, dup := c.entries[e.Compiled.ID]; !dup || precedence(e.Source.Kind) < precedence(prev.Source.Kind) {
+			c.entries[e.Compiled.ID] = e
+		}
+	}
+	for _, e := range entries {
+		if w := c.entries[e.Compiled.ID]; !sameEntry(w, e) {
+			c.Shadowed = append(c.Shadowed, Shadow{ID: e.Compiled.ID, Winner: w.Source, Shadowed: e.Source, File: e.File})
+		}
 	}
 	c.sort()
 	return c
 }
+
+func sameEntry(a, b Entry) bool { return a.Source == b.Source && a.File == b.File }
 
 // Get returns the workflow with id.
 func (c *Catalog) Get(id engine.WorkflowID) (Entry, bool) {
@@ -119,21 +129,6 @@ func (c *Catalog) IDs() []string {
 		out[i] = string(id)
 	}
 	return out
-}
-
-func (c *Catalog) add(e Entry) {
-	id := e.Compiled.ID
-	prev, dup := c.entries[id]
-	if !dup {
-		c.entries[id] = e
-		return
-	}
-	winner, loser := prev, e
-	if precedence(e.Source.Kind) < precedence(prev.Source.Kind) {
-		winner, loser = e, prev
-	}
-	c.entries[id] = winner
-	c.Shadowed = append(c.Shadowed, Shadow{ID: id, Winner: winner.Source, Shadowed: loser.Source, File: loser.File})
 }
 
 func (c *Catalog) sort() {

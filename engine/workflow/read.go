@@ -110,7 +110,8 @@ func syntaxProblem(src []byte, err error) Problem {
 	off := len(src) // unexpected EOF: the problem is at the end
 	var se *json.SyntaxError
 	if errors.As(err, &se) {
-		off = int(se.Offset)
+		// Offset counts the bytes read, the offending one included.
+		off = max(int(se.Offset)-1, 0)
 	}
 	line, col := lineCol(src, off)
 	return Problem{Line: line, Column: col, Message: "invalid JSON: " + err.Error()}

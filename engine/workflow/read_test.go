@@ -184,3 +184,23 @@ func TestConditionEval(t *testing.T) {
 		}
 	}
 }
+
+// A syntax error is located at the offending character, not one past it.
+func TestSyntaxErrorLocation(t *testing.T) {
+	cases := []struct {
+		src       string
+		line, col int
+	}{
+		{"{\n  \"version\": \"1\"\n  \"steps\": []\n}", 3, 3}, // comma missing before "steps"
+		{"id: team.yaml", 1, 1},
+		{"{\"id\": \"user.x\", \"name\": }", 1, 26},
+		{"{\"id\": \"user.x\",", 1, 17}, // unexpected end: at the end
+	}
+	for _, c := range cases {
+		_, err := workflow.Parse([]byte(c.src))
+		p, ok := err.(workflow.Problems)
+		if !ok || len(p) != 1 || p[0].Line != c.line || p[0].Column != c.col {
+			t.Errorf("Parse(%q) = %v; want one problem at %d:%d", c.src, err, c.line, c.col)
+		}
+	}
+}
