@@ -13,6 +13,7 @@ import (
 
 	"github.com/go-chi/chi/v5"
 	mcpserver "github.com/mark3labs/mcp-go/server"
+	"golang.org/x/sync/singleflight"
 
 	"github.com/workrail/workrail/server/home"
 	"github.com/workrail/workrail/store"
@@ -47,6 +48,7 @@ type Daemon struct {
 	url       string
 	tcp, unix *http.Server
 	errs      chan error
+	doctors   singleflight.Group
 }
 
 // Start binds the listeners, writes daemon.json and serves.
@@ -64,7 +66,7 @@ func Start(cfg Config) (*Daemon, error) {
 	}
 	d.url = "http://" + tcpLn.Addr().String()
 	d.tcp = &http.Server{Handler: d.router(tcpLn.Addr().(*net.TCPAddr).Port, mcpHTTP), ReadHeaderTimeout: 10 * time.Second}
-	d.unix = &http.Server{Handler: mcpHTTP, ReadHeaderTimeout: 10 * time.Second}
+	d.unix = &http.Server{Handler: d.socketRouter(mcpHTTP), ReadHeaderTimeout: 10 * time.Second}
 	// daemon.json names this daemon before anyone is served: a client that
 	// got an answer can rely on it. Connections made meanwhile wait in the
 	// listeners' backlog.

@@ -6,25 +6,73 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"os"
+	"strings"
 
 	"github.com/go-chi/chi/v5"
 )
 
 // router is the loopback TCP surface: the Console, its static assets and,
-// behind the bearer token, MCP over streamable HTTP.
+// behind the bearer token, MCP over streamable HTTP and the API.
 func (d *Daemon) router(port int, mcpHTTP http.Handler) http.Handler {
 	r := chi.NewRouter()
-	r.Use(sameHost(port))
-	r.Handle("/static/*", http.FileServerFS(d.cfg.Static))
-	r.With(bearer(d.cfg.Token)).Handle("/mcp", mcpHTTP)
-	r.Get("/api/doctor", d.doctor)
+	r.Use(secureHeaders, sameHost(port))
+	r.Handle("/static/*", noListing(http.FileServerFS(d.cfg.Static)))
+	r.With(bearer(d.cfg.Token), guard).Post("/mcp", mcpHTTP.ServeHTTP)
+	r.Method(http.MethodGet, "/mcp", http.HandlerFunc(noStream))
+	r.With(bearer(d.cfg.Token)).Get("/api/doctor", d.doctor)
 	d.cfg.Console(r)
 	return r
 }
 
+// socketRouter is the unix socket surface, reachable only by this user:
+// MCP for shims, the daemon's identity, and doctor for the CLI.
+func (d *Daemon) socketRouter(mcpHTTP http.Handler) http.Handler {
+	r := chi.NewRouter()
+	r.With(guard).Post("/mcp", mcpHTTP.ServeHTTP)
+	r.Get("/mcp", noStream)
+	r.Get("/health", d.health)
+	r.Get("/api/doctor", d.doctor)
+	return r
+}
+
+// noListing serves files, never a folder's listing.
+func noListing(files http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasSuffix(r.URL.Path, "/") {
+			http.NotFound(w, r)
+			return
+		}
+		files.ServeHTTP(w, r)
+	})
+}
+
+// noStream refuses the server-to-client event stream: the daemon is
+// stateless and sends nothing unasked, and a stream left open would hold
+// up shutdown.
+func noStream(w http.ResponseWriter, _ *http.Request) {
+	w.Header().Set("Allow", http.MethodPost)
+	http.Error(w, "this server sends no event stream; POST JSON-RPC messages to /mcp", http.StatusMethodNotAllowed)
+}
+
+// Identity is what /health answers: which program, for which home.
+type Identity struct {
+	Service string `json:"service"` // always "workrail"
+	Home    string `json:"home"`
+	PID     int    `json:"pid"`
+	Version string `json:"version"`
+}
+
+func (d *Daemon) health(w http.ResponseWriter, _ *http.Request) {
+	w.Header().Set("Content-Type", "application/json")
+	json.NewEncoder(w).Encode(Identity{Service: "workrail", Home: string(d.cfg.Home), PID: os.Getpid(), Version: d.cfg.Version})
+}
+
 // doctor answers `workrail doctor` while the daemon owns the database.
+// Requests that arrive while a check runs share its result: each check
+// reads every session.
 func (d *Daemon) doctor(w http.ResponseWriter, r *http.Request) {
-	reports, err := d.cfg.Doctor()
+	reports, err, _ := d.doctors.Do("doctor", func() (any, error) { return d.cfg.Doctor() })
 	if err != nil {
 		d.cfg.Log.Printf("doctor: %v", err)
 		http.Error(w, "internal error; the daemon log has the details", http.StatusInternalServerError)
@@ -32,6 +80,21 @@ func (d *Daemon) doctor(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Content-Type", "application/json")
 	json.NewEncoder(w).Encode(reports)
+}
+
+// secureHeaders tells the browser what the Console may do: load scripts,
+// styles and images from itself only, never be framed, send no referrer,
+// and take content types as given.
+func secureHeaders(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := w.Header()
+		h.Set("Content-Security-Policy", "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "+
+			"connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'")
+		h.Set("X-Content-Type-Options", "nosniff")
+		h.Set("X-Frame-Options", "DENY")
+		h.Set("Referrer-Policy", "no-referrer")
+		next.ServeHTTP(w, r)
+	})
 }
 
 // sameHost refuses requests whose Host is not this loopback listener (DNS
@@ -59,11 +122,14 @@ func sameHost(port int) func(http.Handler) http.Handler {
 	}
 }
 
+// bearer admits requests carrying the token; the scheme's name is
+// case-insensitive (RFC 9110 §11.1).
 func bearer(token string) func(http.Handler) http.Handler {
-	want := []byte("Bearer " + token)
+	want := []byte(token)
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if subtle.ConstantTimeCompare([]byte(r.Header.Get("Authorization")), want) != 1 {
+			scheme, got, _ := strings.Cut(r.Header.Get("Authorization"), " ")
+			if !strings.EqualFold(scheme, "Bearer") || subtle.ConstantTimeCompare([]byte(strings.TrimSpace(got)), want) != 1 {
 				w.Header().Set("WWW-Authenticate", `Bearer realm="workrail"`)
 				http.Error(w, "unauthorized: send the token from auth.token in the WorkRail home folder as a Bearer token", http.StatusUnauthorized)
 				return

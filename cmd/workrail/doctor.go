@@ -1,11 +1,13 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"time"
@@ -74,19 +76,21 @@ func printReports(w io.Writer, reports []store.Report, healthy int) {
 	fmt.Fprintf(w, "%d of %d sessions healthy\n", healthy, len(reports))
 }
 
+// doctorReports asks the daemon on the home's socket when one answers
+// (it owns the file), else reads the file itself; whatever daemon.json
+// says.
 func doctorReports(h home.Dir) ([]store.Report, error) {
-	if info, err := h.ReadInfo(); err == nil && info.Alive() {
-		reports, err := doctorViaDaemon(info.URL)
-		if err == nil {
-			return reports, nil
-		}
-		// The daemon named there does not answer: read the file ourselves
-		// (the lock tells whether someone else still holds it).
+	reports, err := doctorViaDaemon(h)
+	if err == nil {
+		return reports, nil
 	}
 	if _, err := os.Stat(h.DB()); errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}
 	s, err := store.Open(h.DB(), store.Options{ReadOnly: true})
+	if errors.Is(err, store.ErrLocked) {
+		return nil, fmt.Errorf("another process holds %s but no daemon answers on %s; if a workrail daemon is stuck, stop it and run doctor again", h.DB(), h.Socket())
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -94,9 +98,13 @@ func doctorReports(h home.Dir) ([]store.Report, error) {
 	return s.Doctor()
 }
 
-func doctorViaDaemon(url string) ([]store.Report, error) {
-	c := &http.Client{Timeout: time.Minute}
-	resp, err := c.Get(url + "/api/doctor")
+func doctorViaDaemon(h home.Dir) ([]store.Report, error) {
+	dial := func(ctx context.Context, _, _ string) (net.Conn, error) {
+		var d net.Dialer
+		return d.DialContext(ctx, "unix", h.Socket())
+	}
+	c := &http.Client{Timeout: time.Minute, Transport: &http.Transport{DialContext: dial}}
+	resp, err := c.Get("http://workrail/api/doctor")
 	if err != nil {
 		return nil, fmt.Errorf("ask the running daemon: %w", err)
 	}

@@ -27,6 +27,9 @@ var errAlreadyRunning = errors.New("another workrail daemon is already running o
 // after shutting the daemon down.
 func startDaemon(h home.Dir, port int, logTo io.Writer) (*server.Daemon, *store.Store, error) {
 	logger := log.New(logTo, "workrail: ", log.LstdFlags|log.Lmicroseconds)
+	if err := h.CheckPrivate(); err != nil {
+		return nil, nil, err
+	}
 	st, err := store.Open(h.DB(), store.Options{})
 	if errors.Is(err, store.ErrLocked) {
 		return nil, nil, alreadyRunning(h)

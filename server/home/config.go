@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -63,10 +64,19 @@ func (h Dir) WorkflowDirs(cfg Config) []catalog.Source {
 }
 
 // AuthToken is the bearer token HTTP MCP clients send, created on first
-// use in auth.token (0600).
+// use in auth.token (0600). An existing token is used only if it is
+// private to this user: one others could read or plant is refused.
 func (h Dir) AuthToken() (string, error) {
 	path := h.Path("auth.token")
-	if b, err := os.ReadFile(path); err == nil {
+	if f, err := os.Open(path); err == nil {
+		defer f.Close()
+		if err := checkPrivate(f, path); err != nil {
+			return "", err
+		}
+		b, err := io.ReadAll(io.LimitReader(f, 4096))
+		if err != nil {
+			return "", fmt.Errorf("home: read %s: %w", path, err)
+		}
 		if t := strings.TrimSpace(string(b)); t != "" {
 			return t, nil
 		}

@@ -161,10 +161,10 @@ func checkPrivate(f *os.File, path string) error {
 		return fmt.Errorf("home: %s is not a regular file; move it aside and restart WorkRail to create a new key ring", path)
 	}
 	if perm := fi.Mode().Perm(); perm&0o077 != 0 {
-		return fmt.Errorf("home: %s holds token signing keys but other users can access it (mode %04o); "+
+		return fmt.Errorf("home: %s is a secret but other users can access it (mode %04o); "+
 			"make it private with `chmod 600 %s` and restart WorkRail", path, perm, path)
 	}
-	return nil
+	return checkOwner(fi, path)
 }
 
 // decodeStrict decodes one JSON object, rejecting unknown fields and

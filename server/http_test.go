@@ -1,0 +1,148 @@
+package server
+
+import (
+	"encoding/json"
+	"io"
+	"log"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	"github.com/go-chi/chi/v5"
+	mcpserver "github.com/mark3labs/mcp-go/server"
+
+	"github.com/workrail/workrail/engine/execute"
+	"github.com/workrail/workrail/engine/execute/executetest"
+	"github.com/workrail/workrail/engine/execute/memstore"
+	"github.com/workrail/workrail/engine/workflow"
+	"github.com/workrail/workrail/store"
+	"github.com/workrail/workrail/workflows"
+)
+
+const testToken = "secret-token"
+
+// surfaces returns the TCP and socket handlers of a daemon whose tools
+// run on an in-memory store, without listening anywhere.
+func surfaces(t *testing.T) (tcp, socket http.Handler) {
+	t.Helper()
+	uc := execute.New(memstore.New(), executetest.Ring(t), executetest.Catalog(t, workflows.FS), workflow.Preferences{}, executetest.Clock, t.Logf)
+	d := &Daemon{cfg: Config{Home: "/home/test/.local/share/workrail", Version: "test", Token: testToken, Tools: uc,
+		Console: func(r chi.Router) { r.Get("/", func(w http.ResponseWriter, _ *http.Request) { io.WriteString(w, "console") }) },
+		Static:  fstest.MapFS{"static/app.css": {Data: []byte("body{}")}},
+		Doctor:  func() ([]store.Report, error) { return []store.Report{}, nil },
+		Log:     log.New(io.Discard, "", 0)}}
+	mcpHTTP := mcpserver.NewStreamableHTTPServer(NewMCPServer(uc, "test"), mcpserver.WithStateLess(true), mcpserver.WithEndpointPath("/mcp"))
+	return d.router(7421, mcpHTTP), d.socketRouter(mcpHTTP)
+}
+
+func request(h http.Handler, method, path, auth, body string) *httptest.ResponseRecorder {
+	req := httptest.NewRequest(method, "http://127.0.0.1:7421"+path, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	if auth != "" {
+		req.Header.Set("Authorization", auth)
+	}
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	return rec
+}
+
+func TestRoutes(t *testing.T) {
+	tcp, socket := surfaces(t)
+	cases := []struct {
+		name         string
+		h            http.Handler
+		method, path string
+		auth         string
+		want         int
+	}{
+		{"console", tcp, "GET", "/", "", 200},
+		{"a static file", tcp, "GET", "/static/app.css", "", 200},
+		{"no folder listing", tcp, "GET", "/static/", "", 404},
+		{"doctor without the bearer", tcp, "GET", "/api/doctor", "", 401},
+		{"doctor with a wrong bearer", tcp, "GET", "/api/doctor", "Bearer nope", 401},
+		{"doctor with the bearer", tcp, "GET", "/api/doctor", "Bearer " + testToken, 200},
+		{"the bearer scheme in lower case", tcp, "GET", "/api/doctor", "bearer " + testToken, 200},
+		{"another scheme", tcp, "GET", "/api/doctor", "Basic " + testToken, 401},
+		{"mcp without the bearer", tcp, "POST", "/mcp", "", 401},
+		{"no event stream over tcp", tcp, "GET", "/mcp", "Bearer " + testToken, 405},
+		{"no event stream over the socket", socket, "GET", "/mcp", "", 405},
+		{"doctor over the socket", socket, "GET", "/api/doctor", "", 200},
+		{"health over the socket", socket, "GET", "/health", "", 200},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if rec := request(c.h, c.method, c.path, c.auth, ""); rec.Code != c.want {
+				t.Fatalf("%s %s = %d; want %d\n%s", c.method, c.path, rec.Code, c.want, rec.Body)
+			}
+		})
+	}
+}
+
+func TestConsoleResponsesCarrySecurityHeaders(t *testing.T) {
+	tcp, _ := surfaces(t)
+	h := request(tcp, "GET", "/", "", "").Header()
+	for k, want := range map[string]string{"X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer", "X-Frame-Options": "DENY"} {
+		if h.Get(k) != want {
+			t.Errorf("%s = %q; want %q", k, h.Get(k), want)
+		}
+	}
+	for _, part := range []string{"script-src 'self'", "frame-ancestors 'none'", "default-src 'self'"} {
+		if !strings.Contains(h.Get("Content-Security-Policy"), part) {
+			t.Errorf("Content-Security-Policy %q lacks %q", h.Get("Content-Security-Policy"), part)
+		}
+	}
+}
+
+func TestHealthSaysWhoAnswers(t *testing.T) {
+	_, socket := surfaces(t)
+	var id Identity
+	if err := json.Unmarshal(request(socket, "GET", "/health", "", "").Body.Bytes(), &id); err != nil {
+		t.Fatal(err)
+	}
+	if id.Service != "workrail" || id.Home != "/home/test/.local/share/workrail" || id.PID == 0 || id.Version != "test" {
+		t.Fatalf("identity = %+v", id)
+	}
+}
+
+// What the MCP library would refuse opaquely, or read whole, is answered
+// with JSON-RPC: tool calls get the error envelope with a pointer.
+func TestGuardAnswersWhatTheLibraryCannot(t *testing.T) {
+	tcp, socket := surfaces(t)
+	call := func(args string) string {
+		return `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"start_workflow","arguments":` + args + `}}`
+	}
+	cases := []struct {
+		name, body string
+		want       []string // in the answer
+	}{
+		{"a number beyond float64", call(`{"workflowId":"wr.hello","context":{"x":1e400}}`),
+			[]string{`"id":7`, `"isError":true`, `INVALID_INPUT`, `"pointer":"/context/x"`}},
+		{"a 5,000-digit integer", call(`{"workflowId":"wr.hello","context":{"n":` + strings.Repeat("9", 5000) + `}}`),
+			[]string{`"id":7`, `INVALID_INPUT`, `"pointer":"/context/n"`}},
+		{"an integer past 2^53", call(`{"workflowId":"wr.hello","context":{"n":9007199254740993}}`),
+			[]string{`"id":7`, `INVALID_INPUT`, `"pointer":"/context/n"`}},
+		{"a batch", `[` + call(`{"workflowId":"wr.hello"}`) + `]`, []string{`"id":null`, `-32600`, `batches`}},
+		{"a body over the limit", `{"jsonrpc":"2.0","id":"big","method":"tools/call","params":{"name":"start_workflow","arguments":{"workflowId":"` +
+			strings.Repeat("x", maxBody) + `"}}}`, []string{`"id":"big"`, `-32600`, `at most 262144 bytes`}},
+		{"a good call passes through", call(`{"workflowId":"wr.hello"}`), []string{`"id":7`, `"kind":"step"`}},
+	}
+	for _, c := range cases {
+		for name, h := range map[string]http.Handler{"tcp": tcp, "socket": socket} {
+			t.Run(c.name+"/"+name, func(t *testing.T) {
+				rec := request(h, "POST", "/mcp", "Bearer "+testToken, c.body)
+				body := rec.Body.String()
+				if rec.Code != 200 {
+					t.Fatalf("HTTP %d: %s", rec.Code, body)
+				}
+				for _, w := range c.want {
+					if !strings.Contains(body, w) {
+						t.Fatalf("answer lacks %s:\n%.600s", w, body)
+					}
+				}
+			})
+		}
+	}
+}
