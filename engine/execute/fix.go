@@ -1,6 +1,7 @@
 package execute
 
 import (
+	"bytes"
 	"encoding/json"
 
 	"github.com/workrail/workrail/engine"
@@ -33,10 +34,13 @@ func badArguments(tool protocol.ToolName, raw []byte, e *engine.Error) error {
 	return e
 }
 
-// withArgument suggests the same call with one argument replaced.
+// withArgument suggests the same call with one argument replaced. Numbers
+// keep their text: the suggestion must not round what the agent sent.
 func withArgument(tool protocol.ToolName, raw []byte, e *engine.Error, key string, value any) error {
 	var args map[string]any
-	if json.Unmarshal(raw, &args) != nil || args == nil {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	if dec.Decode(&args) != nil || args == nil {
 		return e
 	}
 	args[key] = value

@@ -3,6 +3,7 @@ package execute_test
 import (
 	"encoding/json"
 	"io/fs"
+	"strings"
 	"testing"
 
 	"github.com/workrail/workrail/engine/protocol"
@@ -57,4 +58,14 @@ func mustRead(t *testing.T, name string) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// A suggested call carries the numbers the agent sent as it wrote them.
+func TestFixKeepsNumbersAsSent(t *testing.T) {
+	r := newRig(t, nil)
+	res, _ := r.call(t, "start", map[string]any{"workflowId": "wr.helo", "context": json.RawMessage(`{"n":1e20,"f":0.30000000000000004}`)})
+	e, ok := res.(protocol.ErrorResult)
+	if !ok || e.NextCall == nil || !strings.Contains(string(e.NextCall.Arguments), `"f":0.30000000000000004,"n":1e20`) {
+		t.Fatalf("nextCall = %+v", e.NextCall)
+	}
 }

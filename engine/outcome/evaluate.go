@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
 
@@ -43,10 +45,10 @@ func Evaluate(c compile.Compiled, s *compile.Step, artifacts []json.RawMessage, 
 		k := kindOf(a)
 		byKind[k] = append(byKind[k], a)
 	}
-	ev.requiredOutput(c, s, byKind)
+	used := ev.requiredOutput(c, s, byKind)
 	ev.userDependency(s, byKind)
-	ev.capabilities(c, s, byKind, observed)
-	ev.optional(c, s, byKind)
+	ev.capabilities(c, s, byKind, observed, used != nil)
+	ev.optional(c, s, byKind, used)
 	return ev
 }
 
@@ -60,20 +62,34 @@ func kindOf(a json.RawMessage) string {
 	return k.Kind
 }
 
-func (ev *Evaluation) requiredOutput(c compile.Compiled, s *compile.Step, byKind map[string][]json.RawMessage) {
+// requiredOutput checks step s's required output contract and returns the
+// artifact that satisfies it: the first valid one of its kind, nil when
+// none is. Without one, the reason carries the first invalid artifact's
+// validation error. Each invalid artifact is also disclosed as a notice by
+// the code that reads artifacts of its kind (optional, capabilities).
+func (ev *Evaluation) requiredOutput(c compile.Compiled, s *compile.Step, byKind map[string][]json.RawMessage) json.RawMessage {
 	if s.Output == nil || s.Output.ContractRef == "" {
-		return
+		return nil
 	}
 	ref := s.Output.ContractRef
 	pack := packOf(c, ref)
 	sent := byKind[string(ref)]
 	if len(sent) == 0 {
 		ev.Reasons = append(ev.Reasons, Reason{Code: MissingRequiredOutput, Step: s.ID, ContractRef: ref, Example: string(OutputExample(c, s))})
-		return
+		return nil
 	}
-	if err := validate(pack.Schema, sent[0]); err != nil {
-		ev.Reasons = append(ev.Reasons, Reason{Code: InvalidRequiredOutput, Step: s.ID, ContractRef: ref, Detail: err.Error(), Example: string(OutputExample(c, s))})
+	var first error
+	for _, a := range sent {
+		err := validate(pack.Schema, a)
+		if err == nil {
+			return a
+		}
+		if first == nil {
+			first = err
+		}
 	}
+	ev.Reasons = append(ev.Reasons, Reason{Code: InvalidRequiredOutput, Step: s.ID, ContractRef: ref, Detail: first.Error(), Example: string(OutputExample(c, s))})
+	return nil
 }
 
 func (ev *Evaluation) userDependency(s *compile.Step, byKind map[string][]json.RawMessage) {
@@ -136,14 +152,15 @@ func UserResponseExample(d *workflow.UserDependency) string {
 }
 
 // capabilities records observations and checks a probe of a required
-// capability.
-func (ev *Evaluation) capabilities(c compile.Compiled, s *compile.Step, byKind map[string][]json.RawMessage, observed map[workflow.Capability]event.CapabilityStatus) {
+// capability. At a probe an invalid observation is reported by the
+// required output's reason, unless a valid one satisfied it (satisfied).
+func (ev *Evaluation) capabilities(c compile.Compiled, s *compile.Step, byKind map[string][]json.RawMessage, observed map[workflow.Capability]event.CapabilityStatus, satisfied bool) {
 	probe := s.Probe != ""
 	seen := map[workflow.Capability]event.CapabilityObservedData{}
 	pack := packOf(c, workflow.ContractCapabilityObservation)
 	for _, a := range byKind[string(workflow.ContractCapabilityObservation)] {
 		if validate(pack.Schema, a) != nil {
-			if !probe {
+			if !probe || satisfied {
 				ev.note(event.NoticeArtifactInvalid, "a capability observation did not match its contract and was not recorded")
 			}
 			continue
@@ -187,7 +204,9 @@ func (ev *Evaluation) capabilities(c compile.Compiled, s *compile.Step, byKind m
 }
 
 // optional handles artifacts no step requires but WorkRail understands.
-func (ev *Evaluation) optional(c compile.Compiled, s *compile.Step, byKind map[string][]json.RawMessage) {
+// used is the artifact that satisfied s's required output, if any: when
+// the step requires loop control, only that artifact decides the stop.
+func (ev *Evaluation) optional(c compile.Compiled, s *compile.Step, byKind map[string][]json.RawMessage, used json.RawMessage) {
 	for _, a := range byKind[string(workflow.ContractWorkflowDivergence)] {
 		var d event.DivergenceRecordedData
 		if ev.accept(c, workflow.ContractWorkflowDivergence, a, &d) {
@@ -208,11 +227,12 @@ func (ev *Evaluation) optional(c compile.Compiled, s *compile.Step, byKind map[s
 			}
 		}
 	}
+	required := s.Output != nil && s.Output.ContractRef == workflow.ContractLoopControl
 	for _, a := range byKind[string(workflow.ContractLoopControl)] {
 		var lc struct {
 			Decision string `json:"decision"`
 		}
-		if ev.accept(c, workflow.ContractLoopControl, a, &lc) && lc.Decision == "stop" {
+		if ev.accept(c, workflow.ContractLoopControl, a, &lc) && lc.Decision == "stop" && (!required || bytes.Equal(a, used)) {
 			ev.Stop = true
 		}
 	}
@@ -293,7 +313,7 @@ func flatten(err error) string {
 	walk = func(e *jsonschema.ValidationError) {
 		if len(e.Causes) == 0 {
 			loc := "/" + strings.Join(e.InstanceLocation, "/")
-			lines = append(lines, fmt.Sprintf("at %s: %s", loc, e.ErrorKind.LocalizedString(printer)))
+			lines = append(lines, fmt.Sprintf("at %s: %s", loc, sorted(e.ErrorKind).LocalizedString(printer)))
 		}
 		for _, c := range e.Causes {
 			walk(c)
@@ -302,4 +322,13 @@ func flatten(err error) string {
 	walk(ve)
 	sort.Strings(lines)
 	return strings.Join(lines, "; ")
+}
+
+// sorted returns k with the property names the validator collected from a
+// map sorted, so its message does not depend on map order.
+func sorted(k jsonschema.ErrorKind) jsonschema.ErrorKind {
+	if a, ok := k.(*kind.AdditionalProperties); ok {
+		return &kind.AdditionalProperties{Properties: slices.Sorted(slices.Values(a.Properties))}
+	}
+	return k
 }

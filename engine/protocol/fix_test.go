@@ -13,11 +13,11 @@ import (
 // meant; the corrected call must then parse.
 func TestRenameKeysFixesTheCall(t *testing.T) {
 	tests := []struct {
-		name  string
-		tool  string
-		raw   string
-		want  string
-		parse func([]byte) *engine.Error
+		name string
+		tool string
+		raw  string
+		want string
+		then *wantErr // how the corrected call is refused; nil: accepted
 	}{
 		{"variables becomes context", "start", `{"workflowId":"w","variables":{"env":"dev"}}`,
 			`{"context":{"env":"dev"},"workflowId":"w"}`, nil},
@@ -46,6 +46,23 @@ func TestRenameKeysFixesTheCall(t *testing.T) {
 		{"output.notes never overwrites notesMarkdown", "continue", `{"stateToken":"s","output":{"notes":"a","notesMarkdown":"b"}}`,
 			`{"output":{"notesMarkdown":"b"},"stateToken":"s"}`, nil},
 		{"list", "list", `{"workspace":"/p"}`, `{"workspacePath":"/p"}`, nil},
+		{"a misspelt preference", "continue", `{"stateToken":"s","preferences":{"autonomyy":"guided","riskPolicy":"balanced"}}`,
+			`{"preferences":{"autonomy":"guided","riskPolicy":"balanced"},"stateToken":"s"}`, nil},
+		{"a preference in the wrong case", "start", `{"workflowId":"w","preferences":{"RiskPolicy":"balanced"}}`,
+			`{"preferences":{"riskPolicy":"balanced"},"workflowId":"w"}`, nil},
+		{"output.variables is dropped, not moved to context", "continue", `{"stateToken":"s","output":{"variables":{"a":1}}}`,
+			`{"output":{},"stateToken":"s"}`, nil},
+		{"notes are dropped at start", "start", `{"workflowId":"w","notes":"did x"}`, `{"workflowId":"w"}`, nil},
+		{"context is dropped at list", "list", `{"vars":{"a":1}}`, `{}`, nil},
+		{"a gap resolution's key", "continue", `{"stateToken":"s","output":{"resolvesGaps":[{"gapId":"a","summary":"s"},{"gapId":"b","sumary":"t"}]}}`,
+			`{"output":{"resolvesGaps":[{"gapId":"a","summary":"s"},{"gapId":"b","summary":"t"}]},"stateToken":"s"}`, nil},
+		{"a gap resolution's key in the wrong case", "continue", `{"stateToken":"s","output":{"resolvesGaps":[{"GAPID":"a","summary":"s"}]}}`,
+			`{"output":{"resolvesGaps":[{"gapId":"a","summary":"s"}]},"stateToken":"s"}`, nil},
+		{"a top-level key in the wrong case", "continue", `{"StateToken":"s"}`, `{"stateToken":"s"}`, nil},
+		{"numbers keep their text", "start", `{"workflowId":"w","vars":{"id":9007199254740993,"x":1.50,"y":1e2}}`,
+			`{"context":{"id":9007199254740993,"x":1.50,"y":1e2},"workflowId":"w"}`,
+			&wantErr{Code: engine.CodeInvalidInput, Pointer: "/context/id",
+				Message: "/context/id: the integer 9007199254740993 is larger than 2^53 and would be rounded; send it as a string."}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -65,7 +82,10 @@ func TestRenameKeysFixesTheCall(t *testing.T) {
 			if string(b) != tt.want {
 				t.Errorf("got  %s\nwant %s", b, tt.want)
 			}
-			if e := parse(b); e != nil {
+			switch e := parse(b); {
+			case tt.then != nil:
+				checkErr(t, e, *tt.then)
+			case e != nil:
 				t.Errorf("the corrected call is refused: %v", e)
 			}
 		})
@@ -140,6 +160,17 @@ func TestWithFix(t *testing.T) {
 		t.Errorf("the suggested call is refused: %v", err)
 	}
 
+	t.Run("the text shows <, > and & as typed", func(t *testing.T) {
+		args := map[string]any{"workflowId": "wr.hello", "context": map[string]any{"ticket": "<ticket> & <more>"}}
+		r := protocol.WithFix(base, "start_workflow", args)
+		want := "```json\n" + `{"context":{"ticket":"<ticket> & <more>"},"workflowId":"wr.hello"}` + "\n```\n"
+		if !strings.HasSuffix(r.Text, want) {
+			t.Errorf("text\n%s\nwant it to end with\n%s", r.Text, want)
+		}
+		if string(r.NextCall.Arguments) != `{"context":{"ticket":"<ticket> & <more>"},"workflowId":"wr.hello"}` {
+			t.Errorf("arguments %s; want them as typed", r.NextCall.Arguments)
+		}
+	})
 	t.Run("unmarshalable arguments leave the result alone", func(t *testing.T) {
 		r := protocol.WithFix(base, "start_workflow", map[string]any{"c": make(chan int)})
 		if r.NextCall != nil || r.Text != base.Text {

@@ -5,8 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"path/filepath"
+	"reflect"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/workrail/workrail/engine"
@@ -54,28 +58,10 @@ type ContinueInput struct {
 	WorkspacePath string                `json:"workspacePath,omitempty"`
 }
 
-// misnomers maps keys agents are known to send by mistake to what they
-// should send instead. A mapped key is still an error: WorkRail never
-// accepts two spellings of one thing.
-var misnomers = map[string]suggest{
-	"variables":      {DidYouMean: "context"},
-	"vars":           {DidYouMean: "context"},
-	"inputs":         {DidYouMean: "context"},
-	"completedSteps": {Note: "is not part of this contract: progress lives in the tokens; send stateToken and ackToken"},
-	"workflow_id":    {DidYouMean: "workflowId"},
-	"state_token":    {DidYouMean: "stateToken"},
-	"ack_token":      {DidYouMean: "ackToken"},
-	"notes":          {DidYouMean: "output.notesMarkdown"},
-	"notesMarkdown":  {DidYouMean: "output.notesMarkdown"},
-}
-
-// suggest is how a wrong key should be corrected.
-type suggest struct{ DidYouMean, Note string }
-
 // ParseStart parses start_workflow arguments strictly.
 func ParseStart(raw []byte) (StartInput, *engine.Error) {
 	var in StartInput
-	if err := parseArgs(raw, &in, []string{"workflowId", "context", "preferences", "mode", "workspacePath"}); err != nil {
+	if err := parseArgs(raw, &in, ToolStart); err != nil {
 		return in, err
 	}
 	if err := checkWorkspace(in.WorkspacePath); err != nil {
@@ -90,7 +76,7 @@ func ParseStart(raw []byte) (StartInput, *engine.Error) {
 // ParseContinue parses continue_workflow arguments strictly.
 func ParseContinue(raw []byte) (ContinueInput, *engine.Error) {
 	var in ContinueInput
-	if err := parseArgs(raw, &in, []string{"stateToken", "ackToken", "context", "output", "preferences", "workspacePath"}); err != nil {
+	if err := parseArgs(raw, &in, ToolContinue); err != nil {
 		return in, err
 	}
 	if err := checkWorkspace(in.WorkspacePath); err != nil {
@@ -128,9 +114,12 @@ func checkWorkspace(p string) *engine.Error {
 		"workspacePath must be an absolute path (the root folder of the project open in the IDE), not %q.", p).With("pointer", "/workspacePath")
 }
 
-// parseArgs checks size, unknown keys (top level and inside output) and
-// that the values can be stored, then decodes strictly into v.
-func parseArgs(raw []byte, v any, known []string) *engine.Error {
+// parseArgs checks, in this order: the size; that the arguments are one
+// JSON object with no key sent twice; that every key names a field of v
+// (a pointer to the tool's input struct), compared exactly, at every level
+// decoded into a struct; that the values can be stored; and that every
+// value has its field's JSON type. Only then does it decode into v.
+func parseArgs(raw []byte, v any, tool ToolName) *engine.Error {
 	if len(raw) > MaxArgumentsBytes {
 		return engine.Errorf(engine.CodePayloadTooLarge, "the arguments are %d bytes; the limit is %d.", len(raw), MaxArgumentsBytes)
 	}
@@ -141,40 +130,94 @@ func parseArgs(raw []byte, v any, known []string) *engine.Error {
 	if err := json.Unmarshal(raw, &top); err != nil {
 		return engine.Errorf(engine.CodeInvalidInput, "the arguments must be a JSON object: %v", err)
 	}
-	if e := unknownKeys(top, known, ""); e != nil {
+	if e := checkDuplicates(raw); e != nil {
 		return e
 	}
-	if p, ok := top["preferences"]; ok {
-		var m map[string]json.RawMessage
-		if json.Unmarshal(p, &m) == nil {
-			if e := unknownKeys(m, []string{"autonomy", "riskPolicy"}, "preferences."); e != nil {
-				return e
-			}
-		}
-	}
-	if out, ok := top["output"]; ok {
-		var m map[string]json.RawMessage
-		if json.Unmarshal(out, &m) == nil {
-			if e := unknownKeys(m, []string{"notesMarkdown", "artifacts", "resolvesGaps"}, "output."); e != nil {
-				return e
-			}
-		}
+	t := reflect.TypeOf(v).Elem()
+	if e := (keyCheck{tool: tool, args: t}).walk(raw, t, ""); e != nil {
+		return e
 	}
 	if e := checkStorable(raw); e != nil {
 		return e
 	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	if err := dec.Decode(v); err != nil {
-		return typeError(err)
+	if e := checkTypes(raw, t, ""); e != nil {
+		return e
+	}
+	if err := decodeExact(raw, v); err != nil {
+		return engine.Errorf(engine.CodeInvalidInput, "the arguments could not be read: %v", err)
 	}
 	return nil
 }
 
-func unknownKeys(m map[string]json.RawMessage, known []string, prefix string) *engine.Error {
+// decodeExact decodes the one JSON value in raw into v, keeping numbers as
+// json.Number so none is rounded.
+func decodeExact(raw []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	if err := dec.Decode(v); err != nil {
+		return err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return errors.New("json: data after the value")
+	}
+	return nil
+}
+
+// keyCheck refuses keys that name no field of a tool's arguments.
+// encoding/json matches keys case-insensitively, so every object decoded
+// into a struct is checked here, exactly, before decoding.
+type keyCheck struct {
+	tool ToolName
+	args reflect.Type // the tool's input struct
+}
+
+// walk checks raw, a value of type t at prefix (a dotted path ending in
+// "." or empty): an object's own keys first, then its fields in order,
+// then array items in order. Values of the wrong type are left to
+// checkTypes.
+func (c keyCheck) walk(raw json.RawMessage, t reflect.Type, prefix string) *engine.Error {
+	if t.Kind() == reflect.Slice {
+		if !isStructSlice(t) {
+			return nil
+		}
+		var items []json.RawMessage
+		json.Unmarshal(raw, &items) // not an array: items stays empty
+		for i, item := range items {
+			if e := c.walk(item, t.Elem(), prefix+strconv.Itoa(i)+"."); e != nil {
+				return e
+			}
+		}
+		return nil
+	}
+	st, ok := structOf(t)
+	var m map[string]json.RawMessage
+	if !ok || json.Unmarshal(raw, &m) != nil {
+		return nil
+	}
+	fields := fieldsOf(st)
+	if e := c.refuse(m, fields, prefix); e != nil {
+		return e
+	}
+	for _, f := range fields {
+		if sub, ok := m[f.name]; ok {
+			if e := c.walk(sub, f.typ, prefix+f.name+"."); e != nil {
+				return e
+			}
+		}
+	}
+	return nil
+}
+
+// refuse names every key of m that is not a field, sorted, with how to
+// correct it.
+func (c keyCheck) refuse(m map[string]json.RawMessage, fields []field, prefix string) *engine.Error {
+	known := make([]string, len(fields))
+	for i, f := range fields {
+		known[i] = f.name
+	}
 	var bad []string
 	for k := range m {
-		if !contains(known, k) {
+		if !slices.Contains(known, k) {
 			bad = append(bad, k)
 		}
 	}
@@ -185,43 +228,139 @@ func unknownKeys(m map[string]json.RawMessage, known []string, prefix string) *e
 	e := engine.Errorf(engine.CodeUnknownKey, "unknown argument %s: nothing was done. Allowed: %s.",
 		quoteList(prefix, bad), quoteList(prefix, known))
 	for _, k := range bad {
-		s := suggestion(k, known)
-		e.Suggestions = append(e.Suggestions, engine.Suggestion{Path: prefix + k, DidYouMean: s.DidYouMean, Note: s.Note})
+		e.Suggestions = append(e.Suggestions, suggestKey(c.tool, c.args, prefix, k, known))
 	}
 	return e
 }
 
-// suggestion says how to correct key, given the keys that are allowed.
-func suggestion(key string, known []string) suggest {
-	if s, ok := misnomers[key]; ok {
-		return s
+// checkTypes refuses the first value whose JSON type does not fit its
+// field (fields in order, array items in order), named by JSON pointer.
+func checkTypes(raw json.RawMessage, t reflect.Type, ptr string) *engine.Error {
+	if st, ok := structOf(t); ok {
+		var m map[string]json.RawMessage
+		if json.Unmarshal(raw, &m) != nil {
+			return mistyped(raw, t, ptr)
+		}
+		for _, f := range fieldsOf(st) {
+			if sub, ok := m[f.name]; ok {
+				if e := checkTypes(sub, f.typ, ptr+"/"+engine.PointerToken(f.name)); e != nil {
+					return e
+				}
+			}
+		}
+		return nil
 	}
-	if c := engine.Closest(key, known); c != "" {
-		return suggest{DidYouMean: c}
+	if t.Kind() == reflect.Slice && isStructSlice(t) {
+		var items []json.RawMessage
+		if json.Unmarshal(raw, &items) != nil {
+			return mistyped(raw, t, ptr)
+		}
+		for i, item := range items {
+			if e := checkTypes(item, t.Elem(), ptr+"/"+strconv.Itoa(i)); e != nil {
+				return e
+			}
+		}
+		return nil
 	}
-	return suggest{Note: "is not an argument here: leave it out."}
+	if decodeExact(raw, reflect.New(t).Interface()) != nil {
+		return mistyped(raw, t, ptr)
+	}
+	return nil
 }
 
-func typeError(err error) *engine.Error {
-	var te *json.UnmarshalTypeError
-	if errors.As(err, &te) {
-		ptr := "/" + strings.ReplaceAll(te.Field, ".", "/")
-		return engine.Errorf(engine.CodeInvalidInput, "%s must be %s, not a JSON %s.", ptr, jsonType(te.Type.Kind().String()), te.Value).With("pointer", ptr)
-	}
-	return engine.Errorf(engine.CodeInvalidInput, "the arguments could not be read: %v", err)
+func mistyped(raw json.RawMessage, t reflect.Type, ptr string) *engine.Error {
+	return engine.Errorf(engine.CodeInvalidInput, "%s must be %s, not a JSON %s.", ptr, jsonType(t), jsonKind(raw)).With("pointer", ptr)
 }
 
-func jsonType(goKind string) string {
-	switch goKind {
-	case "string":
+// jsonType names the JSON type a Go type decodes from.
+func jsonType(t reflect.Type) string {
+	if t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.String:
 		return "a string"
-	case "map", "struct", "ptr":
+	case reflect.Map, reflect.Struct:
 		return "an object"
-	case "slice":
+	case reflect.Slice:
 		return "an array"
 	default:
-		return "a " + goKind
+		return "a " + t.Kind().String()
 	}
+}
+
+// jsonKind names the type of the JSON value raw, as encoding/json does.
+func jsonKind(raw json.RawMessage) string {
+	b := bytes.TrimSpace(raw)
+	if len(b) == 0 {
+		return "value"
+	}
+	switch b[0] {
+	case '{':
+		return "object"
+	case '[':
+		return "array"
+	case '"':
+		return "string"
+	case 't', 'f':
+		return "bool"
+	case 'n':
+		return "null"
+	default:
+		return "number"
+	}
+}
+
+// field is one JSON field of an input struct.
+type field struct {
+	name string
+	typ  reflect.Type
+}
+
+// fieldsOf lists the JSON fields of struct type t in declaration order.
+func fieldsOf(t reflect.Type) []field {
+	var fs []field
+	for i := 0; i < t.NumField(); i++ {
+		sf := t.Field(i)
+		name, _, _ := strings.Cut(sf.Tag.Get("json"), ",")
+		if !sf.IsExported() || name == "-" {
+			continue
+		}
+		if name == "" {
+			name = sf.Name
+		}
+		fs = append(fs, field{name: name, typ: sf.Type})
+	}
+	return fs
+}
+
+func fieldNamed(t reflect.Type, name string) (field, bool) {
+	for _, f := range fieldsOf(t) {
+		if f.name == name {
+			return f, true
+		}
+	}
+	return field{}, false
+}
+
+// isStructSlice reports whether slice type t holds objects with fixed keys.
+func isStructSlice(t reflect.Type) bool {
+	_, ok := structOf(t.Elem())
+	return ok
+}
+
+var unmarshaler = reflect.TypeFor[json.Unmarshaler]()
+
+// structOf returns the struct type t decodes into, through one pointer,
+// when its keys are field names (not a map, not custom-decoded).
+func structOf(t reflect.Type) (reflect.Type, bool) {
+	if t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t.Kind() != reflect.Struct || reflect.PointerTo(t).Implements(unmarshaler) {
+		return nil, false
+	}
+	return t, true
 }
 
 func quoteList(prefix string, ks []string) string {
@@ -232,15 +371,6 @@ func quoteList(prefix string, ks []string) string {
 	return strings.Join(q, ", ")
 }
 
-func contains(xs []string, x string) bool {
-	for _, y := range xs {
-		if y == x {
-			return true
-		}
-	}
-	return false
-}
-
 // ListInput is list_workflows' arguments.
 type ListInput struct {
 	WorkspacePath string `json:"workspacePath,omitempty"`
@@ -249,7 +379,7 @@ type ListInput struct {
 // ParseList parses list_workflows arguments strictly.
 func ParseList(raw []byte) (ListInput, *engine.Error) {
 	var in ListInput
-	if e := parseArgs(raw, &in, []string{"workspacePath"}); e != nil {
+	if e := parseArgs(raw, &in, ToolList); e != nil {
 		return in, e
 	}
 	return in, checkWorkspace(in.WorkspacePath)
@@ -275,7 +405,7 @@ type InspectInput struct {
 // to metadata.
 func ParseInspect(raw []byte) (InspectInput, *engine.Error) {
 	var in InspectInput
-	if e := parseArgs(raw, &in, []string{"workflowId", "mode", "workspacePath"}); e != nil {
+	if e := parseArgs(raw, &in, ToolInspect); e != nil {
 		return in, e
 	}
 	if e := checkWorkspace(in.WorkspacePath); e != nil {

@@ -43,6 +43,14 @@ func TestArgumentsMustBeStorable(t *testing.T) {
 		{"surrogate in a key", `{"stateToken":"s","context":{"\ud800":1}}`, &wantErr{Code: engine.CodeInvalidInput, Prefix: true, Message: surrogateMsg}},
 		{"invalid UTF-8", "{\"stateToken\":\"s\",\"context\":{\"a\":\"\xff\"}}", &wantErr{Code: engine.CodeInvalidInput, Prefix: true, Message: surrogateMsg}},
 		{"paired surrogates", `{"stateToken":"s","context":{"a":"\ud83d\ude00"}}`, nil},
+		{"a key sent twice", `{"stateToken":"a","stateToken":"b"}`, &wantErr{Code: engine.CodeInvalidInput, Pointer: "/stateToken",
+			Message: `/stateToken: the key "stateToken" is sent twice in the same object; send it once.`}},
+		{"a key sent twice in context", `{"stateToken":"s","context":{"a":1,"b":2,"a":1}}`, &wantErr{Code: engine.CodeInvalidInput, Pointer: "/context/a"}},
+		{"a key sent twice in an array item", `{"stateToken":"s","output":{"artifacts":[{"kind":"k"},{"kind":"k","n":[1],"kind":"j"}]}}`,
+			&wantErr{Code: engine.CodeInvalidInput, Pointer: "/output/artifacts/1/kind"}},
+		{"the same key, escaped", `{"stateToken":"s","context":{"a/b":1,"a\u002fb":2}}`, &wantErr{Code: engine.CodeInvalidInput, Pointer: "/context/a~1b",
+			Message: `/context/a~1b: the key "a/b" is sent twice in the same object; send it once.`}},
+		{"one key in two objects", `{"stateToken":"s","context":{"a":{"k":1},"b":[{"k":1},{"k":2}],"k":3}}`, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
