@@ -100,6 +100,28 @@ func TestEveryErrorCodeIsReachable(t *testing.T) {
 	})
 	hit(t, call(t, a, "continue_workflow", map[string]any{"stateToken": str(second.S, "stateToken")}), engine.CodePinnedMissing)
 
+	// A full disk: before, an INTERNAL error the agent was told to retry at
+	// once. Forks from a rewound chat write until one needs new space.
+	homeF := smallDiskHome(t, "4m")
+	f := startShim(t, homeF)
+	first := startHello(t, f)
+	free := fillDisk(t, homeF)
+	var full result
+	for i := 0; i < 500 && full.S == nil; i++ {
+		if r := advance(t, f, rehydrate(t, f, str(first.S, "stateToken")), "fork"); r.kind() == "error" {
+			full = r
+		}
+	}
+	hit(t, full, engine.CodeStorageUnwritable)
+	if str(full.S, "error", "retry", "kind") != "retryable_after_ms" || !strings.Contains(full.Text, "Free space") {
+		t.Fatalf("STORAGE_UNWRITABLE: %s", full.Text)
+	}
+	free()
+	if r := advance(t, f, rehydrate(t, f, str(first.S, "stateToken")), "fork"); r.kind() != "step" {
+		t.Fatalf("once space returned: %s", r.Text)
+	}
+	healthyDoctor(t, homeF)
+
 	// A daemon that cannot start: the home's database is not a database.
 	homeD := newHome(t)
 	if err := os.WriteFile(filepath.Join(homeD, "workrail.db"), []byte(strings.Repeat("not a bbolt file ", 512)), 0o600); err != nil {

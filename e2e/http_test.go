@@ -16,7 +16,7 @@ import (
 
 var httpClient = &http.Client{Timeout: 30 * time.Second}
 
-func get(t *testing.T, u, host string) (int, http.Header, string) {
+func get(t *testing.T, u, host string, hdr ...string) (int, http.Header, string) {
 	t.Helper()
 	req, err := http.NewRequest(http.MethodGet, u, nil)
 	if err != nil {
@@ -24,6 +24,9 @@ func get(t *testing.T, u, host string) (int, http.Header, string) {
 	}
 	if host != "" {
 		req.Host = host
+	}
+	for i := 0; i+1 < len(hdr); i += 2 {
+		req.Header.Set(hdr[i], hdr[i+1])
 	}
 	resp, err := httpClient.Do(req)
 	if err != nil {
@@ -126,7 +129,14 @@ func TestHTTPSurface(t *testing.T) {
 	})
 
 	t.Run("doctor", func(t *testing.T) {
-		code, hdr, body := get(t, base+"/api/doctor", "")
+		// Any web page can make the browser send a GET without an Origin:
+		// the API answers only to the bearer.
+		for _, auth := range []string{"", "Bearer wrong"} {
+			if code, _, _ := get(t, base+"/api/doctor", "", "Authorization", auth); code != http.StatusUnauthorized {
+				t.Fatalf("GET /api/doctor with %q = %d; want 401", auth, code)
+			}
+		}
+		code, hdr, body := get(t, base+"/api/doctor", "", "Authorization", "bearer "+token)
 		if code != http.StatusOK || !strings.HasPrefix(hdr.Get("Content-Type"), "application/json") {
 			t.Fatalf("GET /api/doctor = %d %s", code, hdr.Get("Content-Type"))
 		}
@@ -148,7 +158,7 @@ func TestHTTPSurface(t *testing.T) {
 			{"127.0.0.1:" + port, http.StatusOK},
 		} {
 			for _, path := range []string{"/", "/api/doctor", htmx} {
-				if code, _, _ := get(t, base+path, tc.host); code != tc.want {
+				if code, _, _ := get(t, base+path, tc.host, "Authorization", "Bearer "+token); code != tc.want {
 					t.Errorf("GET %s with Host %s = %d, want %d", path, tc.host, code, tc.want)
 				}
 			}
@@ -179,6 +189,14 @@ func TestHTTPSurface(t *testing.T) {
 			if len(msgs) != 1 || str(msgs[0], "result", "serverInfo", "name") != "workrail" || str(msgs[0], "result", "protocolVersion") == "" {
 				t.Errorf("%s: initialize answered %v", tc.name, msgs)
 			}
+		}
+	})
+
+	t.Run("no event stream", func(t *testing.T) {
+		// An open GET /mcp stream used to hold up shutdown for seconds.
+		code, hdr, _ := get(t, base+"/mcp", "", "Authorization", "Bearer "+token, "Accept", "text/event-stream")
+		if code != http.StatusMethodNotAllowed || hdr.Get("Allow") != http.MethodPost {
+			t.Fatalf("GET /mcp = %d, Allow %q; want 405, POST", code, hdr.Get("Allow"))
 		}
 	})
 

@@ -24,6 +24,10 @@ const (
 	CodeTokenScopeMismatch Code = "TOKEN_SCOPE_MISMATCH"
 	CodeTokenUnknownNode   Code = "TOKEN_UNKNOWN_NODE"
 	CodeSessionCorrupt     Code = "SESSION_CORRUPT"
+	// CodeStorageUnwritable: the disk holding the database is full or
+	// read-only; nothing was recorded, and the call succeeds once space
+	// (or write access) returns.
+	CodeStorageUnwritable Code = "STORAGE_UNWRITABLE"
 	// CodeDaemonUnavailable is answered by the stdio shim when it cannot
 	// reach or start the daemon.
 	CodeDaemonUnavailable Code = "DAEMON_UNAVAILABLE"
@@ -36,7 +40,7 @@ func Codes() []Code {
 		CodeInvalidInput, CodeUnknownKey, CodePayloadTooLarge, CodeWorkflowNotFound,
 		CodePinnedMissing, CodeTokenInvalidFormat, CodeTokenBadSignature,
 		CodeTokenUnknownKey, CodeTokenWrongKind, CodeTokenScopeMismatch, CodeTokenUnknownNode,
-		CodeSessionCorrupt, CodeDaemonUnavailable, CodeInternal,
+		CodeSessionCorrupt, CodeStorageUnwritable, CodeDaemonUnavailable, CodeInternal,
 	}
 }
 
@@ -102,6 +106,8 @@ func retryOf(code Code) Retry {
 	switch code {
 	case CodeDaemonUnavailable:
 		return Retry{Kind: RetryableAfterMs, AfterMs: 1000}
+	case CodeStorageUnwritable:
+		return Retry{Kind: RetryableAfterMs, AfterMs: 10000}
 	case CodeInternal:
 		return Retry{Kind: RetryableImmediately}
 	default:

@@ -108,7 +108,7 @@ func (c *committer) transact(fn func(*bbolt.Tx) error) (err error) {
 			err = fmt.Errorf("store: write transaction panicked: %v", p)
 		}
 	}()
-	return c.db.Update(fn)
+	return unwritable(c.db.Path(), c.db.Update(fn))
 }
 
 // stop ends the loop after the group in flight and waits for it.

@@ -151,3 +151,47 @@ func TestIndexesEqualARefold(t *testing.T) {
 		}
 	}
 }
+
+// A full disk fails the write with an error the agent can act on, leaves
+// nothing half-written, and the same call succeeds once space returns.
+func TestFullDiskIsReportedAndRecovered(t *testing.T) {
+	dir := smallDisk(t, "4m")
+	r := &rig{path: filepath.Join(dir, "workrail.db"), wf: executetest.Catalog(t, workflows.FS)}
+	r.open(t)
+	s := r.step(t, r.x.Start, map[string]any{"workflowId": "wr.hello"})
+	free := fill(t, dir)
+	// Writes may land in pages the file already has; rewound chats keep
+	// forking from the first step until one needs new space.
+	var failed protocol.ErrorResult
+	var args protocol.ContinueArgs
+	for i := 0; i < 500; i++ {
+		re := r.step(t, r.x.Continue, map[string]any{"stateToken": s.StateToken})
+		args = re.NextCall.Arguments
+		res := r.call(t, r.x.Continue, args)
+		if e, ok := res.(protocol.ErrorResult); ok {
+			failed = e
+			break
+		}
+	}
+	if failed.Error == nil {
+		t.Fatal("500 forks fitted on a full disk")
+	}
+	if failed.Error.Code != engine.CodeStorageUnwritable || failed.Error.Retry.Kind != engine.RetryableAfterMs ||
+		failed.Error.Details["reason"] != "disk_full" || !strings.Contains(failed.Text, "Free space") {
+		t.Fatalf("a full disk was reported as:\n%s", failed.Text)
+	}
+	before, _ := r.store.Digest(s.Session.SessionID)
+	if rep, err := r.store.Verify(s.Session.SessionID); err != nil || !rep.OK() {
+		t.Fatalf("after the failed write: %+v, %v", rep, err)
+	}
+	free()
+	if _, ok := r.call(t, r.x.Continue, args).(protocol.StepResult); !ok {
+		t.Fatal("the same call did not succeed once space returned")
+	}
+	if after, _ := r.store.Digest(s.Session.SessionID); after == before {
+		t.Fatal("the retried call recorded nothing")
+	}
+	if rep, err := r.store.Verify(s.Session.SessionID); err != nil || !rep.OK() {
+		t.Fatalf("after recovery: %+v, %v", rep, err)
+	}
+}
