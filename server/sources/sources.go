@@ -6,12 +6,14 @@
 package sources
 
 import (
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/workrail/workrail/engine/catalog"
@@ -19,18 +21,28 @@ import (
 )
 
 // Registry knows every workflow source.
+//
+// Folder contents are untrusted (a project's folder comes from whatever
+// repository an agent points at), so a file is read only if it is a
+// regular file of at most 1 MiB, opening never blocks, and every listing
+// and read has a deadline. No I/O happens under mu: one call stuck on a
+// slow folder never delays a call that does not read it.
 type Registry struct {
 	bundled []catalog.Entry
 	dirs    []catalog.Source // user and config folders, in precedence order
 
-	mu    sync.Mutex
-	cache map[string]*dirCache // folder → parsed files
+	timeout time.Duration                  // for one listing or one file
+	open    func(string) (*os.File, error) // openFile; tests slow it down
+	stuck   stuck
+
+	mu    sync.Mutex           // guards cache, and nothing else
+	cache map[string]*dirCache // folder → parsed files; a dirCache is never changed once stored
 }
 
 // New compiles the bundled workflows (a bad bundled file is a programmer
 // error and fails start-up) and remembers the folder sources.
 func New(bundled fs.FS, dirs []catalog.Source) (*Registry, error) {
-	r := &Registry{dirs: dirs, cache: map[string]*dirCache{}}
+	r := &Registry{dirs: dirs, cache: map[string]*dirCache{}, timeout: readTimeout, open: openFile}
 	entries, problems := catalog.LoadFS(bundled, catalog.Source{Kind: catalog.Bundled})
 	if len(problems) > 0 {
 		return nil, fmt.Errorf("bundled workflow %s: %v", problems[0].File, problems[0].Problems)
@@ -45,9 +57,9 @@ func (r *Registry) Catalog(workspace string) *catalog.Catalog {
 	entries := append([]catalog.Entry(nil), r.bundled...)
 	var problems []catalog.LoadProblem
 	if workspace != "" {
-		if fi, err := os.Stat(workspace); err != nil || !fi.IsDir() {
-			problems = append(problems, catalog.LoadProblem{Source: catalog.Source{Kind: catalog.Project, Path: workspace}, File: workspace,
-				Problems: workflow.Problems{{Message: "workspacePath is not an existing folder, so no project workflows were loaded from it; send the root folder of the project open in the IDE"}}})
+		if p := r.checkWorkspace(workspace); p != nil {
+			problems = append(problems, *p)
+			workspace = "" // nothing to read there
 		}
 	}
 	for _, src := range r.sources(workspace) {
@@ -55,6 +67,21 @@ func (r *Registry) Catalog(workspace string) *catalog.Catalog {
 		entries, problems = append(entries, e...), append(problems, p...)
 	}
 	return catalog.New(entries, problems)
+}
+
+// checkWorkspace reports a workspace that is not an existing folder.
+func (r *Registry) checkWorkspace(workspace string) *catalog.LoadProblem {
+	info, err := within(&r.stuck, workspace, r.timeout, func() (fs.FileInfo, error) { return os.Stat(workspace) })
+	msg := "workspacePath is not an existing folder, so no project workflows were loaded from it; send the root folder of the project open in the IDE"
+	var slow *slowError
+	switch {
+	case errors.As(err, &slow):
+		msg = "workspacePath " + slow.Error()
+	case err == nil && info.IsDir():
+		return nil
+	}
+	return &catalog.LoadProblem{Source: catalog.Source{Kind: catalog.Project, Path: workspace}, File: workspace,
+		Problems: workflow.Problems{{Message: msg}}}
 }
 
 func (r *Registry) sources(workspace string) []catalog.Source {
@@ -82,25 +109,34 @@ type dirCache struct {
 }
 
 type cachedFile struct {
-	size    int64
-	modTime time.Time
+	stamp   stamp // zero when the file was not read
 	entry   *catalog.Entry
 	problem *catalog.LoadProblem
 }
 
+func problemOf(src catalog.Source, path string, err error) *catalog.LoadProblem {
+	return &catalog.LoadProblem{Source: src, File: path, Problems: workflow.Problems{{Message: err.Error()}}}
+}
+
+// readDir loads the *.json files of one folder, re-parsing only those
+// changed since the last call. The lock is held only to look up and
+// store the folder's cache.
 func (r *Registry) readDir(src catalog.Source) ([]catalog.Entry, []catalog.LoadProblem) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	names, err := filepath.Glob(filepath.Join(src.Path, "*.json"))
-	if err != nil || len(names) == 0 {
-		delete(r.cache, src.Path)
+	names, err := within(&r.stuck, src.Path, r.timeout, func() ([]string, error) { return listJSON(src.Path) })
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
+		err = nil
+	}
+	if err != nil {
+		return nil, []catalog.LoadProblem{*problemOf(src, src.Path, err)}
+	}
+	if len(names) == 0 {
+		r.setCache(src.Path, nil)
 		return nil, nil
 	}
-	old := r.cache[src.Path]
-	fresh := &dirCache{files: map[string]cachedFile{}}
+	fresh := &dirCache{files: make(map[string]cachedFile, len(names))}
 	var entries []catalog.Entry
 	var problems []catalog.LoadProblem
-	for i, f := range loadAll(old, src, names) {
+	for i, f := range r.loadAll(r.cached(src.Path), src, names) {
 		fresh.files[names[i]] = f
 		if f.entry != nil {
 			entries = append(entries, *f.entry)
@@ -109,13 +145,30 @@ func (r *Registry) readDir(src catalog.Source) ([]catalog.Entry, []catalog.LoadP
 			problems = append(problems, *f.problem)
 		}
 	}
-	r.cache[src.Path] = fresh
+	r.setCache(src.Path, fresh)
 	return entries, problems
+}
+
+func (r *Registry) cached(dir string) *dirCache {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.cache[dir]
+}
+
+// setCache stores the files of dir; nil forgets them.
+func (r *Registry) setCache(dir string, c *dirCache) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if c == nil {
+		delete(r.cache, dir)
+		return
+	}
+	r.cache[dir] = c
 }
 
 // loadAll loads the files of one folder on every core; results keep the
 // order of paths.
-func loadAll(old *dirCache, src catalog.Source, paths []string) []cachedFile {
+func (r *Registry) loadAll(old *dirCache, src catalog.Source, paths []string) []cachedFile {
 	out := make([]cachedFile, len(paths))
 	next := make(chan int)
 	var wg sync.WaitGroup
@@ -124,7 +177,7 @@ func loadAll(old *dirCache, src catalog.Source, paths []string) []cachedFile {
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				out[i] = cachedOrLoad(old, src, paths[i])
+				out[i] = r.load(old, src, paths[i])
 			}
 		}()
 	}
@@ -136,26 +189,25 @@ func loadAll(old *dirCache, src catalog.Source, paths []string) []cachedFile {
 	return out
 }
 
-func cachedOrLoad(old *dirCache, src catalog.Source, path string) cachedFile {
-	problem := func(err error) *catalog.LoadProblem {
-		return &catalog.LoadProblem{Source: src, File: path, Problems: workflow.Problems{{Message: err.Error()}}}
-	}
-	info, err := os.Stat(path)
-	if err != nil {
-		return cachedFile{problem: problem(err)}
-	}
+// load returns the cached copy of path if the file is unchanged, and
+// otherwise reads (within the deadline) and parses it.
+func (r *Registry) load(old *dirCache, src catalog.Source, path string) cachedFile {
+	var prev cachedFile
+	var known *stamp
 	if old != nil {
-		if f, ok := old.files[path]; ok && f.size == info.Size() && f.modTime.Equal(info.ModTime()) {
-			return f
+		if f, ok := old.files[path]; ok && f.stamp != (stamp{}) {
+			prev, known = f, &f.stamp
 		}
 	}
-	f := cachedFile{size: info.Size(), modTime: info.ModTime()}
-	b, err := os.ReadFile(path)
+	rd, err := within(&r.stuck, path, r.timeout, func() (fileRead, error) { return readFile(r.open, path, known) })
 	if err != nil {
-		f.problem = problem(err)
-		return f
+		return cachedFile{problem: problemOf(src, path, err)}
 	}
-	e, problems := catalog.Load(b, src, path)
+	if rd.unchanged {
+		return prev
+	}
+	f := cachedFile{stamp: rd.stamp}
+	e, problems := catalog.Load(rd.data, src, path)
 	if problems != nil {
 		f.problem = &catalog.LoadProblem{Source: src, File: path, Problems: problems}
 		return f

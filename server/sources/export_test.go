@@ -1,0 +1,18 @@
+package sources
+
+import (
+	"os"
+	"time"
+)
+
+// SetOpen makes r open workflow files with open and wait at most timeout
+// for each file or folder, so tests can make reads slow.
+func SetOpen(r *Registry, timeout time.Duration, open func(path string) (*os.File, error)) {
+	r.timeout, r.open = timeout, open
+}
+
+// OpenFile is how a Registry opens a workflow file.
+var OpenFile = openFile
+
+// ReadAtMost is readAtMost.
+var ReadAtMost = readAtMost
