@@ -26,11 +26,6 @@ func runShim(args []string, stderr io.Writer) int {
 	}
 	logger := log.New(stderr, "workrail mcp: ", log.LstdFlags)
 	s := shim.New(shim.Config{Home: h, StartDaemon: func() (<-chan struct{}, error) { return startDetached(h) }, Log: logger}, os.Stdout)
-	if err := s.EnsureDaemon(); err != nil {
-		// Keep serving: every request will be answered with this error, so
-		// the IDE shows it instead of a dead server.
-		logger.Print(err)
-	}
 	if err := s.Run(context.Background(), os.Stdin); err != nil {
 		logger.Print(err)
 		return 1

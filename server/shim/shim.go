@@ -1,9 +1,12 @@
 // Package shim is `workrail mcp`: the stdio process an IDE launches. It
-// holds no state and runs no use case. It finds (or starts) the daemon and
-// forwards every MCP message, byte for byte, to the daemon's streamable
-// HTTP endpoint on the home folder's unix socket; a tool call it cannot
-// deliver gets the DAEMON_UNAVAILABLE error as engine/protocol renders
-// it. stdout carries protocol bytes only; diagnostics go to the log writer.
+// holds no state and runs no use case. It finds (or starts) the daemon for
+// its home, known by what the daemon's GET /health answers, and forwards
+// every MCP message, byte for byte, to the daemon's streamable HTTP
+// endpoint on the home folder's unix socket. Every request line gets
+// exactly one reply line: a tool call it cannot deliver gets the
+// DAEMON_UNAVAILABLE error as engine/protocol renders it, and a line whose
+// id it cannot read the JSON-RPC error with id null. stdout carries
+// protocol bytes only; diagnostics go to the log writer.
 package shim
 
 import (
@@ -18,9 +21,9 @@ import (
 	"net"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
-	"github.com/workrail/workrail/engine/protocol"
 	"github.com/workrail/workrail/server/home"
 )
 
@@ -42,6 +45,7 @@ type Shim struct {
 	out    io.Writer
 	outMu  sync.Mutex
 	ensure sync.Mutex
+	found  atomic.Bool // this home's daemon answered GET /health
 }
 
 // New returns a shim that writes protocol messages to out.
@@ -57,11 +61,25 @@ func New(cfg Config, out io.Writer) *Shim {
 }
 
 // Run forwards messages from in until it ends. Each message is forwarded
-// on its own goroutine so a slow call never holds up a ping.
+// on its own goroutine so a slow call never holds up a ping. Every line
+// that is a request gets exactly one reply line; notifications and
+// responses get none.
 func (s *Shim) Run(ctx context.Context, in io.Reader) error {
 	r := bufio.NewReaderSize(in, 1<<16)
 	var wg sync.WaitGroup
 	defer wg.Wait()
+	// The daemon is brought up as soon as the first bytes arrive, ahead of
+	// the first message; a shim whose stdin closes before any byte arrives
+	// touches no daemon.
+	if _, err := r.Peek(1); err == nil {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := s.ensureDaemon(); err != nil {
+				s.cfg.Log.Print(err)
+			}
+		}()
+	}
 	for {
 		line, err := r.ReadBytes('\n')
 		if msg := bytes.TrimSpace(line); len(msg) > 0 {
@@ -80,24 +98,38 @@ func (s *Shim) Run(ctx context.Context, in io.Reader) error {
 	}
 }
 
+// forward posts one line and writes what the daemon answered. When that
+// holds no response to a line that needs one, the shim answers it itself.
 func (s *Shim) forward(ctx context.Context, msg []byte) {
 	replies, err := s.post(ctx, msg)
+	if err == nil && len(replies) == 0 && inspect(msg).answer {
+		err = errors.New("the daemon sent no reply")
+	}
+	answered := false
+	for _, r := range replies {
+		if werr := s.write(r); werr != nil {
+			err = werr
+			continue
+		}
+		answered = answered || len(replies) == 1 || isResponse(r)
+	}
 	if err != nil {
 		s.cfg.Log.Printf("forward: %v", err)
-		s.replyError(msg, err)
-		return
-	}
-	for _, r := range replies {
-		if err := s.write(r); err != nil {
-			s.cfg.Log.Printf("forward: %v", err)
+		if !answered {
 			s.replyError(msg, err)
 		}
 	}
 }
 
 // post sends one message, starting or restarting the daemon when it cannot
-// be reached, and returns the JSON-RPC messages it answered with.
+// be reached, and returns the JSON-RPC messages it answered with. Until
+// this home's daemon has identified itself on the socket, nothing is sent.
 func (s *Shim) post(ctx context.Context, msg []byte) ([][]byte, error) {
+	if !s.found.Load() {
+		if err := s.ensureDaemon(); err != nil {
+			return nil, err
+		}
+	}
 	replies, err := s.send(ctx, msg)
 	if err == nil || !unreachable(err) {
 		return replies, err
@@ -130,7 +162,7 @@ func (s *Shim) send(ctx context.Context, msg []byte) ([][]byte, error) {
 		return nil, nil
 	case resp.StatusCode != http.StatusOK:
 		b, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
-		return nil, fmt.Errorf("daemon answered %s: %s", resp.Status, bytes.TrimSpace(b))
+		return nil, &statusError{code: resp.StatusCode, status: resp.Status, body: bytes.TrimSpace(b)}
 	case isEventStream(resp.Header.Get("Content-Type")):
 		return readEvents(resp.Body)
 	}
@@ -180,32 +212,4 @@ func (s *Shim) write(msg []byte) error {
 		s.cfg.Log.Printf("write stdout: %v", err)
 	}
 	return nil
-}
-
-// replyError answers a request the daemon could not take; notifications
-// (no id) get no answer. A tool call gets a tool result carrying the error
-// envelope (errors are data, so the agent can read it and retry); any other
-// request a JSON-RPC error.
-func (s *Shim) replyError(msg []byte, cause error) {
-	var req struct {
-		ID     json.RawMessage `json:"id"`
-		Method string          `json:"method"`
-	}
-	if json.Unmarshal(msg, &req) != nil || len(req.ID) == 0 || string(req.ID) == "null" {
-		return
-	}
-	text := "workrail: " + cause.Error() + " (log: " + s.cfg.Home.DaemonLog() + ")"
-	reply := map[string]any{"jsonrpc": "2.0", "id": req.ID, "error": map[string]any{"code": -32000, "message": text}}
-	if req.Method == "tools/call" {
-		r := protocol.DaemonUnavailable(text)
-		reply = map[string]any{"jsonrpc": "2.0", "id": req.ID, "result": map[string]any{
-			"content":           []any{map[string]any{"type": "text", "text": r.Text}},
-			"structuredContent": r,
-			"isError":           true,
-		}}
-	}
-	b, _ := json.Marshal(reply)
-	if err := s.write(b); err != nil {
-		s.cfg.Log.Printf("reply: %v", err)
-	}
 }

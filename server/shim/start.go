@@ -1,21 +1,27 @@
 package shim
 
 import (
+	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
-	"net"
+	"io"
+	"net/http"
 	"os"
 	"strings"
 	"time"
 )
 
-// ensureDaemon makes sure a daemon is listening on the home's socket,
-// starting one if needed. A lock file in the home folder makes ten shims
-// that start at once launch one daemon between them.
+// healthTimeout bounds one GET /health: a daemon answers it at once.
+const healthTimeout = 2 * time.Second
+
+// ensureDaemon makes sure a WorkRail daemon for this home answers on the
+// home's socket, starting one if none does. A lock file in the home folder
+// makes ten shims that start at once launch one daemon between them.
 func (s *Shim) ensureDaemon() error {
 	s.ensure.Lock()
 	defer s.ensure.Unlock()
-	if s.reachable() {
+	if s.identify() == nil {
 		return nil
 	}
 	unlock, err := s.cfg.Home.Lock("daemon.start.lock", s.cfg.StartTimeout)
@@ -23,17 +29,14 @@ func (s *Shim) ensureDaemon() error {
 		return err
 	}
 	defer unlock()
-	if s.reachable() {
-		return nil
+	why := s.identify()
+	if why == nil {
+		return nil // another shim started it while this one waited
 	}
-	if info, err := s.cfg.Home.ReadInfo(); err == nil && info.Alive() {
-		// A daemon is running but not answering on its socket yet (it may
-		// be starting); wait while it stays alive.
-		if s.waitReachable(info.Alive) {
-			return nil
-		}
-	}
-	s.cfg.Log.Printf("starting the daemon for %s", s.cfg.Home)
+	// A daemon writes daemon.json only after binding its socket, so one that
+	// does not answer there is gone, whatever live pid daemon.json names
+	// (pids are reused): start another at once.
+	s.cfg.Log.Printf("starting the daemon for %s (%v)", s.cfg.Home, why)
 	exited, err := s.cfg.StartDaemon()
 	if err != nil {
 		return fmt.Errorf("could not start the daemon: %w", err)
@@ -46,37 +49,81 @@ func (s *Shim) ensureDaemon() error {
 			return true
 		}
 	}
-	if !s.waitReachable(running) {
+	if !s.waitIdentified(running) {
 		return fmt.Errorf("the daemon did not come up; last log lines:\n%s", tail(s.cfg.Home.DaemonLog(), 5))
 	}
 	return nil
 }
 
-func (s *Shim) reachable() bool {
-	c, err := net.DialTimeout("unix", s.cfg.Home.Socket(), time.Second)
-	if err != nil {
-		return false
-	}
-	c.Close()
-	return true
+// identity is what a daemon answers to GET /health on its socket.
+type identity struct {
+	Service string `json:"service"`
+	Home    string `json:"home"`
+	PID     int    `json:"pid"`
+	Version string `json:"version"`
 }
 
-// waitReachable polls the socket until it answers, the timeout passes, or
-// alive says the process it waits for is gone.
-func (s *Shim) waitReachable(alive func() bool) bool {
+// identify asks the home's socket who answers it: nil when it is a
+// WorkRail daemon for this home (and the shim may send to it), else why not.
+func (s *Shim) identify() error {
+	ctx, cancel := context.WithTimeout(context.Background(), healthTimeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://localhost/health", nil)
+	if err != nil {
+		return err
+	}
+	// Ask whoever is bound to the socket path now, on a connection of its
+	// own, not one pooled from a server that may have been replaced since.
+	req.Close = true
+	err = s.checkIdentity(req)
+	s.found.Store(err == nil)
+	if err != nil {
+		s.client.CloseIdleConnections()
+	}
+	return err
+}
+
+func (s *Shim) checkIdentity(req *http.Request) error {
+	resp, err := s.client.Do(req)
+	if err != nil {
+		return fmt.Errorf("no daemon answers: %w", err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("%s answers /health with %s", s.cfg.Home.Socket(), resp.Status)
+	}
+	var id identity
+	if err := json.NewDecoder(io.LimitReader(resp.Body, 1<<16)).Decode(&id); err != nil {
+		return fmt.Errorf("%s answers /health with no identity: %w", s.cfg.Home.Socket(), err)
+	}
+	if id.Service != "workrail" || !sameDir(id.Home, string(s.cfg.Home)) {
+		return fmt.Errorf("%s is answered by %q for home %q, not by a workrail daemon for this home", s.cfg.Home.Socket(), id.Service, id.Home)
+	}
+	return nil
+}
+
+// sameDir reports whether two paths name one folder.
+func sameDir(a, b string) bool {
+	if a == b {
+		return true
+	}
+	fa, err1 := os.Stat(a)
+	fb, err2 := os.Stat(b)
+	return err1 == nil && err2 == nil && os.SameFile(fa, fb)
+}
+
+// waitIdentified polls the socket until this home's daemon answers, the
+// start timeout passes, or alive says the process it waits for is gone.
+func (s *Shim) waitIdentified(alive func() bool) bool {
 	deadline := time.Now().Add(s.cfg.StartTimeout)
 	for time.Now().Before(deadline) && alive() {
-		if s.reachable() {
+		if s.identify() == nil {
 			return true
 		}
 		time.Sleep(25 * time.Millisecond)
 	}
-	return s.reachable()
+	return s.identify() == nil
 }
-
-// EnsureDaemon starts the daemon ahead of the first message, so the IDE's
-// initialize is answered without a start-up pause mid-call.
-func (s *Shim) EnsureDaemon() error { return s.ensureDaemon() }
 
 func tail(path string, n int) string {
 	b, err := os.ReadFile(path)

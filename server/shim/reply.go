@@ -1,0 +1,250 @@
+package shim
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+
+	"github.com/workrail/workrail/engine/protocol"
+)
+
+// JSON-RPC 2.0 error codes the shim answers with itself.
+const (
+	parseError     = -32700 // the line is not JSON
+	invalidRequest = -32600 // JSON, but not one request object
+	serverError    = -32000 // the daemon could not take the request
+)
+
+// statusError is the daemon refusing a message: an HTTP answer other than
+// 200 or 202.
+type statusError struct {
+	code   int
+	status string
+	body   []byte // the first 4 KiB, trimmed
+}
+
+func (e *statusError) Error() string {
+	return fmt.Sprintf("daemon answered %s: %s", e.status, e.body)
+}
+
+// rpcError is the "error" member of the daemon's body when it is a
+// JSON-RPC error response, else nil.
+func (e *statusError) rpcError() json.RawMessage {
+	var body struct {
+		Error json.RawMessage `json:"error"`
+	}
+	if json.Unmarshal(e.body, &body) != nil || !bytes.HasPrefix(body.Error, []byte("{")) {
+		return nil
+	}
+	return body.Error
+}
+
+// incoming is what answering one line from stdin needs to know of it.
+type incoming struct {
+	answer bool            // false for a notification or a response
+	id     json.RawMessage // the request's id; null when it cannot be known
+	method string
+	code   int    // 0, or parseError / invalidRequest when the line is not a request
+	why    string // what is wrong when code is set
+}
+
+// inspect reads a line's id and method without decoding it whole: it walks
+// the tokens and skips nested values, so a request nested deeper than
+// encoding/json's limit (10000) still yields its id. A line that is not
+// one JSON object gets code set and id null, as JSON-RPC 2.0 requires.
+func inspect(msg []byte) incoming {
+	dec := json.NewDecoder(bytes.NewReader(msg))
+	dec.UseNumber()
+	tok, err := dec.Token()
+	if err != nil {
+		return malformed(err)
+	}
+	if tok == json.Delim('{') {
+		f, err := readFields(dec)
+		if err == nil {
+			err = atEnd(dec)
+		}
+		if err != nil {
+			return malformed(err)
+		}
+		return f.classify()
+	}
+	if err := skip(dec, tok); err != nil {
+		return malformed(err)
+	}
+	if err := atEnd(dec); err != nil {
+		return malformed(err)
+	}
+	in := incoming{answer: true, id: null, code: invalidRequest, why: "a message must be one JSON object"}
+	if tok == json.Delim('[') {
+		in.why = "batches are not supported: send one message per line"
+	}
+	return in
+}
+
+// fields is what the top level of a message object says.
+type fields struct {
+	id                        json.RawMessage
+	method                    string
+	hasID, hasMethod, outcome bool // outcome: a result or error member
+	badID, badMethod          bool
+}
+
+// readFields reads the members of an object whose opening brace dec has
+// just returned, through its closing brace.
+func readFields(dec *json.Decoder) (fields, error) {
+	var f fields
+	for dec.More() {
+		key, err := dec.Token()
+		if err != nil {
+			return f, err
+		}
+		v, err := dec.Token()
+		if err != nil {
+			return f, err
+		}
+		switch key {
+		case "id":
+			f.hasID = true
+			f.id, f.badID = idOf(v)
+		case "method":
+			m, ok := v.(string)
+			f.hasMethod, f.method, f.badMethod = true, m, !ok
+		case "result", "error":
+			f.outcome = true
+		}
+		if err := skip(dec, v); err != nil {
+			return f, err
+		}
+	}
+	_, err := dec.Token() // the closing brace
+	return f, err
+}
+
+func (f fields) classify() incoming {
+	switch {
+	case f.hasMethod && !f.hasID && !f.badMethod:
+		return incoming{} // a notification
+	case !f.hasMethod && f.hasID && f.outcome:
+		return incoming{} // a response to the server: never answered
+	case f.badID:
+		return incoming{answer: true, id: null, code: invalidRequest, why: "id must be a string or a number"}
+	case !f.hasID:
+		return incoming{answer: true, id: null, code: invalidRequest, why: "a request needs a method, a string"}
+	case !f.hasMethod || f.badMethod:
+		return incoming{answer: true, id: f.id, code: invalidRequest, why: "a request needs a method, a string"}
+	}
+	return incoming{answer: true, id: f.id, method: f.method}
+}
+
+var null = json.RawMessage("null")
+
+func malformed(err error) incoming {
+	if errors.Is(err, io.EOF) {
+		err = io.ErrUnexpectedEOF
+	}
+	return incoming{answer: true, id: null, code: parseError, why: "the line is not valid JSON (" + err.Error() + ")"}
+}
+
+// idOf encodes a decoded id token again; bad is set for an id that is not
+// a string, a number or null.
+func idOf(v json.Token) (id json.RawMessage, bad bool) {
+	switch v := v.(type) {
+	case nil:
+		return null, false
+	case json.Number:
+		return json.RawMessage(v), false
+	case string:
+		b, _ := json.Marshal(v)
+		return b, false
+	}
+	return null, true
+}
+
+// skip consumes the rest of the value that starts with tok.
+func skip(dec *json.Decoder, tok json.Token) error {
+	if d, ok := tok.(json.Delim); !ok || (d != '{' && d != '[') {
+		return nil
+	}
+	for depth := 1; depth > 0; {
+		t, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		switch t {
+		case json.Delim('{'), json.Delim('['):
+			depth++
+		case json.Delim('}'), json.Delim(']'):
+			depth--
+		}
+	}
+	return nil
+}
+
+// atEnd requires nothing but white space after the first value.
+func atEnd(dec *json.Decoder) error {
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		if err == nil {
+			err = errors.New("more than one value on the line")
+		}
+		return err
+	}
+	return nil
+}
+
+// isResponse reports whether a message from the daemon answers a request
+// (it has an id and no method), as opposed to a notification.
+func isResponse(msg []byte) bool {
+	var m struct {
+		ID     json.RawMessage `json:"id"`
+		Method *string         `json:"method"`
+	}
+	return json.Unmarshal(msg, &m) == nil && len(m.ID) > 0 && m.Method == nil
+}
+
+// replyError answers a request the daemon did not answer; notifications
+// and responses get no answer. A line that is not a request gets the
+// JSON-RPC error for it (id null when its id cannot be read); a request
+// the daemon refused gets the daemon's error under the request's id; a
+// tool call that could not be delivered gets a tool result carrying the
+// DAEMON_UNAVAILABLE envelope (errors are data, so the agent can read it
+// and retry); any other request a JSON-RPC error.
+func (s *Shim) replyError(msg []byte, cause error) {
+	in := inspect(msg)
+	if !in.answer {
+		return
+	}
+	b, _ := json.Marshal(s.errorReply(in, cause))
+	if err := s.write(b); err != nil {
+		s.cfg.Log.Printf("reply: %v", err)
+	}
+}
+
+func (s *Shim) errorReply(in incoming, cause error) map[string]any {
+	reply := func(rpcErr any) map[string]any {
+		return map[string]any{"jsonrpc": "2.0", "id": in.id, "error": rpcErr}
+	}
+	if in.code != 0 {
+		return reply(map[string]any{"code": in.code, "message": "workrail: " + in.why})
+	}
+	var se *statusError
+	if errors.As(cause, &se) && se.code < http.StatusInternalServerError {
+		if e := se.rpcError(); e != nil {
+			return reply(e)
+		}
+		return reply(map[string]any{"code": invalidRequest, "message": "workrail: " + se.Error()})
+	}
+	text := "workrail: " + cause.Error() + " (log: " + s.cfg.Home.DaemonLog() + ")"
+	if in.method != "tools/call" {
+		return reply(map[string]any{"code": serverError, "message": text})
+	}
+	r := protocol.DaemonUnavailable(text)
+	return map[string]any{"jsonrpc": "2.0", "id": in.id, "result": map[string]any{
+		"content":           []any{map[string]any{"type": "text", "text": r.Text}},
+		"structuredContent": r,
+		"isError":           true,
+	}}
+}
