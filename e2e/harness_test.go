@@ -529,8 +529,9 @@ type doctorReport struct {
 			Reason        string `json:"reason"`
 		} `json:"health"`
 	} `json:"sessions"`
-	Healthy int `json:"healthy"`
-	Total   int `json:"total"`
+	Structure []string `json:"structure"`
+	Healthy   int      `json:"healthy"`
+	Total     int      `json:"total"`
 }
 
 // events maps each session id to its event count (lastGoodIndex).

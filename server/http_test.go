@@ -29,10 +29,12 @@ func surfaces(t *testing.T) (tcp, socket http.Handler) {
 	t.Helper()
 	uc := execute.New(memstore.New(), executetest.Ring(t), executetest.Catalog(t, workflows.FS), workflow.Preferences{}, executetest.Clock, t.Logf)
 	d := &Daemon{cfg: Config{Home: "/home/test/.local/share/workrail", Version: "test", Token: testToken, Tools: uc,
-		Console: func(r chi.Router) { r.Get("/", func(w http.ResponseWriter, _ *http.Request) { io.WriteString(w, "console") }) },
-		Static:  fstest.MapFS{"static/app.css": {Data: []byte("body{}")}},
-		Doctor:  func() ([]store.Report, error) { return []store.Report{}, nil },
-		Log:     log.New(io.Discard, "", 0)}}
+		Console: func(r chi.Router) {
+			r.Get("/", func(w http.ResponseWriter, _ *http.Request) { io.WriteString(w, "console") })
+		},
+		Static: fstest.MapFS{"static/app.css": {Data: []byte("body{}")}},
+		Doctor: func() ([]store.Report, error) { return []store.Report{}, nil },
+		Log:    log.New(io.Discard, "", 0)}}
 	mcpHTTP := mcpserver.NewStreamableHTTPServer(NewMCPServer(uc, "test"), mcpserver.WithStateLess(true), mcpserver.WithEndpointPath("/mcp"))
 	return d.router(7421, mcpHTTP), d.socketRouter(mcpHTTP)
 }

@@ -3,6 +3,7 @@ package store
 import (
 	"errors"
 	"fmt"
+	"runtime/debug"
 
 	"go.etcd.io/bbolt"
 )
@@ -53,6 +54,9 @@ func (c *committer) update(fn func(*bbolt.Tx) error) error {
 
 func (c *committer) loop() {
 	defer close(c.exited)
+	// A write that reads a damaged page past the mapped file faults; make
+	// that a panic transact recovers, not a crash.
+	debug.SetPanicOnFault(true)
 	for {
 		select {
 		case r := <-c.reqs:

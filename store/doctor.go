@@ -1,6 +1,13 @@
 package store
 
 import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"time"
+
 	"github.com/workrail/workrail/engine"
 	"github.com/workrail/workrail/engine/event"
 	"github.com/workrail/workrail/engine/execute"
@@ -27,6 +34,9 @@ func (s *Store) Doctor() ([]Report, error) {
 	out := make([]Report, 0, len(ids))
 	for _, id := range ids {
 		r, err := s.Verify(id)
+		if errors.Is(err, ErrDamaged) {
+			r, err = Report{Session: id, Health: unreadable(err)}, nil
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -66,4 +76,67 @@ func (t *Tx) verify(check func(event.Event) error) (Report, error) {
 	var err error
 	r.IndexProblem, err = t.checkIndexes(evs)
 	return r, err
+}
+
+// FileReport is doctor's verdict on a database file read without a
+// daemon: damage to the file's pages, and each session's health.
+type FileReport struct {
+	Structure []string `json:"structure"`
+	Sessions  []Report `json:"sessions"`
+}
+
+// DoctorFile checks the database at path, which no daemon may be
+// writing. A file whose pages are whole is checked through bbolt, as a
+// daemon checks it; a damaged one is salvaged into a scratch file, and
+// what that keeps is what doctor reports healthy.
+func DoctorFile(path string, timeout time.Duration) (FileReport, error) {
+	rep := FileReport{Structure: []string{}, Sessions: []Report{}}
+	f, err := os.Open(path)
+	if err != nil {
+		return rep, fmt.Errorf("store: %w", err)
+	}
+	defer f.Close()
+	if err := lockShared(f, timeout); err != nil {
+		return rep, err
+	}
+	_, problems, err := readFile(f, false)
+	if err != nil {
+		return rep, err
+	}
+	if len(problems) > 0 {
+		return doctorDamaged(path)
+	}
+	s, err := Open(path, Options{ReadOnly: true, LockTimeout: timeout})
+	if err != nil {
+		return rep, err
+	}
+	defer s.Close()
+	rep.Sessions, err = s.Doctor()
+	return rep, err
+}
+
+func doctorDamaged(path string) (FileReport, error) {
+	dir, err := os.MkdirTemp("", "workrail-doctor-")
+	if err != nil {
+		return FileReport{}, err
+	}
+	defer os.RemoveAll(dir)
+	salvage, err := Salvage(path, filepath.Join(dir, "salvaged.db"))
+	if err != nil {
+		return FileReport{}, err
+	}
+	s, err := Open(filepath.Join(dir, "salvaged.db"), Options{ReadOnly: true})
+	if err != nil {
+		return FileReport{}, err
+	}
+	defer s.Close()
+	rep := FileReport{Structure: salvage.Structure}
+	if rep.Sessions, err = s.Doctor(); err != nil {
+		return rep, err
+	}
+	for _, l := range salvage.Lost {
+		rep.Sessions = append(rep.Sessions, Report{Session: l.Session, Health: execute.Health{Status: execute.Unreadable, Reason: l.Reason}})
+	}
+	sort.Slice(rep.Sessions, func(i, j int) bool { return rep.Sessions[i].Session < rep.Sessions[j].Session })
+	return rep, nil
 }

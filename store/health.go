@@ -31,6 +31,9 @@ func (s *Store) Health(id engine.SessionID) (execute.Health, error) {
 		}
 		return err
 	})
+	if errors.Is(err, ErrDamaged) {
+		h, err = unreadable(err), nil
+	}
 	if err != nil {
 		return execute.Health{}, err
 	}
@@ -105,8 +108,14 @@ func (t *Tx) checkRefs(e event.Event) error {
 	return nil
 }
 
+// unreadable is the health of a session whose pages cannot be read.
+func unreadable(err error) execute.Health {
+	return execute.Health{Status: execute.Unreadable, Reason: unwrapDamage(err)}
+}
+
 // Events returns the session's events up to its last good one, with its
-// health: read-only views still work on a corrupt_tail session.
+// health: read-only views still work on a corrupt_tail session, and on one
+// whose pages are damaged past the events read.
 func (s *Store) Events(id engine.SessionID) ([]event.Event, execute.Health, error) {
 	var evs []event.Event
 	var h execute.Health
@@ -117,22 +126,68 @@ func (s *Store) Events(id engine.SessionID) ([]event.Event, execute.Health, erro
 		})
 		return nil
 	})
+	if errors.Is(err, ErrDamaged) {
+		h, err = unreadable(err), nil
+		h.LastGood = engine.EventIndex(len(evs))
+	}
 	return evs, h, err
 }
 
-// SessionIDs lists every session, in creation order.
+// SessionIDs lists every session, in creation order. Where the file is
+// damaged it falls back to looking each id up on its own, so one damaged
+// page costs only the sessions behind it.
 func (s *Store) SessionIDs() ([]engine.SessionID, error) {
 	var ids []engine.SessionID
-	err := s.db.View(func(tx *bbolt.Tx) error {
-		return tx.Bucket(bucketSessions).ForEachBucket(func(k []byte) error {
-			if len(k) != 8 {
-				return errors.New("store: malformed session key")
-			}
-			ids = append(ids, engine.SessionID(binary.BigEndian.Uint64(k)))
+	err := guarded("list sessions", func() error {
+		return s.db.View(func(tx *bbolt.Tx) error {
+			return tx.Bucket(bucketSessions).ForEachBucket(func(k []byte) error {
+				if len(k) != 8 {
+					return errors.New("store: malformed session key")
+				}
+				ids = append(ids, engine.SessionID(binary.BigEndian.Uint64(k)))
+				return nil
+			})
+		})
+	})
+	if errors.Is(err, ErrDamaged) {
+		return s.probeSessionIDs()
+	}
+	return ids, err
+}
+
+// probeSessionIDs looks up every id the store ever handed out. An id
+// whose lookup fails on damage is listed: its session exists, unreadable.
+func (s *Store) probeSessionIDs() ([]engine.SessionID, error) {
+	top, err := s.topSessionID()
+	if err != nil {
+		return nil, err
+	}
+	var ids []engine.SessionID
+	for n := uint64(1); n <= top; n++ {
+		found := true
+		err := guarded("find session", func() error {
+			return s.db.View(func(tx *bbolt.Tx) error {
+				found = tx.Bucket(bucketSessions).Bucket(sessionKey(engine.SessionID(n))) != nil
+				return nil
+			})
+		})
+		if found || err != nil {
+			ids = append(ids, engine.SessionID(n))
+		}
+	}
+	return ids, nil
+}
+
+// topSessionID is the highest session id the store has handed out.
+func (s *Store) topSessionID() (uint64, error) {
+	var top uint64
+	err := guarded("list sessions", func() error {
+		return s.db.View(func(tx *bbolt.Tx) error {
+			top = tx.Bucket(bucketSessions).Sequence()
 			return nil
 		})
 	})
-	return ids, err
+	return top, err
 }
 
 // Digest is the chain digest of session id's last event: what a verified

@@ -87,6 +87,28 @@ func compareBucket(b *bbolt.Bucket, want map[string][]byte) string {
 	return diff[0]
 }
 
+// refold writes the derived indexes of a session's verified events into
+// its empty index buckets, with the id sequences the appends would have
+// left.
+func refold(t *Tx, evs []event.Event) error {
+	nodes, runs := 0, 0
+	for _, e := range evs {
+		if err := project.Index(indexes{t}, e); err != nil {
+			return fmt.Errorf("store: refold event %d: %w", e.Index, err)
+		}
+		switch e.Kind {
+		case event.NodeCreated:
+			nodes++
+		case event.RunStarted:
+			runs++
+		}
+	}
+	if err := t.b.Bucket(bucketNodes).SetSequence(uint64(nodes)); err != nil {
+		return err
+	}
+	return t.b.Bucket(bucketRuns).SetSequence(uint64(runs))
+}
+
 // RebuildIndexes replaces session id's derived indexes with a refold of its
 // log. The log must verify: indexes are never rebuilt from events that
 // might be damaged.
@@ -109,23 +131,7 @@ func (s *Store) RebuildIndexes(id engine.SessionID) error {
 				return err
 			}
 		}
-		t = newTx(btx, b, id)
-		nodes, runs := 0, 0
-		for _, e := range evs {
-			if err := project.Index(indexes{t}, e); err != nil {
-				return fmt.Errorf("store: refold event %d: %w", e.Index, err)
-			}
-			switch e.Kind {
-			case event.NodeCreated:
-				nodes++
-			case event.RunStarted:
-				runs++
-			}
-		}
-		if err := b.Bucket(bucketNodes).SetSequence(uint64(nodes)); err != nil {
-			return err
-		}
-		return b.Bucket(bucketRuns).SetSequence(uint64(runs))
+		return refold(newTx(btx, b, id), evs)
 	})
 	if err == nil {
 		s.forgetHealth(id)

@@ -8,7 +8,9 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"os"
 	"sync"
+	"syscall"
 	"time"
 
 	"go.etcd.io/bbolt"
@@ -56,18 +58,22 @@ type Store struct {
 	health map[engine.SessionID]execute.Health
 }
 
-// Open opens (creating if needed) the database at path.
+// Open opens (creating if needed) the database at path. Opened for
+// writing, a file whose structure is damaged is refused with a
+// *DamagedError before anything is written; opened read-only (doctor,
+// salvage), every read reports damage as an error wrapping ErrDamaged.
 func Open(path string, o Options) (*Store, error) {
 	if o.LockTimeout == 0 {
 		o.LockTimeout = time.Second
 	}
-	db, err := bbolt.Open(path, 0o600, &bbolt.Options{Timeout: o.LockTimeout, ReadOnly: o.ReadOnly,
-		NoFreelistSync: true, FreelistType: bbolt.FreelistMapType})
-	if errors.Is(err, bolterrors.ErrTimeout) {
-		return nil, ErrLocked
+	if !o.ReadOnly {
+		if err := checkStructure(path, o.LockTimeout); err != nil {
+			return nil, err
+		}
 	}
+	db, err := open(path, o.LockTimeout, o.ReadOnly)
 	if err != nil {
-		return nil, fmt.Errorf("store: open %s: %w", path, err)
+		return nil, err
 	}
 	if !o.ReadOnly {
 		if err := db.Update(migrate); err != nil {
@@ -78,6 +84,84 @@ func Open(path string, o Options) (*Store, error) {
 	s := &Store{db: db, health: map[engine.SessionID]execute.Health{}}
 	s.commit = newCommitter(db)
 	return s, nil
+}
+
+// open opens the bbolt file. The free list is not written with each
+// commit (NoFreelistSync): bbolt rebuilds it from the reachable pages when
+// it opens the file for writing, so a damaged free list cannot hand out a
+// page still in use.
+func open(path string, timeout time.Duration, readOnly bool) (*bbolt.DB, error) {
+	var db *bbolt.DB
+	var file *os.File
+	keep := func(name string, flag int, perm os.FileMode) (*os.File, error) {
+		var err error
+		file, err = os.OpenFile(name, flag, perm)
+		return file, err
+	}
+	err := guarded("open "+path, func() error {
+		var err error
+		db, err = bbolt.Open(path, 0o600, &bbolt.Options{Timeout: timeout, ReadOnly: readOnly,
+			NoFreelistSync: true, FreelistType: bbolt.FreelistMapType, OpenFile: keep})
+		return err
+	})
+	if errors.Is(err, ErrDamaged) && file != nil {
+		file.Close() // bbolt panicked holding it, and its lock
+	}
+	switch {
+	case errors.Is(err, bolterrors.ErrTimeout):
+		return nil, ErrLocked
+	case errors.Is(err, ErrDamaged):
+		return nil, &DamagedError{Path: path, Problems: []string{unwrapDamage(err)}}
+	case err != nil:
+		return nil, fmt.Errorf("store: open %s: %w", path, err)
+	}
+	return db, nil
+}
+
+// checkStructure reads an existing file's pages before it is opened for
+// writing: opening for writing scans every reachable page in a way that
+// crashes or loops on damage, and writing into damage spreads it.
+func checkStructure(path string, timeout time.Duration) error {
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("store: %w", err)
+	}
+	defer f.Close()
+	// A shared lock: no writer is changing the pages while they are read,
+	// and a running daemon is reported as such, not as damage.
+	if err := lockShared(f, timeout); err != nil {
+		return err
+	}
+	_, problems, err := readFile(f, false)
+	if err != nil {
+		return fmt.Errorf("store: read %s: %w", path, err)
+	}
+	if len(problems) > 0 {
+		return &DamagedError{Path: path, Problems: problems}
+	}
+	return nil
+}
+
+// lockShared takes a shared flock on f, waiting up to timeout while
+// another process holds it exclusively (a daemon); closing f releases it.
+func lockShared(f *os.File, timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
+	for {
+		err := syscall.Flock(int(f.Fd()), syscall.LOCK_SH|syscall.LOCK_NB)
+		if err == nil {
+			return nil
+		}
+		if !errors.Is(err, syscall.EWOULDBLOCK) {
+			return fmt.Errorf("store: lock %s: %w", f.Name(), err)
+		}
+		if time.Now().After(deadline) {
+			return ErrLocked
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 }
 
 // Close stops the writer and closes the file.

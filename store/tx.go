@@ -39,14 +39,9 @@ func (s *Store) Create(fn func(execute.Tx) error) (engine.SessionID, error) {
 			return err
 		}
 		id = engine.SessionID(seq)
-		b, err := root.CreateBucket(sessionKey(id))
+		b, err := createSession(root, id)
 		if err != nil {
-			return fmt.Errorf("store: create session %s: %w", id, err)
-		}
-		for _, name := range [][]byte{bucketEvents, bucketChain, bucketNodes, bucketRuns, bucketAttempts} {
-			if _, err := b.CreateBucket(name); err != nil {
-				return err
-			}
+			return err
 		}
 		return fn(newTx(btx, b, id))
 	})
@@ -54,6 +49,20 @@ func (s *Store) Create(fn func(execute.Tx) error) (engine.SessionID, error) {
 		s.setHealth(id, execute.Health{Status: execute.Healthy})
 	}
 	return id, err
+}
+
+// createSession makes the buckets of a new session.
+func createSession(root *bbolt.Bucket, id engine.SessionID) (*bbolt.Bucket, error) {
+	b, err := root.CreateBucket(sessionKey(id))
+	if err != nil {
+		return nil, fmt.Errorf("store: create session %s: %w", id, err)
+	}
+	for _, name := range [][]byte{bucketEvents, bucketChain, bucketNodes, bucketRuns, bucketAttempts} {
+		if _, err := b.CreateBucket(name); err != nil {
+			return nil, err
+		}
+	}
+	return b, nil
 }
 
 // Update runs fn in a write transaction on session id. fn may run more than
@@ -86,13 +95,17 @@ func (s *Store) View(id engine.SessionID, fn func(execute.Tx) error) error {
 	return s.view(id, func(t *Tx) error { return fn(t) })
 }
 
+// view runs fn in a read transaction; damage it runs into is an error
+// wrapping ErrDamaged, never a crash.
 func (s *Store) view(id engine.SessionID, fn func(*Tx) error) error {
-	return s.db.View(func(btx *bbolt.Tx) error {
-		b := btx.Bucket(bucketSessions).Bucket(sessionKey(id))
-		if b == nil {
-			return fmt.Errorf("store: session %s: %w", id, engine.ErrNotFound)
-		}
-		return fn(newTx(btx, b, id))
+	return guarded(fmt.Sprintf("session %s", id), func() error {
+		return s.db.View(func(btx *bbolt.Tx) error {
+			b := btx.Bucket(bucketSessions).Bucket(sessionKey(id))
+			if b == nil {
+				return fmt.Errorf("store: session %s: %w", id, engine.ErrNotFound)
+			}
+			return fn(newTx(btx, b, id))
+		})
 	})
 }
 

@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/workrail/workrail/engine/execute"
@@ -18,12 +19,13 @@ import (
 )
 
 // runDoctor verifies every session: through the running daemon when there
-// is one (it owns the file), otherwise by opening the database read-only.
+// is one (it owns the file), otherwise by reading the file itself.
 func runDoctor(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("doctor", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	asJSON := fs.Bool("json", false, "print the reports as JSON")
 	rebuild := fs.Bool("rebuild-indexes", false, "rebuild the derived indexes of sessions whose log is healthy but whose indexes differ (stop the daemon first)")
+	salvage := fs.String("salvage", "", "copy every intact session into the new database `FILE` (stop the daemon first)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -32,19 +34,26 @@ func runDoctor(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "workrail doctor:", err)
 		return 1
 	}
-	if *rebuild {
-		if err := rebuildIndexes(h, stdout); err != nil {
-			fmt.Fprintln(stderr, "workrail doctor:", err)
-			return 1
-		}
+	switch {
+	case *salvage != "":
+		err = salvageInto(h, *salvage, stdout)
+	case *rebuild:
+		err = rebuildIndexes(h, stdout)
 	}
-	reports, err := doctorReports(h)
+	if err != nil {
+		fmt.Fprintln(stderr, "workrail doctor:", err)
+		return 1
+	}
+	if *salvage != "" {
+		return 0
+	}
+	rep, err := doctorReport(h)
 	if err != nil {
 		fmt.Fprintln(stderr, "workrail doctor:", err)
 		return 1
 	}
 	healthy := 0
-	for _, r := range reports {
+	for _, r := range rep.Sessions {
 		if r.OK() {
 			healthy++
 		}
@@ -52,50 +61,54 @@ func runDoctor(args []string, stdout, stderr io.Writer) int {
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
-		enc.Encode(map[string]any{"sessions": reports, "healthy": healthy, "total": len(reports)})
+		enc.Encode(map[string]any{"structure": rep.Structure, "sessions": rep.Sessions, "healthy": healthy, "total": len(rep.Sessions)})
 	} else {
-		printReports(stdout, reports, healthy)
+		printReport(stdout, h, rep, healthy)
 	}
-	if healthy != len(reports) {
+	if healthy != len(rep.Sessions) || len(rep.Structure) > 0 {
 		return 1
 	}
 	return 0
 }
 
-func printReports(w io.Writer, reports []store.Report, healthy int) {
-	for _, r := range reports {
+func printReport(w io.Writer, h home.Dir, rep store.FileReport, healthy int) {
+	for _, p := range rep.Structure {
+		fmt.Fprintf(w, "file damaged: %s\n", p)
+	}
+	for _, r := range rep.Sessions {
 		switch {
 		case r.OK():
 			fmt.Fprintf(w, "%-10s healthy (%d events)\n", r.Session, r.Health.LastGood)
 		case r.Health.Status == execute.Healthy:
 			fmt.Fprintf(w, "%-10s healthy log, damaged indexes: %s\n", r.Session, r.IndexProblem)
+		case r.Health.Status == execute.Unreadable:
+			fmt.Fprintf(w, "%-10s unreadable: %s\n", r.Session, r.Health.Reason)
 		default:
 			fmt.Fprintf(w, "%-10s %s at index %d: %s\n", r.Session, r.Health.Status, r.Health.FirstBad, r.Health.Reason)
 		}
 	}
-	fmt.Fprintf(w, "%d of %d sessions healthy\n", healthy, len(reports))
+	fmt.Fprintf(w, "%d of %d sessions healthy\n", healthy, len(rep.Sessions))
+	if len(rep.Structure) > 0 {
+		fmt.Fprintf(w, "The database file is damaged; the healthy sessions above are those a salvage keeps. Stop the daemon, then run\n"+
+			"  workrail doctor --salvage %s\n", filepath.Join(string(h), "salvaged.db"))
+	}
 }
 
-// doctorReports asks the daemon on the home's socket when one answers
-// (it owns the file), else reads the file itself; whatever daemon.json
-// says.
-func doctorReports(h home.Dir) ([]store.Report, error) {
+// doctorReport asks the daemon on the home's socket when one answers (it
+// owns the file), else reads the file itself; whatever daemon.json says.
+func doctorReport(h home.Dir) (store.FileReport, error) {
 	reports, err := doctorViaDaemon(h)
 	if err == nil {
-		return reports, nil
+		return store.FileReport{Structure: []string{}, Sessions: reports}, nil
 	}
 	if _, err := os.Stat(h.DB()); errors.Is(err, os.ErrNotExist) {
-		return nil, nil
+		return store.FileReport{}, nil
 	}
-	s, err := store.Open(h.DB(), store.Options{ReadOnly: true})
+	rep, err := store.DoctorFile(h.DB(), time.Second)
 	if errors.Is(err, store.ErrLocked) {
-		return nil, fmt.Errorf("another process holds %s but no daemon answers on %s; if a workrail daemon is stuck, stop it and run doctor again", h.DB(), h.Socket())
+		return rep, fmt.Errorf("another process holds %s but no daemon answers on %s; if a workrail daemon is stuck, stop it and run doctor again", h.DB(), h.Socket())
 	}
-	if err != nil {
-		return nil, err
-	}
-	defer s.Close()
-	return s.Doctor()
+	return rep, err
 }
 
 func doctorViaDaemon(h home.Dir) ([]store.Report, error) {
@@ -116,11 +129,37 @@ func doctorViaDaemon(h home.Dir) ([]store.Report, error) {
 	return out, json.NewDecoder(resp.Body).Decode(&out)
 }
 
+// stopped refuses to go on while a daemon owns the database.
+func stopped(h home.Dir) error {
+	if _, err := doctorViaDaemon(h); err == nil {
+		return errors.New("the daemon is running and owns the database: stop it first")
+	}
+	return nil
+}
+
+// salvageInto copies every intact session into a new database and says
+// how to put it in place.
+func salvageInto(h home.Dir, out string, w io.Writer) error {
+	if err := stopped(h); err != nil {
+		return err
+	}
+	rep, err := store.Salvage(h.DB(), out)
+	if err != nil {
+		return err
+	}
+	for _, l := range rep.Lost {
+		fmt.Fprintf(w, "%-10s lost: %s\n", l.Session, l.Reason)
+	}
+	fmt.Fprintf(w, "Salvaged %d of %d sessions into %s.\n", len(rep.Salvaged), len(rep.Salvaged)+len(rep.Lost), out)
+	fmt.Fprintf(w, "To use it, with the daemon stopped:\n  mv %s %s.damaged && mv %s %s\n", h.DB(), h.DB(), out, h.DB())
+	return nil
+}
+
 // rebuildIndexes refolds the indexes of every session doctor finds them
 // damaged in. It needs the file to itself.
 func rebuildIndexes(h home.Dir, w io.Writer) error {
-	if info, err := h.ReadInfo(); err == nil && info.Alive() {
-		return fmt.Errorf("the daemon (pid %d) owns the database: stop it, then run doctor --rebuild-indexes again", info.PID)
+	if err := stopped(h); err != nil {
+		return err
 	}
 	s, err := store.Open(h.DB(), store.Options{})
 	if errors.Is(err, store.ErrLocked) {

@@ -21,8 +21,10 @@ Usage:
       stdio MCP server for your IDE (starts the daemon if needed)
   workrail validate [--json] [--bundled] FILE…
       check workflow files; exit 0 only if all are valid
-  workrail doctor [--json] [--rebuild-indexes]
-      verify every stored session; exit 0 only if all are healthy
+  workrail doctor [--json] [--rebuild-indexes | --salvage NEW.db]
+      verify every stored session; exit 0 only if all are healthy; with
+      the daemon stopped, rebuild damaged indexes or copy every intact
+      session of a damaged file into a new one
   workrail keys rotate
       sign new tokens with a fresh key (old tokens keep working)
   workrail version

@@ -61,6 +61,10 @@ const (
 	// not match a refold of it. Nothing is lost; `workrail doctor
 	// --rebuild-indexes` refolds them.
 	IndexesDamaged HealthStatus = "indexes_damaged"
+	// Unreadable: the database file is damaged where the session's records
+	// live, so they cannot be read at all. `workrail doctor --salvage`
+	// copies every intact session into a new file.
+	Unreadable HealthStatus = "unreadable"
 )
 
 // Health is the verified state of one session. Execution runs only on a

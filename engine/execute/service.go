@@ -103,6 +103,10 @@ func (s *Service) checkHealth(sid engine.SessionID) error {
 		return engine.Errorf(engine.CodeSessionCorrupt,
 			"session %s has a complete, verified log but its indexes do not match it (%s), so it is not run from them. Nothing is lost: stop the daemon and run `workrail doctor --rebuild-indexes`, then send this call again; or start a new run with start_workflow.",
 			sid, h.Reason).With("indexProblem", h.Reason).With("lastGoodIndex", h.LastGood)
+	case Unreadable:
+		return engine.Errorf(engine.CodeSessionCorrupt,
+			"the database file is damaged where session %s is stored (%s), so it cannot be read or run. Other sessions are not affected. Start a new run with start_workflow; to recover what is intact, stop the daemon and run `workrail doctor`, then `workrail doctor --salvage NEW.db`.",
+			sid, h.Reason).With("damage", h.Reason)
 	default:
 		return engine.Errorf(engine.CodeSessionCorrupt,
 			"session %s failed verification at event %d (%s); it is read-only. Start a new run with start_workflow; run `workrail doctor` to inspect.",

@@ -1,0 +1,97 @@
+package e2e
+
+import (
+	"encoding/binary"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"go.etcd.io/bbolt"
+)
+
+// A damaged page in the database file: before, the daemon panicked on
+// open, every initialize failed with a Go stack trace and doctor itself
+// crashed. Now the daemon refuses the file saying what to run, the shim
+// relays that, doctor says which sessions are intact, and a salvage
+// brings them back under the tokens agents already hold.
+func TestDamagedFileIsRefusedAndSalvaged(t *testing.T) {
+	home := newHome(t)
+	c := startShim(t, home)
+	var runs []result
+	for _, notes := range []string{"one", "two", "three"} {
+		r := startHello(t, c)
+		runs = append(runs, advance(t, c, r, notes))
+	}
+	stopDaemon(t, home)
+	// Give session 2's events their own page, then scramble that page's
+	// type: a structural flaw, not a changed value.
+	var page uint64
+	damage(t, home, func(tx *bbolt.Tx) error {
+		page = uint64(tx.Bucket([]byte("sessions")).Bucket(binary.BigEndian.AppendUint64(nil, 2)).Bucket([]byte("events")).Root())
+		return nil
+	})
+	if page == 0 {
+		t.Fatal("session 2's events are inline; the test needs a session with a page of its own")
+	}
+	db := filepath.Join(home, "workrail.db")
+	flipByte(t, db, int64(page)*4096+8, 0x40)
+
+	r := rawToolCall(t, home, "list_workflows")
+	if str(r.S, "error", "code") != "DAEMON_UNAVAILABLE" || !strings.Contains(r.Text, "doctor --salvage") || strings.Contains(r.Text, "goroutine") {
+		t.Fatalf("the shim's answer on a damaged file:\n%s", r.Text)
+	}
+	rep, code, stderr := runDoctor(t, home)
+	status := map[string]string{}
+	for _, s := range rep.Sessions {
+		status[s.SessionID] = s.Health.Status
+	}
+	if code != 1 || len(rep.Structure) == 0 || status["ses_1"] != "healthy" || status["ses_2"] != "unreadable" || status["ses_3"] != "healthy" {
+		t.Fatalf("doctor on a damaged file: exit %d, %+v, stderr %s", code, rep, stderr)
+	}
+
+	out := filepath.Join(home, "salvaged.db")
+	cmd := exec.Command(bin, "doctor", "--salvage", out)
+	cmd.Env = procEnv(home)
+	msg, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(msg), "Salvaged 2 of 3 sessions") || !strings.Contains(string(msg), "mv ") {
+		t.Fatalf("salvage: %v\n%s", err, msg)
+	}
+	if err := os.Rename(db, db+".damaged"); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(out, db); err != nil {
+		t.Fatal(err)
+	}
+	// The intact runs go on with the tokens the agent already has; the
+	// lost one is refused, and its id is never handed out again.
+	c = startShim(t, home)
+	for _, i := range []int{0, 2} {
+		if next := advance(t, c, runs[i], "after salvage"); next.kind() != "step" && next.kind() != "complete" {
+			t.Fatalf("run %d after salvage: %s", i+1, next.Text)
+		}
+	}
+	expectCode(t, advance(t, c, runs[1], "lost"), "TOKEN_UNKNOWN_NODE")
+	if fresh := startHello(t, c); str(fresh.S, "session", "sessionId") != "ses_4" {
+		t.Fatalf("a new session after salvage is %s; want ses_4", str(fresh.S, "session", "sessionId"))
+	}
+	healthyDoctor(t, home)
+}
+
+func flipByte(t *testing.T, path string, at int64, mask byte) {
+	t.Helper()
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	b := make([]byte, 1)
+	if _, err := f.ReadAt(b, at); err != nil {
+		t.Fatal(err)
+	}
+	b[0] ^= mask
+	if _, err := f.WriteAt(b, at); err != nil {
+		t.Fatal(err)
+	}
+}
