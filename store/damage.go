@@ -33,7 +33,7 @@ func (e *DamagedError) Unwrap() error { return ErrDamaged }
 // bbolt panics on a page it cannot make sense of, and reading a page past
 // the end of the mapped file faults, which SetPanicOnFault makes a panic
 // here instead of a crash. Only damage makes these happen.
-func guarded(what string, fn func() error) (err error) {
+func guarded(what fmt.Stringer, fn func() error) (err error) {
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	defer func() {
 		if p := recover(); p != nil {
@@ -42,6 +42,11 @@ func guarded(what string, fn func() error) (err error) {
 	}()
 	return fn()
 }
+
+// label names what a guarded read was doing.
+type label string
+
+func (l label) String() string { return string(l) }
 
 // unwrapDamage is the readable part of a damage error.
 func unwrapDamage(err error) string {

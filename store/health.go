@@ -138,7 +138,7 @@ func (s *Store) Events(id engine.SessionID) ([]event.Event, execute.Health, erro
 // page costs only the sessions behind it.
 func (s *Store) SessionIDs() ([]engine.SessionID, error) {
 	var ids []engine.SessionID
-	err := guarded("list sessions", func() error {
+	err := guarded(label("list sessions"), func() error {
 		return s.db.View(func(tx *bbolt.Tx) error {
 			return tx.Bucket(bucketSessions).ForEachBucket(func(k []byte) error {
 				if len(k) != 8 {
@@ -165,7 +165,7 @@ func (s *Store) probeSessionIDs() ([]engine.SessionID, error) {
 	var ids []engine.SessionID
 	for n := uint64(1); n <= top; n++ {
 		found := true
-		err := guarded("find session", func() error {
+		err := guarded(label("find session"), func() error {
 			return s.db.View(func(tx *bbolt.Tx) error {
 				found = tx.Bucket(bucketSessions).Bucket(sessionKey(engine.SessionID(n))) != nil
 				return nil
@@ -181,7 +181,7 @@ func (s *Store) probeSessionIDs() ([]engine.SessionID, error) {
 // topSessionID is the highest session id the store has handed out.
 func (s *Store) topSessionID() (uint64, error) {
 	var top uint64
-	err := guarded("list sessions", func() error {
+	err := guarded(label("list sessions"), func() error {
 		return s.db.View(func(tx *bbolt.Tx) error {
 			top = tx.Bucket(bucketSessions).Sequence()
 			return nil

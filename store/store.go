@@ -98,7 +98,7 @@ func open(path string, timeout time.Duration, readOnly bool) (*bbolt.DB, error) 
 		file, err = os.OpenFile(name, flag, perm)
 		return file, err
 	}
-	err := guarded("open "+path, func() error {
+	err := guarded(label("open "+path), func() error {
 		var err error
 		db, err = bbolt.Open(path, 0o600, &bbolt.Options{Timeout: timeout, ReadOnly: readOnly,
 			NoFreelistSync: true, FreelistType: bbolt.FreelistMapType, OpenFile: keep})

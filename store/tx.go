@@ -98,7 +98,7 @@ func (s *Store) View(id engine.SessionID, fn func(execute.Tx) error) error {
 // view runs fn in a read transaction; damage it runs into is an error
 // wrapping ErrDamaged, never a crash.
 func (s *Store) view(id engine.SessionID, fn func(*Tx) error) error {
-	return guarded(fmt.Sprintf("session %s", id), func() error {
+	return guarded(id, func() error {
 		return s.db.View(func(btx *bbolt.Tx) error {
 			b := btx.Bucket(bucketSessions).Bucket(sessionKey(id))
 			if b == nil {

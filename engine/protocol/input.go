@@ -12,8 +12,10 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/workrail/workrail/engine"
+	"github.com/workrail/workrail/engine/canon"
 	"github.com/workrail/workrail/engine/workflow"
 )
 
@@ -130,20 +132,26 @@ func parseArgs(raw []byte, v any, tool ToolName) *engine.Error {
 	if err := json.Unmarshal(raw, &top); err != nil {
 		return engine.Errorf(engine.CodeInvalidInput, "the arguments must be a JSON object: %v", err)
 	}
-	if e := checkDuplicates(raw); e != nil {
-		return e
+	// The canonical form refuses duplicate keys among other things; only
+	// then is it worth finding which key, to name it.
+	_, canonErr := canon.JSON(json.RawMessage(raw))
+	if canonErr != nil {
+		if e := checkDuplicates(raw); e != nil {
+			return e
+		}
 	}
 	t := reflect.TypeOf(v).Elem()
-	if e := (keyCheck{tool: tool, args: t}).walk(raw, t, ""); e != nil {
+	if e := (keyCheck{tool: tool, args: t}).object(top, t, ""); e != nil {
 		return e
 	}
-	if e := checkStorable(raw); e != nil {
-		return e
-	}
-	if e := checkTypes(raw, t, ""); e != nil {
+	if e := storable(raw, canonErr); e != nil {
 		return e
 	}
 	if err := decodeExact(raw, v); err != nil {
+		// Name the first value of the wrong type by its pointer.
+		if e := checkTypes(raw, t, ""); e != nil {
+			return e
+		}
 		return engine.Errorf(engine.CodeInvalidInput, "the arguments could not be read: %v", err)
 	}
 	return nil
@@ -189,9 +197,17 @@ func (c keyCheck) walk(raw json.RawMessage, t reflect.Type, prefix string) *engi
 		}
 		return nil
 	}
-	st, ok := structOf(t)
 	var m map[string]json.RawMessage
-	if !ok || json.Unmarshal(raw, &m) != nil {
+	if _, ok := structOf(t); !ok || json.Unmarshal(raw, &m) != nil {
+		return nil
+	}
+	return c.object(m, t, prefix)
+}
+
+// object is walk for an object already decoded into m.
+func (c keyCheck) object(m map[string]json.RawMessage, t reflect.Type, prefix string) *engine.Error {
+	st, ok := structOf(t)
+	if !ok {
 		return nil
 	}
 	fields := fieldsOf(st)
@@ -318,7 +334,20 @@ type field struct {
 }
 
 // fieldsOf lists the JSON fields of struct type t in declaration order.
+// fieldsOf lists the JSON fields of struct type t (computed once per
+// type: every call of a tool asks).
 func fieldsOf(t reflect.Type) []field {
+	if fs, ok := fieldCache.Load(t); ok {
+		return fs.([]field)
+	}
+	fs := structFields(t)
+	fieldCache.Store(t, fs)
+	return fs
+}
+
+var fieldCache sync.Map // reflect.Type → []field
+
+func structFields(t reflect.Type) []field {
 	var fs []field
 	for i := 0; i < t.NumField(); i++ {
 		sf := t.Field(i)

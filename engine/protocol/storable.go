@@ -15,6 +15,12 @@ import (
 // such as an unpaired surrogate escape. Canonical JSON is compositional,
 // so every part of arguments that pass can be stored.
 func checkStorable(raw []byte) *engine.Error {
+	_, err := canon.JSON(json.RawMessage(raw))
+	return storable(raw, err)
+}
+
+// storable is checkStorable given what the canonical form made of raw.
+func storable(raw []byte, canonErr error) *engine.Error {
 	var v any
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
@@ -24,9 +30,9 @@ func checkStorable(raw []byte) *engine.Error {
 	if bad := canon.BadNumbers(v); len(bad) > 0 {
 		return engine.Errorf(engine.CodeInvalidInput, "%s: %v; send it as a string.", bad[0].Pointer, bad[0].Err).With("pointer", bad[0].Pointer)
 	}
-	if _, err := canon.JSON(json.RawMessage(raw)); err != nil {
+	if canonErr != nil {
 		return engine.Errorf(engine.CodeInvalidInput,
-			"the arguments cannot be stored as canonical JSON (%v). Strings must be valid Unicode: no invalid UTF-8 and no unpaired surrogate escapes such as \\ud800.", err)
+			"the arguments cannot be stored as canonical JSON (%v). Strings must be valid Unicode: no invalid UTF-8 and no unpaired surrogate escapes such as \\ud800.", canonErr)
 	}
 	return nil
 }
