@@ -20,6 +20,8 @@ import (
 // health and, through the store port, its records. The bbolt store and
 // the in-memory one both provide it.
 type Store interface {
+	// Changes is a cursor that moves whenever anything is written.
+	Changes() uint64
 	SessionIDs() ([]engine.SessionID, error)
 	Health(engine.SessionID) (execute.Health, error)
 	View(engine.SessionID, func(execute.Tx) error) error
@@ -87,9 +89,16 @@ func (c *Console) Routes(r chi.Router) {
 	r.Get("/", c.sessionList)
 }
 
-// sessionList renders the sessions page, or only its table for an htmx
-// refresh.
+// sessionList renders the sessions page, or for an htmx refresh only the
+// polled table; a poll that saw the current change cursor gets 204 and
+// nothing is read or rendered.
 func (c *Console) sessionList(w http.ResponseWriter, r *http.Request) {
+	cursor := strconv.FormatUint(c.store.Changes(), 10)
+	htmx := r.Header.Get("HX-Request") == "true"
+	if htmx && r.URL.Query().Get("since") == cursor {
+		w.WriteHeader(http.StatusNoContent)
+		return
+	}
 	sessions, err := c.sessions()
 	if err != nil {
 		c.logf("console: list sessions: %v", err)
@@ -97,9 +106,9 @@ func (c *Console) sessionList(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	page := sessionsPage(c.version, sessions)
-	if r.Header.Get("HX-Request") == "true" {
-		page = sessionsTable(sessions)
+	page := sessionsPage(c.version, cursor, sessions)
+	if htmx {
+		page = sessionsPoll(cursor, sessions)
 	}
 	if err := page.Render(r.Context(), w); err != nil {
 		c.logf("console: render sessions: %v", err)

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime/debug"
+	"sync/atomic"
 
 	"go.etcd.io/bbolt"
 )
@@ -12,8 +13,9 @@ import (
 // in flight share the next transaction (and its fsync); a lone request
 // commits at once, with no batching delay.
 type committer struct {
-	db     *bbolt.DB
-	reqs   chan *writeReq
+	db      *bbolt.DB
+	changes atomic.Uint64 // committed transactions, for pollers
+	reqs    chan *writeReq
 	done   chan struct{} // closed to ask the loop to stop
 	exited chan struct{} // closed when the loop has stopped
 }
@@ -107,6 +109,11 @@ func (c *committer) run(group []*writeReq) {
 // transaction back and fails only the requests in it, instead of taking the
 // daemon and every other session down with the writer goroutine.
 func (c *committer) transact(fn func(*bbolt.Tx) error) (err error) {
+	defer func() {
+		if err == nil {
+			c.changes.Add(1)
+		}
+	}()
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("store: write transaction panicked: %v", p)

@@ -170,6 +170,10 @@ func (s *Store) Close() error {
 	return s.db.Close()
 }
 
+// Changes counts the write transactions committed since the store was
+// opened: a cursor a poller compares to learn that nothing changed.
+func (s *Store) Changes() uint64 { return s.commit.changes.Load() }
+
 // Path is the file the store uses.
 func (s *Store) Path() string { return s.db.Path() }
 

@@ -28,6 +28,7 @@ type Store struct {
 	snapshots map[engine.Digest][]byte
 	workflows map[engine.Digest][]byte
 	health    map[engine.SessionID]execute.Health
+	changes   uint64
 }
 
 type session struct {
@@ -109,6 +110,13 @@ func (s *Store) SetHealth(id engine.SessionID, h execute.Health) {
 	s.health[id] = h
 }
 
+// Changes counts the write transactions committed.
+func (s *Store) Changes() uint64 {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.changes
+}
+
 // SessionIDs lists every session in creation order.
 func (s *Store) SessionIDs() ([]engine.SessionID, error) {
 	s.mu.RLock()
@@ -157,6 +165,7 @@ func (s *Store) begin(id engine.SessionID, sess *session, writable bool) *tx {
 }
 
 func (s *Store) commit(t *tx) {
+	s.changes++
 	s.sessions[t.id-1] = t.sess
 	for d, b := range t.snapshots {
 		s.snapshots[d] = b
