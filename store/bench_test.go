@@ -2,10 +2,17 @@ package store
 
 import (
 	"encoding/binary"
+	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"go.etcd.io/bbolt"
+
+	"github.com/workrail/workrail/engine"
+	"github.com/workrail/workrail/engine/event"
+	"github.com/workrail/workrail/engine/execute"
+	"github.com/workrail/workrail/engine/run"
 )
 
 // BenchmarkCommitFloor measures what an advance cannot go below on this
@@ -45,4 +52,77 @@ func BenchmarkCommitFloor(b *testing.B) {
 			}
 		})
 	}
+}
+
+// BenchmarkOpen measures opening a database of 2,000 sessions of 20 nodes
+// for writing (the page check, then bbolt's own open) and, apart, the
+// page check alone.
+func BenchmarkOpen(b *testing.B) {
+	path := filepath.Join(b.TempDir(), "big.db")
+	s, err := Open(path, Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for range 2000 {
+		if _, err := s.Create(func(tx execute.Tx) error { return fillSession(tx, 20) }); err != nil {
+			b.Fatal(err)
+		}
+	}
+	s.Close()
+	fi, _ := os.Stat(path)
+	b.Run("check", func(b *testing.B) {
+		for b.Loop() {
+			if err := checkStructure(path, time.Second); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.ReportMetric(float64(fi.Size())/1e6, "MB")
+	})
+	b.Run("open", func(b *testing.B) {
+		for b.Loop() {
+			s, err := Open(path, Options{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			s.Close()
+		}
+	})
+}
+
+// fillSession appends a run of n nodes, each with a small output.
+func fillSession(tx execute.Tx, n int) error {
+	if _, err := tx.Append(0, 0, &event.SessionCreatedData{CreatedAt: "2026-01-01T00:00:00Z"}); err != nil {
+		return err
+	}
+	r, err := tx.NewRunID()
+	if err != nil {
+		return err
+	}
+	if _, err := tx.Append(r, 0, &event.RunStartedData{WorkflowID: "wr.x"}); err != nil {
+		return err
+	}
+	var prev engine.NodeID
+	for i := range n {
+		id, err := tx.NewNodeID()
+		if err != nil {
+			return err
+		}
+		ref, err := tx.PutSnapshot(run.Snapshot{V: i, Position: run.Position{Kind: run.Complete}})
+		if err != nil {
+			return err
+		}
+		if _, err := tx.Append(r, id, &event.NodeCreatedData{NodeKind: event.NodeStep, Snapshot: ref}); err != nil {
+			return err
+		}
+		if prev != 0 {
+			if _, err := tx.Append(r, id, &event.EdgeCreatedData{EdgeKind: event.EdgeAckedStep, From: prev, To: id}); err != nil {
+				return err
+			}
+		}
+		if _, err := tx.Append(r, id, &event.NodeOutputAppendedData{StepID: "s", NotesMarkdown: "did the step and found what it asked for"}); err != nil {
+			return err
+		}
+		prev = id
+	}
+	return nil
 }
