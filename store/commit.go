@@ -16,8 +16,8 @@ type committer struct {
 	db      *bbolt.DB
 	changes atomic.Uint64 // committed transactions, for pollers
 	reqs    chan *writeReq
-	done   chan struct{} // closed to ask the loop to stop
-	exited chan struct{} // closed when the loop has stopped
+	done    chan struct{} // closed to ask the loop to stop
+	exited  chan struct{} // closed when the loop has stopped
 }
 
 type writeReq struct {
