@@ -24,6 +24,8 @@ type Store interface {
 	Changes() uint64
 	SessionIDs() ([]engine.SessionID, error)
 	Health(engine.SessionID) (execute.Health, error)
+	// Events is a session's log up to its last good event.
+	Events(engine.SessionID) ([]event.Event, execute.Health, error)
 	View(engine.SessionID, func(execute.Tx) error) error
 }
 
@@ -87,6 +89,8 @@ func (c *Console) row(id engine.SessionID) (sessionRow, error) {
 // Routes mounts the Console's pages on r.
 func (c *Console) Routes(r chi.Router) {
 	r.Get("/", c.sessionList)
+	r.Get("/sessions/{session}", c.sessionShow)
+	r.NotFound(c.notFound)
 }
 
 // sessionList renders the sessions page, or for an htmx refresh only the
@@ -101,18 +105,14 @@ func (c *Console) sessionList(w http.ResponseWriter, r *http.Request) {
 	}
 	sessions, err := c.sessions()
 	if err != nil {
-		c.logf("console: list sessions: %v", err)
-		http.Error(w, "internal error; the daemon log has the details", http.StatusInternalServerError)
+		c.fail(w, r, "the sessions", err)
 		return
 	}
-	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	page := sessionsPage(c.version, cursor, sessions)
 	if htmx {
 		page = sessionsPoll(cursor, sessions)
 	}
-	if err := page.Render(r.Context(), w); err != nil {
-		c.logf("console: render sessions: %v", err)
-	}
+	c.render(w, r, http.StatusOK, page)
 }
 
 func eventCount(s sessionRow) string { return strconv.FormatUint(uint64(s.Events), 10) }

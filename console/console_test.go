@@ -11,6 +11,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -149,5 +150,29 @@ func TestPollAnswersNoContentUntilSomethingChanged(t *testing.T) {
 	consoleWith(t, st, 1) // another run starts
 	if got := poll(now); got != http.StatusOK {
 		t.Fatalf("poll after a change = %d; want 200", got)
+	}
+}
+
+func getPath(t *testing.T, h http.Handler, path string) (int, string) {
+	t.Helper()
+	req := httptest.NewRequest(http.MethodGet, path, nil)
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	b, _ := io.ReadAll(rec.Body)
+	return rec.Code, string(b)
+}
+
+func TestSessionPage(t *testing.T) {
+	h := consoleWith(t, memstore.New(), 2)
+	code, body := getPath(t, h, "/sessions/ses_2")
+	if code != http.StatusOK {
+		t.Fatalf("GET /sessions/ses_2 = %d", code)
+	}
+	golden(t, "session.html", body)
+	for _, path := range []string{"/sessions/ses_9", "/sessions/nope", "/nowhere"} {
+		code, body := getPath(t, h, path)
+		if code != http.StatusNotFound || !strings.Contains(body, "Back to all sessions") {
+			t.Errorf("GET %s = %d; want the styled 404 page", path, code)
+		}
 	}
 }
