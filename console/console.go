@@ -90,6 +90,7 @@ func (c *Console) row(id engine.SessionID) (sessionRow, error) {
 func (c *Console) Routes(r chi.Router) {
 	r.Get("/", c.sessionList)
 	r.Get("/sessions/{session}", c.sessionShow)
+	r.Get("/gaps", c.gapList)
 	r.NotFound(c.notFound)
 }
 

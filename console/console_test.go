@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"testing/fstest"
 	"time"
 
 	"github.com/go-chi/chi/v5"
@@ -173,6 +174,47 @@ func TestSessionPage(t *testing.T) {
 		code, body := getPath(t, h, path)
 		if code != http.StatusNotFound || !strings.Contains(body, "Back to all sessions") {
 			t.Errorf("GET %s = %d; want the styled 404 page", path, code)
+		}
+	}
+}
+
+// A never-stop run that skips what it was asked for leaves critical gaps;
+// the gaps page lists them, and filters by severity and reason.
+func TestGapsPage(t *testing.T) {
+	st := memstore.New()
+	h := consoleWith(t, st, 1)
+	wf := executetest.Catalog(t, fstest.MapFS{"wr.gappy.json": {Data: []byte(`{"id":"wr.gappy","name":"Gappy","description":"d","version":"1",
+		"steps":[{"id":"report","title":"Report","prompt":"report","output":{"contractRef":"wr.contracts.gaps"}},
+		{"id":"ask","title":"Ask","prompt":"ask","userDependency":{"reason":"needs_user_approval","summary":"approve","requestedFromUser":"Approve?"}},
+		{"id":"done","title":"Done","prompt":"done"}]}`)}})
+	x := execute.New(st, executetest.Ring(t), wf, workflow.Preferences{}, executetest.Clock, t.Logf)
+	// An agent in never-stop mode that acknowledges steps without the
+	// outputs or answers they ask for.
+	res := x.Start([]byte(`{"workflowId":"wr.gappy","mode":"wr.modes.full_auto_never_stop"}`))
+	for i := 0; i < 4; i++ {
+		s, ok := res.(protocol.StepResult)
+		if !ok {
+			break
+		}
+		res = x.Continue([]byte(`{"stateToken":"` + s.StateToken + `","ackToken":"` + s.AckToken + `"}`))
+	}
+	code, all := getPath(t, h, "/gaps")
+	if code != http.StatusOK {
+		t.Fatalf("GET /gaps = %d", code)
+	}
+	golden(t, "gaps.html", all)
+	for _, c := range []struct {
+		query string
+		some  bool
+	}{
+		{"?severity=critical", strings.Contains(all, "severity-critical")},
+		{"?severity=warning", strings.Contains(all, "severity-warning")},
+		{"?reason=workflow_divergence", false},
+		{"?severity=bogus", strings.Contains(all, "data-gap")},
+	} {
+		_, body := getPath(t, h, "/gaps"+c.query)
+		if strings.Contains(body, "data-gap=") != c.some {
+			t.Errorf("GET /gaps%s lists gaps: %v; want %v", c.query, !c.some, c.some)
 		}
 	}
 }

@@ -1,0 +1,75 @@
+package console
+
+import (
+	"net/http"
+	"slices"
+
+	"github.com/workrail/workrail/engine"
+	"github.com/workrail/workrail/engine/event"
+	"github.com/workrail/workrail/engine/project"
+)
+
+// openGap is an open gap and the session it is in.
+type openGap struct {
+	Session engine.SessionID
+	project.GapState
+}
+
+// gapFilter is the gaps page's filter, from its query; empty fields
+// admit everything.
+type gapFilter struct {
+	Severity event.GapSeverity
+	Reason   event.GapReason
+}
+
+func (f gapFilter) admit(g event.GapRecordedData) bool {
+	return (f.Severity == "" || g.Severity == f.Severity) && (f.Reason == "" || g.Reason == f.Reason)
+}
+
+var (
+	gapSeverities = []event.GapSeverity{event.SeverityCritical, event.SeverityWarning}
+	gapReasons    = []event.GapReason{event.GapUserOnlyDependency, event.GapAssumptionMade, event.GapCapabilityMissing,
+		event.GapOutputMissing, event.GapWorkflowDivergence}
+)
+
+// gapList renders every open gap across sessions, newest session first.
+// A filter value outside the closed sets is ignored, not an error page.
+func (c *Console) gapList(w http.ResponseWriter, r *http.Request) {
+	var f gapFilter
+	if s := event.GapSeverity(r.URL.Query().Get("severity")); slices.Contains(gapSeverities, s) {
+		f.Severity = s
+	}
+	if s := event.GapReason(r.URL.Query().Get("reason")); slices.Contains(gapReasons, s) {
+		f.Reason = s
+	}
+	ids, err := c.store.SessionIDs()
+	if err != nil {
+		c.fail(w, r, "the gaps", err)
+		return
+	}
+	var gaps []openGap
+	for i := len(ids) - 1; i >= 0; i-- {
+		evs, _, err := c.store.Events(ids[i])
+		if err != nil {
+			c.fail(w, r, "the gaps of "+ids[i].String(), err)
+			return
+		}
+		for _, g := range project.Gaps(evs) {
+			if !g.Resolved() && f.admit(g.Gap) {
+				gaps = append(gaps, openGap{Session: ids[i], GapState: g})
+			}
+		}
+	}
+	c.render(w, r, http.StatusOK, gapsPage(c.version, f, gaps))
+}
+
+func filterText(f gapFilter) string {
+	out := ""
+	if f.Severity != "" {
+		out += " of severity " + string(f.Severity)
+	}
+	if f.Reason != "" {
+		out += " for reason " + string(f.Reason)
+	}
+	return out
+}

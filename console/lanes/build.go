@@ -1,0 +1,224 @@
+package lanes
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+
+	"github.com/workrail/workrail/engine"
+	"github.com/workrail/workrail/engine/project"
+	"github.com/workrail/workrail/engine/workflow"
+)
+
+// Build lays out run id of g. Lane 0 is the path from the run's root to
+// its preferred tip; every other branch folds to one stub row right after
+// its fork parent's row, and consecutive iterations of one loop step fold
+// to one row, unless expand holds the folded row's Node (a branch's first
+// node, a loop fold's first iteration). An id in expand that names no
+// folded row on show (unknown, or inside a branch still folded) is ignored.
+// A missing run or root is an error wrapping engine.ErrNotFound.
+func Build(g *project.Graph, id engine.RunID, expand map[engine.NodeID]bool) (Layout, error) {
+	r, err := g.Run(id)
+	if err != nil {
+		return Layout{}, fmt.Errorf("lanes: %w", err)
+	}
+	if r.Root == 0 {
+		return Layout{}, fmt.Errorf("lanes: %s has no root node: %w", id, engine.ErrNotFound)
+	}
+	root, err := g.Node(r.Root)
+	if err != nil {
+		return Layout{}, fmt.Errorf("lanes: root of %s: %w", id, err)
+	}
+	t, err := load(g, root)
+	if err != nil {
+		return Layout{}, err
+	}
+	tip, err := project.PreferredTip(g, root)
+	if err != nil {
+		return Layout{}, fmt.Errorf("lanes: tip of %s: %w", id, err)
+	}
+	b := &builder{t: t, expand: expand, tip: t.byID[tip.ID]}
+	if err := b.lay(t.order[0]); err != nil {
+		return Layout{}, err
+	}
+	slices.SortFunc(b.items, func(x, y *item) int { return slices.Compare(x.key[:], y.key[:]) })
+	for i, it := range b.items {
+		it.row = i
+	}
+	l := Layout{Run: id, Tip: tip.ID, Lanes: b.assignLanes()}
+	l.Rows = b.rows()
+	return l, nil
+}
+
+// item is one row before the rows are ordered.
+type item struct {
+	kind        Kind
+	first, last *vertex
+	step        workflow.StepID
+	folded      int
+	line        *line
+	// key orders the rows: node_created of the row's node; a stub sorts
+	// right after its fork parent, stubs of one parent by their branch.
+	key [3]engine.EventIndex
+	row int
+}
+
+// line is the nodes one lane shows: lane 0's path to the tip, an expanded
+// branch's path to its preferred leaf, or a stub.
+type line struct {
+	top, leaf *vertex
+	fork      *vertex // the fork parent; nil for lane 0
+	items     []*item
+	// lane is busy from row start to row end, inclusive: a branch's lane
+	// from right below its fork parent, where its connector bends in.
+	lane, start, end int
+}
+
+type builder struct {
+	t      *tree
+	expand map[engine.NodeID]bool
+	tip    *vertex
+	lines  []*line
+	items  []*item
+}
+
+// lay turns lane 0 and every branch it reaches into items, breadth first.
+func (b *builder) lay(root *vertex) error {
+	b.lines = []*line{{top: root, leaf: b.tip}}
+	for i := 0; i < len(b.lines); i++ {
+		ln := b.lines[i]
+		var err error
+		if ln.fork != nil && !b.expand[ln.top.ID] {
+			err = b.stub(ln)
+		} else {
+			err = b.path(ln)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (b *builder) stub(ln *line) error {
+	step, _, err := b.t.pending(ln.leaf)
+	if err != nil {
+		return err
+	}
+	b.add(ln, &item{kind: StubRow, first: ln.top, last: ln.leaf, step: step, folded: ln.top.size,
+		key: [3]engine.EventIndex{ln.fork.CreatedAt, 1, ln.top.CreatedAt}})
+	return nil
+}
+
+// path lays out the nodes from ln.top to ln.leaf, queues the branches off
+// them, and folds loop iterations.
+func (b *builder) path(ln *line) error {
+	nodes := spine(ln.top, ln.leaf)
+	steps := make([]workflow.StepID, len(nodes))
+	loops := make([]bool, len(nodes))
+	for i, v := range nodes {
+		var err error
+		if steps[i], loops[i], err = b.t.pending(v); err != nil {
+			return err
+		}
+		for _, id := range v.Children {
+			if c := b.t.byID[id]; c != v.next {
+				b.lines = append(b.lines, &line{top: c, leaf: c.best, fork: v})
+			}
+		}
+	}
+	// A fold never takes a line's first or last node, nor a node with
+	// branches: their rows (and the stubs under them) always show, and a
+	// fold's Node is never a branch's first node.
+	foldable := func(i int) bool {
+		return i > 0 && i < len(nodes)-1 && loops[i] && steps[i] != "" && len(nodes[i].Children) == 1
+	}
+	for i := 0; i < len(nodes); {
+		j := i + 1
+		for foldable(i) && j < len(nodes) && foldable(j) && steps[j] == steps[i] {
+			j++
+		}
+		if j-i > 1 && !b.expand[nodes[i].ID] {
+			b.add(ln, &item{kind: LoopRow, first: nodes[i], last: nodes[j-1], step: steps[i], folded: j - i,
+				key: [3]engine.EventIndex{nodes[i].CreatedAt}})
+			i = j
+			continue
+		}
+		for ; i < j; i++ {
+			it := &item{kind: NodeRow, first: nodes[i], last: nodes[i], step: steps[i], key: [3]engine.EventIndex{nodes[i].CreatedAt}}
+			nodes[i].item = it
+			b.add(ln, it)
+		}
+	}
+	return nil
+}
+
+func (b *builder) add(ln *line, it *item) {
+	it.line = ln
+	ln.items = append(ln.items, it)
+	b.items = append(b.items, it)
+}
+
+// assignLanes gives lane 0 to the path to the tip and every other line
+// the lowest lane free over its rows, taking lines in the order they
+// start; a lane is free again below the last row of the line that used
+// it. Lane 0 is never reused. It returns the number of lanes.
+func (b *builder) assignLanes() int {
+	for _, ln := range b.lines {
+		ln.start, ln.end = ln.items[0].row, ln.items[len(ln.items)-1].row
+		if ln.fork != nil {
+			ln.start = ln.fork.item.row + 1
+		}
+	}
+	others := slices.Clone(b.lines[1:])
+	slices.SortFunc(others, func(x, y *line) int {
+		return cmp.Or(cmp.Compare(x.start, y.start), cmp.Compare(x.items[0].row, y.items[0].row))
+	})
+	busy := []int{len(b.items)} // the last row of each lane's latest line
+	for _, ln := range others {
+		ln.lane = len(busy)
+		for l := 1; l < len(busy); l++ {
+			if busy[l] < ln.start {
+				ln.lane = l
+				break
+			}
+		}
+		if ln.lane == len(busy) {
+			busy = append(busy, 0)
+		}
+		busy[ln.lane] = ln.end
+	}
+	return len(busy)
+}
+
+// rows turns the ordered items into rows with their connections and the
+// lanes passing by.
+func (b *builder) rows() []Row {
+	g := b.t.g
+	rows := make([]Row, len(b.items))
+	for i, it := range b.items {
+		rows[i] = Row{Kind: it.kind, Lane: it.line.lane, Node: it.first.ID, Last: it.last.ID, Parent: it.first.Parent,
+			Step: it.step, Folded: it.folded, Tip: it.kind == NodeRow && it.first == b.tip,
+			ForkedFrom: g.ForkedFrom(it.first.Node), ForksOf: g.ForksOf(it.first.Node)}
+	}
+	for _, ln := range b.lines {
+		if ln.fork != nil {
+			from := &rows[ln.fork.item.row]
+			from.Out = append(from.Out, Link{Row: ln.items[0].row, Lane: ln.lane})
+		}
+		for k := 1; k < len(ln.items); k++ {
+			from := &rows[ln.items[k-1].row]
+			from.Out = append(from.Out, Link{Row: ln.items[k].row, Lane: ln.lane})
+		}
+		for r := ln.start; r <= ln.end; r++ {
+			if b.items[r].line != ln {
+				rows[r].Through = append(rows[r].Through, ln.lane)
+			}
+		}
+	}
+	for i := range rows {
+		slices.SortFunc(rows[i].Out, func(x, y Link) int { return cmp.Compare(x.Row, y.Row) })
+		slices.Sort(rows[i].Through)
+	}
+	return rows
+}

@@ -1,0 +1,81 @@
+package lanes
+
+import "strconv"
+
+// The drawing's fixed geometry, in CSS pixels: the page's list gives each
+// row RowHeight so the drawing lines up with it.
+const (
+	RowHeight  = 24
+	LaneWidth  = 16
+	nodeRadius = 4
+	loopRadius = 6
+	tipReach   = 6 // half the tip diamond's diagonal
+	stubSide   = 8
+)
+
+// SVG draws the layout for inline use beside the list of rows: edges as
+// paths (a bend, classed "fork", where a connection changes lane), nodes
+// as circles, loop folds as larger circles, the preferred tip as a
+// diamond and stubs as squares. It is decorative (aria-hidden, not
+// focusable), has no script, handler or inline style (classes only), and
+// is the same bytes for the same layout.
+func (l Layout) SVG() string {
+	w := svg{b: make([]byte, 0, 128+len(l.Rows)*96)}
+	w.s(`<svg class="lanes" width="`).n(l.Lanes * LaneWidth).s(`" height="`).n(len(l.Rows) * RowHeight)
+	w.s(`" aria-hidden="true" focusable="false">` + "\n")
+	for i, r := range l.Rows {
+		for _, o := range r.Out {
+			w.edge(i, r.Lane, o)
+		}
+	}
+	for i, r := range l.Rows {
+		w.mark(i, r)
+	}
+	w.s("</svg>\n")
+	return string(w.b)
+}
+
+// svg appends the drawing's text.
+type svg struct{ b []byte }
+
+func (w *svg) s(s string) *svg { w.b = append(w.b, s...); return w }
+func (w *svg) n(n int) *svg    { w.b = strconv.AppendInt(w.b, int64(n), 10); return w }
+
+func x(lane int) int { return lane*LaneWidth + LaneWidth/2 }
+func y(row int) int  { return row*RowHeight + RowHeight/2 }
+
+// edge draws a connection from (row, lane) down to o: straight down its
+// own lane, or bending into o's lane within the row below and then
+// straight down.
+func (w *svg) edge(row, lane int, o Link) {
+	x1, y1, x2, y2 := x(lane), y(row), x(o.Lane), y(o.Row)
+	if lane == o.Lane {
+		w.s(`<path class="edge" d="M`).n(x1).s(" ").n(y1).s("V").n(y2).s(`"/>` + "\n")
+		return
+	}
+	mid, bent := y1+RowHeight/2, y1+RowHeight
+	w.s(`<path class="edge fork" d="M`).n(x1).s(" ").n(y1).s("C").n(x1).s(" ").n(mid).s(" ").n(x2).s(" ").n(mid).s(" ").n(x2).s(" ").n(bent)
+	if y2 > bent {
+		w.s("V").n(y2)
+	}
+	w.s(`"/>` + "\n")
+}
+
+// mark draws a row's node: a shape, not only a colour, tells the kinds apart.
+func (w *svg) mark(row int, r Row) {
+	cx, cy := x(r.Lane), y(row)
+	switch {
+	case r.Tip:
+		w.s(`<path class="tip" d="M`).n(cx).s(" ").n(cy - tipReach).s("l").n(tipReach).s(" ").n(tipReach).
+			s(" -").n(tipReach).s(" ").n(tipReach).s(" -").n(tipReach).s(" -").n(tipReach).s(`z"/>` + "\n")
+	case r.Kind == StubRow:
+		w.s(`<rect class="stub" x="`).n(cx - stubSide/2).s(`" y="`).n(cy - stubSide/2).
+			s(`" width="`).n(stubSide).s(`" height="`).n(stubSide).s(`"/>` + "\n")
+	default:
+		class, radius := "node", nodeRadius
+		if r.Kind == LoopRow {
+			class, radius = "loop", loopRadius
+		}
+		w.s(`<circle class="`).s(class).s(`" cx="`).n(cx).s(`" cy="`).n(cy).s(`" r="`).n(radius).s(`"/>` + "\n")
+	}
+}
