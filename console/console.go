@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+	"time"
 
 	"github.com/go-chi/chi/v5"
 
@@ -29,16 +30,33 @@ type Store interface {
 	View(engine.SessionID, func(execute.Tx) error) error
 }
 
+// About is what the Console says about the daemon serving it.
+type About struct {
+	Version   string
+	Home      string
+	StartedAt time.Time // shown as uptime; never used to order anything
+	// Snippets register WorkRail in an IDE, shown until the first session.
+	Snippets []Snippet
+}
+
+// Snippet is one IDE's registration: where it goes and what to paste.
+type Snippet struct {
+	Client, Where, Text string
+}
+
 // Console holds the Console's handlers and their dependencies.
 type Console struct {
 	store   Store
+	about   About
 	version string
+	now     func() time.Time
 	logf    func(string, ...any)
 }
 
-// New returns a Console over store.
-func New(store Store, version string, logf func(string, ...any)) *Console {
-	return &Console{store: store, version: version, logf: logf}
+// New returns a Console over store; now is the clock uptime is read
+// from.
+func New(store Store, about About, now func() time.Time, logf func(string, ...any)) *Console {
+	return &Console{store: store, about: about, version: about.Version, now: now, logf: logf}
 }
 
 // sessionRow is what the sessions table shows of one session.
@@ -109,7 +127,12 @@ func (c *Console) sessionList(w http.ResponseWriter, r *http.Request) {
 		c.fail(w, r, "the sessions", err)
 		return
 	}
-	page := sessionsPage(c.version, cursor, sessions)
+	if htmx && r.URL.Query().Get("empty") == "1" && len(sessions) > 0 {
+		// The first session appeared under the first-run help: show the
+		// whole page anew.
+		w.Header().Set("HX-Refresh", "true")
+	}
+	page := sessionsPage(c.version, c.status(sessions), cursor, sessions)
 	if htmx {
 		page = sessionsPoll(cursor, sessions)
 	}
@@ -127,4 +150,31 @@ func healthText(h execute.Health) string {
 	default:
 		return fmt.Sprintf("%s at event %d", h.Status, h.FirstBad)
 	}
+}
+
+// status is the home page's account of the daemon.
+type status struct {
+	About
+	Uptime   string
+	Sessions int
+	Healthy  int
+}
+
+func (c *Console) status(rows []sessionRow) status {
+	st := status{About: c.about, Uptime: c.now().Sub(c.about.StartedAt).Round(time.Second).String(), Sessions: len(rows)}
+	for _, r := range rows {
+		if r.Health.Status == execute.Healthy {
+			st.Healthy++
+		}
+	}
+	return st
+}
+
+// pollURL is where the sessions table polls: the cursor it shows and,
+// under the first-run help, that it had no session yet.
+func pollURL(cursor string, empty bool) string {
+	if empty {
+		return "/?since=" + cursor + "&empty=1"
+	}
+	return "/?since=" + cursor
 }

@@ -46,7 +46,9 @@ func consoleWith(t *testing.T, st interface {
 		}
 	}
 	r := chi.NewRouter()
-	console.New(st, "test", t.Logf).Routes(r)
+	about := console.About{Version: "test", Home: "/home/dev/.local/share/workrail", StartedAt: clock().Add(-90 * time.Minute),
+		Snippets: []console.Snippet{{Client: "Claude Code", Text: "claude mcp add workrail -- /usr/local/bin/workrail mcp"}}}
+	console.New(st, about, clock, t.Logf).Routes(r)
 	return r
 }
 
@@ -216,5 +218,26 @@ func TestGapsPage(t *testing.T) {
 		if strings.Contains(body, "data-gap=") != c.some {
 			t.Errorf("GET /gaps%s lists gaps: %v; want %v", c.query, !c.some, c.some)
 		}
+	}
+}
+
+// The first-run help gives way to the sessions once the first appears:
+// the poll from an empty page asks htmx to reload it.
+func TestFirstSessionReloadsTheFirstRunPage(t *testing.T) {
+	st := memstore.New()
+	h := consoleWith(t, st, 0)
+	poll := func() *httptest.ResponseRecorder {
+		req := httptest.NewRequest(http.MethodGet, "/?since=-1&empty=1", nil)
+		req.Header.Set("HX-Request", "true")
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		return rec
+	}
+	if rec := poll(); rec.Header().Get("HX-Refresh") != "" {
+		t.Fatal("an empty store asked for a reload")
+	}
+	consoleWith(t, st, 1)
+	if rec := poll(); rec.Header().Get("HX-Refresh") != "true" {
+		t.Fatalf("the first session did not reload the first-run page (HTTP %d)", rec.Code)
 	}
 }

@@ -68,9 +68,13 @@ func banner(w io.Writer, h home.Dir, d *server.Daemon) {
 	fmt.Fprintf(w, "WorkRail %s is running.\n\n", version)
 	fmt.Fprintf(w, "  Console:  %s/\n  Home:     %s\n\n", d.URL(), h)
 	fmt.Fprintf(w, "Register it in your IDE (it launches `workrail mcp`, which talks to this daemon):\n\n")
-	fmt.Fprintf(w, "  Claude Code:\n    claude mcp add workrail -- %s mcp\n\n", exe)
-	fmt.Fprintf(w, "  Cursor (~/.cursor/mcp.json):\n    {\"mcpServers\": {\"workrail\": {\"command\": %q, \"args\": [\"mcp\"]}}}\n\n", exe)
-	fmt.Fprintf(w, "  VS Code (.vscode/mcp.json):\n    {\"servers\": {\"workrail\": {\"type\": \"stdio\", \"command\": %q, \"args\": [\"mcp\"]}}}\n\n", exe)
+	for _, s := range snippets(exe) {
+		where := ""
+		if s.Where != "" {
+			where = " (" + s.Where + ")"
+		}
+		fmt.Fprintf(w, "  %s%s:\n    %s\n\n", s.Client, where, s.Text)
+	}
 	fmt.Fprintf(w, "  HTTP MCP clients: %s/mcp with header \"Authorization: Bearer <%s>\"\n", d.URL(), h.Path("auth.token"))
 	if strings.Contains(exe, "go-build") {
 		fmt.Fprintf(w, "\n  (This binary came from `go run` and will vanish; for IDE use run `go install ./cmd/workrail` and use $(go env GOPATH)/bin/workrail.)\n")

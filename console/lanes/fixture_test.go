@@ -1,6 +1,7 @@
 package lanes_test
 
 import (
+	"strconv"
 	"testing"
 
 	"github.com/workrail/workrail/engine"
@@ -83,17 +84,9 @@ func (s *session) advance(r engine.RunID, from engine.NodeID, pos run.Position) 
 // chain advances n times from from through steps named prefix1, prefix2…
 func (s *session) chain(r engine.RunID, from engine.NodeID, n int, prefix string) engine.NodeID {
 	for i := 1; i <= n; i++ {
-		from = s.advance(r, from, at(i, workflow.StepID(prefix+itoa(i))))
+		from = s.advance(r, from, at(i, workflow.StepID(prefix+strconv.Itoa(i))))
 	}
 	return from
-}
-
-func itoa(i int) string {
-	const digits = "0123456789"
-	if i < 10 {
-		return digits[i : i+1]
-	}
-	return itoa(i/10) + digits[i%10:i%10+1]
 }
 
 func (s *session) snapshot(ref engine.SnapshotRef) (run.Snapshot, error) {
