@@ -16,7 +16,9 @@ import (
 // to one row, unless expand holds the folded row's Node (a branch's first
 // node, a loop fold's first iteration). An id in expand that names no
 // folded row on show (unknown, or inside a branch still folded) is ignored.
-// A missing run or root is an error wrapping engine.ErrNotFound.
+// A fold never takes a fork parent, the tip or a branch's first or last
+// node: they keep their own rows. A missing run or root is an error
+// wrapping engine.ErrNotFound.
 func Build(g *project.Graph, id engine.RunID, expand map[engine.NodeID]bool) (Layout, error) {
 	r, err := g.Run(id)
 	if err != nil {

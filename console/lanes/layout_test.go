@@ -1,0 +1,284 @@
+package lanes_test
+
+import (
+	"errors"
+	"os/exec"
+	"reflect"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/workrail/workrail/console/lanes"
+	"github.com/workrail/workrail/engine"
+	"github.com/workrail/workrail/engine/event"
+	"github.com/workrail/workrail/engine/project"
+)
+
+// A lane is free again below the last row of the branch that used it;
+// a branch still open keeps its lane, so one forked meanwhile takes the
+// next; lane 0 is the tip's alone.
+func TestLanesAreReused(t *testing.T) {
+	s := newSession(t)
+	r, root := s.start(at(0, "a"))
+	n2 := s.advance(r, root, at(1, "b"))
+	n3 := s.advance(r, n2, at(2, "c"))
+	a1 := s.advance(r, n2, at(2, "c")) // branch A: rows 3-4
+	a2 := s.advance(r, a1, at(3, "d"))
+	n4 := s.advance(r, n3, at(3, "d"))
+	n5 := s.advance(r, n4, at(4, "e"))
+	b1 := s.advance(r, n4, at(4, "e")) // branch B: after A ended
+	n6 := s.advance(r, n5, at(5, "f"))
+	c1 := s.advance(r, n5, at(5, "f")) // branch C: while B is open
+	b2 := s.advance(r, b1, at(5, "f"))
+	c2 := s.advance(r, c1, at(6, "g"))
+	n7 := s.advance(r, n6, at(6, "g"))
+	n8 := s.advance(r, n7, at(7, "h"))
+	d1 := s.advance(r, n7, at(7, "h")) // branch D: after B and C ended
+	tip := s.advance(r, n8, done)
+	f := fixture{s.graph(), r, nil}
+
+	cases := []struct {
+		name   string
+		expand []engine.NodeID
+		want   map[engine.NodeID]int
+		lanes  int
+	}{
+		{"all expanded", []engine.NodeID{a1, b1, c1, d1},
+			map[engine.NodeID]int{root: 0, n3: 0, n7: 0, tip: 0, a1: 1, a2: 1, b1: 1, b2: 1, c1: 2, c2: 2, d1: 1}, 3},
+		{"all folded: every stub on lane 1", nil,
+			map[engine.NodeID]int{root: 0, n6: 0, tip: 0, a1: 1, b1: 1, c1: 1, d1: 1}, 2},
+		{"C alone: B's stub ended before C starts", []engine.NodeID{c1},
+			map[engine.NodeID]int{b1: 1, c1: 1, c2: 1, d1: 1}, 2},
+		{"B and D: D reuses B's lane", []engine.NodeID{b1, d1},
+			map[engine.NodeID]int{a1: 1, b1: 1, b2: 1, c1: 2, d1: 1}, 3},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			l := f.build(t, c.expand...)
+			got := map[engine.NodeID]int{}
+			for _, row := range l.Rows {
+				got[row.Node] = row.Lane
+			}
+			for id, lane := range c.want {
+				if g, ok := got[id]; !ok || g != lane {
+					t.Errorf("%s on lane %d (shown: %v); want %d\n%s", id, g, ok, lane, render(l))
+				}
+			}
+			if l.Lanes != c.lanes {
+				t.Errorf("lanes = %d; want %d\n%s", l.Lanes, c.lanes, render(l))
+			}
+		})
+	}
+}
+
+// Exactly one row is the tip: project.PreferredTip's node, on lane 0, and
+// lane 0 holds the path from the root down to it and nothing else.
+func TestTipIsMarkedOnLaneZero(t *testing.T) {
+	cases := []struct {
+		name  string
+		build func(testing.TB) fixture
+	}{
+		{"linear", linear},
+		{"the fork is preferred", oneFork},
+		{"a fork of a fork", forkOfFork},
+		{"the old branch is preferred", func(tb testing.TB) fixture {
+			s := newSession(tb)
+			r, root := s.start(at(0, "a"))
+			b := s.advance(r, root, at(1, "b"))
+			c := s.advance(r, b, at(2, "c"))
+			s.advance(r, b, at(2, "c"))
+			s.advance(r, c, at(3, "d"))
+			return fixture{s.graph(), r, nil}
+		}},
+		{"the tip is inside a loop", func(tb testing.TB) fixture {
+			s := newSession(tb)
+			r, n := s.start(at(0, "a"))
+			for i := range 4 {
+				n = s.advance(r, n, iteration(1, "body", i))
+			}
+			return fixture{s.graph(), r, nil}
+		}},
+		{"a single node", func(tb testing.TB) fixture {
+			s := newSession(tb)
+			r, _ := s.start(at(0, "a"))
+			return fixture{s.graph(), r, nil}
+		}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			f := c.build(t)
+			for _, expand := range [][]engine.NodeID{nil, f.expand} {
+				l := f.build(t, expand...)
+				checkTip(t, f, l)
+			}
+		})
+	}
+}
+
+func checkTip(t *testing.T, f fixture, l lanes.Layout) {
+	t.Helper()
+	run, err := f.g.Run(f.run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	root, _ := f.g.Node(run.Root)
+	tip, err := project.PreferredTip(f.g, root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := map[engine.NodeID]bool{}
+	for n := tip; ; {
+		path[n.ID] = true
+		if n.Parent == 0 {
+			break
+		}
+		n, _ = f.g.Node(n.Parent)
+	}
+	tips := 0
+	for _, row := range l.Rows {
+		if row.Tip {
+			tips++
+			if row.Node != tip.ID || row.Lane != 0 || row.Kind != lanes.NodeRow {
+				t.Errorf("tip row = %+v; want %s on lane 0", row, tip.ID)
+			}
+		}
+		if on := path[row.Node] && path[row.Last]; on != (row.Lane == 0) {
+			t.Errorf("row %s (last %s) on lane %d; on the path to the tip: %v\n%s", row.Node, row.Last, row.Lane, on, render(l))
+		}
+	}
+	if tips != 1 || l.Tip != tip.ID {
+		t.Errorf("%d tip rows, layout tip %s; want one, %s\n%s", tips, l.Tip, tip.ID, render(l))
+	}
+}
+
+// An id that names no folded row on show changes nothing.
+func TestExpandIgnoresWhatItCannotUnfold(t *testing.T) {
+	ff, lp := forkOfFork(t), loop(t)
+	cases := []struct {
+		name   string
+		f      fixture
+		expand []engine.NodeID
+	}{
+		{"an unknown node", ff, []engine.NodeID{999}},
+		{"a branch inside a folded branch", ff, []engine.NodeID{ff.expand[1]}},
+		{"a node with its own row", ff, []engine.NodeID{1, 3}},
+		{"an iteration that is not the fold's first", lp, []engine.NodeID{lp.expand[0] + 1}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			want, got := c.f.build(t), c.f.build(t, c.expand...)
+			if !reflect.DeepEqual(got, want) {
+				t.Fatalf("expand %v changed the layout:\n%s\nwant:\n%s", c.expand, render(got), render(want))
+			}
+		})
+	}
+}
+
+// The same log gives the same rows and the same bytes, however the maps
+// inside the graph happen to iterate.
+func TestLayoutIsDeterministic(t *testing.T) {
+	for name, build := range map[string]func(testing.TB) fixture{"fork of fork": forkOfFork, "loop": loop, "1000": big} {
+		t.Run(name, func(t *testing.T) {
+			f1, f2 := build(t), build(t)
+			for _, expand := range [][]engine.NodeID{nil, f1.expand} {
+				a, b := f1.build(t, expand...), f2.build(t, expand...)
+				if !reflect.DeepEqual(a, b) {
+					t.Fatal("two layouts of the same log differ")
+				}
+				if sa, sb := a.SVG(), b.SVG(); sa != sb || sa != a.SVG() {
+					t.Fatal("the SVG of the same layout differs")
+				}
+			}
+		})
+	}
+}
+
+func TestBuildReportsWhatItCannotRead(t *testing.T) {
+	noRoot := newSession(t)
+	noRoot.add(1, 0, &event.RunStartedData{WorkflowID: "wr.x"})
+	lost := newSession(t)
+	r, root := lost.start(at(0, "a"))
+	lost.advance(r, root, at(1, "b"))
+	delete(lost.snaps, engine.SnapshotRef{2})
+	cases := []struct {
+		name string
+		s    *session
+		run  engine.RunID
+	}{
+		{"a run with no root", noRoot, 1},
+		{"an unknown run", noRoot, 9},
+		{"a snapshot that cannot be read", lost, r},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			l, err := lanes.Build(c.s.graph(), c.run, nil)
+			if !errors.Is(err, engine.ErrNotFound) || !strings.HasPrefix(err.Error(), "lanes: ") {
+				t.Fatalf("Build = %+v, %v; want a lanes: error wrapping engine.ErrNotFound", l, err)
+			}
+		})
+	}
+}
+
+// The drawing is decorative and inert: hidden from assistive technology,
+// no script, handlers or inline style, one mark per row with its own shape.
+func TestSVGIsDecorative(t *testing.T) {
+	l := big(t).build(t)
+	svg := l.SVG()
+	if !strings.HasPrefix(svg, `<svg class="lanes" width="32" height="22176" aria-hidden="true" focusable="false">`) {
+		t.Fatalf("svg opens with %.120s", svg)
+	}
+	if bad := regexp.MustCompile(`(?i)<script|style|\son\w+=|href|<title|<text`).FindString(svg); bad != "" {
+		t.Fatalf("svg holds %q", bad)
+	}
+	stubs := 0
+	for _, r := range l.Rows {
+		if r.Kind == lanes.StubRow {
+			stubs++
+		}
+	}
+	count := func(s string) int { return strings.Count(svg, s) }
+	marks := count("<circle ") + count(`<rect class="stub"`) + count(`<path class="tip"`)
+	if marks != len(l.Rows) || count(`<path class="tip"`) != 1 || count(`<rect class="stub"`) != stubs || stubs == 0 {
+		t.Fatalf("%d marks for %d rows, %d stub squares for %d stubs, %d tips", marks, len(l.Rows), count("<rect"), stubs, count(`class="tip"`))
+	}
+}
+
+func TestSummaryCountsFoldedNodes(t *testing.T) {
+	cases := []struct {
+		row  lanes.Row
+		want string
+	}{
+		{lanes.Row{Kind: lanes.StubRow, Folded: 1}, "1 more step on a branch forked here"},
+		{lanes.Row{Kind: lanes.StubRow, Folded: 3}, "3 more steps on a branch forked here"},
+		{lanes.Row{Kind: lanes.LoopRow, Folded: 5}, "×5"},
+		{lanes.Row{Kind: lanes.NodeRow}, ""},
+	}
+	for _, c := range cases {
+		if got := c.row.Summary(); got != c.want {
+			t.Errorf("%s of %d: Summary = %q; want %q", c.row.Kind, c.row.Folded, got, c.want)
+		}
+	}
+}
+
+// The layout is pure: no Console, store, server, web framework or I/O.
+func TestImportsStayPure(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", ".").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, out)
+	}
+	forbidden := []string{
+		"github.com/workrail/workrail/store", "github.com/workrail/workrail/server", "github.com/workrail/workrail/console/",
+		"github.com/workrail/workrail/engine/execute", "go.etcd.io/bbolt", "github.com/go-chi/", "github.com/a-h/templ", "net/http", "os/exec",
+	}
+	for _, dep := range strings.Fields(string(out)) {
+		if dep == "github.com/workrail/workrail/console/lanes" {
+			continue
+		}
+		for _, f := range forbidden {
+			if strings.HasPrefix(dep, f) || dep == "github.com/workrail/workrail/console" {
+				t.Errorf("lanes depends on %s", dep)
+				break
+			}
+		}
+	}
+}
