@@ -108,6 +108,8 @@ func (c *Console) row(id engine.SessionID) (sessionRow, error) {
 func (c *Console) Routes(r chi.Router) {
 	r.Get("/", c.sessionList)
 	r.Get("/sessions/{session}", c.sessionShow)
+	r.Get("/sessions/{session}/runs/{run}", c.runShow)
+	r.Get("/sessions/{session}/runs/{run}/graph.svg", c.runGraph)
 	r.Get("/gaps", c.gapList)
 	r.NotFound(c.notFound)
 }

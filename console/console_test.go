@@ -241,3 +241,46 @@ func TestFirstSessionReloadsTheFirstRunPage(t *testing.T) {
 		t.Fatalf("the first session did not reload the first-run page (HTTP %d)", rec.Code)
 	}
 }
+
+// A run with a blocked attempt and a fork from a rewound chat: the page
+// lays out the graph, folds the earlier branch under its fork parent,
+// opens a node in the side panel, and filters rows.
+func TestRunPage(t *testing.T) {
+	st := memstore.New()
+	h := consoleWith(t, st, 0)
+	wf := executetest.Catalog(t, fstest.MapFS{"wr.ask.json": {Data: []byte(`{"id":"wr.ask","name":"Ask","description":"d","version":"1",
+		"steps":[{"id":"ask","title":"Ask","prompt":"ask the user","userDependency":{"reason":"needs_user_approval","summary":"approve","requestedFromUser":"Approve?"}},
+		{"id":"do","title":"Do","prompt":"do it"},{"id":"end","title":"End","prompt":"end"}]}`)}})
+	x := execute.New(st, executetest.Ring(t), wf, workflow.Preferences{}, executetest.Clock, t.Logf)
+	first := x.Start([]byte(`{"workflowId":"wr.ask"}`)).(protocol.StepResult)
+	args, _ := json.Marshal(first.NextCall.Arguments)
+	blocked := x.Continue(args).(protocol.BlockedResult)
+	args, _ = json.Marshal(blocked.NextCall.Arguments)
+	x.Continue(args)
+	re := x.Continue([]byte(`{"stateToken":"` + first.StateToken + `"}`)).(protocol.StepResult)
+	retry := re.NextCall.Arguments
+	retry.Output.Artifacts = blocked.NextCall.Arguments.Output.Artifacts
+	args, _ = json.Marshal(retry)
+	x.Continue(args)
+
+	base := "/sessions/ses_1/runs/run_1"
+	for _, c := range []struct{ path, golden string }{
+		{base, "run.html"},
+		{base + "?expand=node_2", "run_expanded.html"},
+		{base + "?node=node_1&filter=blocked", "run_node.html"},
+	} {
+		code, body := getPath(t, h, c.path)
+		if code != http.StatusOK {
+			t.Fatalf("GET %s = %d", c.path, code)
+		}
+		golden(t, c.golden, body)
+	}
+	if code, body := getPath(t, h, base+"/graph.svg"); code != http.StatusOK || !strings.HasPrefix(body, "<svg") {
+		t.Fatalf("graph.svg = %d %.60s", code, body)
+	}
+	for _, path := range []string{"/sessions/ses_1/runs/run_9", base + "?node=node_99", base + "?node=bogus"} {
+		if code, _ := getPath(t, h, path); code != http.StatusNotFound {
+			t.Errorf("GET %s = %d; want 404", path, code)
+		}
+	}
+}

@@ -13,15 +13,17 @@ const (
 	stubSide   = 8
 )
 
-// SVG draws the layout for inline use beside the list of rows: edges as
-// paths (a bend, classed "fork", where a connection changes lane), nodes
-// as circles, loop folds as larger circles, the preferred tip as a
-// diamond and stubs as squares. It is decorative (aria-hidden, not
-// focusable), has no script, handler or inline style (classes only), and
-// is the same bytes for the same layout.
+// SVG draws the layout as a standalone image to show beside the list of
+// rows: edges as paths (a bend, classed "fork", where a connection
+// changes lane), nodes as circles, loop folds as larger circles, the
+// preferred tip as a diamond and stubs as squares. It is decorative
+// (aria-hidden, not focusable), has no script, handler or style element:
+// its colours are presentation attributes, mid-tones that read on light
+// and dark pages alike, so it needs no stylesheet. Same layout, same
+// bytes.
 func (l Layout) SVG() string {
 	w := svg{b: make([]byte, 0, 128+len(l.Rows)*96)}
-	w.s(`<svg class="lanes" width="`).n(l.Lanes * LaneWidth).s(`" height="`).n(len(l.Rows) * RowHeight)
+	w.s(`<svg xmlns="http://www.w3.org/2000/svg" class="lanes" width="`).n(max(l.Lanes, 1) * LaneWidth).s(`" height="`).n(len(l.Rows) * RowHeight)
 	w.s(`" aria-hidden="true" focusable="false">` + "\n")
 	for i, r := range l.Rows {
 		for _, o := range r.Out {
@@ -50,11 +52,11 @@ func y(row int) int  { return row*RowHeight + RowHeight/2 }
 func (w *svg) edge(row, lane int, o Link) {
 	x1, y1, x2, y2 := x(lane), y(row), x(o.Lane), y(o.Row)
 	if lane == o.Lane {
-		w.s(`<path class="edge" d="M`).n(x1).s(" ").n(y1).s("V").n(y2).s(`"/>` + "\n")
+		w.s(`<path class="edge" fill="none" stroke="#7a8599" stroke-width="2" d="M`).n(x1).s(" ").n(y1).s("V").n(y2).s(`"/>` + "\n")
 		return
 	}
 	mid, bent := y1+RowHeight/2, y1+RowHeight
-	w.s(`<path class="edge fork" d="M`).n(x1).s(" ").n(y1).s("C").n(x1).s(" ").n(mid).s(" ").n(x2).s(" ").n(mid).s(" ").n(x2).s(" ").n(bent)
+	w.s(`<path class="edge fork" fill="none" stroke="#7a8599" stroke-width="2" d="M`).n(x1).s(" ").n(y1).s("C").n(x1).s(" ").n(mid).s(" ").n(x2).s(" ").n(mid).s(" ").n(x2).s(" ").n(bent)
 	if y2 > bent {
 		w.s("V").n(y2)
 	}
@@ -66,16 +68,16 @@ func (w *svg) mark(row int, r Row) {
 	cx, cy := x(r.Lane), y(row)
 	switch {
 	case r.Tip:
-		w.s(`<path class="tip" d="M`).n(cx).s(" ").n(cy - tipReach).s("l").n(tipReach).s(" ").n(tipReach).
+		w.s(`<path class="tip" fill="#1b7f3b" d="M`).n(cx).s(" ").n(cy - tipReach).s("l").n(tipReach).s(" ").n(tipReach).
 			s(" -").n(tipReach).s(" ").n(tipReach).s(" -").n(tipReach).s(" -").n(tipReach).s(`z"/>` + "\n")
 	case r.Kind == StubRow:
-		w.s(`<rect class="stub" x="`).n(cx - stubSide/2).s(`" y="`).n(cy - stubSide/2).
+		w.s(`<rect class="stub" fill="#ffffff" stroke="#7a8599" stroke-width="2" x="`).n(cx - stubSide/2).s(`" y="`).n(cy - stubSide/2).
 			s(`" width="`).n(stubSide).s(`" height="`).n(stubSide).s(`"/>` + "\n")
 	default:
-		class, radius := "node", nodeRadius
+		class, radius, fill := "node", nodeRadius, "#2756c5"
 		if r.Kind == LoopRow {
-			class, radius = "loop", loopRadius
+			class, radius, fill = "loop", loopRadius, "#5b6476"
 		}
-		w.s(`<circle class="`).s(class).s(`" cx="`).n(cx).s(`" cy="`).n(cy).s(`" r="`).n(radius).s(`"/>` + "\n")
+		w.s(`<circle class="`).s(class).s(`" fill="`).s(fill).s(`" cx="`).n(cx).s(`" cy="`).n(cy).s(`" r="`).n(radius).s(`"/>` + "\n")
 	}
 }

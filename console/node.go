@@ -1,0 +1,85 @@
+package console
+
+import (
+	"github.com/workrail/workrail/engine"
+	"github.com/workrail/workrail/engine/compile"
+	"github.com/workrail/workrail/engine/event"
+	"github.com/workrail/workrail/engine/execute"
+	"github.com/workrail/workrail/engine/project"
+	"github.com/workrail/workrail/engine/run"
+	"github.com/workrail/workrail/engine/workflow"
+)
+
+// nodeView is the node detail panel: what waits at the node and
+// everything recorded on it.
+type nodeView struct {
+	Session    engine.SessionID
+	Node       project.Node
+	Pending    *compile.Step // nil when the run is complete here
+	Prefs      workflow.Preferences
+	ForkedFrom engine.NodeID
+	Forks      int
+	Outputs    []event.NodeOutputAppendedData
+	Gaps       []project.GapState
+	Blocked    []project.BlockedAttempt
+	Diverged   []event.DivergenceRecordedData
+	Observed   []project.Observation
+	Traces     []event.DecisionTraceAppendedData
+}
+
+// nodeDetail gathers node id of a folded session; the pinned workflow
+// names the step waiting there.
+func (c *Console) nodeDetail(g *project.Graph, id engine.NodeID) (nodeView, error) {
+	n, err := g.Node(id)
+	if err != nil {
+		return nodeView{}, err
+	}
+	snap, err := g.Snapshot(n.Snapshot)
+	if err != nil {
+		return nodeView{}, err
+	}
+	v := nodeView{Session: g.Session, Node: n, Prefs: snap.Preferences, ForkedFrom: g.ForkedFrom(n), Forks: g.ForksOf(n), Observed: g.Observations(id)}
+	if snap.Position.Kind == run.Pending {
+		if v.Pending, err = c.pendingStep(g.Session, snap); err != nil {
+			return v, err
+		}
+	}
+	for _, gap := range project.Gaps(g.Events()) {
+		if gap.Node == id {
+			v.Gaps = append(v.Gaps, gap)
+		}
+	}
+	for _, b := range g.BlockedAttempts() {
+		if b.Node == id {
+			v.Blocked = append(v.Blocked, b)
+		}
+	}
+	for _, e := range g.Events() {
+		if e.Node != id {
+			continue
+		}
+		switch d := e.Data.(type) {
+		case *event.NodeOutputAppendedData:
+			v.Outputs = append(v.Outputs, *d)
+		case *event.DivergenceRecordedData:
+			v.Diverged = append(v.Diverged, *d)
+		case *event.DecisionTraceAppendedData:
+			v.Traces = append(v.Traces, *d)
+		}
+	}
+	return v, nil
+}
+
+// pendingStep is the step of the run's pinned workflow a snapshot waits on.
+func (c *Console) pendingStep(sid engine.SessionID, snap run.Snapshot) (*compile.Step, error) {
+	var step *compile.Step
+	err := c.store.View(sid, func(tx execute.Tx) error {
+		wf, err := tx.Workflow(snap.WorkflowHash)
+		if err != nil {
+			return err
+		}
+		step, _ = wf.Step(snap.Position.Step)
+		return nil
+	})
+	return step, err
+}

@@ -1,0 +1,246 @@
+package console
+
+import (
+	"errors"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/workrail/workrail/console/lanes"
+	"github.com/workrail/workrail/engine"
+	"github.com/workrail/workrail/engine/project"
+)
+
+// runFilter is the closed set of the run page's filters.
+type runFilter string
+
+const (
+	filterAll     runFilter = "all"
+	filterGaps    runFilter = "gaps"
+	filterBlocked runFilter = "blocked"
+	filterForks   runFilter = "forks"
+)
+
+var runFilters = []runFilter{filterAll, filterGaps, filterBlocked, filterForks}
+
+// runView is the run page: the run's summary, its lane layout, which rows
+// the filter picks, and the node open in the side panel (if any).
+type runView struct {
+	Session engine.SessionID
+	Summary project.RunSummary
+	Layout  lanes.Layout
+	Filter  runFilter
+	Expand  string // the expand query, kept on every link
+	Marked  map[engine.NodeID]bool
+	Panel   *nodeView
+}
+
+// runRequest is what a run page's URL names.
+type runRequest struct {
+	session engine.SessionID
+	run     engine.RunID
+	expand  map[engine.NodeID]bool
+	node    engine.NodeID
+	filter  runFilter
+}
+
+func parseRunRequest(r *http.Request) (runRequest, bool) {
+	q := runRequest{expand: map[engine.NodeID]bool{}, filter: filterAll}
+	if q.session.UnmarshalText([]byte(chi.URLParam(r, "session"))) != nil || q.run.UnmarshalText([]byte(chi.URLParam(r, "run"))) != nil {
+		return q, false
+	}
+	for _, s := range strings.Split(r.URL.Query().Get("expand"), ",") {
+		var id engine.NodeID
+		if id.UnmarshalText([]byte(s)) == nil {
+			q.expand[id] = true
+		}
+	}
+	if n := r.URL.Query().Get("node"); n != "" && q.node.UnmarshalText([]byte(n)) != nil {
+		return q, false
+	}
+	for _, f := range runFilters {
+		if string(f) == r.URL.Query().Get("filter") {
+			q.filter = f
+		}
+	}
+	return q, true
+}
+
+// runShow renders a run: the graph beside its rows, and the node named
+// by ?node= in the side panel.
+func (c *Console) runShow(w http.ResponseWriter, r *http.Request) {
+	q, ok := parseRunRequest(r)
+	if !ok {
+		c.notFound(w, r)
+		return
+	}
+	v, err := c.run(q)
+	v.Expand = r.URL.Query().Get("expand")
+	if errors.Is(err, engine.ErrNotFound) {
+		c.notFound(w, r)
+		return
+	}
+	if err != nil {
+		c.fail(w, r, q.run.String()+" of "+q.session.String(), err)
+		return
+	}
+	c.render(w, r, http.StatusOK, runPage(c.version, v))
+}
+
+// runGraph serves the decorative drawing of a run's layout.
+func (c *Console) runGraph(w http.ResponseWriter, r *http.Request) {
+	q, ok := parseRunRequest(r)
+	if !ok {
+		c.notFound(w, r)
+		return
+	}
+	v, err := c.run(q)
+	if err != nil {
+		c.notFound(w, r)
+		return
+	}
+	w.Header().Set("Content-Type", "image/svg+xml")
+	w.Write([]byte(v.Layout.SVG()))
+}
+
+func (c *Console) run(q runRequest) (runView, error) {
+	evs, _, err := c.store.Events(q.session)
+	if err != nil {
+		return runView{}, err
+	}
+	g, err := project.Fold(q.session, evs, c.snapshots(q.session))
+	if err != nil {
+		return runView{}, err
+	}
+	rn, err := g.Run(q.run)
+	if err != nil {
+		return runView{}, err
+	}
+	v := runView{Session: q.session, Filter: q.filter, Marked: marked(g, q.filter)}
+	if v.Summary, err = project.Summarize(g, rn); err != nil {
+		return v, err
+	}
+	if v.Layout, err = lanes.Build(g, q.run, q.expand); err != nil {
+		return v, err
+	}
+	if q.node != 0 {
+		n, err := c.nodeDetail(g, q.node)
+		if err != nil || n.Node.Run != q.run {
+			return v, engine.ErrNotFound
+		}
+		v.Panel = &n
+	}
+	return v, nil
+}
+
+// marked are the nodes a filter picks; nil for all.
+func marked(g *project.Graph, f runFilter) map[engine.NodeID]bool {
+	if f == filterAll {
+		return nil
+	}
+	m := map[engine.NodeID]bool{}
+	switch f {
+	case filterGaps:
+		for _, gap := range project.Gaps(g.Events()) {
+			m[gap.Node] = true
+		}
+	case filterBlocked:
+		for _, b := range g.BlockedAttempts() {
+			m[b.Node] = true
+		}
+	case filterForks:
+		for _, r := range g.Runs() {
+			for _, n := range g.Nodes(r.ID) {
+				if g.ForksOf(n) > 0 || g.ForkedFrom(n) != 0 {
+					m[n.ID] = true
+				}
+			}
+		}
+	}
+	return m
+}
+
+// picked says whether a row shows at full strength under the filter.
+func (v runView) picked(row lanes.Row) bool {
+	return v.Marked == nil || v.Marked[row.Node] || (row.Last != row.Node && v.Marked[row.Last])
+}
+
+// link is the run page's URL with one query value changed.
+func (v runView) link(key, value string) string {
+	q := map[string]string{"filter": string(v.Filter), "expand": v.Expand}
+	if v.Panel != nil {
+		q["node"] = v.Panel.Node.ID.String()
+	}
+	q[key] = value
+	var parts []string
+	for _, k := range []string{"filter", "expand", "node"} {
+		if q[k] != "" && !(k == "filter" && q[k] == string(filterAll)) {
+			parts = append(parts, k+"="+q[k])
+		}
+	}
+	u := "/sessions/" + v.Session.String() + "/runs/" + v.Summary.ID.String()
+	if len(parts) > 0 {
+		u += "?" + strings.Join(parts, "&")
+	}
+	return u
+}
+
+// expandLink opens a folded row, keeping what is already open.
+func (v runView) expandLink(id engine.NodeID) string {
+	ids := v.Expand
+	if ids != "" {
+		ids += ","
+	}
+	return v.link("expand", ids+id.String())
+}
+
+// graphURL is the drawing of the same layout.
+func (v runView) graphURL() string {
+	u := "/sessions/" + v.Session.String() + "/runs/" + v.Summary.ID.String() + "/graph.svg"
+	if v.Expand != "" {
+		u += "?expand=" + v.Expand
+	}
+	return u
+}
+
+func shortHash(h string) string {
+	if len(h) > len("sha256:")+12 {
+		return h[:len("sha256:")+12]
+	}
+	return h
+}
+
+func ariaCurrent(on bool) string {
+	if on {
+		return "page"
+	}
+	return "false"
+}
+
+func graphWidth(v runView) string  { return strconv.Itoa(max(v.Layout.Lanes, 1) * lanes.LaneWidth) }
+func graphHeight(v runView) string { return strconv.Itoa(len(v.Layout.Rows) * lanes.RowHeight) }
+
+func rowClass(v runView, row lanes.Row) string {
+	if v.picked(row) {
+		return "row"
+	}
+	return "row dim"
+}
+
+func forkCount(n int) string {
+	if n == 1 {
+		return "1 fork"
+	}
+	return strconv.Itoa(n) + " forks"
+}
+
+func artifactCount(n int) string {
+	if n == 1 {
+		return "1 artifact"
+	}
+	return strconv.Itoa(n) + " artifacts"
+}
+
+func attemptText(b project.BlockedAttempt) string { return strconv.Itoa(int(b.Attempt)) }
