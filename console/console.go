@@ -6,6 +6,7 @@ package console
 import (
 	"fmt"
 	"net/http"
+	"sort"
 	"strconv"
 	"time"
 
@@ -68,21 +69,42 @@ type sessionRow struct {
 	Health    execute.Health
 }
 
-// sessions lists every session, newest first (by id: never by clock).
-func (c *Console) sessions() ([]sessionRow, error) {
+// pageSize is how many sessions one page of the list shows.
+const pageSize = 50
+
+// sessionsList is one page of the sessions list, newest first (by id:
+// never by clock), and where the next, older page starts.
+type sessionsList struct {
+	Rows   []sessionRow
+	Total  int
+	Before engine.SessionID // the page lists ids below this; 0 for the newest
+	Older  engine.SessionID // the next page's Before; 0 when this is the last
+}
+
+// sessions reads one page: only its sessions are touched, so the list
+// costs the same at 10,000 sessions as at 50.
+func (c *Console) sessions(before engine.SessionID) (sessionsList, error) {
 	ids, err := c.store.SessionIDs()
 	if err != nil {
-		return nil, err
+		return sessionsList{}, err
 	}
-	out := make([]sessionRow, 0, len(ids))
-	for i := len(ids) - 1; i >= 0; i-- {
+	p := sessionsList{Total: len(ids), Before: before}
+	end := len(ids)
+	if before != 0 {
+		end = sort.Search(len(ids), func(i int) bool { return ids[i] >= before })
+	}
+	start := max(0, end-pageSize)
+	if start > 0 {
+		p.Older = ids[start]
+	}
+	for i := end - 1; i >= start; i-- {
 		row, err := c.row(ids[i])
 		if err != nil {
-			return nil, err
+			return p, err
 		}
-		out = append(out, row)
+		p.Rows = append(p.Rows, row)
 	}
-	return out, nil
+	return p, nil
 }
 
 func (c *Console) row(id engine.SessionID) (sessionRow, error) {
@@ -124,12 +146,17 @@ func (c *Console) sessionList(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusNoContent)
 		return
 	}
-	sessions, err := c.sessions()
+	var before engine.SessionID
+	if b := r.URL.Query().Get("before"); b != "" && before.UnmarshalText([]byte(b)) != nil {
+		c.notFound(w, r)
+		return
+	}
+	sessions, err := c.sessions(before)
 	if err != nil {
 		c.fail(w, r, "the sessions", err)
 		return
 	}
-	if htmx && r.URL.Query().Get("empty") == "1" && len(sessions) > 0 {
+	if htmx && r.URL.Query().Get("empty") == "1" && len(sessions.Rows) > 0 {
 		// The first session appeared under the first-run help: show the
 		// whole page anew.
 		w.Header().Set("HX-Refresh", "true")
@@ -159,24 +186,21 @@ type status struct {
 	About
 	Uptime   string
 	Sessions int
-	Healthy  int
 }
 
-func (c *Console) status(rows []sessionRow) status {
-	st := status{About: c.about, Uptime: c.now().Sub(c.about.StartedAt).Round(time.Second).String(), Sessions: len(rows)}
-	for _, r := range rows {
-		if r.Health.Status == execute.Healthy {
-			st.Healthy++
-		}
-	}
-	return st
+func (c *Console) status(p sessionsList) status {
+	return status{About: c.about, Uptime: c.now().Sub(c.about.StartedAt).Round(time.Second).String(), Sessions: p.Total}
 }
 
-// pollURL is where the sessions table polls: the cursor it shows and,
-// under the first-run help, that it had no session yet.
-func pollURL(cursor string, empty bool) string {
-	if empty {
-		return "/?since=" + cursor + "&empty=1"
+// pollURL is where the sessions table polls: the page, the cursor it
+// shows and, under the first-run help, that it had no session yet.
+func pollURL(cursor string, p sessionsList) string {
+	u := "/?since=" + cursor
+	if p.Before != 0 {
+		u += "&before=" + p.Before.String()
 	}
-	return "/?since=" + cursor
+	if p.Total == 0 {
+		u += "&empty=1"
+	}
+	return u
 }

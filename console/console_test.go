@@ -284,3 +284,25 @@ func TestRunPage(t *testing.T) {
 		}
 	}
 }
+
+// The list pages by id, 50 a page, newest first, and reads only the
+// sessions it shows.
+func TestSessionsArePaged(t *testing.T) {
+	h := consoleWith(t, memstore.New(), 120)
+	_, first := getPath(t, h, "/")
+	_, second := getPath(t, h, "/?before=ses_71")
+	_, last := getPath(t, h, "/?before=ses_21")
+	count := func(s string) int { return strings.Count(s, "data-session=") }
+	if count(first) != 50 || !strings.Contains(first, `data-session="ses_120"`) || !strings.Contains(first, `href="/?before=ses_71"`) {
+		t.Fatalf("first page: %d rows", count(first))
+	}
+	if count(second) != 50 || !strings.Contains(second, `data-session="ses_70"`) || strings.Contains(second, `data-session="ses_71"`) {
+		t.Fatalf("second page: %d rows", count(second))
+	}
+	if count(last) != 20 || strings.Contains(last, `rel="next"`) || !strings.Contains(last, `data-session="ses_1"`) {
+		t.Fatalf("last page: %d rows", count(last))
+	}
+	if code, _ := getPath(t, h, "/?before=bogus"); code != http.StatusNotFound {
+		t.Fatalf("a malformed cursor = %d; want 404", code)
+	}
+}
