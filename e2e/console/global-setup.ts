@@ -1,0 +1,33 @@
+// Global setup: one real daemon for the whole run. It builds the binary,
+// makes a temp home (0700), starts `workrail daemon` on port 0, seeds it
+// through the real shim and hands the specs the Console URL, the binary,
+// the home and the seed in environment variables (fixtures.ts reads them).
+// The function it returns is the global teardown: SIGTERM, then remove the
+// home.
+import fs from 'node:fs';
+import { build, Daemon, killStrays, makeWorkspace } from './daemon';
+import { seed } from './seed';
+
+export default async function globalSetup() {
+  const ws = makeWorkspace();
+  let daemon: Daemon | undefined;
+  const teardown = async () => {
+    await daemon?.stop();
+    const strays = killStrays(ws.bin);
+    fs.rmSync(ws.root, { recursive: true, force: true });
+    if (strays.length) throw new Error(`teardown: killed stray daemons ${strays.join(', ')}`);
+  };
+  try {
+    build(ws);
+    daemon = await Daemon.start(ws);
+    const sessions = await seed(ws.bin, ws.home);
+    process.env.WORKRAIL_E2E_URL = daemon.info.url;
+    process.env.WORKRAIL_E2E_BIN = ws.bin;
+    process.env.WORKRAIL_E2E_HOME = ws.home;
+    process.env.WORKRAIL_E2E_SEED = JSON.stringify(sessions);
+  } catch (e) {
+    await teardown();
+    throw e;
+  }
+  return teardown;
+}

@@ -1,0 +1,28 @@
+// Playwright tests of the Console: run `task console-e2e` from the repo root
+// (or `npx playwright test -c console` in e2e/ after `npm ci`). They run in
+// Debian's chromium (/usr/bin/chromium); Playwright never downloads a browser.
+import { defineConfig } from '@playwright/test';
+
+export default defineConfig({
+  testDir: '.',
+  testMatch: '*.spec.ts',
+  // Under e2e/, where .gitignore already keeps it out of the repo.
+  outputDir: '../test-results',
+  globalSetup: './global-setup.ts',
+  // One daemon serves every spec and some specs advance its runs: run the
+  // tests one at a time, in file order, so each sees a known state.
+  workers: 1,
+  fullyParallel: false,
+  forbidOnly: !!process.env.CI,
+  retries: 0,
+  timeout: 30_000,
+  expect: { timeout: 5_000 },
+  reporter: [['list']],
+  use: {
+    browserName: 'chromium',
+    headless: true,
+    launchOptions: { executablePath: '/usr/bin/chromium' },
+    trace: 'retain-on-failure',
+    screenshot: 'only-on-failure',
+  },
+});
