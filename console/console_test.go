@@ -306,3 +306,27 @@ func TestSessionsArePaged(t *testing.T) {
 		t.Fatalf("a malformed cursor = %d; want 404", code)
 	}
 }
+
+// Agent text reaches a page only through console/markdown: a note that
+// tries to run script renders inert on the session and run pages.
+func TestAgentNotesRenderInert(t *testing.T) {
+	st := memstore.New()
+	h := consoleWith(t, st, 0)
+	x := execute.New(st, executetest.Ring(t), executetest.Catalog(t, workflows.FS), workflow.Preferences{}, executetest.Clock, t.Logf)
+	s := x.Start([]byte(`{"workflowId":"wr.hello"}`)).(protocol.StepResult)
+	args := s.NextCall.Arguments
+	args.Output.NotesMarkdown = "**Done.** <script>alert(1)</script> \"><img src=x onerror=alert(1)> [x](javascript:alert(1))"
+	raw, _ := json.Marshal(args)
+	x.Continue(raw)
+	for _, path := range []string{"/sessions/ses_1", "/sessions/ses_1/runs/run_1?node=node_2"} {
+		_, body := getPath(t, h, path)
+		if !strings.Contains(body, "<strong>Done.</strong>") {
+			t.Fatalf("%s: the note's Markdown is not rendered", path)
+		}
+		for _, bad := range []string{"<script>alert", "<img", `href="javascript`} {
+			if strings.Contains(strings.ToLower(body), bad) {
+				t.Fatalf("%s holds %s", path, bad)
+			}
+		}
+	}
+}

@@ -8,8 +8,9 @@
 // let script through in other projects:
 //
 //   - goldmark renders CommonMark plus GFM tables, strikethrough and
-//     autolinks with raw HTML off: tags in the text come out as escaped text,
-//     so the only markup is goldmark's own. Links and images are rendered
+//     autolinks with raw HTML off: tags in the text come out as escaped
+//     text (a code block for an HTML block), so the only markup is
+//     goldmark's own. Links and images are rendered
 //     here, not by goldmark: only http, https and mailto become links, every
 //     link carries rel="nofollow noopener noreferrer", and images become
 //     links, because a remote image loads by itself and is a known channel

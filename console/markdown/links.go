@@ -25,6 +25,9 @@ func (linkRenderer) RegisterFuncs(reg renderer.NodeRendererFuncRegisterer) {
 
 // renderLink renders a Link or an Image; their children are the label.
 func renderLink(w util.BufWriter, _ []byte, node ast.Node, entering bool) (ast.WalkStatus, error) {
+	if stop(w) {
+		return ast.WalkStop, nil
+	}
 	var dest, title []byte
 	switch n := node.(type) {
 	case *ast.Link:
@@ -50,6 +53,9 @@ func renderLink(w util.BufWriter, _ []byte, node ast.Node, entering bool) (ast.W
 // renderAutoLink renders <https://…>, a bare www. or https:// URL, or an
 // e-mail address.
 func renderAutoLink(w util.BufWriter, source []byte, node ast.Node, entering bool) (ast.WalkStatus, error) {
+	if stop(w) {
+		return ast.WalkStop, nil
+	}
 	if !entering {
 		return ast.WalkContinue, nil
 	}

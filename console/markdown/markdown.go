@@ -1,8 +1,9 @@
 package markdown
 
 import (
-	"bytes"
+	"errors"
 	"fmt"
+	"html"
 	"strings"
 	"unicode/utf8"
 
@@ -18,25 +19,34 @@ import (
 // (protocol.MaxNotesBytes, DESIGN §4).
 const MaxBytes = 32 << 10
 
-// truncatedMarker closes a cut note. It is HTML appended after goldmark's
-// output, so it always sits outside any block the cut left open, and it
-// still passes through the sanitizer like everything else.
-var truncatedMarker = fmt.Sprintf(
-	"<p><em>… truncated: this text is longer than %d KiB</em></p>\n", MaxBytes>>10)
+// The markers are HTML appended after goldmark's output, so they always
+// sit outside any block a cut left open; they still pass the sanitizer.
+var (
+	truncatedMarker = fmt.Sprintf(
+		"<p><em>… truncated: this text is longer than %d KiB</em></p>\n", MaxBytes>>10)
+	plainMarker = fmt.Sprintf(
+		"<p><em>… shown as plain text: as Markdown it renders to more than %d KiB</em></p>\n",
+		maxOutput>>10)
+)
 
 // converter and policy are built once; both are safe for concurrent use.
 var (
 	converter = goldmark.New(
 		goldmark.WithExtensions(tables{}, extension.Strikethrough, extension.Linkify),
 		goldmark.WithRendererOptions(
-			renderer.WithNodeRenderers(util.Prioritized(linkRenderer{}, 100)),
+			renderer.WithNodeRenderers(
+				util.Prioritized(linkRenderer{}, 100),
+				util.Prioritized(rawHTMLRenderer{}, 100),
+			),
 		),
 	)
 	policy = newPolicy()
 )
 
 // Render returns agent-written Markdown src as sanitized HTML. It is the
-// one way such text reaches a page.
+// one way such text reaches a page. It renders eagerly; the work is
+// bounded, but the worst inputs (thousands of nested quotes) take a few
+// hundred milliseconds, so render a note once rather than on every poll.
 func Render(src string) templ.Component {
 	out, err := toHTML(src)
 	if err != nil {
@@ -45,18 +55,23 @@ func Render(src string) templ.Component {
 	return templ.Raw(out)
 }
 
-// toHTML bounds src, renders it with raw HTML off and sanitizes the result.
+// toHTML bounds src, renders it with raw HTML off and sanitizes the
+// result. Text that would render too large is shown as plain text.
 func toHTML(src string) (string, error) {
 	src, cut := bound(src)
-	var buf bytes.Buffer
-	buf.Grow(len(src) * 2)
-	if err := converter.Convert([]byte(src), &buf); err != nil {
+	out := &boundedBuffer{}
+	err := converter.Convert([]byte(src), out)
+	switch {
+	case errors.Is(err, errTooLarge):
+		out.buf.Reset()
+		out.buf.WriteString("<pre><code>" + html.EscapeString(src) + "</code></pre>\n" + plainMarker)
+	case err != nil:
 		return "", fmt.Errorf("markdown: render: %w", err)
 	}
 	if cut {
-		buf.WriteString(truncatedMarker)
+		out.buf.WriteString(truncatedMarker)
 	}
-	return policy.SanitizeReader(&buf).String(), nil
+	return policy.SanitizeReader(&out.buf).String(), nil
 }
 
 // bound cuts src to MaxBytes on a rune boundary, replaces invalid UTF-8

@@ -66,7 +66,8 @@ func (b boundedTables) Transform(node *ast.Paragraph, reader text.Reader, pc par
 func maxCells(lines *text.Segments, source []byte) int {
 	widest := 0
 	for i := 1; i < lines.Len(); i++ {
-		line := lines.At(i).Value(source)
+		seg := lines.At(i)
+		line := seg.Value(source)
 		if isDelimiterRow(line) {
 			widest = max(widest, bytes.Count(line, []byte("|"))+1)
 		}
