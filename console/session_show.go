@@ -112,5 +112,5 @@ func branchText(r project.RunSummary) string {
 	if r.Branches <= 1 {
 		return "1 branch"
 	}
-	return strconv.Itoa(r.Branches) + " branches, " + strconv.Itoa(r.Forks) + " forks"
+	return strconv.Itoa(r.Branches) + " branches, " + forkCount(r.Forks)
 }
