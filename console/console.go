@@ -48,6 +48,7 @@ type Snippet struct {
 // Console holds the Console's handlers and their dependencies.
 type Console struct {
 	store   Store
+	folds   foldCache
 	about   About
 	version string
 	now     func() time.Time

@@ -106,11 +106,7 @@ func (c *Console) runGraph(w http.ResponseWriter, r *http.Request) {
 }
 
 func (c *Console) run(q runRequest) (runView, error) {
-	evs, _, err := c.store.Events(q.session)
-	if err != nil {
-		return runView{}, err
-	}
-	g, err := project.Fold(q.session, evs, c.snapshots(q.session))
+	g, _, err := c.fold(q.session)
 	if err != nil {
 		return runView{}, err
 	}

@@ -55,14 +55,11 @@ func (c *Console) sessionShow(w http.ResponseWriter, r *http.Request) {
 // session folds a session's log into what its page shows. A damaged
 // session shows what could be read up to its last good event.
 func (c *Console) session(id engine.SessionID) (sessionView, error) {
-	evs, h, err := c.store.Events(id)
+	g, h, err := c.fold(id)
 	if err != nil {
 		return sessionView{}, err
 	}
-	g, err := project.Fold(id, evs, c.snapshots(id))
-	if err != nil {
-		return sessionView{}, err
-	}
+	evs := g.Events()
 	v := sessionView{ID: id, Health: h, Created: g.Created(), Gaps: project.Gaps(evs)}
 	for _, r := range g.Runs() {
 		if r.Root == 0 {
