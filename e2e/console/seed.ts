@@ -145,8 +145,29 @@ export const shapes: Record<string, Shape> = {
   },
 };
 
+/** xssNote is agent text that tries to run script in the Console. */
+export const xssNote =
+  '**Checked.** <script>window.__xss = 1</script> "><img src=x onerror="window.__xss=2"> [click](javascript:window.__xss=3)';
+
+shapes['xss-notes'] = async (mcp) => {
+  const run = await Run.start(mcp, { workflowId: 'wr.hello' });
+  await run.advance(xssNote);
+  return run;
+};
+
+/**
+ * A never-stop run that goes past a step only the user can unblock,
+ * without the user's answer: WorkRail records a critical gap and goes on.
+ */
+shapes['gappy'] = async (mcp) => {
+  const run = await Run.start(mcp, { workflowId: 'wr.bug_investigation', mode: 'wr.modes.full_auto_never_stop' });
+  await run.advance('Triaged: the crash is in the parser.');
+  await run.advance('Collected what evidence I could without the user.');
+  return run;
+};
+
 /** defaultShapes is what global setup seeds, in this order (so ses_1 is the first). */
-export const defaultShapes = ['in-progress', 'completed', 'forked', 'full-auto'];
+export const defaultShapes = ['in-progress', 'completed', 'forked', 'full-auto', 'xss-notes', 'gappy'];
 
 /** seed makes each named shape through one shim on home and describes them. */
 export async function seed(bin: string, home: string, names: string[] = defaultShapes): Promise<Seed> {

@@ -1,0 +1,39 @@
+// Agent text on a page, and the gaps across sessions.
+import { test, expect } from './fixtures';
+import { xssNote } from './seed';
+
+test('agent notes render as Markdown and run nothing', async ({ page, seed }) => {
+  const s = seed['xss-notes'];
+  page.on('dialog', (d) => {
+    throw new Error(`a dialog opened: ${d.message()}`);
+  });
+  for (const path of [`/sessions/${s.sessionId}`, `/sessions/${s.sessionId}/runs/${s.runId}?node=node_2`]) {
+    await page.goto(path);
+    const note = page.locator('.note-body').filter({ hasText: 'Checked.' });
+    await expect(note.locator('strong')).toHaveText('Checked.');
+    await expect(note.locator('script, img, [onerror]')).toHaveCount(0);
+    await expect(note.locator('a[href^="javascript"]')).toHaveCount(0);
+    expect(await page.evaluate(() => (window as unknown as { __xss?: number }).__xss)).toBeUndefined();
+  }
+  expect(xssNote).toContain('<script>');
+});
+
+test('lists open gaps across sessions, filtered by severity, linked to their session', async ({ page, seed }) => {
+  const s = seed['gappy'];
+  await page.goto('/');
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Open gaps' }).click();
+  await expect(page.getByRole('heading', { name: 'Open gaps' })).toBeVisible();
+  const gaps = page.locator('[data-gap]');
+  await expect(gaps.first()).toBeVisible();
+  await expect(gaps.filter({ hasText: 'critical' }).first()).toBeVisible();
+  await page.getByLabel('Severity').selectOption('warning');
+  await page.getByRole('button', { name: 'Filter' }).click();
+  await expect(page).toHaveURL(/severity=warning/);
+  await expect(page.locator('[data-gap]').filter({ hasText: 'critical' })).toHaveCount(0);
+  await page.getByLabel('Severity').selectOption('critical');
+  await page.getByRole('button', { name: 'Filter' }).click();
+  const first = page.locator('[data-gap]').first();
+  await first.getByRole('link', { name: s.sessionId }).click();
+  await expect(page.getByRole('heading', { level: 2 })).toContainText(s.sessionId);
+  await expect(page.getByRole('heading', { name: 'Gaps' })).toBeVisible();
+});
