@@ -16,7 +16,9 @@ import (
 // behind the bearer token, MCP over streamable HTTP and the API.
 func (d *Daemon) router(port int, mcpHTTP http.Handler) http.Handler {
 	r := chi.NewRouter()
-	r.Use(secureHeaders, sameHost(port))
+	// Cross-origin protection refuses a browser's state-changing request
+	// from another site (Sec-Fetch-Site), whatever it carries.
+	r.Use(secureHeaders, sameHost(port), http.NewCrossOriginProtection().Handler)
 	r.Handle("/static/*", noListing(http.FileServerFS(d.cfg.Static)))
 	r.With(bearer(d.cfg.Token), guard).Post("/mcp", mcpHTTP.ServeHTTP)
 	r.Method(http.MethodGet, "/mcp", http.HandlerFunc(noStream))

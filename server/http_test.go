@@ -148,3 +148,25 @@ func TestGuardAnswersWhatTheLibraryCannot(t *testing.T) {
 		}
 	}
 }
+
+// A browser's POST from another site is refused before anything reads
+// it, bearer or not (Sec-Fetch-Site; the Origin check alone misses a
+// request that sends none).
+func TestCrossSitePostsAreRefused(t *testing.T) {
+	tcp, _ := surfaces(t)
+	req := httptest.NewRequest(http.MethodPost, "http://127.0.0.1:7421/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`))
+	req.Header.Set("Authorization", "Bearer "+testToken)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Sec-Fetch-Site", "cross-site")
+	rec := httptest.NewRecorder()
+	tcp.ServeHTTP(rec, req)
+	if rec.Code != http.StatusForbidden {
+		t.Fatalf("cross-site POST = %d; want 403", rec.Code)
+	}
+	req.Header.Set("Sec-Fetch-Site", "same-origin")
+	rec = httptest.NewRecorder()
+	tcp.ServeHTTP(rec, req)
+	if rec.Code != http.StatusOK {
+		t.Fatalf("same-origin POST = %d; want 200", rec.Code)
+	}
+}

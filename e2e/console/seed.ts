@@ -166,8 +166,20 @@ shapes['gappy'] = async (mcp) => {
   return run;
 };
 
+/**
+ * A guided run stopped at a step only the user can unblock: the agent
+ * acknowledged it without the user's answer, and WorkRail blocked it.
+ */
+shapes['blocked'] = async (mcp) => {
+  const run = await Run.start(mcp, { workflowId: 'wr.bug_investigation' });
+  await run.advance('Triaged: the crash is in the parser.');
+  await run.advance('Tried to go on without asking the user.');
+  if (run.last.kind !== 'blocked') throw new Error(`blocked shape: got ${run.last.kind}`);
+  return run;
+};
+
 /** defaultShapes is what global setup seeds, in this order (so ses_1 is the first). */
-export const defaultShapes = ['in-progress', 'completed', 'forked', 'full-auto', 'xss-notes', 'gappy'];
+export const defaultShapes = ['in-progress', 'completed', 'forked', 'full-auto', 'xss-notes', 'gappy', 'blocked'];
 
 /** seed makes each named shape through one shim on home and describes them. */
 export async function seed(bin: string, home: string, names: string[] = defaultShapes): Promise<Seed> {
