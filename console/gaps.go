@@ -26,20 +26,14 @@ func (f gapFilter) admit(g event.GapRecordedData) bool {
 	return (f.Severity == "" || g.Severity == f.Severity) && (f.Reason == "" || g.Reason == f.Reason)
 }
 
-var (
-	gapSeverities = []event.GapSeverity{event.SeverityCritical, event.SeverityWarning}
-	gapReasons    = []event.GapReason{event.GapUserOnlyDependency, event.GapAssumptionMade, event.GapCapabilityMissing,
-		event.GapOutputMissing, event.GapWorkflowDivergence}
-)
-
 // gapList renders every open gap across sessions, newest session first.
 // A filter value outside the closed sets is ignored, not an error page.
 func (c *Console) gapList(w http.ResponseWriter, r *http.Request) {
 	var f gapFilter
-	if s := event.GapSeverity(r.URL.Query().Get("severity")); slices.Contains(gapSeverities, s) {
+	if s := event.GapSeverity(r.URL.Query().Get("severity")); slices.Contains(event.GapSeverities(), s) {
 		f.Severity = s
 	}
-	if s := event.GapReason(r.URL.Query().Get("reason")); slices.Contains(gapReasons, s) {
+	if s := event.GapReason(r.URL.Query().Get("reason")); slices.Contains(event.GapReasons(), s) {
 		f.Reason = s
 	}
 	ids, err := c.store.SessionIDs()

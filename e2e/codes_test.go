@@ -12,6 +12,7 @@ import (
 	"go.etcd.io/bbolt"
 
 	"github.com/workrail/workrail/engine"
+	"github.com/workrail/workrail/store/storetest"
 )
 
 // codesCoveredByTestErrorsAsData are the codes TestErrorsAsData reaches.
@@ -105,7 +106,7 @@ func TestEveryErrorCodeIsReachable(t *testing.T) {
 	homeF := smallDiskHome(t, "4m")
 	f := startShim(t, homeF)
 	first := startHello(t, f)
-	free := fillDisk(t, homeF)
+	free := storetest.Fill(t, homeF)
 	var full result
 	for i := 0; i < 500 && full.S == nil; i++ {
 		if r := advance(t, f, rehydrate(t, f, str(first.S, "stateToken")), "fork"); r.kind() == "error" {

@@ -98,32 +98,25 @@ func readFile(f *os.File, extract bool) (*rawBucket, []string, error) {
 }
 
 // meta finds the newest valid meta page and returns its root bucket
-// header.
+// header. Meta page 0 names the page size, which places meta page 1; when
+// page 0 is damaged, page 1 is looked for where the OS page size puts it,
+// as bbolt does.
 func (r *pageReader) meta() ([]byte, error) {
-	var best []byte
-	var bestTx uint64
-	for _, at := range []int{0, -1} {
-		if at < 0 {
-			at = r.pageSize
-			if at == 0 {
-				at = os.Getpagesize()
-			}
-		}
-		m, ok := r.validMeta(at)
-		if !ok {
-			continue
-		}
-		if r.pageSize == 0 {
-			r.pageSize = int(binary.LittleEndian.Uint32(m[8:]))
-		}
-		if tx := binary.LittleEndian.Uint64(m[48:]); best == nil || tx > bestTx {
-			best, bestTx = m, tx
-			r.high = binary.LittleEndian.Uint64(m[40:])
-		}
+	m0, ok0 := r.validMeta(0)
+	at := os.Getpagesize()
+	if ok0 {
+		at = int(binary.LittleEndian.Uint32(m0[8:]))
 	}
-	if best == nil {
+	m1, ok1 := r.validMeta(at)
+	best := m0
+	switch {
+	case !ok0 && !ok1:
 		return nil, errNotBolt
+	case !ok0 || (ok1 && binary.LittleEndian.Uint64(m1[48:]) > binary.LittleEndian.Uint64(m0[48:])):
+		best = m1
 	}
+	r.pageSize = int(binary.LittleEndian.Uint32(best[8:]))
+	r.high = binary.LittleEndian.Uint64(best[40:])
 	if r.pageSize < 512 || r.pageSize > 1<<16 {
 		return nil, fmt.Errorf("meta page names a page size of %d bytes", r.pageSize)
 	}

@@ -56,7 +56,8 @@ func Salvage(src, out string) (SalvageReport, error) {
 	}
 	defer dst.Close()
 	from := sourceOf(root)
-	for n := uint64(1); n <= from.top(); n++ {
+	top := from.top()
+	for n := uint64(1); n <= top; n++ {
 		id := engine.SessionID(n)
 		sb, why := from.session(id)
 		if sb == nil && why == "" {
@@ -77,7 +78,7 @@ func Salvage(src, out string) (SalvageReport, error) {
 		rep.Lost = append(rep.Lost, Lost{Session: id, Reason: why})
 	}
 	return rep, dst.commit.update(func(btx *bbolt.Tx) error {
-		return btx.Bucket(bucketSessions).SetSequence(from.top())
+		return btx.Bucket(bucketSessions).SetSequence(top)
 	})
 }
 

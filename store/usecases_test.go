@@ -16,6 +16,7 @@ import (
 	"github.com/workrail/workrail/engine/protocol"
 	"github.com/workrail/workrail/engine/workflow"
 	"github.com/workrail/workrail/store"
+	"github.com/workrail/workrail/store/storetest"
 	"github.com/workrail/workrail/workflows"
 )
 
@@ -155,11 +156,11 @@ func TestIndexesEqualARefold(t *testing.T) {
 // A full disk fails the write with an error the agent can act on, leaves
 // nothing half-written, and the same call succeeds once space returns.
 func TestFullDiskIsReportedAndRecovered(t *testing.T) {
-	dir := smallDisk(t, "4m")
+	dir := storetest.SmallDisk(t, "4m")
 	r := &rig{path: filepath.Join(dir, "workrail.db"), wf: executetest.Catalog(t, workflows.FS)}
 	r.open(t)
 	s := r.step(t, r.x.Start, map[string]any{"workflowId": "wr.hello"})
-	free := fill(t, dir)
+	free := storetest.Fill(t, dir)
 	// Writes may land in pages the file already has; rewound chats keep
 	// forking from the first step until one needs new space.
 	var failed protocol.ErrorResult

@@ -195,11 +195,11 @@ func TestLayoutIsDeterministic(t *testing.T) {
 
 func TestBuildReportsWhatItCannotRead(t *testing.T) {
 	noRoot := newSession(t)
-	noRoot.add(1, 0, &event.RunStartedData{WorkflowID: "wr.x"})
+	noRoot.Add(1, 0, &event.RunStartedData{WorkflowID: "wr.x"})
 	lost := newSession(t)
 	r, root := lost.start(at(0, "a"))
 	lost.advance(r, root, at(1, "b"))
-	delete(lost.snaps, engine.SnapshotRef{2})
+	lost.Forget(engine.SnapshotRef{2})
 	cases := []struct {
 		name string
 		s    *session

@@ -130,6 +130,11 @@ const (
 	GapWorkflowDivergence GapReason = "workflow_divergence"
 )
 
+// GapReasons lists the gap reasons in a fixed order.
+func GapReasons() []GapReason {
+	return []GapReason{GapUserOnlyDependency, GapAssumptionMade, GapCapabilityMissing, GapOutputMissing, GapWorkflowDivergence}
+}
+
 // GapSeverity is the closed set of gap severities.
 type GapSeverity string
 
@@ -138,6 +143,9 @@ const (
 	SeverityWarning  GapSeverity = "warning"
 	SeverityCritical GapSeverity = "critical"
 )
+
+// GapSeverities lists the gap severities, gravest first.
+func GapSeverities() []GapSeverity { return []GapSeverity{SeverityCritical, SeverityWarning} }
 
 // GapRecordedData is an append-only disclosure; a gap is resolved only by a
 // later gap record whose ResolvesGapID names it. The gap's id is its

@@ -47,8 +47,8 @@ func TestFoldBuildsNodeAndRunRecords(t *testing.T) {
 	if _, ok := g.Attempt(n2, 5); ok {
 		t.Fatal("an attempt never made is recorded")
 	}
-	if g.Head() != engine.EventIndex(len(s.evs)) || len(g.Events()) != len(s.evs) {
-		t.Fatalf("head %d, %d events; want %d", g.Head(), len(g.Events()), len(s.evs))
+	if g.Head() != engine.EventIndex(len(s.Events)) || len(g.Events()) != len(s.Events) {
+		t.Fatalf("head %d, %d events; want %d", g.Head(), len(g.Events()), len(s.Events))
 	}
 	if got := g.Nodes(r); len(got) != 3 || got[0].ID != root || got[2].ID != n3 {
 		t.Fatalf("nodes of the run in creation order = %+v", got)
@@ -65,11 +65,11 @@ func TestFoldRefusesWhatTheLogCannotHold(t *testing.T) {
 		name string
 		evs  []event.Event
 	}{
-		{"an index out of order", []event.Event{s.evs[1]}},
-		{"an edge from a node never created", append(append([]event.Event(nil), s.evs...),
+		{"an index out of order", []event.Event{s.Events[1]}},
+		{"an edge from a node never created", append(append([]event.Event(nil), s.Events...),
 			event.Event{ID: engine.NewEventID(sid, 4), Index: 4, Session: sid, Kind: event.EdgeCreated, Run: 1, Node: 1,
 				Data: &event.EdgeCreatedData{EdgeKind: event.EdgeAckedStep, From: 9, To: 1}})},
-		{"a gap on a node never created", append(append([]event.Event(nil), s.evs...),
+		{"a gap on a node never created", append(append([]event.Event(nil), s.Events...),
 			event.Event{ID: engine.NewEventID(sid, 4), Index: 4, Session: sid, Kind: event.GapRecorded, Run: 1, Node: 7,
 				Data: &event.GapRecordedData{Reason: event.GapAssumptionMade, Severity: event.SeverityWarning, Summary: "x"}})},
 	}
@@ -102,12 +102,15 @@ func TestCloneIsIndependent(t *testing.T) {
 	s := newSession(t)
 	r, root := s.run("a")
 	s.advance(r, root, 0, "b", "")
-	g := s.graph()
+	cut := len(s.Events)
+	fork := s.advance(r, root, 1, "b", "")
+	g, err := project.Fold(sid, s.Events[:cut], s.Snapshot)
+	if err != nil {
+		t.Fatal(err)
+	}
 	before := mustNode(t, g, root)
 	c := g.Clone()
-	s2 := &session{tb: t, evs: append([]event.Event(nil), s.evs...), snaps: s.snaps, nodes: s.nodes, runs: s.runs}
-	s2.advance(r, root, 1, "b", "")
-	for _, e := range s2.evs[len(s.evs):] {
+	for _, e := range s.Events[cut:] {
 		if err := c.Add(e); err != nil {
 			t.Fatal(err)
 		}
@@ -118,10 +121,10 @@ func TestCloneIsIndependent(t *testing.T) {
 	if got := mustNode(t, c, root); len(got.Children) != 2 || g.Head() == c.Head() {
 		t.Fatalf("the clone did not take the fork: %+v", got)
 	}
-	if _, err := c.Node(s2.nodes); err != nil {
+	if _, err := c.Node(fork); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := g.Node(s2.nodes); err == nil {
+	if _, err := g.Node(fork); err == nil {
 		t.Fatal("the original has the clone's new node")
 	}
 }

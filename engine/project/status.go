@@ -152,9 +152,3 @@ func (g *Graph) Created() event.SessionCreatedData {
 	}
 	return event.SessionCreatedData{}
 }
-
-// Preferences are the effective preferences at node n.
-func (g *Graph) Preferences(n Node) (workflow.Preferences, error) {
-	s, err := g.Snapshot(n.Snapshot)
-	return s.Preferences, err
-}

@@ -27,7 +27,6 @@ type Store struct {
 	sessions  []*session // session id n is sessions[n-1]
 	snapshots map[engine.Digest][]byte
 	workflows map[engine.Digest][]byte
-	health    map[engine.SessionID]execute.Health
 	changes   uint64
 }
 
@@ -42,7 +41,7 @@ var _ execute.Store = (*Store)(nil)
 
 // New returns an empty store.
 func New() *Store {
-	return &Store{snapshots: map[engine.Digest][]byte{}, workflows: map[engine.Digest][]byte{}, health: map[engine.SessionID]execute.Health{}}
+	return &Store{snapshots: map[engine.Digest][]byte{}, workflows: map[engine.Digest][]byte{}}
 }
 
 // Create implements execute.Store.
@@ -87,8 +86,7 @@ func (s *Store) Update(id engine.SessionID, fn func(execute.Tx) error) error {
 	return nil
 }
 
-// Health implements execute.Store: healthy, unless SetHealth said
-// otherwise.
+// Health implements execute.Store: a log kept in memory is always whole.
 func (s *Store) Health(id engine.SessionID) (execute.Health, error) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
@@ -96,18 +94,7 @@ func (s *Store) Health(id engine.SessionID) (execute.Health, error) {
 	if err != nil {
 		return execute.Health{}, err
 	}
-	if h, ok := s.health[id]; ok {
-		return h, nil
-	}
 	return execute.Health{Status: execute.Healthy, LastGood: sess.graph.Head()}, nil
-}
-
-// SetHealth makes Health report h for session id, as if verification had
-// found it damaged.
-func (s *Store) SetHealth(id engine.SessionID, h execute.Health) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.health[id] = h
 }
 
 // Changes counts the write transactions committed.
