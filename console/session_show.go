@@ -111,3 +111,8 @@ func branchText(r project.RunSummary) string {
 	}
 	return strconv.Itoa(r.Branches) + " branches, " + forkCount(r.Forks)
 }
+
+// nodeURL opens node n of run r in its run page's side panel.
+func nodeURL(s engine.SessionID, r engine.RunID, n engine.NodeID) string {
+	return "/sessions/" + s.String() + "/runs/" + r.String() + "?node=" + n.String()
+}
