@@ -49,6 +49,7 @@ type Snippet struct {
 type Console struct {
 	store   Store
 	folds   foldCache
+	pins    pinnedCache
 	about   About
 	version string
 	now     func() time.Time
@@ -130,6 +131,7 @@ func (c *Console) row(id engine.SessionID) (sessionRow, error) {
 // Routes mounts the Console's pages on r.
 func (c *Console) Routes(r chi.Router) {
 	r.Get("/", c.sessionList)
+	r.Get("/changes", c.changes)
 	r.Get("/sessions/{session}", c.sessionShow)
 	r.Get("/sessions/{session}/runs/{run}", c.runShow)
 	r.Get("/sessions/{session}/runs/{run}/graph.svg", c.runGraph)
@@ -137,16 +139,36 @@ func (c *Console) Routes(r chi.Router) {
 	r.NotFound(c.notFound)
 }
 
-// sessionList renders the sessions page, or for an htmx refresh only the
-// polled table; a poll that saw the current change cursor gets 204 and
-// nothing is read or rendered.
-func (c *Console) sessionList(w http.ResponseWriter, r *http.Request) {
+// chrome is what every page's frame shows: its title, the daemon's
+// version and the change cursor the page was read at.
+type chrome struct {
+	Title, Version, Cursor string
+}
+
+// chrome is read before the page's data, so a write that lands while the
+// page is read moves the cursor past the page and the next poll refreshes
+// it.
+func (c *Console) chrome(title string) chrome {
+	return chrome{Title: title, Version: c.version, Cursor: strconv.FormatUint(c.store.Changes(), 10)}
+}
+
+// changes answers the pages' 2 s poll: 204, reading nothing, while the
+// store's change cursor is the one the page has; otherwise a new poller and
+// HX-Trigger: wr-changed, on which every live panel fetches itself again.
+func (c *Console) changes(w http.ResponseWriter, r *http.Request) {
 	cursor := strconv.FormatUint(c.store.Changes(), 10)
-	htmx := r.Header.Get("HX-Request") == "true"
-	if htmx && r.URL.Query().Get("since") == cursor {
+	if r.URL.Query().Get("since") == cursor {
 		w.WriteHeader(http.StatusNoContent)
 		return
 	}
+	w.Header().Set("HX-Trigger", "wr-changed")
+	c.render(w, r, http.StatusOK, poller(cursor))
+}
+
+// sessionList renders the sessions page. When the first session appears
+// under the first-run help, a live refresh reloads the whole page.
+func (c *Console) sessionList(w http.ResponseWriter, r *http.Request) {
+	m := c.chrome("Sessions")
 	var before engine.SessionID
 	if b := r.URL.Query().Get("before"); b != "" && before.UnmarshalText([]byte(b)) != nil {
 		c.notFound(w, r)
@@ -157,16 +179,10 @@ func (c *Console) sessionList(w http.ResponseWriter, r *http.Request) {
 		c.fail(w, r, "the sessions", err)
 		return
 	}
-	if htmx && r.URL.Query().Get("empty") == "1" && len(sessions.Rows) > 0 {
-		// The first session appeared under the first-run help: show the
-		// whole page anew.
+	if r.Header.Get("HX-Request") == "true" && r.URL.Query().Get("empty") == "1" && len(sessions.Rows) > 0 {
 		w.Header().Set("HX-Refresh", "true")
 	}
-	page := sessionsPage(c.version, c.status(sessions), cursor, sessions)
-	if htmx {
-		page = sessionsPoll(cursor, sessions)
-	}
-	c.render(w, r, http.StatusOK, page)
+	c.render(w, r, http.StatusOK, sessionsPage(m, c.status(sessions), sessions))
 }
 
 func eventCount(s sessionRow) string { return strconv.FormatUint(uint64(s.Events), 10) }
@@ -193,15 +209,19 @@ func (c *Console) status(p sessionsList) status {
 	return status{About: c.about, Uptime: c.now().Sub(c.about.StartedAt).Round(time.Second).String(), Sessions: p.Total}
 }
 
-// pollURL is where the sessions table polls: the page, the cursor it
-// shows and, under the first-run help, that it had no session yet.
-func pollURL(cursor string, p sessionsList) string {
-	u := "/?since=" + cursor
+// url is where the sessions panel fetches itself: the same page and,
+// under the first-run help, that it had no session yet.
+func (p sessionsList) url() string {
+	u := "/"
 	if p.Before != 0 {
-		u += "&before=" + p.Before.String()
+		u += "?before=" + p.Before.String()
 	}
 	if p.Total == 0 {
-		u += "&empty=1"
+		u += "?empty=1"
 	}
 	return u
+}
+
+func (p sessionsList) announce() string {
+	return strconv.Itoa(p.Total) + " sessions"
 }

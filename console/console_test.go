@@ -139,20 +139,29 @@ func TestSessionsPageShowsDamage(t *testing.T) {
 func TestPollAnswersNoContentUntilSomethingChanged(t *testing.T) {
 	st := memstore.New()
 	h := consoleWith(t, st, 1)
-	poll := func(since string) int {
-		req := httptest.NewRequest(http.MethodGet, "/?since="+since, nil)
+	poll := func(since string) *httptest.ResponseRecorder {
+		req := httptest.NewRequest(http.MethodGet, "/changes?since="+since, nil)
 		req.Header.Set("HX-Request", "true")
 		rec := httptest.NewRecorder()
 		h.ServeHTTP(rec, req)
-		return rec.Code
+		return rec
 	}
 	now := fmt.Sprint(st.Changes())
-	if got := poll(now); got != http.StatusNoContent {
-		t.Fatalf("poll at the current cursor = %d; want 204", got)
+	if got := poll(now); got.Code != http.StatusNoContent || got.Body.Len() != 0 || got.Header().Get("HX-Trigger") != "" {
+		t.Fatalf("poll at the current cursor = %d %q (trigger %q); want 204, empty, no trigger", got.Code, got.Body, got.Header().Get("HX-Trigger"))
 	}
 	consoleWith(t, st, 1) // another run starts
-	if got := poll(now); got != http.StatusOK {
-		t.Fatalf("poll after a change = %d; want 200", got)
+	got := poll(now)
+	if got.Code != http.StatusOK || got.Header().Get("HX-Trigger") != "wr-changed" {
+		t.Fatalf("poll after a change = %d, HX-Trigger %q; want 200 and wr-changed", got.Code, got.Header().Get("HX-Trigger"))
+	}
+	// The new poller asks from the new cursor, so the next poll is quiet.
+	want := `hx-get="/changes?since=` + fmt.Sprint(st.Changes()) + `"`
+	if !strings.Contains(got.Body.String(), want) {
+		t.Fatalf("new poller %q does not carry %s", got.Body, want)
+	}
+	if got := poll(fmt.Sprint(st.Changes())); got.Code != http.StatusNoContent {
+		t.Fatalf("poll at the new cursor = %d; want 204", got.Code)
 	}
 }
 

@@ -29,6 +29,7 @@ func (f gapFilter) admit(g event.GapRecordedData) bool {
 // gapList renders every open gap across sessions, newest session first.
 // A filter value outside the closed sets is ignored, not an error page.
 func (c *Console) gapList(w http.ResponseWriter, r *http.Request) {
+	m := c.chrome("Open gaps")
 	var f gapFilter
 	if s := event.GapSeverity(r.URL.Query().Get("severity")); slices.Contains(event.GapSeverities(), s) {
 		f.Severity = s
@@ -54,7 +55,7 @@ func (c *Console) gapList(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	}
-	c.render(w, r, http.StatusOK, gapsPage(c.version, f, gaps))
+	c.render(w, r, http.StatusOK, gapsPage(m, f, gaps))
 }
 
 func filterText(f gapFilter) string {

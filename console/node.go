@@ -4,7 +4,6 @@ import (
 	"github.com/workrail/workrail/engine"
 	"github.com/workrail/workrail/engine/compile"
 	"github.com/workrail/workrail/engine/event"
-	"github.com/workrail/workrail/engine/execute"
 	"github.com/workrail/workrail/engine/project"
 	"github.com/workrail/workrail/engine/run"
 	"github.com/workrail/workrail/engine/workflow"
@@ -19,12 +18,18 @@ type nodeView struct {
 	Prefs      workflow.Preferences
 	ForkedFrom engine.NodeID
 	Forks      int
-	Outputs    []event.NodeOutputAppendedData
+	Outputs    []output
 	Gaps       []project.GapState
 	Blocked    []project.BlockedAttempt
 	Diverged   []event.DivergenceRecordedData
 	Observed   []project.Observation
 	Traces     []event.DecisionTraceAppendedData
+}
+
+// output is one output recorded on the node, its artifacts laid out.
+type output struct {
+	event.NodeOutputAppendedData
+	Artifacts []artifact
 }
 
 // nodeDetail gathers node id of a folded session; the pinned workflow
@@ -39,10 +44,12 @@ func (c *Console) nodeDetail(g *project.Graph, id engine.NodeID) (nodeView, erro
 		return nodeView{}, err
 	}
 	v := nodeView{Session: g.Session, Node: n, Prefs: snap.Preferences, ForkedFrom: g.ForkedFrom(n), Forks: g.ForksOf(n), Observed: g.Observations(id)}
+	pin, err := c.pinned(g.Session, snap.WorkflowHash)
+	if err != nil {
+		return v, err
+	}
 	if snap.Position.Kind == run.Pending {
-		if v.Pending, err = c.pendingStep(g.Session, snap); err != nil {
-			return v, err
-		}
+		v.Pending, _ = pin.Compiled.Step(snap.Position.Step)
 	}
 	for _, gap := range project.Gaps(g.Events()) {
 		if gap.Node == id {
@@ -60,7 +67,7 @@ func (c *Console) nodeDetail(g *project.Graph, id engine.NodeID) (nodeView, erro
 		}
 		switch d := e.Data.(type) {
 		case *event.NodeOutputAppendedData:
-			v.Outputs = append(v.Outputs, *d)
+			v.Outputs = append(v.Outputs, output{NodeOutputAppendedData: *d, Artifacts: artifactsOf(d.Artifacts, pin.Compiled.Contracts)})
 		case *event.DivergenceRecordedData:
 			v.Diverged = append(v.Diverged, *d)
 		case *event.DecisionTraceAppendedData:
@@ -68,18 +75,4 @@ func (c *Console) nodeDetail(g *project.Graph, id engine.NodeID) (nodeView, erro
 		}
 	}
 	return v, nil
-}
-
-// pendingStep is the step of the run's pinned workflow a snapshot waits on.
-func (c *Console) pendingStep(sid engine.SessionID, snap run.Snapshot) (*compile.Step, error) {
-	var step *compile.Step
-	err := c.store.View(sid, func(tx execute.Tx) error {
-		wf, err := tx.Workflow(snap.WorkflowHash)
-		if err != nil {
-			return err
-		}
-		step, _ = wf.Step(snap.Position.Step)
-		return nil
-	})
-	return step, err
 }

@@ -35,6 +35,7 @@ type runView struct {
 	Expand  string // the expand query, kept on every link
 	Marked  map[engine.NodeID]bool
 	Panel   *nodeView
+	Pinned  pinned
 }
 
 // runRequest is what a run page's URL names.
@@ -76,6 +77,7 @@ func (c *Console) runShow(w http.ResponseWriter, r *http.Request) {
 		c.notFound(w, r)
 		return
 	}
+	m := c.chrome(q.run.String() + " of " + q.session.String())
 	v, err := c.run(q)
 	v.Expand = r.URL.Query().Get("expand")
 	if errors.Is(err, engine.ErrNotFound) {
@@ -86,7 +88,7 @@ func (c *Console) runShow(w http.ResponseWriter, r *http.Request) {
 		c.fail(w, r, q.run.String()+" of "+q.session.String(), err)
 		return
 	}
-	c.render(w, r, http.StatusOK, runPage(c.version, v))
+	c.render(w, r, http.StatusOK, runPage(m, v))
 }
 
 // runGraph serves the decorative drawing of a run's layout.
@@ -119,6 +121,9 @@ func (c *Console) run(q runRequest) (runView, error) {
 		return v, err
 	}
 	if v.Layout, err = lanes.Build(g, q.run, q.expand); err != nil {
+		return v, err
+	}
+	if v.Pinned, err = c.pinned(q.session, rn.WorkflowHash); err != nil {
 		return v, err
 	}
 	if q.node != 0 {
@@ -181,6 +186,23 @@ func (v runView) link(key, value string) string {
 		u += "?" + strings.Join(parts, "&")
 	}
 	return u
+}
+
+// self is the page as it is.
+func (v runView) self() string {
+	if v.Panel != nil {
+		return v.link("node", v.Panel.Node.ID.String())
+	}
+	return v.link("node", "")
+}
+
+// runAnnounce sums the run up for the live region.
+func runAnnounce(v runView) string {
+	s := v.Summary.ID.String() + " " + statusText(v.Summary.Status)
+	if v.Summary.Pending != "" {
+		s += " at " + string(v.Summary.Pending)
+	}
+	return s + ", " + branchText(v.Summary)
 }
 
 // expandLink opens a folded row, keeping what is already open.

@@ -2,6 +2,7 @@ package console
 
 import (
 	"errors"
+	"fmt"
 	"net/http"
 	"strconv"
 
@@ -15,14 +16,28 @@ import (
 )
 
 // sessionView is what the session page shows: every run with its status
-// at the preferred tip, the notes in log order, and the gaps.
+// at the preferred tip in a sidebar, the one active run, the notes in log
+// order, the timeline with a lane per run, and the gaps.
 type sessionView struct {
-	ID      engine.SessionID
-	Health  execute.Health
-	Created event.SessionCreatedData
-	Runs    []project.RunSummary
-	Notes   []note
-	Gaps    []project.GapState
+	ID       engine.SessionID
+	Health   execute.Health
+	Created  event.SessionCreatedData
+	Runs     []sessionRun
+	Active   *sessionRun // nil when no run could be read
+	Chosen   bool        // the reader picked Active (?run=); else it follows the latest activity
+	Notes    []note
+	Gaps     []project.GapState
+	Timeline []stretch
+}
+
+// sessionRun is one run as the session page shows it.
+type sessionRun struct {
+	project.RunSummary
+	Pinned pinned
+	Lane   int
+	// Activity is the run's latest event: the active run by default is
+	// the one the agent touched last.
+	Activity engine.EventIndex
 }
 
 // note is one output an agent recorded, where it was recorded.
@@ -33,14 +48,20 @@ type note struct {
 	event.NodeOutputAppendedData
 }
 
-// sessionShow renders one session.
+// sessionShow renders one session; ?run= picks the active run.
 func (c *Console) sessionShow(w http.ResponseWriter, r *http.Request) {
 	var id engine.SessionID
 	if id.UnmarshalText([]byte(chi.URLParam(r, "session"))) != nil {
 		c.notFound(w, r)
 		return
 	}
-	v, err := c.session(id)
+	var active engine.RunID
+	if a := r.URL.Query().Get("run"); a != "" && active.UnmarshalText([]byte(a)) != nil {
+		c.notFound(w, r)
+		return
+	}
+	m := c.chrome("Session " + id.String())
+	v, err := c.session(id, active)
 	if errors.Is(err, engine.ErrNotFound) {
 		c.notFound(w, r)
 		return
@@ -49,19 +70,20 @@ func (c *Console) sessionShow(w http.ResponseWriter, r *http.Request) {
 		c.fail(w, r, "session "+id.String(), err)
 		return
 	}
-	c.render(w, r, http.StatusOK, sessionPage(c.version, v))
+	c.render(w, r, http.StatusOK, sessionPage(m, v))
 }
 
 // session folds a session's log into what its page shows. A damaged
-// session shows what could be read up to its last good event.
-func (c *Console) session(id engine.SessionID) (sessionView, error) {
+// session shows what could be read up to its last good event. A run named
+// by active that the session does not have is not found.
+func (c *Console) session(id engine.SessionID, active engine.RunID) (sessionView, error) {
 	g, h, err := c.fold(id)
 	if err != nil {
 		return sessionView{}, err
 	}
 	evs := g.Events()
 	v := sessionView{ID: id, Health: h, Created: g.Created(), Gaps: project.Gaps(evs)}
-	for _, r := range g.Runs() {
+	for i, r := range g.Runs() {
 		if r.Root == 0 {
 			continue
 		}
@@ -69,14 +91,66 @@ func (c *Console) session(id engine.SessionID) (sessionView, error) {
 		if err != nil {
 			return v, err
 		}
-		v.Runs = append(v.Runs, sum)
+		p, err := c.pinned(id, r.WorkflowHash)
+		if err != nil {
+			return v, err
+		}
+		sr := sessionRun{RunSummary: sum, Pinned: p, Lane: min(i+1, maxLanes)}
+		for _, n := range g.Nodes(r.ID) {
+			sr.Activity = max(sr.Activity, n.LastActivity)
+		}
+		v.Runs = append(v.Runs, sr)
+	}
+	v.Chosen = active != 0
+	if v.Active, err = pickRun(v.Runs, active); err != nil {
+		return v, err
 	}
 	for _, e := range evs {
 		if d, ok := e.Data.(*event.NodeOutputAppendedData); ok && d.NotesMarkdown != "" {
 			v.Notes = append(v.Notes, note{Run: e.Run, Node: e.Node, Event: e.Index, NodeOutputAppendedData: *d})
 		}
 	}
-	return v, nil
+	v.Timeline, err = timeline(g)
+	return v, err
+}
+
+// pickRun is the run named, or by default the one with the latest
+// activity (ties: the later run).
+func pickRun(runs []sessionRun, id engine.RunID) (*sessionRun, error) {
+	var pick *sessionRun
+	for i := range runs {
+		r := &runs[i]
+		if id != 0 && r.ID == id {
+			return r, nil
+		}
+		if pick == nil || r.Activity >= pick.Activity {
+			pick = r
+		}
+	}
+	if id != 0 {
+		return nil, fmt.Errorf("console: run %s: %w", id, engine.ErrNotFound)
+	}
+	return pick, nil
+}
+
+// runNotes are the notes recorded in run id.
+func (v sessionView) runNotes(id engine.RunID) []note {
+	var out []note
+	for _, n := range v.Notes {
+		if n.Run == id {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+func (v sessionView) laneOf(id engine.RunID) int {
+	for _, r := range v.Runs {
+		if r.ID == id {
+			return r.Lane
+		}
+	}
+	return maxLanes
 }
 
 // snapshots reads node snapshots of session id, each in its own read:
@@ -114,5 +188,35 @@ func branchText(r project.RunSummary) string {
 
 // nodeURL opens node n of run r in its run page's side panel.
 func nodeURL(s engine.SessionID, r engine.RunID, n engine.NodeID) string {
-	return "/sessions/" + s.String() + "/runs/" + r.String() + "?node=" + n.String()
+	return runURL(s, r) + "?node=" + n.String()
+}
+
+// runURL is run r's page.
+func runURL(s engine.SessionID, r engine.RunID) string {
+	return "/sessions/" + s.String() + "/runs/" + r.String()
+}
+
+// runSelectURL is the session page with run r active.
+func runSelectURL(s engine.SessionID, r engine.RunID) string {
+	return "/sessions/" + s.String() + "?run=" + r.String()
+}
+
+// sessionURL is where the session page's live panel fetches itself.
+func sessionURL(v sessionView) string {
+	if !v.Chosen {
+		return "/sessions/" + v.ID.String()
+	}
+	return runSelectURL(v.ID, v.Active.ID)
+}
+
+// sessionAnnounce sums the session up for the live region.
+func sessionAnnounce(v sessionView) string {
+	if v.Active == nil {
+		return ""
+	}
+	s := v.Active.ID.String() + " " + statusText(v.Active.Status)
+	if v.Active.Pending != "" {
+		s += " at " + string(v.Active.Pending)
+	}
+	return s
 }

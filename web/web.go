@@ -1,5 +1,6 @@
 // Package web holds the Console's static assets, embedded into the binary:
-// htmx (vendored, version in the file name) and the stylesheet.
+// htmx and its idiomorph extension (vendored, version in the file name,
+// checksums in SHA256SUMS), the Console's own script and its stylesheet.
 package web
 
 import "embed"
@@ -9,8 +10,10 @@ import "embed"
 //go:embed static
 var Static embed.FS
 
-// HTMX is the path of the vendored htmx build under /static/.
-const HTMX = "/static/htmx-2.0.11.min.js"
-
-// CSS is the path of the Console stylesheet under /static/.
-const CSS = "/static/console.css"
+// Paths of the assets under /static/, in the order pages load them.
+const (
+	HTMX      = "/static/htmx-2.0.11.min.js"
+	Idiomorph = "/static/idiomorph-ext-0.8.0.min.js"
+	Script    = "/static/console.js"
+	CSS       = "/static/console.css"
+)

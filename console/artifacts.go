@@ -1,0 +1,163 @@
+package console
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+
+	"github.com/workrail/workrail/engine/compile"
+	"github.com/workrail/workrail/engine/workflow"
+)
+
+// artifact is one recorded artifact as the node panel shows it: a table
+// of its fields when its contract's schema says what they are, else its
+// JSON, indented.
+type artifact struct {
+	Kind        string
+	Description string
+	Fields      []field // nil when no contract describes the artifact
+	JSON        string  // the artifact, indented, when Fields is nil
+}
+
+// field is one property of an artifact: a value in words, or a table
+// when it is a list of objects whose item schema names their columns.
+type field struct {
+	Name  string
+	Value string
+	Table *table
+}
+
+type table struct {
+	Columns []string
+	Rows    [][]string
+}
+
+// artifactsOf lays out raw artifacts with the contracts of the workflow
+// they were recorded under (nil: only WorkRail's own packs).
+func artifactsOf(raws []json.RawMessage, contracts map[workflow.ContractRef]compile.ContractPack) []artifact {
+	out := make([]artifact, 0, len(raws))
+	for _, raw := range raws {
+		out = append(out, layoutArtifact(raw, contracts))
+	}
+	return out
+}
+
+func layoutArtifact(raw json.RawMessage, contracts map[workflow.ContractRef]compile.ContractPack) artifact {
+	var obj map[string]json.RawMessage
+	var head struct {
+		Kind string `json:"kind"`
+	}
+	json.Unmarshal(raw, &head)
+	a := artifact{Kind: head.Kind, JSON: indent(raw)}
+	pack, ok := contracts[workflow.ContractRef(head.Kind)]
+	if !ok {
+		pack, ok = compile.Pack(workflow.ContractRef(head.Kind))
+	}
+	if !ok || json.Unmarshal(raw, &obj) != nil {
+		return a
+	}
+	a.Description = pack.Description
+	props := properties(pack.Schema)
+	for _, p := range props {
+		v, ok := obj[p.name]
+		if !ok || p.name == "kind" {
+			continue
+		}
+		a.Fields = append(a.Fields, fieldOf(p, v))
+	}
+	if a.Fields != nil {
+		a.JSON = ""
+	}
+	return a
+}
+
+// property is one schema property, in the order the schema declares it.
+type property struct {
+	name   string
+	schema json.RawMessage
+}
+
+// properties reads a JSON Schema object's "properties" in their declared
+// order (a map would lose it, and with it the columns' order).
+func properties(schema json.RawMessage) []property {
+	var s struct {
+		Properties json.RawMessage `json:"properties"`
+	}
+	if json.Unmarshal(schema, &s) != nil || len(s.Properties) == 0 {
+		return nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(s.Properties))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil
+	}
+	var out []property
+	for dec.More() {
+		k, err := dec.Token()
+		if err != nil {
+			return out
+		}
+		var v json.RawMessage
+		if dec.Decode(&v) != nil {
+			return out
+		}
+		out = append(out, property{name: k.(string), schema: v})
+	}
+	return out
+}
+
+// fieldOf shows value v of property p: a list of objects becomes a table
+// with the item schema's columns.
+func fieldOf(p property, v json.RawMessage) field {
+	f := field{Name: p.name}
+	var items struct {
+		Items json.RawMessage `json:"items"`
+	}
+	json.Unmarshal(p.schema, &items)
+	var list []map[string]json.RawMessage
+	if cols := properties(items.Items); cols != nil && json.Unmarshal(v, &list) == nil {
+		t := &table{}
+		for _, c := range cols {
+			t.Columns = append(t.Columns, c.name)
+		}
+		for _, item := range list {
+			row := make([]string, len(cols))
+			for i, c := range cols {
+				row[i] = words(item[c.name])
+			}
+			t.Rows = append(t.Rows, row)
+		}
+		f.Table = t
+		return f
+	}
+	f.Value = words(v)
+	return f
+}
+
+// words is a JSON value as text: strings bare, lists of strings joined,
+// anything else as compact JSON; absent is empty.
+func words(v json.RawMessage) string {
+	if len(v) == 0 {
+		return ""
+	}
+	var s string
+	if json.Unmarshal(v, &s) == nil {
+		return s
+	}
+	var ss []string
+	if json.Unmarshal(v, &ss) == nil {
+		return strings.Join(ss, ", ")
+	}
+	var b bytes.Buffer
+	if json.Compact(&b, v) != nil {
+		return string(v)
+	}
+	return b.String()
+}
+
+func indent(v json.RawMessage) string {
+	var b bytes.Buffer
+	if json.Indent(&b, v, "", "  ") != nil {
+		return string(v)
+	}
+	return b.String()
+}
