@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/workrail/workrail/console/lanes"
+	"github.com/workrail/workrail/engine"
 )
 
 // BenchmarkLayout1000 lays out a run of 1,000 nodes with a fork every 50
@@ -28,5 +29,30 @@ func BenchmarkLayout1000SVG(b *testing.B) {
 			b.Fatal(err)
 		}
 		_ = l.SVG()
+	}
+}
+
+// BenchmarkLayout1000Loop3 lays out a run of 1,000 nodes that is one loop
+// of plan → edit → test: 333 iterations, 332 of them folded.
+func BenchmarkLayout1000Loop3(b *testing.B) {
+	f := bigLoop3(b)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := lanes.Build(f.g, f.run, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkLayout1000Loop3Expanded lays out the same run with its fold
+// open: 1,000 rows.
+func BenchmarkLayout1000Loop3Expanded(b *testing.B) {
+	f := bigLoop3(b)
+	expand := map[engine.NodeID]bool{f.expand[0]: true}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := lanes.Build(f.g, f.run, expand); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

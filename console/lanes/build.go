@@ -7,18 +7,22 @@ import (
 
 	"github.com/workrail/workrail/engine"
 	"github.com/workrail/workrail/engine/project"
+	"github.com/workrail/workrail/engine/run"
 	"github.com/workrail/workrail/engine/workflow"
 )
 
 // Build lays out run id of g. Lane 0 is the path from the run's root to
 // its preferred tip; every other branch folds to one stub row right after
-// its fork parent's row, and consecutive iterations of one loop step fold
-// to one row, unless expand holds the folded row's Node (a branch's first
-// node, a loop fold's first iteration). An id in expand that names no
-// folded row on show (unknown, or inside a branch still folded) is ignored.
-// A fold never takes a fork parent, the tip or a branch's first or last
-// node: they keep their own rows. A missing run or root is an error
-// wrapping engine.ErrNotFound.
+// its fork parent's row, and two or more consecutive whole iterations of
+// a loop that repeat the same steps fold to one row (the outermost loop
+// that repeats; inside an iteration that does not, its inner loops fold
+// the same way), unless expand holds the folded row's Node (a branch's
+// first node, a loop fold's first node), which then shows every node it
+// stood for. An id in expand that names no folded row on show (unknown,
+// or inside a branch still folded) is ignored. A fold never takes a fork
+// parent, the tip or a branch's first or last node: they keep their own
+// rows, and a loop fold splits around the iteration that holds them. A
+// missing run or root is an error wrapping engine.ErrNotFound.
 func Build(g *project.Graph, id engine.RunID, expand map[engine.NodeID]bool) (Layout, error) {
 	r, err := g.Run(id)
 	if err != nil {
@@ -58,7 +62,12 @@ type item struct {
 	first, last *vertex
 	step        workflow.StepID
 	folded      int
-	line        *line
+	// a loop fold's iterations, the first of them (from 1), the steps of
+	// one and its loop's depth
+	iterations, iteration int
+	body                  []workflow.StepID
+	depth                 int
+	line                  *line
 	// key orders the rows: node_created of the row's node; a stub sorts
 	// right after its fork parent, stubs of one parent by their branch.
 	key [3]engine.EventIndex
@@ -113,14 +122,13 @@ func (b *builder) stub(ln *line) error {
 }
 
 // path lays out the nodes from ln.top to ln.leaf, queues the branches off
-// them, and folds loop iterations.
+// them, and folds their loop iterations.
 func (b *builder) path(ln *line) error {
 	nodes := spine(ln.top, ln.leaf)
-	steps := make([]workflow.StepID, len(nodes))
-	loops := make([]bool, len(nodes))
+	f := &folder{b: b, ln: ln, nodes: nodes, steps: make([]workflow.StepID, len(nodes)), cursors: make([][]run.Frame, len(nodes))}
 	for i, v := range nodes {
 		var err error
-		if steps[i], loops[i], err = b.t.pending(v); err != nil {
+		if f.steps[i], f.cursors[i], err = b.t.pending(v); err != nil {
 			return err
 		}
 		for _, id := range v.Children {
@@ -129,30 +137,124 @@ func (b *builder) path(ln *line) error {
 			}
 		}
 	}
-	// A fold never takes a line's first or last node, nor a node with
-	// branches: their rows (and the stubs under them) always show, and a
-	// fold's Node is never a branch's first node.
-	foldable := func(i int) bool {
-		return i > 0 && i < len(nodes)-1 && loops[i] && steps[i] != "" && len(nodes[i].Children) == 1
-	}
-	for i := 0; i < len(nodes); {
-		j := i + 1
-		for foldable(i) && j < len(nodes) && foldable(j) && steps[j] == steps[i] {
-			j++
-		}
-		if j-i > 1 && !b.expand[nodes[i].ID] {
-			b.add(ln, &item{kind: LoopRow, first: nodes[i], last: nodes[j-1], step: steps[i], folded: j - i,
-				key: [3]engine.EventIndex{nodes[i].CreatedAt}})
-			i = j
+	f.region(0, len(nodes), 0)
+	return nil
+}
+
+// folder folds the loop iterations of one line's nodes. Which loop a node
+// runs in, and which iteration, is its snapshot's cursor: frame d points
+// at the loop of depth d (0 for a loop among the workflow's top-level
+// steps) and frame d+1 counts its iterations, so nodes in one iteration
+// share their cursor down to frame d+1's iteration. Step names are never
+// compared to find a loop, only to tell whether iterations repeat.
+type folder struct {
+	b       *builder
+	ln      *line
+	nodes   []*vertex
+	steps   []workflow.StepID
+	cursors [][]run.Frame
+}
+
+// region lays out nodes lo..hi-1, which share their cursor above frame d:
+// the whole line (d 0) or one iteration of a loop of depth d-1. Each run
+// of nodes inside one loop of depth d is laid out by loop.
+func (f *folder) region(lo, hi, d int) {
+	for i := lo; i < hi; {
+		if !f.inLoop(i, d) {
+			f.node(i)
+			i++
 			continue
 		}
-		for ; i < j; i++ {
-			it := &item{kind: NodeRow, first: nodes[i], last: nodes[i], step: steps[i], key: [3]engine.EventIndex{nodes[i].CreatedAt}}
-			nodes[i].item = it
-			b.add(ln, it)
+		j := i + 1
+		for j < hi && f.inLoop(j, d) && f.cursors[j][d].Index == f.cursors[i][d].Index {
+			j++
+		}
+		f.loop(i, j, d)
+		i = j
+	}
+}
+
+// loop lays out nodes lo..hi-1, one run of the loop of depth d, by whole
+// iterations: two or more consecutive iterations that repeat (the same
+// steps in the same order) and hold only foldable nodes fold to one row,
+// or show every node when that row is expanded; any other iteration is
+// laid out alone, its inner loops folded the same way. An iteration with
+// a fork, the line's first or last node, or fewer or other steps (a loop
+// left early, a step skipped) therefore splits the fold around it.
+func (f *folder) loop(lo, hi, d int) {
+	for s := lo; s < hi; {
+		e := f.iteration(s, hi, d)
+		n, end := 1, e
+		if f.foldable(s, e) {
+			for end < hi {
+				next := f.iteration(end, hi, d)
+				if !f.foldable(end, next) || !slices.Equal(f.steps[s:e], f.steps[end:next]) {
+					break
+				}
+				n, end = n+1, next
+			}
+		}
+		switch {
+		case n == 1:
+			f.region(s, e, d+1)
+		case f.b.expand[f.nodes[s].ID]:
+			for i := s; i < end; i++ {
+				f.node(i)
+			}
+		default:
+			f.b.add(f.ln, &item{kind: LoopRow, first: f.nodes[s], last: f.nodes[end-1], step: f.steps[end-1], folded: end - s,
+				iterations: n, iteration: f.cursors[s][d+1].Iteration + 1, body: distinct(f.steps[s:e]), depth: d,
+				key: [3]engine.EventIndex{f.nodes[s].CreatedAt}})
+		}
+		s = end
+	}
+}
+
+// inLoop says node i runs inside a loop of depth d.
+func (f *folder) inLoop(i, d int) bool { return len(f.cursors[i]) > d+1 }
+
+// iteration returns the end of the iteration of the loop of depth d that
+// node s starts, no further than hi.
+func (f *folder) iteration(s, hi, d int) int {
+	e := s + 1
+	for e < hi && f.cursors[e][d+1].Iteration == f.cursors[s][d+1].Iteration {
+		e++
+	}
+	return e
+}
+
+// foldable says a fold may take nodes s..e-1. A fold never takes a line's
+// first or last node, nor a node with branches: their rows (and the stubs
+// under them) always show, and a fold's Node is never a branch's first
+// node.
+func (f *folder) foldable(s, e int) bool {
+	if s == 0 || e == len(f.nodes) {
+		return false
+	}
+	for _, v := range f.nodes[s:e] {
+		if len(v.Children) != 1 {
+			return false
 		}
 	}
-	return nil
+	return true
+}
+
+// node gives node i its own row.
+func (f *folder) node(i int) {
+	it := &item{kind: NodeRow, first: f.nodes[i], last: f.nodes[i], step: f.steps[i], key: [3]engine.EventIndex{f.nodes[i].CreatedAt}}
+	f.nodes[i].item = it
+	f.b.add(f.ln, it)
+}
+
+// distinct is steps without repeats, in the order they first appear.
+func distinct(steps []workflow.StepID) []workflow.StepID {
+	var out []workflow.StepID
+	for _, s := range steps {
+		if !slices.Contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 func (b *builder) add(ln *line, it *item) {
@@ -200,7 +302,8 @@ func (b *builder) rows() []Row {
 	rows := make([]Row, len(b.items))
 	for i, it := range b.items {
 		rows[i] = Row{Kind: it.kind, Lane: it.line.lane, Node: it.first.ID, Last: it.last.ID, Parent: it.first.Parent,
-			Step: it.step, Folded: it.folded, Tip: it.kind == NodeRow && it.first == b.tip,
+			Step: it.step, Folded: it.folded, Iterations: it.iterations, FirstIteration: it.iteration, Body: it.body, LoopDepth: it.depth,
+			Tip:        it.kind == NodeRow && it.first == b.tip,
 			ForkedFrom: g.ForkedFrom(it.first.Node), ForksOf: g.ForksOf(it.first.Node)}
 	}
 	for _, ln := range b.lines {

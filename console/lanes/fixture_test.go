@@ -1,6 +1,7 @@
 package lanes_test
 
 import (
+	"slices"
 	"strconv"
 	"testing"
 
@@ -41,3 +42,34 @@ func (s *session) chain(r engine.RunID, from engine.NodeID, n int, prefix string
 }
 
 func (s *session) graph() *project.Graph { return s.Graph() }
+
+// frame is one level of a cursor: index i of its step list, in iteration
+// n (from 0) of the loop around that list.
+func frame(i, n int) run.Frame { return run.Frame{Index: i, Iteration: n} }
+
+// inside is step pending at the cursor path.
+func inside(step workflow.StepID, path ...run.Frame) run.Position {
+	return run.Position{Kind: run.Pending, Step: step, Path: path}
+}
+
+// iterate runs iterations first..end-1 of a loop whose body is steps,
+// from node from: outer is the cursor down to the loop ({Index: 1} for
+// the second top-level step). It returns the last node and each
+// iteration's first.
+func (s *session) iterate(r engine.RunID, from engine.NodeID, outer []run.Frame, steps []workflow.StepID, first, end int) (engine.NodeID, []engine.NodeID) {
+	var starts []engine.NodeID
+	for n := first; n < end; n++ {
+		for j, step := range steps {
+			from = s.advance(r, from, inside(step, append(slices.Clone(outer), frame(j, n))...))
+			if j == 0 {
+				starts = append(starts, from)
+			}
+		}
+	}
+	return from, starts
+}
+
+var (
+	topLoop = []run.Frame{{Index: 1}}
+	pet     = []workflow.StepID{"plan", "edit", "test"}
+)

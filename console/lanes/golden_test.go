@@ -12,6 +12,7 @@ import (
 	"github.com/workrail/workrail/console/lanes"
 	"github.com/workrail/workrail/engine"
 	"github.com/workrail/workrail/engine/project"
+	"github.com/workrail/workrail/engine/run"
 	"github.com/workrail/workrail/engine/workflow"
 )
 
@@ -101,6 +102,76 @@ func big(tb testing.TB) fixture {
 	return fixture{s.graph(), r, nil}
 }
 
+// loop3: a, twelve iterations of a loop whose body is plan → edit →
+// test, then report and completion; the fold opens at the first plan.
+func loop3(tb testing.TB) fixture {
+	s := newSession(tb)
+	r, root := s.start(at(0, "a"))
+	n, starts := s.iterate(r, root, topLoop, pet, 0, 12)
+	s.advance(r, s.advance(r, n, at(2, "report")), done)
+	return fixture{s.graph(), r, starts[:1]}
+}
+
+// loop3Fork: ten iterations of plan → edit → test. The agent first went
+// on from iteration 5's edit to iteration 9's plan, then forked from
+// that edit and ran the loop to its end; the old branch, itself four
+// iterations long, folds under the edit.
+func loop3Fork(tb testing.TB) fixture {
+	s := newSession(tb)
+	r, root := s.start(at(0, "a"))
+	n, _ := s.iterate(r, root, topLoop, pet, 0, 4)
+	edit := s.advance(r, s.advance(r, n, inside("plan", frame(1, 0), frame(0, 4))), inside("edit", frame(1, 0), frame(1, 4)))
+	old := s.advance(r, edit, inside("test", frame(1, 0), frame(2, 4)))
+	n, _ = s.iterate(r, old, topLoop, pet, 5, 8)
+	s.advance(r, n, inside("plan", frame(1, 0), frame(0, 8)))
+	n = s.advance(r, edit, inside("test", frame(1, 0), frame(2, 4)))
+	n, _ = s.iterate(r, n, topLoop, pet, 5, 10)
+	s.advance(r, s.advance(r, n, at(2, "report")), done)
+	return fixture{s.graph(), r, []engine.NodeID{old}}
+}
+
+// nested: a loop whose body is an inner loop (body a → b) and then c.
+// Its first three iterations run the inner loop twice each and repeat;
+// the fourth runs it four times, the fifth once; then report and
+// completion. The outer fold opens at its first a; the fourth
+// iteration's inner fold stays folded then.
+func nested(tb testing.TB) fixture {
+	s := newSession(tb)
+	r, n := s.start(at(0, "x"))
+	var expand []engine.NodeID
+	for o, inner := range []int{2, 2, 2, 4, 1} {
+		var starts []engine.NodeID
+		n, starts = s.iterate(r, n, []run.Frame{{Index: 1}, frame(0, o)}, []workflow.StepID{"a", "b"}, 0, inner)
+		if o == 0 {
+			expand = append(expand, starts[0])
+		}
+		n = s.advance(r, n, inside("c", frame(1, 0), frame(1, o)))
+	}
+	s.advance(r, s.advance(r, n, at(2, "report")), done)
+	return fixture{s.graph(), r, expand}
+}
+
+// earlyExit: four iterations of plan → edit → test, then a fifth that
+// leaves the loop after edit (test's condition was false), then report
+// and completion.
+func earlyExit(tb testing.TB) fixture {
+	s := newSession(tb)
+	r, root := s.start(at(0, "a"))
+	n, _ := s.iterate(r, root, topLoop, pet, 0, 4)
+	n, _ = s.iterate(r, n, topLoop, pet[:2], 4, 5)
+	s.advance(r, s.advance(r, n, at(2, "report")), done)
+	return fixture{s.graph(), r, nil}
+}
+
+// bigLoop3: 1,000 nodes, a then 333 iterations of plan → edit → test;
+// the run waits at the last test.
+func bigLoop3(tb testing.TB) fixture {
+	s := newSession(tb)
+	r, root := s.start(at(0, "a"))
+	_, starts := s.iterate(r, root, topLoop, pet, 0, 333)
+	return fixture{s.graph(), r, starts[:1]}
+}
+
 func (f fixture) build(tb testing.TB, expand ...engine.NodeID) lanes.Layout {
 	tb.Helper()
 	set := map[engine.NodeID]bool{}
@@ -127,6 +198,14 @@ func TestGolden(t *testing.T) {
 		{"loop_folded", loop, false},
 		{"loop_expanded", loop, true},
 		{"run1000_folded", big, false},
+		{"loop3_folded", loop3, false},
+		{"loop3_expanded", loop3, true},
+		{"loop3_fork_folded", loop3Fork, false},
+		{"loop3_fork_expanded", loop3Fork, true},
+		{"loop3_nested_folded", nested, false},
+		{"loop3_nested_expanded", nested, true},
+		{"loop3_early_exit", earlyExit, false},
+		{"run1000_loop3_folded", bigLoop3, false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -170,6 +249,9 @@ func render(l lanes.Layout) string {
 		if r.Tip {
 			b.WriteString(" tip")
 		}
+		if r.Kind == lanes.LoopRow {
+			fmt.Fprintf(&b, " iterations=%d from=%d depth=%d body=%s", r.Iterations, r.FirstIteration, r.LoopDepth, strings.Join(steps(r.Body), ","))
+		}
 		if r.Summary() != "" {
 			fmt.Fprintf(&b, " %q", r.Summary())
 		}
@@ -183,6 +265,14 @@ func render(l lanes.Layout) string {
 		b.WriteString("\n")
 	}
 	return b.String()
+}
+
+func steps(ids []workflow.StepID) []string {
+	out := make([]string, len(ids))
+	for i, s := range ids {
+		out[i] = string(s)
+	}
+	return out
 }
 
 func id(n engine.NodeID) string {

@@ -2,8 +2,9 @@
 // the way `git log --graph` does: one row per node in node_created order
 // (never a clock), lane 0 for the path from the root to the preferred tip,
 // every other branch folded to a stub row under its fork parent unless
-// expanded, loop iterations folded to "×N". The page shows the rows as an
-// ordinary HTML list and draws Layout.SVG beside it, decorative only.
+// expanded, repeated iterations of a loop folded to one "×N iterations"
+// row. The page shows the rows as an ordinary HTML list and draws
+// Layout.SVG beside it, decorative only.
 //
 // It is pure: it reads a project.Graph and returns values. It must not
 // import the Console, templ, chi, net/http or the store.
@@ -11,6 +12,7 @@ package lanes
 
 import (
 	"strconv"
+	"strings"
 
 	"github.com/workrail/workrail/engine"
 	"github.com/workrail/workrail/engine/workflow"
@@ -26,7 +28,8 @@ const (
 	// StubRow stands for a folded branch: every node below one child of
 	// a fork parent.
 	StubRow Kind = "stub"
-	// LoopRow stands for consecutive iterations of one loop step.
+	// LoopRow stands for consecutive whole iterations of one loop that
+	// repeat the same steps, however many steps its body has.
 	LoopRow Kind = "loop-fold"
 )
 
@@ -47,11 +50,12 @@ type Row struct {
 	Kind Kind
 	Lane int
 	// Node is the row's node: for a stub the branch's first node, for a
-	// loop fold its first iteration. Putting Node in the expand set lays
-	// out a folded row in full.
+	// loop fold the first node of its first iteration. Putting Node in
+	// the expand set lays out a folded row in full.
 	Node engine.NodeID
 	// Last is the last node the row stands for: the branch's preferred
-	// leaf for a stub, the last iteration for a loop fold, Node otherwise.
+	// leaf for a stub, the last node of the last iteration for a loop
+	// fold, Node otherwise.
 	Last engine.NodeID
 	// Parent is Node's parent (0 for the run's root): for a stub, the
 	// fork parent whose row the stub sits under.
@@ -61,6 +65,21 @@ type Row struct {
 	// Folded counts the nodes folded into a stub or loop row (0 for a
 	// node row).
 	Folded int
+	// Iterations counts the loop iterations a loop fold stands for (0
+	// for other rows); each holds Folded/Iterations nodes.
+	Iterations int
+	// FirstIteration is the first of them, counted from 1 as
+	// run.LoopPlace.Iteration counts.
+	FirstIteration int
+	// Body is the steps of one of a loop fold's iterations, in the order
+	// they first ran, each once (an inner loop's steps repeat inside an
+	// iteration).
+	Body []workflow.StepID
+	// LoopDepth is how deep a loop fold's loop is nested: 0 for a loop
+	// among the workflow's top-level steps. It is the loop's index in
+	// run.PendingStep(workflow, snapshot of Node).Loops, which holds its
+	// id and title.
+	LoopDepth int
 	// Tip says the row is the run's preferred tip.
 	Tip bool
 	// ForkedFrom is the node Node was forked from (Graph.ForkedFrom):
@@ -84,7 +103,9 @@ type Link struct {
 }
 
 // Summary is the text a folded row shows: "N more steps on a branch
-// forked here" for a stub, "×N" for a loop fold, "" for a node.
+// forked here" for a stub, "×N iterations of plan → edit → test (M
+// steps)" for a loop fold (at most four steps named; the count of steps
+// when an iteration has more than one), "" for a node.
 func (r Row) Summary() string {
 	switch r.Kind {
 	case StubRow:
@@ -94,7 +115,28 @@ func (r Row) Summary() string {
 		}
 		return strconv.Itoa(r.Folded) + steps + " on a branch forked here"
 	case LoopRow:
-		return "×" + strconv.Itoa(r.Folded)
+		body := r.Body
+		if len(body) > maxBody {
+			body = body[:maxBody-1]
+		}
+		var b strings.Builder
+		b.WriteString("×" + strconv.Itoa(r.Iterations) + " iterations of ")
+		for i, s := range body {
+			if i > 0 {
+				b.WriteString(" → ")
+			}
+			b.WriteString(string(s))
+		}
+		if len(body) < len(r.Body) {
+			b.WriteString(" → …")
+		}
+		if r.Folded > r.Iterations {
+			b.WriteString(" (" + strconv.Itoa(r.Folded) + " steps)")
+		}
+		return b.String()
 	}
 	return ""
 }
+
+// maxBody is how many steps of a loop's body a summary names.
+const maxBody = 4

@@ -5,6 +5,8 @@ import (
 	"os/exec"
 	"reflect"
 	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -12,6 +14,8 @@ import (
 	"github.com/workrail/workrail/engine"
 	"github.com/workrail/workrail/engine/event"
 	"github.com/workrail/workrail/engine/project"
+	"github.com/workrail/workrail/engine/run"
+	"github.com/workrail/workrail/engine/workflow"
 )
 
 // A lane is free again below the last row of the branch that used it;
@@ -153,7 +157,7 @@ func checkTip(t *testing.T, f fixture, l lanes.Layout) {
 
 // An id that names no folded row on show changes nothing.
 func TestExpandIgnoresWhatItCannotUnfold(t *testing.T) {
-	ff, lp := forkOfFork(t), loop(t)
+	ff, lp, l3, ns := forkOfFork(t), loop(t), loop3(t), nested(t)
 	cases := []struct {
 		name   string
 		f      fixture
@@ -163,6 +167,9 @@ func TestExpandIgnoresWhatItCannotUnfold(t *testing.T) {
 		{"a branch inside a folded branch", ff, []engine.NodeID{ff.expand[1]}},
 		{"a node with its own row", ff, []engine.NodeID{1, 3}},
 		{"an iteration that is not the fold's first", lp, []engine.NodeID{lp.expand[0] + 1}},
+		{"a later step of a multi-step fold's first iteration", l3, []engine.NodeID{l3.expand[0] + 1, l3.expand[0] + 2}},
+		{"a multi-step fold's second iteration", l3, []engine.NodeID{l3.expand[0] + 3}},
+		{"an inner loop's iteration inside an outer fold", ns, []engine.NodeID{ns.expand[0] + 2, ns.expand[0] + 5}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -177,7 +184,8 @@ func TestExpandIgnoresWhatItCannotUnfold(t *testing.T) {
 // The same log gives the same rows and the same bytes, however the maps
 // inside the graph happen to iterate.
 func TestLayoutIsDeterministic(t *testing.T) {
-	for name, build := range map[string]func(testing.TB) fixture{"fork of fork": forkOfFork, "loop": loop, "1000": big} {
+	for name, build := range map[string]func(testing.TB) fixture{"fork of fork": forkOfFork, "loop": loop, "1000": big,
+		"loop with a fork": loop3Fork, "nested loops": nested, "1000 of a 3-step loop": bigLoop3} {
 		t.Run(name, func(t *testing.T) {
 			f1, f2 := build(t), build(t)
 			for _, expand := range [][]engine.NodeID{nil, f1.expand} {
@@ -251,7 +259,13 @@ func TestSummaryCountsFoldedNodes(t *testing.T) {
 	}{
 		{lanes.Row{Kind: lanes.StubRow, Folded: 1}, "1 more step on a branch forked here"},
 		{lanes.Row{Kind: lanes.StubRow, Folded: 3}, "3 more steps on a branch forked here"},
-		{lanes.Row{Kind: lanes.LoopRow, Folded: 5}, "×5"},
+		{lanes.Row{Kind: lanes.LoopRow, Folded: 5, Iterations: 5, Body: []workflow.StepID{"body"}}, "×5 iterations of body"},
+		{lanes.Row{Kind: lanes.LoopRow, Folded: 36, Iterations: 12, Body: []workflow.StepID{"plan", "edit", "test"}},
+			"×12 iterations of plan → edit → test (36 steps)"},
+		{lanes.Row{Kind: lanes.LoopRow, Folded: 20, Iterations: 4, Body: []workflow.StepID{"a", "b", "c", "d", "e"}},
+			"×4 iterations of a → b → c → … (20 steps)"},
+		{lanes.Row{Kind: lanes.LoopRow, Folded: 16, Iterations: 4, Body: []workflow.StepID{"a", "b", "c", "d"}},
+			"×4 iterations of a → b → c → d (16 steps)"},
 		{lanes.Row{Kind: lanes.NodeRow}, ""},
 	}
 	for _, c := range cases {
@@ -281,5 +295,142 @@ func TestImportsStayPure(t *testing.T) {
 				break
 			}
 		}
+	}
+}
+
+// Loop iterations fold by the loop and iteration the snapshots' cursors
+// name, never by step names, and only whole iterations that repeat: the
+// shape lists each row, 'o' a node, '@' the tip, '#' a stub, 'xN' a fold
+// of N iterations.
+func TestLoopFoldsWholeRepeatedIterations(t *testing.T) {
+	pe := pet[:2]
+	loop2 := []run.Frame{{Index: 2}}
+	cases := []struct {
+		name string
+		run  func(s *session, r engine.RunID, n engine.NodeID) engine.NodeID
+		open bool // the run waits at its last node instead of completing
+		want string
+	}{
+		{"two loops with the same steps fold apart", func(s *session, r engine.RunID, n engine.NodeID) engine.NodeID {
+			n, _ = s.iterate(r, n, topLoop, pe, 0, 3)
+			n, _ = s.iterate(r, n, loop2, pe, 0, 3)
+			return s.advance(r, n, at(3, "report"))
+		}, false, "o x3 x3 o @"},
+		{"the same steps outside a loop never fold", func(s *session, r engine.RunID, n engine.NodeID) engine.NodeID {
+			for i := 1; i <= 6; i++ {
+				n = s.advance(r, n, at(i, pe[i%2]))
+			}
+			return n
+		}, false, "o o o o o o o @"},
+		{"iterations are told apart by their number", func(s *session, r engine.RunID, n engine.NodeID) engine.NodeID {
+			n, _ = s.iterate(r, n, topLoop, pe, 0, 1)
+			n, _ = s.iterate(r, n, topLoop, pe[:1], 1, 3) // edit skipped twice: plan, plan
+			n, _ = s.iterate(r, n, topLoop, pe, 3, 5)
+			return s.advance(r, n, at(2, "report"))
+		}, false, "o o o x2 x2 o @"},
+		{"one iteration does not fold", func(s *session, r engine.RunID, n engine.NodeID) engine.NodeID {
+			n, _ = s.iterate(r, n, topLoop, pet, 0, 1)
+			return s.advance(r, n, at(2, "report"))
+		}, false, "o o o o o @"},
+		{"the tip's iteration keeps its rows", func(s *session, r engine.RunID, n engine.NodeID) engine.NodeID {
+			n, _ = s.iterate(r, n, topLoop, pet, 0, 4)
+			return n
+		}, true, "o x3 o o @"},
+		{"a partial last iteration keeps its rows", func(s *session, r engine.RunID, n engine.NodeID) engine.NodeID {
+			n, _ = s.iterate(r, n, topLoop, pet, 0, 3)
+			n, _ = s.iterate(r, n, topLoop, pe, 3, 4)
+			return n
+		}, false, "o x3 o o @"},
+		{"a fork at an iteration's first step splits the fold", func(s *session, r engine.RunID, n engine.NodeID) engine.NodeID {
+			n, _ = s.iterate(r, n, topLoop, pet, 0, 2)
+			plan := s.advance(r, n, inside("plan", frame(1, 0), frame(0, 2)))
+			s.advance(r, plan, inside("edit", frame(1, 0), frame(1, 2)))
+			n = s.advance(r, plan, inside("edit", frame(1, 0), frame(1, 2)))
+			n = s.advance(r, n, inside("test", frame(1, 0), frame(2, 2)))
+			n, _ = s.iterate(r, n, topLoop, pet, 3, 6)
+			return s.advance(r, n, at(2, "report"))
+		}, false, "o x2 o # o o x3 o @"},
+		{"iterations that differ fold apart", func(s *session, r engine.RunID, n engine.NodeID) engine.NodeID {
+			n, _ = s.iterate(r, n, topLoop, pet, 0, 2)
+			n, _ = s.iterate(r, n, topLoop, pe, 2, 5)
+			n, _ = s.iterate(r, n, topLoop, pet, 5, 6)
+			return s.advance(r, n, at(2, "report"))
+		}, false, "o x2 x3 o o o o @"},
+		{"an inner loop folds inside an outer iteration that does not repeat", func(s *session, r engine.RunID, n engine.NodeID) engine.NodeID {
+			n, _ = s.iterate(r, n, []run.Frame{{Index: 1}, frame(0, 0)}, pet, 0, 6)
+			n = s.advance(r, n, inside("review", frame(1, 0), frame(1, 0)))
+			return s.advance(r, n, at(2, "report"))
+		}, false, "o x6 o o @"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			s := newSession(t)
+			r, root := s.start(at(0, "a"))
+			if n := c.run(s, r, root); !c.open {
+				s.advance(r, n, done)
+			}
+			l := fixture{s.graph(), r, nil}.build(t)
+			if got := shape(l); got != c.want {
+				t.Fatalf("rows %q; want %q\n%s", got, c.want, render(l))
+			}
+		})
+	}
+}
+
+func shape(l lanes.Layout) string {
+	var out []string
+	for _, r := range l.Rows {
+		switch {
+		case r.Tip:
+			out = append(out, "@")
+		case r.Kind == lanes.StubRow:
+			out = append(out, "#")
+		case r.Kind == lanes.LoopRow:
+			out = append(out, "x"+strconv.Itoa(r.Iterations))
+		default:
+			out = append(out, "o")
+		}
+	}
+	return strings.Join(out, " ")
+}
+
+// Expanding a loop fold lays out every node it stands for, in its place
+// and in order, and changes no other row.
+func TestExpandingALoopFoldShowsItsNodes(t *testing.T) {
+	for name, build := range map[string]func(testing.TB) fixture{"one step": loop, "three steps": loop3,
+		"with a fork": loop3Fork, "nested": nested, "early exit": earlyExit, "1000": big} {
+		t.Run(name, func(t *testing.T) {
+			f := build(t)
+			folded := f.build(t)
+			seen := 0
+			for i, fold := range folded.Rows {
+				if fold.Kind != lanes.LoopRow {
+					continue
+				}
+				seen++
+				l := f.build(t, fold.Node)
+				if len(l.Rows) != len(folded.Rows)-1+fold.Folded {
+					t.Fatalf("expanding %s: %d rows; want %d\n%s", fold.Node, len(l.Rows), len(folded.Rows)-1+fold.Folded, render(l))
+				}
+				for k, r := range l.Rows[i : i+fold.Folded] {
+					want := fold.Parent
+					if k > 0 {
+						want = l.Rows[i+k-1].Node
+					}
+					if r.Kind != lanes.NodeRow || r.Parent != want || (k == 0 && r.Node != fold.Node) || (k == fold.Folded-1 && r.Node != fold.Last) {
+						t.Fatalf("expanding %s: row %d is %+v\n%s", fold.Node, i+k, r, render(l))
+					}
+				}
+				rest := slices.Concat(l.Rows[:i], l.Rows[i+fold.Folded:])
+				for k, r := range slices.Concat(folded.Rows[:i], folded.Rows[i+1:]) {
+					if r.Node != rest[k].Node || r.Kind != rest[k].Kind || r.Summary() != rest[k].Summary() {
+						t.Fatalf("expanding %s changed row %s:\n%s", fold.Node, r.Node, render(l))
+					}
+				}
+			}
+			if seen == 0 {
+				t.Fatal("no loop fold to expand")
+			}
+		})
 	}
 }

@@ -99,15 +99,16 @@ func spine(top, leaf *vertex) []*vertex {
 	return out
 }
 
-// pending reads the step waiting at v ("" when v is complete) and whether
-// it is inside a loop: its cursor has more than one frame.
-func (t *tree) pending(v *vertex) (workflow.StepID, bool, error) {
+// pending reads the step waiting at v ("" when v is complete) and the
+// cursor that reaches it: one frame per level, so a cursor of more than
+// one frame is inside a loop (nil when v is complete).
+func (t *tree) pending(v *vertex) (workflow.StepID, []run.Frame, error) {
 	s, err := t.g.Snapshot(v.Snapshot)
 	if err != nil {
-		return "", false, fmt.Errorf("lanes: snapshot of %s: %w", v.ID, err)
+		return "", nil, fmt.Errorf("lanes: snapshot of %s: %w", v.ID, err)
 	}
 	if s.Position.Kind != run.Pending {
-		return "", false, nil
+		return "", nil, nil
 	}
-	return s.Position.Step, len(s.Position.Path) > 1, nil
+	return s.Position.Step, s.Position.Path, nil
 }
