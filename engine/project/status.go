@@ -19,6 +19,9 @@ const (
 	Complete RunStatus = "complete"
 )
 
+// RunStatuses lists every run status.
+func RunStatuses() []RunStatus { return []RunStatus{InProgress, Blocked, Complete} }
+
 // RunSummary is what every surface shows of one run.
 type RunSummary struct {
 	Run
@@ -43,19 +46,11 @@ func Summarize(g *Graph, r Run) (RunSummary, error) {
 	if s.Tip, err = PreferredTip(g, root); err != nil {
 		return s, err
 	}
-	snap, err := g.Snapshot(s.Tip.Snapshot)
+	snap, status, pending, err := atTip(g, s.Tip)
 	if err != nil {
 		return s, err
 	}
-	s.Preferences, s.Status = snap.Preferences, InProgress
-	switch {
-	case snap.Position.Kind == run.Complete:
-		s.Status = Complete
-	case lastAttemptBlocked(g, s.Tip):
-		s.Status, s.Pending = Blocked, snap.Position.Step
-	default:
-		s.Pending = snap.Position.Step
-	}
+	s.Preferences, s.Status, s.Pending = snap.Preferences, status, pending
 	for _, n := range g.Nodes(r.ID) {
 		s.Nodes++
 		if len(n.Children) == 0 {
@@ -68,15 +63,27 @@ func Summarize(g *Graph, r Run) (RunSummary, error) {
 	return s, nil
 }
 
-func lastAttemptBlocked(g *Graph, n Node) bool {
+// atTip reads a run whose preferred tip is n: complete when n's snapshot
+// is, else blocked when the last attempt made at n was, else in progress;
+// and the step pending at n (none when complete).
+func atTip(r OverviewReader, n Node) (run.Snapshot, RunStatus, workflow.StepID, error) {
+	snap, err := r.Snapshot(n.Snapshot)
+	switch {
+	case err != nil:
+		return snap, "", "", err
+	case snap.Position.Kind == run.Complete:
+		return snap, Complete, "", nil
+	case lastAttemptBlocked(r, n):
+		return snap, Blocked, snap.Position.Step, nil
+	}
+	return snap, InProgress, snap.Position.Step, nil
+}
+
+func lastAttemptBlocked(r OverviewReader, n Node) bool {
 	if n.Attempts == 0 {
 		return false
 	}
-	at, ok := g.Attempt(n.ID, n.Attempts-1)
-	if !ok {
-		return false
-	}
-	ev, err := g.Event(at)
+	ev, err := r.RecordedAttempt(n.ID, n.Attempts-1)
 	if err != nil {
 		return false
 	}

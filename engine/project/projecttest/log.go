@@ -55,10 +55,15 @@ func Iteration(i int, step workflow.StepID, n int) run.Position {
 // Done is the position of a complete run.
 var Done = run.Position{Kind: run.Complete}
 
-// Start starts a run whose root node stands at pos.
+// Start starts a run of wr.x whose root node stands at pos.
 func (l *Log) Start(pos run.Position) (engine.RunID, engine.NodeID) {
+	return l.StartWorkflow("wr.x", pos)
+}
+
+// StartWorkflow starts a run of workflow id whose root node stands at pos.
+func (l *Log) StartWorkflow(id engine.WorkflowID, pos run.Position) (engine.RunID, engine.NodeID) {
 	l.runs++
-	l.Add(l.runs, 0, &event.RunStartedData{WorkflowID: "wr.x"})
+	l.Add(l.runs, 0, &event.RunStartedData{WorkflowID: id})
 	return l.runs, l.Node(l.runs, 0, "", pos)
 }
 
@@ -85,6 +90,17 @@ func (l *Log) Advance(r engine.RunID, from engine.NodeID, a engine.Attempt, pos 
 	l.Add(r, from, &event.AdvanceRecordedData{Attempt: a, KeyID: 1, Outcome: event.OutcomeAdvanced, ToNode: l.nodes + 1})
 	l.children[from]++
 	return l.Node(r, from, kind, pos)
+}
+
+// Link puts node to, created without a parent, under node from: a fork
+// when from already has a child.
+func (l *Log) Link(r engine.RunID, from, to engine.NodeID) {
+	kind := event.EdgeAckedStep
+	if l.children[from] > 0 {
+		kind = event.EdgeForkedFromNonTip
+	}
+	l.children[from]++
+	l.Add(r, to, &event.EdgeCreatedData{EdgeKind: kind, From: from, To: to})
 }
 
 // Children is how many children node id has.
