@@ -3,6 +3,7 @@ package console
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 	"strings"
 
 	"github.com/workrail/workrail/engine/compile"
@@ -77,11 +78,13 @@ type property struct {
 	schema json.RawMessage
 }
 
-// properties reads a JSON Schema object's "properties" in their declared
-// order (a map would lose it, and with it the columns' order).
+// properties reads a JSON Schema object's "properties": its required ones
+// in the order "required" lists them, then the rest in the order the
+// schema declares them (a map would lose it; canonical JSON sorts it).
 func properties(schema json.RawMessage) []property {
 	var s struct {
 		Properties json.RawMessage `json:"properties"`
+		Required   []string        `json:"required"`
 	}
 	if json.Unmarshal(schema, &s) != nil || len(s.Properties) == 0 {
 		return nil
@@ -90,17 +93,28 @@ func properties(schema json.RawMessage) []property {
 	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
 		return nil
 	}
-	var out []property
+	var declared []property
 	for dec.More() {
 		k, err := dec.Token()
 		if err != nil {
-			return out
+			break
 		}
 		var v json.RawMessage
 		if dec.Decode(&v) != nil {
-			return out
+			break
 		}
-		out = append(out, property{name: k.(string), schema: v})
+		declared = append(declared, property{name: k.(string), schema: v})
+	}
+	out := make([]property, 0, len(declared))
+	for _, name := range s.Required {
+		if i := slices.IndexFunc(declared, func(p property) bool { return p.name == name }); i >= 0 {
+			out = append(out, declared[i])
+		}
+	}
+	for _, p := range declared {
+		if !slices.Contains(s.Required, p.name) {
+			out = append(out, p)
+		}
 	}
 	return out
 }

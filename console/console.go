@@ -6,8 +6,10 @@ package console
 import (
 	"fmt"
 	"net/http"
-	"sort"
+	"net/url"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/go-chi/chi/v5"
@@ -29,6 +31,10 @@ type Store interface {
 	// Events is a session's log up to its last good event.
 	Events(engine.SessionID) ([]event.Event, execute.Health, error)
 	View(engine.SessionID, func(execute.Tx) error) error
+	// Overviews walks the sessions' overviews newest first, from the
+	// first id below before (0: the newest), until fn returns false; a
+	// session whose overview cannot be read is passed with the error.
+	Overviews(before engine.SessionID, fn func(engine.SessionID, project.Overview, error) bool) error
 }
 
 // About is what the Console says about the daemon serving it.
@@ -62,70 +68,111 @@ func New(store Store, about About, now func() time.Time, logf func(string, ...an
 	return &Console{store: store, about: about, version: about.Version, now: now, logf: logf}
 }
 
-// sessionRow is what the sessions table shows of one session.
+// sessionRow is what the sessions table shows of one session: its
+// overview, or why it could not be read, and its verified health.
 type sessionRow struct {
-	ID        engine.SessionID
-	CreatedAt string // informational, from session_created
-	Runs      []project.Run
-	Events    engine.EventIndex
-	Health    execute.Health
+	ID       engine.SessionID
+	Overview project.Overview
+	Err      error // the overview could not be read: the row shows health only
+	Health   execute.Health
 }
 
 // pageSize is how many sessions one page of the list shows.
 const pageSize = 50
 
-// sessionsList is one page of the sessions list, newest first (by id:
-// never by clock), and where the next, older page starts.
-type sessionsList struct {
-	Rows   []sessionRow
-	Total  int
-	Before engine.SessionID // the page lists ids below this; 0 for the newest
-	Older  engine.SessionID // the next page's Before; 0 when this is the last
+// sessionsQuery is what the sessions page's URL asks for.
+type sessionsQuery struct {
+	Q      string            // words every shown session contains
+	Status project.RunStatus // "" for any
+	// Before lists ids below it (0: from the newest); Top, when the page
+	// is refreshed in place, is the newest id the reader was shown: newer
+	// sessions are counted in a pill instead of pushing rows down.
+	Before, Top engine.SessionID
 }
 
-// sessions reads one page: only its sessions are touched, so the list
-// costs the same at 10,000 sessions as at 50.
-func (c *Console) sessions(before engine.SessionID) (sessionsList, error) {
+// sessionsList is one page of the sessions list, newest first (by id:
+// never by clock).
+type sessionsList struct {
+	Query sessionsQuery
+	Rows  []sessionRow
+	Total int              // sessions in the store
+	Top   engine.SessionID // the newest id when the page was first read
+	Older engine.SessionID // the next page's Before; 0 when this is the last
+	New   int              // sessions newer than Top that match
+}
+
+// sessions reads one page. Pages and search walk the stored overviews
+// newest first and stop once a page is full: no session's log is read.
+func (c *Console) sessions(q sessionsQuery) (sessionsList, error) {
 	ids, err := c.store.SessionIDs()
 	if err != nil {
 		return sessionsList{}, err
 	}
-	p := sessionsList{Total: len(ids), Before: before}
-	end := len(ids)
-	if before != 0 {
-		end = sort.Search(len(ids), func(i int) bool { return ids[i] >= before })
+	p := sessionsList{Query: q, Total: len(ids), Top: q.Top}
+	if p.Top == 0 && len(ids) > 0 {
+		p.Top = ids[len(ids)-1]
 	}
-	start := max(0, end-pageSize)
-	if start > 0 {
-		p.Older = ids[start]
+	from := q.Before
+	if from == 0 && p.Top != 0 {
+		from = p.Top + 1
 	}
-	for i := end - 1; i >= start; i-- {
-		row, err := c.row(ids[i])
+	if q.Before == 0 && q.Top != 0 {
+		err := c.store.Overviews(0, func(id engine.SessionID, o project.Overview, err error) bool {
+			if id <= q.Top {
+				return false
+			}
+			if err == nil && q.admit(id, o) {
+				p.New++
+			}
+			return true
+		})
 		if err != nil {
 			return p, err
 		}
-		p.Rows = append(p.Rows, row)
+	}
+	err = c.store.Overviews(from, func(id engine.SessionID, o project.Overview, err error) bool {
+		if err == nil && !q.admit(id, o) || err != nil && (q.Q != "" || q.Status != "") {
+			return true
+		}
+		if len(p.Rows) == pageSize {
+			p.Older = p.Rows[pageSize-1].ID
+			return false
+		}
+		p.Rows = append(p.Rows, sessionRow{ID: id, Overview: o, Err: err})
+		return true
+	})
+	if err != nil {
+		return p, err
+	}
+	for i := range p.Rows {
+		if p.Rows[i].Health, err = c.store.Health(p.Rows[i].ID); err != nil {
+			return p, err
+		}
 	}
 	return p, nil
 }
 
-func (c *Console) row(id engine.SessionID) (sessionRow, error) {
-	h, err := c.store.Health(id)
-	if err != nil {
-		return sessionRow{}, err
+// admit says whether a session matches the query: its status, and every
+// word of Q (case-insensitive) somewhere in its id, title, workflows, run
+// titles, branch or workspace.
+func (q sessionsQuery) admit(id engine.SessionID, o project.Overview) bool {
+	if q.Status != "" && o.Status() != q.Status {
+		return false
 	}
-	row := sessionRow{ID: id, Health: h}
-	err = c.store.View(id, func(tx execute.Tx) error {
-		row.Events = tx.Head()
-		if e, err := tx.Event(1); err == nil {
-			if d, ok := e.Data.(*event.SessionCreatedData); ok {
-				row.CreatedAt = d.CreatedAt
-			}
+	if q.Q == "" {
+		return true
+	}
+	hay := []string{id.String(), o.Title, o.GitBranch, o.Workspace}
+	for _, r := range o.Runs {
+		hay = append(hay, string(r.WorkflowID), r.Title)
+	}
+	text := strings.ToLower(strings.Join(hay, "\n"))
+	for _, w := range strings.Fields(strings.ToLower(q.Q)) {
+		if !strings.Contains(text, w) {
+			return false
 		}
-		row.Runs, err = tx.Runs()
-		return err
-	})
-	return row, err
+	}
+	return true
 }
 
 // Routes mounts the Console's pages on r.
@@ -169,12 +216,12 @@ func (c *Console) changes(w http.ResponseWriter, r *http.Request) {
 // under the first-run help, a live refresh reloads the whole page.
 func (c *Console) sessionList(w http.ResponseWriter, r *http.Request) {
 	m := c.chrome("Sessions")
-	var before engine.SessionID
-	if b := r.URL.Query().Get("before"); b != "" && before.UnmarshalText([]byte(b)) != nil {
+	q, ok := parseSessionsQuery(r)
+	if !ok {
 		c.notFound(w, r)
 		return
 	}
-	sessions, err := c.sessions(before)
+	sessions, err := c.sessions(q)
 	if err != nil {
 		c.fail(w, r, "the sessions", err)
 		return
@@ -185,7 +232,21 @@ func (c *Console) sessionList(w http.ResponseWriter, r *http.Request) {
 	c.render(w, r, http.StatusOK, sessionsPage(m, c.status(sessions), sessions))
 }
 
-func eventCount(s sessionRow) string { return strconv.FormatUint(uint64(s.Events), 10) }
+// parseSessionsQuery reads the sessions page's URL; a status outside the
+// closed set is ignored, a malformed id is not found.
+func parseSessionsQuery(r *http.Request) (sessionsQuery, bool) {
+	u := r.URL.Query()
+	q := sessionsQuery{Q: strings.TrimSpace(u.Get("q"))}
+	if s := project.RunStatus(u.Get("status")); slices.Contains(project.RunStatuses(), s) {
+		q.Status = s
+	}
+	for key, id := range map[string]*engine.SessionID{"before": &q.Before, "top": &q.Top} {
+		if v := u.Get(key); v != "" && id.UnmarshalText([]byte(v)) != nil {
+			return q, false
+		}
+	}
+	return q, true
+}
 
 func healthText(h execute.Health) string {
 	switch h.Status {
@@ -209,19 +270,88 @@ func (c *Console) status(p sessionsList) status {
 	return status{About: c.about, Uptime: c.now().Sub(c.about.StartedAt).Round(time.Second).String(), Sessions: p.Total}
 }
 
-// url is where the sessions panel fetches itself: the same page and,
-// under the first-run help, that it had no session yet.
-func (p sessionsList) url() string {
-	u := "/"
-	if p.Before != 0 {
-		u += "?before=" + p.Before.String()
+// url is the sessions page for this query with one value changed: the
+// panel's own URL keeps Top (and, under the first-run help, that the
+// store was empty); links to other pages drop it.
+func (p sessionsList) url(key, value string) string {
+	v := url.Values{}
+	if p.Query.Q != "" {
+		v.Set("q", p.Query.Q)
 	}
-	if p.Total == 0 {
-		u += "?empty=1"
+	if p.Query.Status != "" {
+		v.Set("status", string(p.Query.Status))
 	}
-	return u
+	if p.Query.Before != 0 {
+		v.Set("before", p.Query.Before.String())
+	}
+	if key != "" {
+		v.Del("before")
+		if value != "" {
+			v.Set(key, value)
+		}
+	}
+	if key == "top" && p.Total == 0 {
+		v.Set("empty", "1")
+	}
+	if len(v) == 0 {
+		return "/"
+	}
+	return "/?" + v.Encode()
+}
+
+// self is where the live panel fetches itself.
+func (p sessionsList) self() string {
+	if p.Query.Before != 0 || p.Top == 0 {
+		return p.url("", "")
+	}
+	return p.url("top", p.Top.String())
 }
 
 func (p sessionsList) announce() string {
-	return strconv.Itoa(p.Total) + " sessions"
+	if p.New > 0 {
+		return newText(p.New)
+	}
+	return ""
+}
+
+func newText(n int) string {
+	if n == 1 {
+		return "1 new session"
+	}
+	return strconv.Itoa(n) + " new sessions"
+}
+
+// lastText says what a session's last event did, in words.
+func lastText(o project.Overview) string {
+	what := map[event.Kind]string{
+		event.SessionCreated: "session started", event.ObservationRecorded: "observed the workspace",
+		event.RunStarted: "run started", event.NodeCreated: "reached a step", event.EdgeCreated: "reached a step",
+		event.NodeOutputAppended: "wrote notes", event.PreferencesChanged: "set preferences",
+		event.CapabilityObserved: "observed a capability", event.GapRecorded: "recorded a gap",
+		event.DivergenceRecorded: "recorded a divergence", event.DecisionTraceAppended: "traced a decision",
+		event.AdvanceRecorded: "acknowledged a step",
+	}[o.LastKind]
+	if what == "" {
+		what = string(o.LastKind)
+	}
+	return what + " · event " + strconv.FormatUint(uint64(o.Last), 10)
+}
+
+func runsText(o project.Overview) string {
+	runs := "1 run"
+	if len(o.Runs) != 1 {
+		runs = strconv.Itoa(len(o.Runs)) + " runs"
+	}
+	if b := o.Branches(); b != len(o.Runs) {
+		runs += ", " + strconv.Itoa(b) + " branches"
+	}
+	return runs
+}
+
+// title is a session's derived title, or its id when nothing named it.
+func (r sessionRow) title() string {
+	if r.Overview.Title != "" {
+		return r.Overview.Title
+	}
+	return r.ID.String()
 }

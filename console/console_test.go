@@ -6,11 +6,13 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"html"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -94,10 +96,102 @@ func golden(t *testing.T, name, got string) {
 }
 
 func TestSessionsPage(t *testing.T) {
-	h := consoleWith(t, memstore.New(), 2)
-	golden(t, "sessions.html", get(t, h, false))
-	// An htmx refresh gets only the table it swaps in.
-	golden(t, "sessions_fragment.html", get(t, h, true))
+	golden(t, "sessions.html", get(t, consoleWith(t, memstore.New(), 2), false))
+}
+
+// sessionIDs are the sessions a sessions page lists, in order, and the
+// page's links and pill.
+func listed(page string) (ids []string, older, pill string) {
+	for _, m := range regexp.MustCompile(`data-testid="session-row" data-session="(ses_\d+)"`).FindAllStringSubmatch(page, -1) {
+		ids = append(ids, m[1])
+	}
+	if m := regexp.MustCompile(`href="([^"]*)" rel="next"`).FindStringSubmatch(page); m != nil {
+		older = html.UnescapeString(m[1])
+	}
+	if m := regexp.MustCompile(`data-testid="new-pill">([^<]*)<`).FindStringSubmatch(page); m != nil {
+		pill = m[1]
+	}
+	return ids, older, pill
+}
+
+func TestSessionsSearchPagesAndNewPill(t *testing.T) {
+	st := memstore.New()
+	clock := func() time.Time { return time.Date(2026, 3, 4, 5, 6, 7, 0, time.UTC) }
+	x := execute.New(st, executetest.Ring(t), executetest.Catalog(t, workflows.FS), workflow.Preferences{}, clock, t.Logf)
+	start := func(wf string) {
+		t.Helper()
+		if _, ok := x.Start(json.RawMessage(`{"workflowId":"` + wf + `"}`)).(protocol.StepResult); !ok {
+			t.Fatalf("start %s failed", wf)
+		}
+	}
+	// ses_1..ses_120: every third session reviews code, the rest say hello.
+	for i := 1; i <= 120; i++ {
+		if i%3 == 0 {
+			start("wr.code_review")
+		} else {
+			start("wr.hello")
+		}
+	}
+	h := consoleWith(t, st, 0)
+	seq := func(from, to, step int) []string {
+		var out []string
+		for i := from; i >= to; i -= step {
+			out = append(out, fmt.Sprintf("ses_%d", i))
+		}
+		return out
+	}
+	tests := []struct {
+		name, path string
+		ids        []string
+		older      string
+	}{
+		{"first page: the newest 50", "/", seq(120, 71, 1), "/?before=ses_71"},
+		{"second page, by keyset", "/?before=ses_71", seq(70, 21, 1), "/?before=ses_21"},
+		{"last page", "/?before=ses_21", seq(20, 1, 1), ""},
+		{"search: every word, any field", "/?q=CODE+review", seq(120, 3, 3)[:40], ""},
+		{"search by id", "/?q=ses_11", []string{"ses_119", "ses_118", "ses_117", "ses_116", "ses_115", "ses_114", "ses_113", "ses_112", "ses_111", "ses_110", "ses_11"}, ""},
+		{"search pages keep the query", "/?q=hello", seq(120, 1, 1)[:0], ""},
+		{"status filter: none complete", "/?status=complete", nil, ""},
+		{"status filter with a search", "/?status=in_progress&q=review", seq(120, 3, 3)[:40], ""},
+		{"no match", "/?q=nothing+like+this", nil, ""},
+		{"a status outside the set is ignored", "/?status=sleeping&before=ses_3", []string{"ses_2", "ses_1"}, ""},
+	}
+	// hello sessions are ids not divisible by 3.
+	var hello []string
+	for i := 120; i >= 1 && len(hello) < 50; i-- {
+		if i%3 != 0 {
+			hello = append(hello, fmt.Sprintf("ses_%d", i))
+		}
+	}
+	tests[5].ids, tests[5].older = hello, "/?before="+hello[49]+"&q=hello"
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, page := getPath(t, h, tt.path)
+			if code != http.StatusOK {
+				t.Fatalf("GET %s = %d", tt.path, code)
+			}
+			ids, older, _ := listed(page)
+			if strings.Join(ids, " ") != strings.Join(tt.ids, " ") || older != tt.older {
+				t.Errorf("GET %s lists %v (older %q)\nwant %v (older %q)", tt.path, ids, older, tt.ids, tt.older)
+			}
+		})
+	}
+
+	// A page refreshed in place keeps its rows and counts newer sessions
+	// that match in a pill; one that does not match is not counted.
+	start("wr.code_review")
+	start("wr.hello")
+	code, page := getPath(t, h, "/?q=review&top=ses_120")
+	ids, _, pill := listed(page)
+	if code != http.StatusOK || ids[0] != "ses_120" || pill != "1 new session — show" {
+		t.Fatalf("refresh: %d, first row %s, pill %q; want the rows as they were and \"1 new session — show\"", code, ids[0], pill)
+	}
+	if _, page := getPath(t, h, "/?q=review"); !strings.Contains(page, `data-session="ses_121"`) {
+		t.Fatal("the pill's link does not show the new session")
+	}
+	if code, _ := getPath(t, h, "/?top=ses_x"); code != http.StatusNotFound {
+		t.Fatalf("a malformed top = %d; want 404", code)
+	}
 }
 
 func TestEmptySessionsPage(t *testing.T) {

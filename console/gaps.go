@@ -37,21 +37,29 @@ func (c *Console) gapList(w http.ResponseWriter, r *http.Request) {
 	if s := event.GapReason(r.URL.Query().Get("reason")); slices.Contains(event.GapReasons(), s) {
 		f.Reason = s
 	}
-	ids, err := c.store.SessionIDs()
+	// Only sessions whose overview lists an open gap (or whose overview
+	// cannot be read) have their log read.
+	var ids []engine.SessionID
+	err := c.store.Overviews(0, func(id engine.SessionID, o project.Overview, err error) bool {
+		if err != nil || len(o.OpenGaps) > 0 {
+			ids = append(ids, id)
+		}
+		return true
+	})
 	if err != nil {
 		c.fail(w, r, "the gaps", err)
 		return
 	}
 	var gaps []openGap
-	for i := len(ids) - 1; i >= 0; i-- {
-		evs, _, err := c.store.Events(ids[i])
+	for _, id := range ids {
+		evs, _, err := c.store.Events(id)
 		if err != nil {
-			c.fail(w, r, "the gaps of "+ids[i].String(), err)
+			c.fail(w, r, "the gaps of "+id.String(), err)
 			return
 		}
 		for _, g := range project.Gaps(evs) {
 			if !g.Resolved() && f.admit(g.Gap) {
-				gaps = append(gaps, openGap{Session: ids[i], GapState: g})
+				gaps = append(gaps, openGap{Session: id, GapState: g})
 			}
 		}
 	}

@@ -1,6 +1,7 @@
 package console
 
 import (
+	"cmp"
 	"errors"
 	"net/http"
 	"strconv"
@@ -11,6 +12,7 @@ import (
 	"github.com/workrail/workrail/console/lanes"
 	"github.com/workrail/workrail/engine"
 	"github.com/workrail/workrail/engine/project"
+	"github.com/workrail/workrail/engine/run"
 )
 
 // runFilter is the closed set of the run page's filters.
@@ -36,6 +38,8 @@ type runView struct {
 	Marked  map[engine.NodeID]bool
 	Panel   *nodeView
 	Pinned  pinned
+	// Loops names the loop of each loop fold, by the fold's first node.
+	Loops map[engine.NodeID]string
 }
 
 // runRequest is what a run page's URL names.
@@ -126,6 +130,9 @@ func (c *Console) run(q runRequest) (runView, error) {
 	if v.Pinned, err = c.pinned(q.session, rn.WorkflowHash); err != nil {
 		return v, err
 	}
+	if v.Loops, err = loopNames(g, v.Pinned, v.Layout); err != nil {
+		return v, err
+	}
 	if q.node != 0 {
 		n, err := c.nodeDetail(g, q.node)
 		if err != nil || n.Node.Run != q.run {
@@ -134,6 +141,32 @@ func (c *Console) run(q runRequest) (runView, error) {
 		v.Panel = &n
 	}
 	return v, nil
+}
+
+// loopNames names the loop each loop fold stands for, from the pinned
+// workflow: its title, else its id.
+func loopNames(g *project.Graph, p pinned, l lanes.Layout) (map[engine.NodeID]string, error) {
+	names := map[engine.NodeID]string{}
+	for _, row := range l.Rows {
+		if row.Kind != lanes.LoopRow {
+			continue
+		}
+		n, err := g.Node(row.Node)
+		if err != nil {
+			return nil, err
+		}
+		snap, err := g.Snapshot(n.Snapshot)
+		if err != nil {
+			return nil, err
+		}
+		place, ok := run.PendingStep(*p.Compiled, snap)
+		if !ok || row.LoopDepth >= len(place.Loops) {
+			continue
+		}
+		lp := place.Loops[row.LoopDepth]
+		names[row.Node] = cmp.Or(lp.Title, string(lp.LoopID))
+	}
+	return names, nil
 }
 
 // marked are the nodes a filter picks; nil for all.
