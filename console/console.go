@@ -270,9 +270,9 @@ func (c *Console) status(p sessionsList) status {
 	return status{About: c.about, Uptime: c.now().Sub(c.about.StartedAt).Round(time.Second).String(), Sessions: p.Total}
 }
 
-// url is the sessions page for this query with one value changed: the
-// panel's own URL keeps Top (and, under the first-run help, that the
-// store was empty); links to other pages drop it.
+// url is the sessions page for this query with one value changed (key
+// "": none; any key drops Before). Under the first-run help every URL says
+// the store was empty, so the panel's refresh reloads the whole page.
 func (p sessionsList) url(key, value string) string {
 	v := url.Values{}
 	if p.Query.Q != "" {
@@ -290,7 +290,7 @@ func (p sessionsList) url(key, value string) string {
 			v.Set(key, value)
 		}
 	}
-	if key == "top" && p.Total == 0 {
+	if p.Total == 0 {
 		v.Set("empty", "1")
 	}
 	if len(v) == 0 {

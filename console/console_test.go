@@ -329,19 +329,24 @@ func TestGapsPage(t *testing.T) {
 func TestFirstSessionReloadsTheFirstRunPage(t *testing.T) {
 	st := memstore.New()
 	h := consoleWith(t, st, 0)
-	poll := func() *httptest.ResponseRecorder {
-		req := httptest.NewRequest(http.MethodGet, "/?since=-1&empty=1", nil)
+	_, page := getPath(t, h, "/")
+	m := regexp.MustCompile(`id="sessions" class="live" hx-get="([^"]*)"`).FindStringSubmatch(page)
+	if m == nil {
+		t.Fatal("the empty page has no live sessions panel")
+	}
+	refresh := func() *httptest.ResponseRecorder {
+		req := httptest.NewRequest(http.MethodGet, html.UnescapeString(m[1]), nil)
 		req.Header.Set("HX-Request", "true")
 		rec := httptest.NewRecorder()
 		h.ServeHTTP(rec, req)
 		return rec
 	}
-	if rec := poll(); rec.Header().Get("HX-Refresh") != "" {
+	if rec := refresh(); rec.Header().Get("HX-Refresh") != "" {
 		t.Fatal("an empty store asked for a reload")
 	}
 	consoleWith(t, st, 1)
-	if rec := poll(); rec.Header().Get("HX-Refresh") != "true" {
-		t.Fatalf("the first session did not reload the first-run page (HTTP %d)", rec.Code)
+	if rec := refresh(); rec.Header().Get("HX-Refresh") != "true" {
+		t.Fatalf("the first session did not reload the first-run page (GET %s: HTTP %d)", m[1], rec.Code)
 	}
 }
 

@@ -1,0 +1,49 @@
+package console
+
+import (
+	"testing"
+
+	"github.com/workrail/workrail/engine/event"
+	"github.com/workrail/workrail/engine/project/projecttest"
+)
+
+// Two runs taking turns read as lanes taking turns: one row per stretch
+// of one run, in log order, with what happened in it.
+func TestTimelineCutsTheLogIntoStretchesOfOneRun(t *testing.T) {
+	l := projecttest.New(t)
+	r1, n1 := l.StartWorkflow("wr.review", projecttest.At(0, "plan"))
+	n2 := l.Advance(r1, n1, 0, projecttest.At(1, "edit"))
+	r2, m1 := l.StartWorkflow("wr.docs", projecttest.At(0, "outline"))
+	l.Output(r2, m1, "outline", "Outlined.")
+	l.Add(r2, m1, &event.GapRecordedData{Severity: event.SeverityWarning, Reason: event.GapAssumptionMade, Summary: "assumed"})
+	n3 := l.Advance(r1, n2, 0, projecttest.At(2, "test"))
+	l.Advance(r1, n3, 0, projecttest.At(3, "ship"))
+	l.Advance(r1, n1, 1, projecttest.At(1, "edit")) // a fork off the root
+	l.Block(r1, n3, 1)
+
+	got, err := timeline(l.Graph())
+	if err != nil {
+		t.Fatal(err)
+	}
+	type row struct {
+		run, lane int
+		steps     string
+		extras    string
+		events    string
+		started   bool
+	}
+	want := []row{
+		{1, 1, "plan → edit", "", "events 2–6", true},
+		{2, 2, "outline", "1 note, 1 gap", "events 7–10", true},
+		{1, 1, "test → ship → edit", "1 blocked attempt, 1 fork", "events 11–20", false},
+	}
+	if len(got) != len(want) {
+		t.Fatalf("%d stretches, want %d: %+v", len(got), len(want), got)
+	}
+	for i, w := range want {
+		g := got[i]
+		if int(g.Run) != w.run || g.Lane != w.lane || g.StepsText() != w.steps || g.Extras() != w.extras || g.EventsText() != w.events || g.Started != w.started {
+			t.Errorf("stretch %d = run %d lane %d %q %q %q started %v; want %+v", i, g.Run, g.Lane, g.StepsText(), g.Extras(), g.EventsText(), g.Started, w)
+		}
+	}
+}
