@@ -189,8 +189,10 @@ func TestSessionsSearchPagesAndNewPill(t *testing.T) {
 	if _, page := getPath(t, h, "/?q=review"); !strings.Contains(page, `data-session="ses_121"`) {
 		t.Fatal("the pill's link does not show the new session")
 	}
-	if code, _ := getPath(t, h, "/?top=ses_x"); code != http.StatusNotFound {
-		t.Fatalf("a malformed top = %d; want 404", code)
+	for _, path := range []string{"/?top=ses_x", "/?before=bogus"} {
+		if code, _ := getPath(t, h, path); code != http.StatusNotFound {
+			t.Errorf("GET %s = %d; want 404", path, code)
+		}
 	}
 }
 
@@ -275,7 +277,15 @@ func TestSessionPage(t *testing.T) {
 		t.Fatalf("GET /sessions/ses_2 = %d", code)
 	}
 	golden(t, "session.html", body)
-	for _, path := range []string{"/sessions/ses_9", "/sessions/nope", "/nowhere"} {
+	// Picking the active run keeps it across refreshes: the panel's URL
+	// names it. Without ?run= the panel follows the latest activity.
+	if code, body := getPath(t, h, "/sessions/ses_2?run=run_1"); code != http.StatusOK || !strings.Contains(body, `hx-get="/sessions/ses_2?run=run_1"`) {
+		t.Errorf("GET ?run=run_1 = %d; want its panel to refresh with ?run=run_1", code)
+	}
+	if !strings.Contains(body, `hx-get="/sessions/ses_2" hx-select="#session"`) {
+		t.Error("the default session page's panel does not refresh from the plain URL")
+	}
+	for _, path := range []string{"/sessions/ses_9", "/sessions/nope", "/nowhere", "/sessions/ses_2?run=run_9", "/sessions/ses_2?run=x"} {
 		code, body := getPath(t, h, path)
 		if code != http.StatusNotFound || !strings.Contains(body, "Back to all sessions") {
 			t.Errorf("GET %s = %d; want the styled 404 page", path, code)
@@ -390,28 +400,6 @@ func TestRunPage(t *testing.T) {
 		if code, _ := getPath(t, h, path); code != http.StatusNotFound {
 			t.Errorf("GET %s = %d; want 404", path, code)
 		}
-	}
-}
-
-// The list pages by id, 50 a page, newest first, and reads only the
-// sessions it shows.
-func TestSessionsArePaged(t *testing.T) {
-	h := consoleWith(t, memstore.New(), 120)
-	_, first := getPath(t, h, "/")
-	_, second := getPath(t, h, "/?before=ses_71")
-	_, last := getPath(t, h, "/?before=ses_21")
-	count := func(s string) int { return strings.Count(s, "data-session=") }
-	if count(first) != 50 || !strings.Contains(first, `data-session="ses_120"`) || !strings.Contains(first, `href="/?before=ses_71"`) {
-		t.Fatalf("first page: %d rows", count(first))
-	}
-	if count(second) != 50 || !strings.Contains(second, `data-session="ses_70"`) || strings.Contains(second, `data-session="ses_71"`) {
-		t.Fatalf("second page: %d rows", count(second))
-	}
-	if count(last) != 20 || strings.Contains(last, `rel="next"`) || !strings.Contains(last, `data-session="ses_1"`) {
-		t.Fatalf("last page: %d rows", count(last))
-	}
-	if code, _ := getPath(t, h, "/?before=bogus"); code != http.StatusNotFound {
-		t.Fatalf("a malformed cursor = %d; want 404", code)
 	}
 }
 
