@@ -13,6 +13,7 @@ import (
 	"github.com/workrail/workrail/engine"
 	"github.com/workrail/workrail/engine/execute"
 	"github.com/workrail/workrail/engine/execute/executetest"
+	"github.com/workrail/workrail/engine/project"
 	"github.com/workrail/workrail/engine/protocol"
 	"github.com/workrail/workrail/engine/workflow"
 	"github.com/workrail/workrail/store"
@@ -147,6 +148,19 @@ func exercise(t *testing.T, s *store.Store, heads map[engine.SessionID]engine.Di
 		}
 		damaged = damaged || h.Status != execute.Healthy
 	}
+	// A walk of the overviews passes every session, damaged or not.
+	walked := 0
+	err := s.Overviews(0, func(id engine.SessionID, _ project.Overview, err error) bool {
+		walked++
+		damaged = damaged || err != nil
+		return true
+	})
+	if err != nil && !errors.Is(err, store.ErrDamaged) {
+		t.Fatalf("Overviews: %v", err)
+	}
+	if err == nil && walked < len(heads) && !damaged {
+		t.Fatalf("Overviews passed %d of %d sessions, and no damage", walked, len(heads))
+	}
 	x := execute.New(s, executetest.Ring(t), executetest.Long(t, 3), workflow.Preferences{}, executetest.Clock, func(string, ...any) {})
 	if _, ok := x.Start([]byte(`{"workflowId":"wr.long"}`)).(protocol.Result); !ok {
 		t.Fatal("start returned nothing")
@@ -173,6 +187,9 @@ func checkSalvaged(t *testing.T, where, out string, rep store.SalvageReport, hea
 		}
 		if r, err := s.Verify(id); err != nil || !r.OK() {
 			t.Fatalf("%s: salvaged %s: %+v, %v", where, id, r, err)
+		}
+		if o, err := s.Overview(id); err != nil || o.Last == 0 || o.Runs[0].Nodes == 0 {
+			t.Fatalf("%s: salvaged %s: overview %+v, %v", where, id, o, err)
 		}
 	}
 }

@@ -21,7 +21,10 @@ import (
 )
 
 // SchemaVersion is the layout version recorded in the meta bucket.
-const SchemaVersion = 1
+const SchemaVersion = 2
+
+// schemaOverviews is the first version that keeps each session's overview.
+const schemaOverviews = 2
 
 var (
 	bucketMeta      = []byte("meta")
@@ -36,6 +39,7 @@ var (
 	bucketRuns     = []byte("runs")     // RunID → RunInfo (derived)
 	bucketAttempts = []byte("attempts") // NodeID‖Attempt → EventIndex (derived)
 	keyHead        = []byte("head")     // last EventIndex ‖ last digest
+	keyOverview    = []byte("overview") // project.Overview as JSON (derived)
 )
 
 // ErrLocked means another process holds the database.
@@ -190,8 +194,22 @@ func migrate(tx *bbolt.Tx) error {
 		return meta.Put([]byte("schema"), u64(SchemaVersion))
 	case binary.BigEndian.Uint64(v) > SchemaVersion:
 		return fmt.Errorf("store: database schema %d is newer than this workrail (%d): upgrade workrail", binary.BigEndian.Uint64(v), SchemaVersion)
+	case binary.BigEndian.Uint64(v) < schemaOverviews:
+		if err := addOverviews(tx); err != nil {
+			return err
+		}
+	default:
+		return nil
 	}
-	return nil
+	return meta.Put([]byte("schema"), u64(SchemaVersion))
+}
+
+// schema is the layout version of the open file.
+func schema(tx *bbolt.Tx) uint64 {
+	if v := tx.Bucket(bucketMeta).Get([]byte("schema")); len(v) == 8 {
+		return binary.BigEndian.Uint64(v)
+	}
+	return 0
 }
 
 func u64(n uint64) []byte { return binary.BigEndian.AppendUint64(nil, n) }

@@ -281,6 +281,15 @@ func TestDoctorFindsDamagedIndexes(t *testing.T) {
 			return b.Bucket([]byte("attempts")).Put(key(1, 7), binary.BigEndian.AppendUint64(nil, 3))
 		}, "attempts index"},
 		{"run removed", func(b *bbolt.Bucket) error { return b.Bucket([]byte("runs")).Delete(key(1)) }, "runs index"},
+		{"overview removed", func(b *bbolt.Bucket) error { return b.Delete([]byte("overview")) }, "overview index: missing"},
+		{"overview garbled", func(b *bbolt.Bucket) error {
+			v := append([]byte(nil), b.Get([]byte("overview"))...)
+			return b.Put([]byte("overview"), v[:len(v)/2])
+		}, "overview index: differs"},
+		{"overview edited", func(b *bbolt.Bucket) error {
+			v := strings.Replace(string(b.Get([]byte("overview"))), `"status":"complete"`, `"status":"blocked"`, 1)
+			return b.Put([]byte("overview"), []byte(v))
+		}, "overview index: differs"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

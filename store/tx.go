@@ -27,6 +27,8 @@ type Tx struct {
 	b  *bbolt.Bucket
 	id engine.SessionID
 	ix indexKV // where the derived indexes live: the session's buckets
+	// ov is the session's overview as this transaction last wrote it.
+	ov *project.Overview
 }
 
 // Create starts a new session and runs fn in the transaction that creates it.
@@ -150,7 +152,16 @@ func (t *Tx) Append(run engine.RunID, node engine.NodeID, p event.Payload) (even
 	if err := t.b.Put(keyHead, append(key, d[:]...)); err != nil {
 		return event.Event{}, err
 	}
-	return e, project.Index(indexes{t}, e)
+	return e, t.fold(e)
+}
+
+// fold keeps the derived records in step with e: the node, run and
+// attempt indexes, then the overview.
+func (t *Tx) fold(e event.Event) error {
+	if err := project.Index(indexes{t}, e); err != nil {
+		return err
+	}
+	return t.foldOverview(e)
 }
 
 // Event reads the event at index i.

@@ -90,6 +90,9 @@ func TestDamagedStoreRefusesExecution(t *testing.T) {
 			at := sessionBucket(tx, id).Bucket([]byte("attempts"))
 			return at.Put(binary.BigEndian.AppendUint32(binary.BigEndian.AppendUint32(nil, 1), 0), binary.BigEndian.AppendUint64(nil, 1))
 		}, engine.CodeSessionCorrupt, `"indexProblem":"attempts index`},
+		{"overview garbled", func(tx *bbolt.Tx, id engine.SessionID) error {
+			return sessionBucket(tx, id).Put([]byte("overview"), []byte(`{"title":`))
+		}, engine.CodeSessionCorrupt, `"indexProblem":"overview index: differs`},
 		{"pinned workflow missing", func(tx *bbolt.Tx, id engine.SessionID) error {
 			b := tx.Bucket([]byte("workflows"))
 			k, _ := b.Cursor().First()

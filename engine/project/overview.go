@@ -313,6 +313,9 @@ func (o *Overview) gap(d *event.GapRecordedData, id engine.EventID) {
 	}
 	if i := slices.Index(o.OpenGaps, d.ResolvesGapID); i >= 0 {
 		o.OpenGaps = slices.Delete(o.OpenGaps, i, i+1)
+		if len(o.OpenGaps) == 0 {
+			o.OpenGaps = nil // as it reads back from JSON
+		}
 	}
 }
 

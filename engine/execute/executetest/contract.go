@@ -26,6 +26,11 @@ type Store interface {
 	SessionIDs() ([]engine.SessionID, error)
 	Events(engine.SessionID) ([]event.Event, execute.Health, error)
 	Digest(engine.SessionID) (engine.Digest, error)
+	// Overview is the session's overview, kept by every append.
+	Overview(engine.SessionID) (project.Overview, error)
+	// Overviews walks the sessions newest first, below before when it is
+	// not 0, until fn returns false.
+	Overviews(before engine.SessionID, fn func(engine.SessionID, project.Overview, error) bool) error
 }
 
 // Contract runs the assertions every implementation of the store port
@@ -42,6 +47,8 @@ func Contract(t *testing.T, open func(t *testing.T) Store) {
 		{"indexes equal a refold of the log", indexesEqualRefold},
 		{"replays are byte-identical and write nothing", replaysWriteNothing},
 		{"concurrent identical acks advance once", concurrentAcks},
+		{"the overview is the fold of the log", overviewIsTheFold},
+		{"overviews are walked newest first", overviewsNewestFirst},
 	} {
 		t.Run(c.name, func(t *testing.T) { c.test(t, open(t)) })
 	}
@@ -400,4 +407,152 @@ func tokenClaims(id engine.SessionID, n project.Node, a engine.Attempt, ack bool
 		c.Kind, c.Attempt = token.Ack, a
 	}
 	return c
+}
+
+// wantOverview folds session id's log into its overview in memory, and
+// checks each run against Summarize.
+func wantOverview(t *testing.T, s Store, id engine.SessionID) project.Overview {
+	t.Helper()
+	evs, _, err := s.Events(id)
+	must(t, err)
+	snap := func(ref engine.SnapshotRef) (snap run.Snapshot, err error) {
+		err = s.View(id, func(tx execute.Tx) error { snap, err = tx.Snapshot(ref); return err })
+		return snap, err
+	}
+	g := project.NewGraph(id, snap)
+	var o project.Overview
+	for _, e := range evs {
+		must(t, g.Add(e))
+		must(t, o.Add(g, e))
+	}
+	for i, r := range g.Runs() {
+		sum, err := project.Summarize(g, r)
+		must(t, err)
+		if got := o.Runs[i]; got.Tip != sum.Tip.ID || got.Status != sum.Status || got.Pending != sum.Pending ||
+			got.Nodes != sum.Nodes || got.Branches != sum.Branches || got.Forks != sum.Forks {
+			t.Fatalf("run %s: overview %+v; Summarize has %s %s at %s", r.ID, got, sum.Status, sum.Pending, sum.Tip.ID)
+		}
+	}
+	return o
+}
+
+func overviewIsTheFold(t *testing.T, s Store) {
+	check := func(id engine.SessionID, what string, ok func(project.Overview) bool) {
+		t.Helper()
+		got, err := s.Overview(id)
+		must(t, err)
+		if want := wantOverview(t, s, id); !reflect.DeepEqual(got, want) {
+			t.Fatalf("%s: stored overview\n%+v\nrefold\n%+v", what, got, want)
+		}
+		if !ok(got) {
+			t.Fatalf("%s: overview %+v", what, got)
+		}
+	}
+	_, forked := forkedRuns(t, s)
+	check(forked, "blocked, completed, forked twice", func(o project.Overview) bool {
+		// The agent copied nextCall's notes as they were.
+		return o.Title != "" && o.TitleFrom == project.TitleFromNotes && len(o.Runs) == 1 && o.Runs[0].Forks == 2 &&
+			o.Runs[0].Branches == 3 && o.CreatedAt != "" && len(o.OpenGaps) == 0
+	})
+
+	x := execute.New(s, Ring(t), Long(t, 3), workflow.Preferences{}, Clock, t.Logf)
+	Drive(t, x, "wr.long", "")
+	ids, err := s.SessionIDs()
+	must(t, err)
+	check(ids[len(ids)-1], "driven to completion", func(o project.Overview) bool {
+		return o.Title == "Did s0." && o.TitleFrom == project.TitleFromNotes && o.Runs[0].Title == "Did s0." &&
+			o.Status() == project.Complete && o.Runs[0].Pending == "" && o.Runs[0].Nodes == 4
+	})
+
+	// A gap recorded in a mode that does not stop, then resolved.
+	y, gap := gapRecorded(t, s)
+	check(gap.Session.SessionID, "a gap open", func(o project.Overview) bool {
+		return len(o.OpenGaps) == 1 && o.Status() == project.InProgress && o.Runs[0].Pending == "do"
+	})
+	args := gap.NextCall.Arguments
+	args.Output = &protocol.Output{NotesMarkdown: "## Asked the user\nthey approved",
+		ResolvesGaps: []protocol.GapResolution{{GapID: mustOverview(t, s, gap.Session.SessionID).OpenGaps[0], Summary: "approved"}}}
+	b, err := json.Marshal(args)
+	must(t, err)
+	if _, ok := y.Continue(b).(protocol.StepResult); !ok {
+		t.Fatal("resolving the gap did not advance")
+	}
+	check(gap.Session.SessionID, "the gap resolved", func(o project.Overview) bool {
+		return len(o.OpenGaps) == 0 && o.Title == "Went on without approval" && o.Runs[0].Title == o.Title && o.Runs[0].Pending == "end"
+	})
+
+	empty, err := s.Create(func(execute.Tx) error { return nil })
+	must(t, err)
+	if o, err := s.Overview(empty); err != nil || !reflect.DeepEqual(o, project.Overview{}) {
+		t.Fatalf("a session without events: overview %+v, %v; want the zero one", o, err)
+	}
+	if _, err := s.Overview(999); !errors.Is(err, engine.ErrNotFound) {
+		t.Fatalf("Overview of an unknown session = %v; want engine.ErrNotFound", err)
+	}
+}
+
+// gapRecorded starts wr.t in a mode that never stops: its user-only
+// dependency is recorded as a gap, and the run goes on.
+func gapRecorded(t *testing.T, s Store) (*execute.Service, protocol.StepResult) {
+	x := execute.New(s, Ring(t), Catalog(t, fstest.MapFS{"wr.t.json": {Data: []byte(`{"id":"wr.t","name":"T","description":"d","version":"1",
+		"steps":[{"id":"ask","title":"Ask","prompt":"ask","userDependency":{"reason":"needs_user_approval","summary":"approve","requestedFromUser":"Approve?"}},
+		{"id":"do","title":"Do","prompt":"do"},{"id":"end","title":"End","prompt":"end"}]}`)}}), workflow.Preferences{}, Clock, t.Logf)
+	first, ok := x.Start(mustJSON(t, map[string]any{"workflowId": "wr.t", "mode": "wr.modes.full_auto_never_stop"})).(protocol.StepResult)
+	if !ok {
+		t.Fatal("start failed")
+	}
+	args := first.NextCall.Arguments
+	args.Output = &protocol.Output{NotesMarkdown: "- **Went on without approval**\n- asked later"}
+	next, ok := x.Continue(mustJSON(t, args)).(protocol.StepResult)
+	if !ok {
+		t.Fatal("the user-only dependency stopped a run that never stops")
+	}
+	return x, next
+}
+
+func mustOverview(t *testing.T, s Store, id engine.SessionID) project.Overview {
+	t.Helper()
+	o, err := s.Overview(id)
+	must(t, err)
+	return o
+}
+
+func overviewsNewestFirst(t *testing.T, s Store) {
+	var ids []engine.SessionID
+	for range 4 {
+		ids = append(ids, seed(t, s))
+	}
+	walk := func(before engine.SessionID, stopAfter int) []engine.SessionID {
+		var got []engine.SessionID
+		must(t, s.Overviews(before, func(id engine.SessionID, o project.Overview, err error) bool {
+			must(t, err)
+			if want := mustOverview(t, s, id); !reflect.DeepEqual(o, want) {
+				t.Errorf("session %s: walked %+v, Overview %+v", id, o, want)
+			}
+			got = append(got, id)
+			return len(got) != stopAfter
+		}))
+		return got
+	}
+	all := []engine.SessionID{ids[3], ids[2], ids[1], ids[0]}
+	for _, c := range []struct {
+		name      string
+		before    engine.SessionID
+		stopAfter int
+		want      []engine.SessionID
+	}{
+		{"from the newest", 0, 0, all},
+		{"below an id", ids[2], 0, all[2:]},
+		{"below an id past the newest", ids[3] + 10, 0, all},
+		{"below the oldest", ids[0], 0, nil},
+		{"stopped by fn", 0, 2, all[:2]},
+		{"stopped at the last", ids[1], 1, all[3:]},
+	} {
+		if got := walk(c.before, c.stopAfter); !reflect.DeepEqual(got, c.want) {
+			t.Errorf("%s: walked %v; want %v", c.name, got, c.want)
+		}
+	}
+	if o := mustOverview(t, s, ids[0]); o.Title != "wr.x" || o.Last != 5 || o.LastKind != event.EdgeCreated || o.Runs[0].Tip != 2 {
+		t.Errorf("seeded overview %+v", o)
+	}
 }

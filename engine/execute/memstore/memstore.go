@@ -2,13 +2,15 @@
 // for tests that need the use cases without a database file. It keeps the
 // same contract as the bbolt store — canonical event encoding, the digest
 // chain, content-addressed snapshots and pinned workflows, derived indexes
-// folded by project.Index, all-or-nothing transactions — and the same
-// contract tests run against both.
+// folded by project.Index and the overview by project.Overview.Add,
+// all-or-nothing transactions — and the same contract tests run against
+// both.
 package memstore
 
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/workrail/workrail/engine"
@@ -31,10 +33,11 @@ type Store struct {
 }
 
 type session struct {
-	graph *project.Graph
-	head  engine.Digest
-	runs  engine.RunID
-	nodes engine.NodeID
+	graph    *project.Graph
+	overview project.Overview
+	head     engine.Digest
+	runs     engine.RunID
+	nodes    engine.NodeID
 }
 
 var _ execute.Store = (*Store)(nil)
@@ -146,6 +149,7 @@ func (s *Store) begin(id engine.SessionID, sess *session, writable bool) *tx {
 		} else {
 			c.graph = sess.graph.Clone()
 		}
+		c.overview = cloneOverview(sess.overview)
 		t.sess, t.snapshots, t.workflows = &c, map[engine.Digest][]byte{}, map[engine.Digest][]byte{}
 	}
 	return t
@@ -246,6 +250,9 @@ func (t *tx) Append(r engine.RunID, n engine.NodeID, p event.Payload) (event.Eve
 	if err := t.sess.graph.Add(stored); err != nil {
 		return event.Event{}, err
 	}
+	if err := t.sess.overview.Add(t, stored); err != nil {
+		return event.Event{}, err
+	}
 	t.sess.head = event.Chain(t.sess.head, b)
 	return e, nil
 }
@@ -295,4 +302,39 @@ func (s *Store) Digest(id engine.SessionID) (engine.Digest, error) {
 		return engine.Digest{}, err
 	}
 	return sess.head, nil
+}
+
+// Overview returns a session's overview, kept by every append.
+func (s *Store) Overview(id engine.SessionID) (project.Overview, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	sess, err := s.session(id)
+	if err != nil {
+		return project.Overview{}, err
+	}
+	return cloneOverview(sess.overview), nil
+}
+
+// Overviews passes the sessions to fn newest first, below before when it
+// is not 0, until fn returns false.
+func (s *Store) Overviews(before engine.SessionID, fn func(engine.SessionID, project.Overview, error) bool) error {
+	s.mu.RLock()
+	top := engine.SessionID(len(s.sessions))
+	if before != 0 {
+		top = min(top, before-1)
+	}
+	sessions := slices.Clone(s.sessions[:top]) // a committed session is never changed, only replaced
+	s.mu.RUnlock()
+	for i := len(sessions) - 1; i >= 0; i-- {
+		if !fn(engine.SessionID(i+1), cloneOverview(sessions[i].overview), nil) {
+			return nil
+		}
+	}
+	return nil
+}
+
+// cloneOverview copies o so that folding into the copy leaves o as it was.
+func cloneOverview(o project.Overview) project.Overview {
+	o.Runs, o.OpenGaps = slices.Clone(o.Runs), slices.Clone(o.OpenGaps)
+	return o
 }

@@ -1,0 +1,231 @@
+package store
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"go.etcd.io/bbolt"
+
+	"github.com/workrail/workrail/engine"
+	"github.com/workrail/workrail/engine/event"
+	"github.com/workrail/workrail/engine/execute"
+	"github.com/workrail/workrail/engine/project"
+)
+
+// Each session's bucket keeps its overview (project.Overview as JSON)
+// under keyOverview: derived like the indexes, written in the transaction
+// of every append, refolded and compared with them.
+
+// addOverview folds e into the overview this transaction holds, reading
+// the stored one first.
+func (t *Tx) addOverview(e event.Event) error {
+	if t.ov == nil {
+		o, err := t.storedOverview(e.Index - 1)
+		if err != nil {
+			return err
+		}
+		t.ov = &o
+	}
+	if err := t.ov.Add(t, e); err != nil {
+		t.ov = nil
+		return fmt.Errorf("store: overview of event %d: %w", e.Index, err)
+	}
+	return nil
+}
+
+// foldOverview folds e into the session's overview and writes it.
+func (t *Tx) foldOverview(e event.Event) error {
+	if err := t.addOverview(e); err != nil {
+		return err
+	}
+	return t.putJSON(nil, keyOverview, t.ov)
+}
+
+// storedOverview reads the overview of a log of head events: the zero
+// one for an empty log.
+func (t *Tx) storedOverview(head engine.EventIndex) (project.Overview, error) {
+	var o project.Overview
+	v := t.ix.get(nil, keyOverview)
+	switch {
+	case v == nil && head == 0:
+		return o, nil
+	case v == nil:
+		return o, fmt.Errorf("store: session %s has no overview: its log did not verify or fold when it was made (see workrail doctor): %w", t.id, engine.ErrNotFound)
+	}
+	if err := json.Unmarshal(v, &o); err != nil {
+		return o, fmt.Errorf("store: session %s: overview: %w", t.id, err)
+	}
+	if o.Last != head {
+		return o, fmt.Errorf("store: session %s: overview ends at event %d, the log at %d (run workrail doctor --rebuild-indexes)", t.id, o.Last, head)
+	}
+	return o, nil
+}
+
+// Overview reads session id's overview: the derived record lists of
+// sessions show and search. A session without one (its log did not
+// verify when the file was upgraded) is an error wrapping
+// engine.ErrNotFound.
+func (s *Store) Overview(id engine.SessionID) (project.Overview, error) {
+	var o project.Overview
+	err := s.view(id, func(t *Tx) error {
+		var err error
+		o, err = t.storedOverview(t.Head())
+		return err
+	})
+	return o, err
+}
+
+// Overviews walks the sessions newest first (by id, never by clock) in
+// one read transaction, passing each with its overview to fn until fn
+// returns false; before, when not 0, starts the walk below that id. A
+// session whose overview cannot be read is passed with the error, and the
+// walk goes on. Where the file's list of sessions is damaged it goes on by
+// looking each older id up on its own.
+func (s *Store) Overviews(before engine.SessionID, fn func(engine.SessionID, project.Overview, error) bool) error {
+	next, stopped := before, false
+	err := s.db.View(func(tx *bbolt.Tx) error {
+		var c *bbolt.Cursor
+		for {
+			var k, v []byte
+			var id engine.SessionID
+			var o project.Overview
+			var oerr error
+			// Cursor moves and reads are guarded, fn is not: a panic in
+			// it is its own, not damage.
+			err := guarded(label("list sessions"), func() error {
+				root := tx.Bucket(bucketSessions)
+				if c == nil {
+					c = root.Cursor()
+					k, v = seekBelow(c, before)
+				} else {
+					k, v = c.Prev()
+				}
+				for k != nil && (len(k) != 8 || v != nil) {
+					k, v = c.Prev()
+				}
+				if k != nil {
+					id = engine.SessionID(binary.BigEndian.Uint64(k))
+					o, oerr = readOverview(tx, root, k, id)
+				}
+				return nil
+			})
+			if err != nil || k == nil {
+				return err
+			}
+			next = id
+			if !fn(id, o, oerr) {
+				stopped = true
+				return nil
+			}
+		}
+	})
+	if errors.Is(err, ErrDamaged) && !stopped {
+		return s.probeOverviews(next, fn)
+	}
+	return err
+}
+
+// seekBelow moves c to the last key below before (the last key when
+// before is 0).
+func seekBelow(c *bbolt.Cursor, before engine.SessionID) ([]byte, []byte) {
+	if before == 0 {
+		return c.Last()
+	}
+	if k, _ := c.Seek(sessionKey(before)); k == nil {
+		return c.Last()
+	}
+	return c.Prev()
+}
+
+// readOverview reads one session's overview in a walk; damage is its
+// error, not the walk's.
+func readOverview(tx *bbolt.Tx, root *bbolt.Bucket, key []byte, id engine.SessionID) (o project.Overview, err error) {
+	err = guarded(id, func() error {
+		b := root.Bucket(key)
+		if b == nil {
+			return fmt.Errorf("store: session %s: %w", id, engine.ErrNotFound)
+		}
+		t := &Tx{tx: tx, b: b, id: id, ix: bucketKV{b}}
+		o, err = t.storedOverview(t.Head())
+		return err
+	})
+	return o, err
+}
+
+// probeOverviews goes on with a walk below id where the list of sessions
+// cannot be read: each older id is looked up on its own, and one whose
+// lookup fails on damage is passed with that error.
+func (s *Store) probeOverviews(below engine.SessionID, fn func(engine.SessionID, project.Overview, error) bool) error {
+	top, err := s.topSessionID()
+	if err != nil {
+		return err
+	}
+	if below != 0 {
+		top = min(top, uint64(below)-1)
+	}
+	for n := top; n >= 1; n-- {
+		id := engine.SessionID(n)
+		var o project.Overview
+		found := true
+		err := guarded(id, func() error {
+			return s.db.View(func(tx *bbolt.Tx) error {
+				root := tx.Bucket(bucketSessions)
+				if found = root.Bucket(sessionKey(id)) != nil; found {
+					var err error
+					o, err = readOverview(tx, root, sessionKey(id), id)
+					return err
+				}
+				return nil
+			})
+		})
+		if (found || err != nil) && !fn(id, o, err) {
+			return nil
+		}
+	}
+	return nil
+}
+
+// addOverviews gives every session without an overview (a file of schema
+// 1 kept none) one folded from its verified log, in memory, not from the
+// stored indexes. A session whose log does not verify or fold is left
+// without: reading its overview says so, and doctor says why.
+func addOverviews(tx *bbolt.Tx) error {
+	root := tx.Bucket(bucketSessions)
+	var keys [][]byte
+	err := root.ForEachBucket(func(k []byte) error {
+		if len(k) == 8 {
+			keys = append(keys, bytes.Clone(k))
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for _, k := range keys {
+		b := root.Bucket(k)
+		if b.Get(keyOverview) != nil {
+			continue
+		}
+		shadow := &Tx{tx: tx, b: b, id: engine.SessionID(binary.BigEndian.Uint64(k)), ix: memKV{}}
+		h := shadow.verifyChain(func(e event.Event) error {
+			if err := project.Index(indexes{shadow}, e); err != nil {
+				return err
+			}
+			return shadow.addOverview(e)
+		})
+		if h.Status != execute.Healthy || shadow.ov == nil {
+			continue
+		}
+		v, err := json.Marshal(shadow.ov)
+		if err != nil {
+			return err
+		}
+		if err := b.Put(keyOverview, v); err != nil {
+			return err
+		}
+	}
+	return nil
+}
