@@ -150,6 +150,9 @@ func (s source) copy(btx *bbolt.Tx, id engine.SessionID, sb *rawBucket) error {
 			return errLost{fmt.Sprintf("its %s bucket is missing", name)}
 		}
 		for k, v := range raw.entries {
+			if k == "" {
+				return errLost{fmt.Sprintf("its %s bucket holds an entry without a key", name)}
+			}
 			if err := b.Bucket(name).Put([]byte(k), v); err != nil {
 				return err
 			}
