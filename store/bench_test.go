@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -12,6 +13,7 @@ import (
 	"github.com/workrail/workrail/engine"
 	"github.com/workrail/workrail/engine/event"
 	"github.com/workrail/workrail/engine/execute"
+	"github.com/workrail/workrail/engine/project"
 	"github.com/workrail/workrail/engine/run"
 )
 
@@ -125,4 +127,130 @@ func fillSession(tx execute.Tx, n int) error {
 		prev = id
 	}
 	return nil
+}
+
+// manySessions writes n sessions of a run of three nodes into a new file,
+// many to a transaction, and returns its path.
+func manySessions(b *testing.B, n int) string {
+	path := filepath.Join(b.TempDir(), "many.db")
+	s, err := Open(path, Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	for done := 0; done < n; {
+		err := s.commit.update(func(btx *bbolt.Tx) error {
+			root := btx.Bucket(bucketSessions)
+			for i := 0; i < 500 && done+i < n; i++ {
+				seq, err := root.NextSequence()
+				if err != nil {
+					return err
+				}
+				sb, err := createSession(root, engine.SessionID(seq))
+				if err != nil {
+					return err
+				}
+				if err := fillSession(newTx(btx, sb, engine.SessionID(seq)), 3); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			b.Fatal(err)
+		}
+		done += 500
+	}
+	return path
+}
+
+// BenchmarkOverviews measures what one page of the Console's sessions list
+// reads at 10,000 sessions: a search that matches nothing walks every
+// overview (cold: each decoded, as on the first walk after a restart);
+// the newest 50 stop early. "upgrade" is the one-time fold of every
+// session's overview when a file of schema 1 is first opened.
+func BenchmarkOverviews(b *testing.B) {
+	const sessions = 10000
+	path := manySessions(b, sessions)
+	s, err := Open(path, Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("search-all", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			seen := 0
+			err := s.Overviews(0, func(_ engine.SessionID, o project.Overview, err error) bool {
+				if err != nil {
+					b.Fatal(err)
+				}
+				seen++
+				return !strings.Contains(o.Title, "no such words")
+			})
+			if err != nil || seen != sessions {
+				b.Fatalf("walked %d sessions, %v", seen, err)
+			}
+		}
+	})
+	b.Run("search-all-cold", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			s.decodedMu.Lock()
+			s.decoded = map[engine.SessionID]decodedOverview{} // as after a restart
+			s.decodedMu.Unlock()
+			seen := 0
+			err := s.Overviews(0, func(_ engine.SessionID, o project.Overview, err error) bool {
+				seen++
+				return err == nil && !strings.Contains(o.Title, "no such words")
+			})
+			if err != nil || seen != sessions {
+				b.Fatalf("walked %d sessions, %v", seen, err)
+			}
+		}
+	})
+	b.Run("newest-50", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			seen := 0
+			err := s.Overviews(0, func(engine.SessionID, project.Overview, error) bool {
+				seen++
+				return seen < 50
+			})
+			if err != nil || seen != 50 {
+				b.Fatalf("walked %d sessions, %v", seen, err)
+			}
+		}
+	})
+	s.Close()
+	b.Run("upgrade", func(b *testing.B) {
+		old := filepath.Join(b.TempDir(), "old.db")
+		db, err := bbolt.Open(path, 0o600, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		err = db.Update(func(tx *bbolt.Tx) error {
+			root := tx.Bucket(bucketSessions)
+			if err := root.ForEachBucket(func(k []byte) error { return root.Bucket(k).Delete(keyOverview) }); err != nil {
+				return err
+			}
+			return tx.Bucket(bucketMeta).Put([]byte("schema"), u64(1))
+		})
+		db.Close()
+		raw, _ := os.ReadFile(path)
+		if err != nil || raw == nil {
+			b.Fatal(err)
+		}
+		for b.Loop() {
+			b.StopTimer()
+			if err := os.WriteFile(old, raw, 0o600); err != nil {
+				b.Fatal(err)
+			}
+			b.StartTimer()
+			s, err := Open(old, Options{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			s.Close()
+		}
+	})
 }

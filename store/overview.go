@@ -72,10 +72,37 @@ func (s *Store) Overview(id engine.SessionID) (project.Overview, error) {
 	var o project.Overview
 	err := s.view(id, func(t *Tx) error {
 		var err error
-		o, err = t.storedOverview(t.Head())
+		o, err = s.overviewOf(t)
 		return err
 	})
 	return o, err
+}
+
+// decodedOverview is an overview as decoded from raw, at a head.
+type decodedOverview struct {
+	raw  []byte
+	head engine.EventIndex
+	o    project.Overview
+}
+
+// overviewOf reads the overview of t's session, decoding it only when
+// its bytes or its log's head changed since this store last did.
+func (s *Store) overviewOf(t *Tx) (project.Overview, error) {
+	raw, head := t.b.Get(keyOverview), t.Head()
+	s.decodedMu.Lock()
+	d, ok := s.decoded[t.id]
+	s.decodedMu.Unlock()
+	if ok && d.head == head && bytes.Equal(d.raw, raw) {
+		return d.o.Clone(), nil
+	}
+	o, err := t.storedOverview(head)
+	if err != nil || raw == nil {
+		return o, err
+	}
+	s.decodedMu.Lock()
+	s.decoded[t.id] = decodedOverview{raw: bytes.Clone(raw), head: head, o: o}
+	s.decodedMu.Unlock()
+	return o.Clone(), nil
 }
 
 // Overviews walks the sessions newest first (by id, never by clock) in
@@ -108,7 +135,7 @@ func (s *Store) Overviews(before engine.SessionID, fn func(engine.SessionID, pro
 				}
 				if k != nil {
 					id = engine.SessionID(binary.BigEndian.Uint64(k))
-					o, oerr = readOverview(tx, root, k, id)
+					o, oerr = s.readOverview(tx, root, k, id)
 				}
 				return nil
 			})
@@ -142,14 +169,13 @@ func seekBelow(c *bbolt.Cursor, before engine.SessionID) ([]byte, []byte) {
 
 // readOverview reads one session's overview in a walk; damage is its
 // error, not the walk's.
-func readOverview(tx *bbolt.Tx, root *bbolt.Bucket, key []byte, id engine.SessionID) (o project.Overview, err error) {
+func (s *Store) readOverview(tx *bbolt.Tx, root *bbolt.Bucket, key []byte, id engine.SessionID) (o project.Overview, err error) {
 	err = guarded(id, func() error {
 		b := root.Bucket(key)
 		if b == nil {
 			return fmt.Errorf("store: session %s: %w", id, engine.ErrNotFound)
 		}
-		t := &Tx{tx: tx, b: b, id: id, ix: bucketKV{b}}
-		o, err = t.storedOverview(t.Head())
+		o, err = s.overviewOf(&Tx{tx: tx, b: b, id: id, ix: bucketKV{b}})
 		return err
 	})
 	return o, err
@@ -175,7 +201,7 @@ func (s *Store) probeOverviews(below engine.SessionID, fn func(engine.SessionID,
 				root := tx.Bucket(bucketSessions)
 				if found = root.Bucket(sessionKey(id)) != nil; found {
 					var err error
-					o, err = readOverview(tx, root, sessionKey(id), id)
+					o, err = s.readOverview(tx, root, sessionKey(id), id)
 					return err
 				}
 				return nil
@@ -209,17 +235,19 @@ func addOverviews(tx *bbolt.Tx) error {
 		if b.Get(keyOverview) != nil {
 			continue
 		}
-		shadow := &Tx{tx: tx, b: b, id: engine.SessionID(binary.BigEndian.Uint64(k)), ix: memKV{}}
-		h := shadow.verifyChain(func(e event.Event) error {
-			if err := project.Index(indexes{shadow}, e); err != nil {
+		t := &Tx{tx: tx, b: b, id: engine.SessionID(binary.BigEndian.Uint64(k)), ix: bucketKV{b}}
+		g := project.NewGraph(t.id, t.Snapshot)
+		var o project.Overview
+		h := t.verifyChain(func(e event.Event) error {
+			if err := g.Add(e); err != nil {
 				return err
 			}
-			return shadow.addOverview(e)
+			return o.Add(g, e)
 		})
-		if h.Status != execute.Healthy || shadow.ov == nil {
+		if h.Status != execute.Healthy || h.LastGood == 0 {
 			continue
 		}
-		v, err := json.Marshal(shadow.ov)
+		v, err := json.Marshal(o)
 		if err != nil {
 			return err
 		}

@@ -60,6 +60,11 @@ type Store struct {
 
 	mu     sync.Mutex
 	health map[engine.SessionID]execute.Health
+
+	// decoded keeps the overviews last decoded, so that a walk decodes
+	// only those whose stored bytes changed since.
+	decodedMu sync.Mutex
+	decoded   map[engine.SessionID]decodedOverview
 }
 
 // Open opens (creating if needed) the database at path. Opened for
@@ -85,7 +90,7 @@ func Open(path string, o Options) (*Store, error) {
 			return nil, err
 		}
 	}
-	s := &Store{db: db, health: map[engine.SessionID]execute.Health{}}
+	s := &Store{db: db, health: map[engine.SessionID]execute.Health{}, decoded: map[engine.SessionID]decodedOverview{}}
 	s.commit = newCommitter(db)
 	return s, nil
 }

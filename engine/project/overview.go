@@ -176,6 +176,12 @@ func (o Overview) Branches() int {
 	return n
 }
 
+// Clone returns a copy of o that shares no memory with it.
+func (o Overview) Clone() Overview {
+	o.Runs, o.OpenGaps = slices.Clone(o.Runs), slices.Clone(o.OpenGaps)
+	return o
+}
+
 // Run returns the overview of run id, or nil.
 func (o *Overview) Run(id engine.RunID) *RunOverview {
 	for i := range o.Runs {

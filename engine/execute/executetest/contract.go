@@ -555,4 +555,14 @@ func overviewsNewestFirst(t *testing.T, s Store) {
 	if o := mustOverview(t, s, ids[0]); o.Title != "wr.x" || o.Last != 5 || o.LastKind != event.EdgeCreated || o.Runs[0].Tip != 2 {
 		t.Errorf("seeded overview %+v", o)
 	}
+	// What a reader does with an overview is its own business.
+	o := mustOverview(t, s, ids[0])
+	o.Runs[0].Title = "changed by a reader"
+	must(t, s.Overviews(0, func(_ engine.SessionID, o project.Overview, _ error) bool {
+		o.Runs[0].Title = "changed by a reader"
+		return true
+	}))
+	if o := mustOverview(t, s, ids[0]); o.Runs[0].Title != "" {
+		t.Errorf("a reader's change is kept: %+v", o)
+	}
 }

@@ -149,7 +149,7 @@ func (s *Store) begin(id engine.SessionID, sess *session, writable bool) *tx {
 		} else {
 			c.graph = sess.graph.Clone()
 		}
-		c.overview = cloneOverview(sess.overview)
+		c.overview = sess.overview.Clone()
 		t.sess, t.snapshots, t.workflows = &c, map[engine.Digest][]byte{}, map[engine.Digest][]byte{}
 	}
 	return t
@@ -312,7 +312,7 @@ func (s *Store) Overview(id engine.SessionID) (project.Overview, error) {
 	if err != nil {
 		return project.Overview{}, err
 	}
-	return cloneOverview(sess.overview), nil
+	return sess.overview.Clone(), nil
 }
 
 // Overviews passes the sessions to fn newest first, below before when it
@@ -326,15 +326,9 @@ func (s *Store) Overviews(before engine.SessionID, fn func(engine.SessionID, pro
 	sessions := slices.Clone(s.sessions[:top]) // a committed session is never changed, only replaced
 	s.mu.RUnlock()
 	for i := len(sessions) - 1; i >= 0; i-- {
-		if !fn(engine.SessionID(i+1), cloneOverview(sessions[i].overview), nil) {
+		if !fn(engine.SessionID(i+1), sessions[i].overview.Clone(), nil) {
 			return nil
 		}
 	}
 	return nil
-}
-
-// cloneOverview copies o so that folding into the copy leaves o as it was.
-func cloneOverview(o project.Overview) project.Overview {
-	o.Runs, o.OpenGaps = slices.Clone(o.Runs), slices.Clone(o.OpenGaps)
-	return o
 }
