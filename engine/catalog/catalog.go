@@ -6,6 +6,8 @@
 package catalog
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -71,17 +73,22 @@ type Shadow struct {
 	File     string            `json:"shadowedFile"`
 }
 
-// LoadProblem is a workflow file that could not be loaded, and why.
+// LoadProblem is a workflow file that could not be loaded, and why. ID is
+// the id the file names when that much of it can be read (IDOf), so a
+// broken file is known for the workflow it was meant to define.
 type LoadProblem struct {
 	Source   Source            `json:"source"`
 	File     string            `json:"file"`
+	ID       engine.WorkflowID `json:"id,omitempty"`
 	Problems workflow.Problems `json:"problems"`
 }
 
 // Catalog is the set of workflows visible to one call.
 type Catalog struct {
-	entries  map[engine.WorkflowID]Entry
-	order    []engine.WorkflowID
+	entries map[engine.WorkflowID]Entry
+	order   []engine.WorkflowID
+	// losers are the definitions each winner shadows, as given to New.
+	losers   map[engine.WorkflowID][]Entry
 	Shadowed []Shadow
 	Problems []LoadProblem
 }
@@ -99,6 +106,10 @@ func New(entries []Entry, problems []LoadProblem) *Catalog {
 	for _, e := range entries {
 		if w := c.entries[e.Compiled.ID]; !sameEntry(w, e) {
 			c.Shadowed = append(c.Shadowed, Shadow{ID: e.Compiled.ID, Winner: w.Source, Shadowed: e.Source, File: e.File})
+			if c.losers == nil {
+				c.losers = map[engine.WorkflowID][]Entry{}
+			}
+			c.losers[e.Compiled.ID] = append(c.losers[e.Compiled.ID], e)
 		}
 	}
 	c.sort()
@@ -234,10 +245,59 @@ func LoadFS(fsys fs.FS, src Source) ([]Entry, []LoadProblem) {
 		}
 		e, p := Load(b, src, name)
 		if p != nil {
-			problems = append(problems, LoadProblem{Source: src, File: name, Problems: p})
+			problems = append(problems, LoadProblem{Source: src, File: name, ID: IDOf(b), Problems: p})
 			continue
 		}
 		entries = append(entries, e)
 	}
 	return entries, problems
+}
+
+// IDOf is the id a workflow file names, read as far as the file allows:
+// the string value of its top-level "id" key, found before any syntax
+// error. It is "" when the file is not a JSON object or names no id there.
+// It decides nothing about the file; LoadProblem uses it to say which
+// workflow a broken file was meant to define.
+func IDOf(b []byte) engine.WorkflowID {
+	d := json.NewDecoder(bytes.NewReader(b))
+	if t, err := d.Token(); err != nil || t != json.Delim('{') {
+		return ""
+	}
+	for d.More() {
+		k, err := d.Token()
+		if err != nil {
+			return ""
+		}
+		if k == "id" {
+			v, err := d.Token()
+			if s, ok := v.(string); ok && err == nil {
+				return engine.WorkflowID(s)
+			}
+			return ""
+		}
+		if skipValue(d) != nil {
+			return ""
+		}
+	}
+	return ""
+}
+
+// skipValue reads one whole JSON value from d.
+func skipValue(d *json.Decoder) error {
+	depth := 0
+	for {
+		t, err := d.Token()
+		if err != nil {
+			return err
+		}
+		switch t {
+		case json.Delim('{'), json.Delim('['):
+			depth++
+		case json.Delim('}'), json.Delim(']'):
+			depth--
+		}
+		if depth == 0 {
+			return nil
+		}
+	}
 }

@@ -288,6 +288,8 @@ func TestJSONShapes(t *testing.T) {
 		{"notice without suggestion", catalog.Notice{Code: "LEGACY_WORKFLOW_ID", Message: "m"}, `{"code":"LEGACY_WORKFLOW_ID","message":"m"}`},
 		{"load problem", catalog.LoadProblem{Source: src(catalog.User), File: "x.json", Problems: workflow.Problems{{Pointer: "/id", Line: 2, Column: 3, Message: "m"}}},
 			`{"source":{"kind":"user","path":"/home/u/.workrail/workflows"},"file":"x.json","problems":[{"pointer":"/id","line":2,"column":3,"message":"m"}]}`},
+		{"load problem naming its id", catalog.LoadProblem{Source: src(catalog.User), File: "x.json", ID: "user.x", Problems: workflow.Problems{{Message: "m"}}},
+			`{"source":{"kind":"user","path":"/home/u/.workrail/workflows"},"file":"x.json","id":"user.x","problems":[{"pointer":"","message":"m"}]}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			b, err := json.Marshal(tc.v)

@@ -21,11 +21,16 @@ const (
 	NoticeCapabilityDegraded  NoticeCode = "CAPABILITY_DEGRADED"
 	// Catalog: a workflow id without a namespace.
 	NoticeLegacyWorkflowID NoticeCode = "LEGACY_WORKFLOW_ID"
+	// Rehydrate: the workflow the run is pinned to has drifted from what
+	// its id means now (catalog.Drift); the run keeps its pinned version.
+	// Shown on a rehydrate only, never recorded with an attempt.
+	NoticePinnedWorkflowDrifted NoticeCode = "PINNED_WORKFLOW_DRIFTED"
 )
 
 // NoticeCodes lists every notice code in a fixed order.
 func NoticeCodes() []NoticeCode {
 	return []NoticeCode{NoticeContextKeyUndeclared, NoticeContextIgnoredOnRehydrate, NoticeOutputIgnoredOnRehydrate,
 		NoticePreferencesIgnoredOnRehydrate, NoticePreferencesNotApplied, NoticePreferencesExceedRecommendation,
-		NoticeUserResponseInvalid, NoticeArtifactInvalid, NoticeCapabilityDegraded, NoticeLegacyWorkflowID}
+		NoticeUserResponseInvalid, NoticeArtifactInvalid, NoticeCapabilityDegraded, NoticeLegacyWorkflowID,
+		NoticePinnedWorkflowDrifted}
 }

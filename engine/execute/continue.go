@@ -48,13 +48,19 @@ func (s *Service) cont(raw []byte) (protocol.Result, error) {
 
 // rehydrate returns the pending step of a node again, with a fresh attempt
 // ackToken, the notes recorded so far and, for a node that already has
-// children, the branches below it. It writes nothing.
+// children, the branches below it, and warns when the run's pinned
+// workflow has drifted from what its id means now. It writes nothing.
 func (s *Service) rehydrate(n node, in protocol.ContinueInput) (protocol.Result, error) {
+	drift, drifted := s.runDrift(n)
 	view := func(fn func(Tx) error) error { return s.store.View(n.session, fn) }
 	return inTx(view, func(tx Tx) (protocol.Result, error) {
 		l, err := s.load(tx, n)
 		if err != nil {
 			return nil, err
+		}
+		warnings := ignoredOnRehydrate(in)
+		if drifted && drift.PinnedHash == l.c.Hash {
+			warnings = append(warnings, protocol.DriftWarning(l.c.Version, drift))
 		}
 		r, err := project.Recap(tx, l.info, 0)
 		if err != nil {
@@ -66,7 +72,7 @@ func (s *Service) rehydrate(n node, in protocol.ContinueInput) (protocol.Result,
 				return nil, err
 			}
 		}
-		return s.render(l, n, l.info.Attempts, s.keys.Active(), facts, ignoredOnRehydrate(in))
+		return s.render(l, n, l.info.Attempts, s.keys.Active(), facts, warnings)
 	})
 }
 

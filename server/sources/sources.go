@@ -209,7 +209,7 @@ func (r *Registry) load(old *dirCache, src catalog.Source, path string) cachedFi
 	f := cachedFile{stamp: rd.stamp}
 	e, problems := catalog.Load(rd.data, src, path)
 	if problems != nil {
-		f.problem = &catalog.LoadProblem{Source: src, File: path, Problems: problems}
+		f.problem = &catalog.LoadProblem{Source: src, File: path, ID: catalog.IDOf(rd.data), Problems: problems}
 		return f
 	}
 	f.entry = &e
