@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -299,6 +300,10 @@ func TestDoctorFindsDamagedIndexes(t *testing.T) {
 			if r, _ := s.Doctor(); len(r) != 1 || !r[0].OK() {
 				t.Fatalf("fresh session not OK: %+v", r)
 			}
+			overview, err := s.Overview(id)
+			if err != nil {
+				t.Fatal(err)
+			}
 			s.Close()
 			damage(t, path, id, c.mutate)
 			s = mustOpen(t, path)
@@ -322,6 +327,9 @@ func TestDoctorFindsDamagedIndexes(t *testing.T) {
 			}
 			if h, err := s.Health(id); err != nil || h.Status != execute.Healthy {
 				t.Fatalf("Health after RebuildIndexes = %+v, %v; want healthy", h, err)
+			}
+			if o, err := s.Overview(id); err != nil || !reflect.DeepEqual(o, overview) {
+				t.Fatalf("overview after RebuildIndexes = %+v, %v; want %+v", o, err, overview)
 			}
 		})
 	}
