@@ -1,11 +1,14 @@
 package console
 
 import (
+	"maps"
+	"slices"
 	"sync"
 
 	"github.com/workrail/workrail/engine"
 	"github.com/workrail/workrail/engine/execute"
 	"github.com/workrail/workrail/engine/project"
+	"github.com/workrail/workrail/engine/run"
 )
 
 // foldCache keeps the last folds of recently viewed sessions: reading and
@@ -14,6 +17,7 @@ import (
 type foldCache struct {
 	mu    sync.Mutex
 	folds map[engine.SessionID]fold
+	snaps map[engine.SnapshotRef]run.Snapshot
 }
 
 type fold struct {
@@ -42,7 +46,7 @@ func (c *Console) fold(id engine.SessionID) (*project.Graph, execute.Health, err
 	if err != nil {
 		return nil, h, err
 	}
-	g, err := project.Fold(id, evs, c.snapshots(id))
+	g, err := project.Fold(id, evs, c.cachedSnapshots(id))
 	if err != nil {
 		return nil, h, err
 	}
@@ -59,4 +63,72 @@ func (c *Console) fold(id engine.SessionID) (*project.Graph, execute.Health, err
 	}
 	c.folds.folds[id] = fold{graph: g, health: h}
 	return g, h, nil
+}
+
+// maxSnapshots bounds the snapshots kept; past it, one entry is dropped
+// for each one added. A 1,000-node run needs 1,000.
+const maxSnapshots = 4096
+
+// cachedSnapshots reads node snapshots of session id through a cache
+// keyed by reference: a page reads one per node, every time it is drawn,
+// and a snapshot is content-addressed, so what was read (and checked
+// against its digest) once is what every later read would return. Each
+// caller gets its own copy, as it would from the store.
+func (c *Console) cachedSnapshots(id engine.SessionID) project.SnapshotFunc {
+	read := c.snapshots(id)
+	return func(ref engine.SnapshotRef) (run.Snapshot, error) {
+		c.folds.mu.Lock()
+		s, ok := c.folds.snaps[ref]
+		c.folds.mu.Unlock()
+		if ok {
+			return copySnapshot(s), nil
+		}
+		s, err := read(ref)
+		if err != nil {
+			return s, err
+		}
+		c.folds.mu.Lock()
+		defer c.folds.mu.Unlock()
+		if c.folds.snaps == nil {
+			c.folds.snaps = map[engine.SnapshotRef]run.Snapshot{}
+		}
+		if len(c.folds.snaps) >= maxSnapshots {
+			for k := range c.folds.snaps {
+				delete(c.folds.snaps, k)
+				break
+			}
+		}
+		c.folds.snaps[ref] = copySnapshot(s)
+		return s, nil
+	}
+}
+
+// copySnapshot copies everything of s that a caller could change in
+// place: the cursor, the context (as encoding/json decodes it) and the
+// capabilities.
+func copySnapshot(s run.Snapshot) run.Snapshot {
+	s.Position.Path = slices.Clone(s.Position.Path)
+	s.Capabilities = maps.Clone(s.Capabilities)
+	if s.Context != nil {
+		s.Context = copyJSON(s.Context).(map[string]any)
+	}
+	return s
+}
+
+func copyJSON(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		m := make(map[string]any, len(x))
+		for k, e := range x {
+			m[k] = copyJSON(e)
+		}
+		return m
+	case []any:
+		l := make([]any, len(x))
+		for i, e := range x {
+			l[i] = copyJSON(e)
+		}
+		return l
+	}
+	return v
 }

@@ -12,7 +12,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/gowebpki/jcs"
 	"github.com/workrail/workrail/engine"
 )
 
@@ -22,7 +21,7 @@ func JSON(v any) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("canon: marshal: %w", err)
 	}
-	out, err := jcs.Transform(b)
+	out, err := transform(b)
 	if err != nil {
 		return nil, fmt.Errorf("canon: jcs: %w", err)
 	}

@@ -84,12 +84,69 @@ func Encode(e Event) ([]byte, error) {
 	if e.Data == nil || e.Data.Kind() != e.Kind {
 		return nil, fmt.Errorf("event: encode %s: payload does not match kind", e.Kind)
 	}
+	if b, ok := encodeFast(e); ok {
+		return b, nil
+	}
 	return canon.JSON(e)
 }
 
 // Decode parses stored event bytes strictly: unknown kinds, unknown fields,
 // trailing data and anything but Encode's canonical output are errors.
 func Decode(b []byte) (Event, error) {
+	if e, ok := decodeFast(b); ok {
+		return e, nil
+	}
+	if e, ok := decodeCanonical(b); ok {
+		return e, nil
+	}
+	return decodeStrict(b)
+}
+
+// decodeCanonical is Decode's path for what the store holds: bytes that
+// are exactly Encode's output. It reads them in one pass, into the payload
+// type of the kind they name, and keeps the event only if it encodes back
+// to the same bytes. Those bytes are then the canonical encoding of that
+// event, which decodeStrict accepts and reads as the same event (its
+// extra checks, unknown fields and trailing data, cannot fail on Encode's
+// output), so this answers nothing decodeStrict would not. Anything else
+// is left to decodeStrict, which says what is wrong with it.
+func decodeCanonical(b []byte) (Event, bool) {
+	p, ok := newPayload(kindOf(b))
+	if !ok {
+		return Event{}, false
+	}
+	e := Event{Data: p} // encoding/json fills the payload Data points to
+	if json.Unmarshal(b, &e) != nil || e.Data != p || e.Kind != p.Kind() {
+		return Event{}, false
+	}
+	if e.ID != engine.NewEventID(e.Session, e.Index) {
+		return Event{}, false
+	}
+	if enc, err := Encode(e); err != nil || !bytes.Equal(enc, b) {
+		return Event{}, false
+	}
+	return e, true
+}
+
+// kindOf guesses the kind canonical event bytes name: the envelope's keys
+// are in order, so its "kind" comes after the payload, the last such key.
+// A wrong guess only sends the bytes to decodeStrict.
+func kindOf(b []byte) Kind {
+	const key = `,"kind":"`
+	i := bytes.LastIndex(b, []byte(key))
+	if i < 0 {
+		return ""
+	}
+	rest := b[i+len(key):]
+	j := bytes.IndexByte(rest, '"')
+	if j < 0 {
+		return ""
+	}
+	return Kind(rest[:j])
+}
+
+// decodeStrict is Decode for any bytes.
+func decodeStrict(b []byte) (Event, error) {
 	var env struct {
 		Event
 		Data json.RawMessage `json:"data"`

@@ -39,6 +39,12 @@ func NewGraph(id engine.SessionID, snap SnapshotFunc) *Graph {
 // Fold builds the graph of a session from its events, in log order.
 func Fold(id engine.SessionID, evs []event.Event, snap SnapshotFunc) (*Graph, error) {
 	g := NewGraph(id, snap)
+	// Sized for a log that is mostly steps (a node, an edge and an advance
+	// each), so a long log is not copied and rehashed as the fold grows.
+	g.events = make([]event.Event, 0, len(evs))
+	g.nodes = make(map[engine.NodeID]Node, len(evs)/3)
+	g.attempts = make(map[attemptKey]engine.EventIndex, len(evs)/3)
+	g.edges = make(map[engine.NodeID]event.EdgeKind, len(evs)/3)
 	for _, e := range evs {
 		if err := g.Add(e); err != nil {
 			return nil, err

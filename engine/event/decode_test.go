@@ -1,0 +1,110 @@
+package event
+
+import (
+	"encoding/json"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/workrail/workrail/engine"
+	"github.com/workrail/workrail/engine/canon"
+	"github.com/workrail/workrail/engine/workflow"
+)
+
+// FuzzDecodeCanonical holds Decode's fast path to the strict one: what it
+// accepts, decodeStrict accepts as the same event.
+func FuzzDecodeCanonical(f *testing.F) {
+	ref := engine.SnapshotRef(engine.Sum([]byte("snap")))
+	for i, p := range []Payload{
+		&SessionCreatedData{CreatedAt: "2026-01-02T03:04:05Z", WorkspacePath: "/w"},
+		&RunStartedData{WorkflowID: "wr.hello", WorkflowHash: engine.WorkflowHash(ref)},
+		&NodeCreatedData{NodeKind: NodeStep, Snapshot: ref},
+		&EdgeCreatedData{EdgeKind: EdgeAckedStep, From: 1, To: 2},
+		&NodeOutputAppendedData{StepID: "s", NotesMarkdown: "a <b> & \"c\"", Artifacts: []json.RawMessage{json.RawMessage(`{"kind":"x","n":1}`)}},
+		&PreferencesChangedData{Delta: workflow.Preferences{Autonomy: workflow.Guided}},
+		&AdvanceRecordedData{KeyID: 1, Outcome: OutcomeBlocked, Blockers: []Blocker{{Code: BlockMissingRequiredOutput, Pointer: Pointer{Kind: PointOutputContract, ContractRef: "c"}, Message: "m"}}},
+		&AdvanceRecordedData{KeyID: 1, Outcome: OutcomeAdvanced, ToNode: 3, Fork: &Fork{Siblings: []Branch{{Node: 2, Depth: 1}}, Downstream: Recap{Entries: []RecapEntry{{Node: 2, StepID: "s", NotesMarkdown: "n"}}}}},
+	} {
+		idx := engine.EventIndex(i + 1)
+		b, err := Encode(Event{ID: engine.NewEventID(7, idx), Index: idx, Session: 7, Kind: p.Kind(), Run: 1, Node: 2, Data: p})
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+		f.Add([]byte(strings.Replace(string(b), `"kind":"`, `"Kind":"`, 1)))
+		f.Add([]byte(strings.Replace(string(b), `"data":{`, `"data":{"kind":"session_created",`, 1)))
+	}
+	f.Add([]byte(`{"data":null,"eventId":"evt_1_1","eventIndex":1,"kind":"node_created","sessionId":"ses_1"}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		for name, path := range map[string]func([]byte) (Event, bool){"decodeCanonical": decodeCanonical, "decodeFast": decodeFast} {
+			fast, ok := path(b)
+			if !ok {
+				continue
+			}
+			strict, err := decodeStrict(b)
+			if err != nil {
+				t.Fatalf("%s accepted %s, which decodeStrict refuses: %v", name, b, err)
+			}
+			if !reflect.DeepEqual(fast, strict) {
+				t.Fatalf("%s read %s as\n%#v\nnot\n%#v", name, b, fast, strict)
+			}
+		}
+	})
+}
+
+// FuzzEncodeFast holds encodeFast to the general encoding, on the kinds
+// it knows, with any field values.
+func FuzzEncodeFast(f *testing.F) {
+	f.Add(uint8(0), "step", "evt_7_3", "node_created", uint64(3), uint64(7), uint32(1), uint32(2), uint32(3), uint32(4))
+	f.Add(uint8(1), "acked_step", "evt_7_3", "edge_created", uint64(3), uint64(7), uint32(0), uint32(0), uint32(0), uint32(0))
+	f.Add(uint8(2), "advanced", "evt_1_1", "advance_recorded", uint64(1), uint64(1), uint32(1), uint32(0), uint32(5), uint32(1<<32-1))
+	f.Add(uint8(2), "a<b>&\"\\\x7f\x01é", "e\u2028", "advance_recorded", uint64(1<<53+1), uint64(0), uint32(1), uint32(1), uint32(1), uint32(1))
+	f.Fuzz(func(t *testing.T, which uint8, name, id, kind string, index, session uint64, run, node, a, b uint32) {
+		var p Payload
+		switch which % 4 {
+		case 0:
+			p = &NodeCreatedData{NodeKind: NodeKind(name), Snapshot: engine.SnapshotRef(engine.Sum([]byte(id)))}
+		case 1:
+			p = &EdgeCreatedData{EdgeKind: EdgeKind(name), From: engine.NodeID(a), To: engine.NodeID(b)}
+		case 2:
+			p = &AdvanceRecordedData{Attempt: engine.Attempt(a), KeyID: b, Outcome: Outcome(name), ToNode: engine.NodeID(node)}
+		case 3:
+			p = &AdvanceRecordedData{Outcome: Outcome(name), Notices: []Notice{{Code: "c"}}}
+		}
+		e := Event{ID: engine.EventID(id), Index: engine.EventIndex(index), Session: engine.SessionID(session), Kind: Kind(kind), Run: engine.RunID(run), Node: engine.NodeID(node), Data: p}
+		fast, ok := encodeFast(e)
+		if !ok {
+			return
+		}
+		want, err := canon.JSON(e)
+		if err != nil {
+			t.Fatalf("encodeFast encoded %#v, which canon.JSON refuses: %v", e, err)
+		}
+		if string(fast) != string(want) {
+			t.Fatalf("encodeFast(%#v)\n got %s\nwant %s", e, fast, want)
+		}
+	})
+}
+
+// TestFastPathsTakeARunsEvents checks the fast paths answer for the
+// events a run is mostly made of, so they do not silently fall back.
+func TestFastPathsTakeARunsEvents(t *testing.T) {
+	ref := engine.SnapshotRef(engine.Sum([]byte("snap")))
+	for _, e := range []Event{
+		{Kind: NodeCreated, Run: 1, Node: 2, Data: &NodeCreatedData{NodeKind: NodeStep, Snapshot: ref}},
+		{Kind: EdgeCreated, Run: 1, Data: &EdgeCreatedData{EdgeKind: EdgeAckedStep, From: 1, To: 2}},
+		{Kind: AdvanceRecorded, Run: 1, Node: 1, Data: &AdvanceRecordedData{KeyID: 1, Outcome: OutcomeAdvanced, ToNode: 2}},
+		{Kind: AdvanceRecorded, Run: 1, Node: 1, Data: &AdvanceRecordedData{Attempt: 2, KeyID: 1, Outcome: OutcomeBlocked}},
+	} {
+		e.Index, e.Session = 12, 3
+		e.ID = engine.NewEventID(e.Session, e.Index)
+		b, ok := encodeFast(e)
+		if !ok {
+			t.Fatalf("encodeFast declined %#v", e)
+		}
+		got, ok := decodeFast(b)
+		if !ok || !reflect.DeepEqual(got, e) {
+			t.Fatalf("decodeFast(%s) = %#v, %v", b, got, ok)
+		}
+	}
+}
