@@ -15,6 +15,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/workrail/workrail/engine"
+	"github.com/workrail/workrail/engine/catalog"
 	"github.com/workrail/workrail/engine/event"
 	"github.com/workrail/workrail/engine/execute"
 	"github.com/workrail/workrail/engine/project"
@@ -54,6 +55,9 @@ type Snippet struct {
 // Console holds the Console's handlers and their dependencies.
 type Console struct {
 	store   Store
+	// workflows is the catalog the use cases start from: what a run's pin
+	// is compared with.
+	workflows execute.Workflows
 	folds   foldCache
 	pins    pinnedCache
 	about   About
@@ -62,10 +66,10 @@ type Console struct {
 	logf    func(string, ...any)
 }
 
-// New returns a Console over store; now is the clock uptime is read
-// from.
-func New(store Store, about About, now func() time.Time, logf func(string, ...any)) *Console {
-	return &Console{store: store, about: about, version: about.Version, now: now, logf: logf}
+// New returns a Console over store and the workflow catalog the use cases
+// read; now is the clock uptime is read from.
+func New(store Store, workflows execute.Workflows, about About, now func() time.Time, logf func(string, ...any)) *Console {
+	return &Console{store: store, workflows: workflows, about: about, version: about.Version, now: now, logf: logf}
 }
 
 // sessionRow is what the sessions table shows of one session: its
@@ -75,6 +79,7 @@ type sessionRow struct {
 	Overview project.Overview
 	Err      error // the overview could not be read: the row shows health only
 	Health   execute.Health
+	Drifted  int // runs whose workflow id means something else now
 }
 
 // pageSize is how many sessions one page of the list shows.
@@ -144,9 +149,20 @@ func (c *Console) sessions(q sessionsQuery) (sessionsList, error) {
 	if err != nil {
 		return p, err
 	}
+	catalogs := map[string]*catalog.Catalog{} // one read per workspace
 	for i := range p.Rows {
-		if p.Rows[i].Health, err = c.store.Health(p.Rows[i].ID); err != nil {
+		row := &p.Rows[i]
+		if row.Health, err = c.store.Health(row.ID); err != nil {
 			return p, err
+		}
+		ws := row.Overview.Workspace
+		if catalogs[ws] == nil {
+			catalogs[ws] = c.workflows.Catalog(ws)
+		}
+		for _, r := range row.Overview.Runs {
+			if _, drifted := catalogs[ws].Drift(r.WorkflowID, r.WorkflowHash); drifted {
+				row.Drifted++
+			}
 		}
 	}
 	return p, nil

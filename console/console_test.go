@@ -22,6 +22,7 @@ import (
 	"go.etcd.io/bbolt"
 
 	"github.com/workrail/workrail/console"
+	"github.com/workrail/workrail/engine/catalog"
 	"github.com/workrail/workrail/engine/execute"
 	"github.com/workrail/workrail/engine/execute/executetest"
 	"github.com/workrail/workrail/engine/execute/memstore"
@@ -47,10 +48,16 @@ func consoleWith(t *testing.T, st interface {
 			t.Fatal("start failed")
 		}
 	}
+	return serve(t, st, executetest.Catalog(t, workflows.FS))
+}
+
+// serve serves the Console over st, comparing pins with the catalog wf.
+func serve(t *testing.T, st console.Store, wf execute.Workflows) http.Handler {
+	clock := func() time.Time { return time.Date(2026, 3, 4, 5, 6, 7, 0, time.UTC) }
 	r := chi.NewRouter()
 	about := console.About{Version: "test", Home: "/home/dev/.local/share/workrail", StartedAt: clock().Add(-90 * time.Minute),
 		Snippets: []console.Snippet{{Client: "Claude Code", Text: "claude mcp add workrail -- /usr/local/bin/workrail mcp"}}}
-	console.New(st, about, clock, t.Logf).Routes(r)
+	console.New(st, wf, about, clock, t.Logf).Routes(r)
 	return r
 }
 
@@ -365,10 +372,10 @@ func TestFirstSessionReloadsTheFirstRunPage(t *testing.T) {
 // opens a node in the side panel, and filters rows.
 func TestRunPage(t *testing.T) {
 	st := memstore.New()
-	h := consoleWith(t, st, 0)
 	wf := executetest.Catalog(t, fstest.MapFS{"wr.ask.json": {Data: []byte(`{"id":"wr.ask","name":"Ask","description":"d","version":"1",
 		"steps":[{"id":"ask","title":"Ask","prompt":"ask the user","userDependency":{"reason":"needs_user_approval","summary":"approve","requestedFromUser":"Approve?"}},
 		{"id":"do","title":"Do","prompt":"do it"},{"id":"end","title":"End","prompt":"end"}]}`)}})
+	h := serve(t, st, wf)
 	x := execute.New(st, executetest.Ring(t), wf, workflow.Preferences{}, executetest.Clock, t.Logf)
 	first := x.Start([]byte(`{"workflowId":"wr.ask"}`)).(protocol.StepResult)
 	args, _ := json.Marshal(first.NextCall.Arguments)
@@ -424,5 +431,55 @@ func TestAgentNotesRenderInert(t *testing.T) {
 				t.Fatalf("%s holds %s", path, bad)
 			}
 		}
+	}
+}
+
+// swapped is a workflow catalog whose files change under the daemon.
+type swapped struct{ now execute.Workflows }
+
+func (s *swapped) Catalog(workspace string) *catalog.Catalog { return s.now.Catalog(workspace) }
+
+// A run keeps the workflow it pinned; when its id means something else
+// now, the run and session pages say what changed and that the run goes
+// on as it was.
+func TestPinnedDriftIsShown(t *testing.T) {
+	version := func(v string) execute.Workflows {
+		return executetest.Catalog(t, fstest.MapFS{"wr.ask.json": {Data: []byte(`{"id":"wr.ask","name":"Ask","description":"d","version":"` + v + `",
+			"steps":[{"id":"ask","title":"Ask","prompt":"ask v` + v + `"}]}`)}})
+	}
+	st := memstore.New()
+	disk := &swapped{now: version("1")}
+	h := serve(t, st, disk)
+	x := execute.New(st, executetest.Ring(t), disk, workflow.Preferences{}, executetest.Clock, t.Logf)
+	if _, ok := x.Start([]byte(`{"workflowId":"wr.ask"}`)).(protocol.StepResult); !ok {
+		t.Fatal("start failed")
+	}
+	for _, c := range []struct {
+		name  string
+		disk  execute.Workflows
+		drift string // "" for none
+	}{
+		{"unchanged", version("1"), ""},
+		{"edited", version("2"), "wr.ask was changed since this run started: a new start gets version 2"},
+		{"removed", executetest.Catalog(t, fstest.MapFS{}), "wr.ask is no longer defined by any workflow source."},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			disk.now = c.disk
+			_, run := getPath(t, h, "/sessions/ses_1/runs/run_1")
+			_, session := getPath(t, h, "/sessions/ses_1")
+			_, list := getPath(t, h, "/")
+			if got := strings.Contains(list, "1 run on an older version"); got != (c.drift != "") {
+				t.Errorf("sessions list: drift badge %v, want %v", got, c.drift != "")
+			}
+			if got := strings.Contains(run, `data-testid="drift-banner"`); got != (c.drift != "") || !strings.Contains(run, c.drift) {
+				t.Errorf("run page: banner %v, want %q", got, c.drift)
+			}
+			if c.drift != "" && !strings.Contains(run, "This run continues on its pinned version 1") {
+				t.Error("the banner does not say the run goes on with its pinned version")
+			}
+			if got := strings.Contains(session, `data-testid="drift"`); got != (c.drift != "") {
+				t.Errorf("session page: drift badge %v, want %v", got, c.drift != "")
+			}
+		})
 	}
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/workrail/workrail/console/lanes"
 	"github.com/workrail/workrail/engine"
+	"github.com/workrail/workrail/engine/catalog"
 	"github.com/workrail/workrail/engine/project"
 	"github.com/workrail/workrail/engine/run"
 )
@@ -40,6 +41,7 @@ type runView struct {
 	Pinned  pinned
 	// Loops names the loop of each loop fold, by the fold's first node.
 	Loops map[engine.NodeID]string
+	Drift *catalog.Drift // nil while the pin is what the id means
 }
 
 // runRequest is what a run page's URL names.
@@ -133,6 +135,7 @@ func (c *Console) run(q runRequest) (runView, error) {
 	if v.Loops, err = loopNames(g, v.Pinned, v.Layout); err != nil {
 		return v, err
 	}
+	v.Drift = c.drift(g.Created().WorkspacePath, rn.WorkflowID, rn.WorkflowHash)
 	if q.node != 0 {
 		n, err := c.nodeDetail(g, q.node)
 		if err != nil || n.Node.Run != q.run {

@@ -9,6 +9,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/workrail/workrail/engine"
+	"github.com/workrail/workrail/engine/catalog"
 	"github.com/workrail/workrail/engine/event"
 	"github.com/workrail/workrail/engine/execute"
 	"github.com/workrail/workrail/engine/project"
@@ -38,6 +39,7 @@ type sessionRun struct {
 	// Activity is the run's latest event: the active run by default is
 	// the one the agent touched last.
 	Activity engine.EventIndex
+	Drift    *catalog.Drift
 }
 
 // note is one output an agent recorded, where it was recorded.
@@ -95,7 +97,7 @@ func (c *Console) session(id engine.SessionID, active engine.RunID) (sessionView
 		if err != nil {
 			return v, err
 		}
-		sr := sessionRun{RunSummary: sum, Pinned: p, Lane: min(i+1, maxLanes)}
+		sr := sessionRun{RunSummary: sum, Pinned: p, Lane: min(i+1, maxLanes), Drift: c.drift(v.Created.WorkspacePath, r.WorkflowID, r.WorkflowHash)}
 		for _, n := range g.Nodes(r.ID) {
 			sr.Activity = max(sr.Activity, n.LastActivity)
 		}
