@@ -25,7 +25,7 @@ import (
 // serveBench is the Console over a real store file.
 func serveBench(b *testing.B, st *store.Store) http.Handler {
 	r := chi.NewRouter()
-	console.New(st, console.About{Version: "bench", StartedAt: time.Now()}, time.Now, b.Logf).Routes(r)
+	console.New(st, executetest.Catalog(b, workflows.FS), console.About{Version: "bench", StartedAt: time.Now()}, time.Now, b.Logf).Routes(r)
 	return r
 }
 
