@@ -29,6 +29,8 @@ type Store interface {
 	Changes() uint64
 	SessionIDs() ([]engine.SessionID, error)
 	Health(engine.SessionID) (execute.Health, error)
+	// Checked counts the sessions verified so far, by health status.
+	Checked() map[execute.HealthStatus]int
 	// Events is a session's log up to its last good event.
 	Events(engine.SessionID) ([]event.Event, execute.Health, error)
 	View(engine.SessionID, func(execute.Tx) error) error
@@ -54,16 +56,16 @@ type Snippet struct {
 
 // Console holds the Console's handlers and their dependencies.
 type Console struct {
-	store   Store
+	store Store
 	// workflows is the catalog the use cases start from: what a run's pin
 	// is compared with.
 	workflows execute.Workflows
-	folds   foldCache
-	pins    pinnedCache
-	about   About
-	version string
-	now     func() time.Time
-	logf    func(string, ...any)
+	folds     foldCache
+	pins      pinnedCache
+	about     About
+	version   string
+	now       func() time.Time
+	logf      func(string, ...any)
 }
 
 // New returns a Console over store and the workflow catalog the use cases
@@ -280,10 +282,36 @@ type status struct {
 	About
 	Uptime   string
 	Sessions int
+	Health   string
 }
 
 func (c *Console) status(p sessionsList) status {
-	return status{About: c.about, Uptime: c.now().Sub(c.about.StartedAt).Round(time.Second).String(), Sessions: p.Total}
+	return status{About: c.about, Uptime: c.now().Sub(c.about.StartedAt).Round(time.Second).String(), Sessions: p.Total,
+		Health: healthSummary(c.store.Checked(), p.Total)}
+}
+
+// healthSummary counts the sessions verified since the daemon started by
+// health, and says how many were not read yet: the daemon never reads
+// every log just to count.
+func healthSummary(checked map[execute.HealthStatus]int, total int) string {
+	var parts []string
+	n := 0
+	for _, s := range execute.HealthStatuses() {
+		if checked[s] > 0 {
+			parts = append(parts, strconv.Itoa(checked[s])+" "+strings.ReplaceAll(string(s), "_", " "))
+			n += checked[s]
+		}
+	}
+	switch {
+	case total == 0:
+		return "no sessions yet"
+	case n == 0:
+		parts = append(parts, "none read yet")
+	}
+	if rest := total - n; rest > 0 && n > 0 {
+		parts = append(parts, strconv.Itoa(rest)+" not read since start (workrail doctor checks them all)")
+	}
+	return strings.Join(parts, ", ")
 }
 
 // url is the sessions page for this query with one value changed (key

@@ -67,6 +67,11 @@ const (
 	Unreadable HealthStatus = "unreadable"
 )
 
+// HealthStatuses lists every health state, the healthy one first.
+func HealthStatuses() []HealthStatus {
+	return []HealthStatus{Healthy, CorruptTail, IndexesDamaged, Unreadable}
+}
+
 // Health is the verified state of one session. Execution runs only on a
 // healthy session; read-only views work up to LastGood.
 type Health struct {
