@@ -5,9 +5,11 @@ import { test, expect } from './fixtures';
 test('a blocked run shows its blocker and the fix', async ({ page, seed }) => {
   const s = seed['blocked'];
   await page.goto(`/sessions/${s.sessionId}`);
-  await expect(page.locator(`tr[data-run="${s.runId}"]`).getByTestId('status')).toHaveText('■ blocked');
+  await expect(page.getByRole('navigation', { name: 'Runs' }).locator(`li[data-run="${s.runId}"]`).getByTestId('status')).toHaveText('■ blocked');
+  await expect(page.getByTestId('active-run')).toContainText('■ blocked');
   await page.goto(`/sessions/${s.sessionId}/runs/${s.runId}?filter=blocked`);
-  await expect(page.getByTestId('status')).toHaveText('■ blocked');
+  await expect(page.getByTestId('run-header').getByTestId('status')).toHaveText('■ blocked');
+  await expect(page.getByRole('navigation', { name: 'Show' }).getByRole('link', { name: 'blocked' })).toHaveAttribute('aria-current', 'page');
   const picked = page.locator('[data-testid="row"]:not(.dim)');
   await expect(picked).toHaveCount(1);
   await picked.getByRole('link').first().click();

@@ -6,8 +6,11 @@
 // fails its test on any console error or uncaught exception other than the
 // knownConsoleErrors below: CSP violations show up there. A spec that
 // expects errors says test.use({ allowConsoleErrors: true }) and reads
-// consoleErrors itself.
-import { test as base, expect, type Page } from '@playwright/test';
+// consoleErrors itself. Below them: helpers to drive the 2 s change poll on
+// a paused clock (pauseClock, pollOnce), to tell an htmx swap from a page
+// load (markWindow), to check a page's width, and knownBug for a test that
+// asserts what is right and fails on a Console bug not fixed yet.
+import { test as base, expect, type Page, type Response } from '@playwright/test';
 import { Mcp } from './mcp';
 import type { Seed } from './seed';
 
@@ -17,8 +20,9 @@ export { expect };
  * knownConsoleErrors are the errors today's Console is known to log. Each
  * is a Console bug (to fix in console/ or web/, not here): the page
  * fixture lets them through so that every spec still fails on any new
- * error, and the strict, fixme'd test in sessions.spec.ts tolerates none.
- * Delete an entry once its bug is fixed.
+ * error, and sessions.spec.ts's "logs no console errors at all" tolerates
+ * none. Keep it empty; add an entry only with its bug, and delete it once
+ * the bug is fixed.
  */
 export const knownConsoleErrors: { pattern: RegExp; why: string }[] = [];
 
@@ -71,12 +75,33 @@ export const test = base.extend<Fixtures>({
   },
 });
 
-/** countHtmxRequests runs in the page before its scripts: htmx events bubble to document. */
+/**
+ * knownBug marks the running test as failing on a Console bug that is
+ * not fixed yet (to fix in console/ or web/, not here): the test asserts
+ * what is right, so it fails today, and Playwright counts that as
+ * expected; once the bug is fixed it fails as "passed unexpectedly" until
+ * the knownBug call is deleted. WORKRAIL_E2E_STRICT=1 runs such tests as
+ * ordinary ones, to see them fail.
+ */
+export function knownBug(bug: string) {
+  test.fail(!process.env.WORKRAIL_E2E_STRICT, `Console bug: ${bug}`);
+}
+
+/**
+ * countHtmxRequests runs in the page before its scripts. htmx's
+ * beforeRequest bubbles to document; its afterRequest does not when the
+ * element that sent the request left the page meanwhile (a history
+ * restore replaces the body while a poll is in flight), so a request is
+ * done when its XHR ends, after htmx's own load handler has swapped.
+ */
 function countHtmxRequests() {
   const s = { inFlight: 0, sent: 0, done: 0 };
   (window as any).__wrHtmx = s;
-  document.addEventListener('htmx:beforeRequest', () => { s.inFlight++; s.sent++; });
-  document.addEventListener('htmx:afterRequest', () => { s.inFlight = Math.max(0, s.inFlight - 1); s.done++; });
+  document.addEventListener('htmx:beforeRequest', (e) => {
+    s.inFlight++;
+    s.sent++;
+    (e as CustomEvent).detail.xhr.addEventListener('loadend', () => { s.inFlight--; s.done++; });
+  });
 }
 
 /** HtmxCounts is how many htmx requests a page has sent and seen finish. */
@@ -94,7 +119,7 @@ export const htmxSettleMs = 100;
  * still being swapped or settled. It polls from the test side, so it works
  * while page.clock holds the page's timers; but a swap settles on a timer,
  * so with a paused clock tick it first (page.clock.runFor(htmxSettleMs)),
- * as pollOnce in sessions.spec.ts does.
+ * as pollOnce below does.
  */
 export async function htmxIdle(page: Page) {
   await expect
@@ -119,4 +144,115 @@ export async function htmxRequestsDone(page: Page) {
   await expect
     .poll(() => page.evaluate(() => (window as any).__wrHtmx?.inFlight ?? 0), { message: 'htmx requests in flight' })
     .toBe(0);
+}
+
+/** pollMs is the period of every page's change-cursor poll (#live, hx-trigger "every 2s"). */
+export const pollMs = 2_000;
+
+/** isPoll says whether url is the change-cursor poll, GET /changes?since=…. */
+export function isPoll(url: string): boolean {
+  return new URL(url).pathname === '/changes';
+}
+
+/**
+ * pauseClock installs a paused clock before the page loads (call it
+ * before goto): htmx's poll then fires only when pollOnce ticks it.
+ */
+export async function pauseClock(page: Page) {
+  const t0 = Date.parse('2026-01-01T09:00:00Z');
+  await page.clock.install({ time: t0 });
+  await page.clock.pauseAt(t0 + 1_000);
+}
+
+/**
+ * pollOnce fires the page's 2 s poll on the paused clock, waits for every
+ * request it led to (a 200 makes each live panel fetch itself), lets the
+ * swaps settle, waits for htmx to be idle and returns the poll's response.
+ */
+export async function pollOnce(page: Page): Promise<Response> {
+  const response = page.waitForResponse((r) => isPoll(r.url()));
+  await page.clock.runFor(pollMs);
+  const r = await response;
+  await htmxRequestsDone(page);
+  await page.clock.runFor(htmxSettleMs);
+  await htmxIdle(page);
+  return r;
+}
+
+/** settle waits for htmx requests in flight to finish and their swaps to settle on a paused clock. */
+export async function settle(page: Page) {
+  await htmxRequestsDone(page);
+  await page.clock.runFor(htmxSettleMs);
+  await htmxIdle(page);
+}
+
+/**
+ * requestsOf records the path and query of every request the page sends
+ * from now on (the document, fragments, assets), in order.
+ */
+export function requestsOf(page: Page): string[] {
+  const seen: string[] = [];
+  page.on('request', (r) => {
+    const u = new URL(r.url());
+    seen.push(u.pathname + u.search);
+  });
+  return seen;
+}
+
+/**
+ * livePanels are the URLs the page's live panels fetch on wr-changed, one
+ * per panel (#sessions, #status, #session, #run…), sorted: after a poll
+ * that found a change the page asks for exactly these.
+ */
+export function livePanels(page: Page): Promise<string[]> {
+  return page.locator('[hx-trigger="wr-changed from:body"]').evaluateAll((els) => els.map((e) => e.getAttribute('hx-get')!).sort());
+}
+
+/**
+ * markWindow sets a property on the page's window: it survives htmx swaps
+ * and history changes, and is gone after any full page load.
+ */
+export async function markWindow(page: Page) {
+  await page.evaluate(() => { (window as any).__wrMarker = 'still this document'; });
+}
+
+/** windowMarked says whether the window markWindow marked is still the page's. */
+export function windowMarked(page: Page): Promise<boolean> {
+  return page.evaluate(() => (window as any).__wrMarker === 'still this document');
+}
+
+/**
+ * expectNoSidewaysScroll asserts the document is no wider than the viewport:
+ * wide tables and the graph scroll inside their own boxes.
+ */
+export async function expectNoSidewaysScroll(page: Page, what: string, soft = false) {
+  const { scrollWidth, clientWidth } = await page.evaluate(() => ({
+    scrollWidth: document.documentElement.scrollWidth,
+    clientWidth: document.documentElement.clientWidth,
+  }));
+  const wide = scrollWidth > clientWidth ? await page.evaluate(widest) : '';
+  (soft ? expect.soft : expect)(scrollWidth, `${what}: page width at a ${clientWidth} px viewport${wide}`).toBeLessThanOrEqual(clientWidth);
+}
+
+/**
+ * widest runs in the page: the innermost elements that reach past the
+ * viewport's right edge, outside any box that scrolls or clips them.
+ */
+function widest(): string {
+  const right = document.documentElement.clientWidth;
+  const out: string[] = [];
+  const walk = (el: Element) => {
+    const r = el.getBoundingClientRect();
+    const over = r.right > right + 0.5 && r.width > 0;
+    if (!over && getComputedStyle(el).overflowX !== 'visible') return;
+    const before = out.length;
+    for (const c of el.children) walk(c);
+    if (over && out.length === before) {
+      const cls = typeof el.className === 'string' && el.className.trim() ? `.${el.className.trim().split(/\s+/).join('.')}` : '';
+      const testid = el.getAttribute('data-testid') ? `[data-testid=${el.getAttribute('data-testid')}]` : '';
+      out.push(`${el.tagName.toLowerCase()}${el.id ? `#${el.id}` : ''}${cls}${testid} (right edge ${Math.round(r.right)} px)`);
+    }
+  };
+  walk(document.body);
+  return out.length ? `; too wide: ${out.slice(0, 6).join(', ')}` : '';
 }

@@ -2,10 +2,15 @@
 // makes a temp home (0700), starts `workrail daemon` on port 0, seeds it
 // through the real shim and hands the specs the Console URL, the binary,
 // the home and the seed in environment variables (fixtures.ts reads them).
+// Between seeding and the specs it stops the daemon, damages one event of
+// the corrupt shape's session on disk (corrupt/main.go) and starts the
+// daemon again on the same home, as after a bad disk.
 // The function it returns is the global teardown: SIGTERM, then remove the
 // home.
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
-import { build, Daemon, killStrays, makeWorkspace } from './daemon';
+import path from 'node:path';
+import { build, Daemon, killStrays, makeWorkspace, repoRoot } from './daemon';
 import { seed } from './seed';
 
 export default async function globalSetup() {
@@ -21,6 +26,18 @@ export default async function globalSetup() {
     build(ws);
     daemon = await Daemon.start(ws);
     const sessions = await seed(ws.bin, ws.home);
+    const damaged = sessions['corrupt'];
+    if (damaged) {
+      await daemon.stop();
+      const db = path.join(ws.home, 'workrail.db');
+      const out = execFileSync('go', ['run', './e2e/console/corrupt', '-db', db, '-session', damaged.sessionId, '-last', 'node_output_appended'], {
+        cwd: repoRoot,
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'inherit'],
+      });
+      damaged.damagedAt = Number(out.trim());
+      daemon = await Daemon.start(ws);
+    }
     process.env.WORKRAIL_E2E_URL = daemon.info.url;
     process.env.WORKRAIL_E2E_BIN = ws.bin;
     process.env.WORKRAIL_E2E_HOME = ws.home;

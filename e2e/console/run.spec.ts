@@ -1,18 +1,44 @@
-// A session, its runs, and one run's branch graph: the forked session's
-// run has its earlier branch folded under the fork point, a node panel
-// opened by a deep link, and a filter bar.
-import { test, expect } from './fixtures';
+// A run's page: its header with the pinned workflow version, its branch
+// graph (the forked run's earlier branch folded under its fork point, the
+// loop run's repeated iterations folded into one row), a filter bar, and
+// a node side panel that a click opens without loading the page (links in
+// #run are hx-boosted: the panel is morphed in, the URL pushed).
+import fs from 'node:fs';
+import path from 'node:path';
+import { test, expect, htmxIdle, markWindow, windowMarked } from './fixtures';
+import { repoRoot } from './daemon';
+import { gapsArtifact, loopIterations } from './seed';
+
+/** versionOf is the version a builtin workflow's source declares. */
+function versionOf(workflowId: string): string {
+  return JSON.parse(fs.readFileSync(path.join(repoRoot, 'workflows', `${workflowId}.json`), 'utf8')).version;
+}
 
 test('reaches a run from the sessions list through its session', async ({ page, seed }) => {
   const forked = seed['forked'];
   await page.goto('/');
-  await page.getByRole('link', { name: forked.sessionId, exact: true }).click();
+  await page.locator(`tr[data-session="${forked.sessionId}"]`).locator('a.row-link').click();
+  await expect(page).toHaveURL(new RegExp(`/sessions/${forked.sessionId}$`));
   await expect(page.getByRole('heading', { level: 2 })).toContainText(forked.sessionId);
-  await expect(page.getByRole('heading', { name: 'Notes' })).toBeVisible();
-  await expect(page.getByText('Said hello again after the chat was rewound (second branch).')).toBeVisible();
-  await page.getByRole('link', { name: forked.runId, exact: true }).click();
+  await expect(page.getByRole('heading', { name: 'Session notes' })).toBeVisible();
+  await expect(page.getByText('Said hello again after the chat was rewound (second branch).').first()).toBeVisible();
+  await page.getByTestId('open-graph').click();
   await expect(page).toHaveURL(new RegExp(`/sessions/${forked.sessionId}/runs/${forked.runId}$`));
   await expect(page.getByRole('heading', { level: 2 })).toContainText('wr.hello');
+});
+
+test('the header names the pinned workflow version', async ({ page, seed }) => {
+  for (const s of [seed['forked'], seed['loop']]) {
+    await page.goto(`/sessions/${s.sessionId}/runs/${s.runId}`);
+    const header = page.getByTestId('run-header');
+    await expect(header).toContainText(`pinned to version ${versionOf(s.workflowId)}`);
+    const pinned = header.getByTestId('pinned');
+    await expect(pinned).toHaveAttribute('title', s.workflowHash);
+    expect(s.workflowHash.startsWith((await pinned.textContent())!), 'the short hash is the hash\'s start').toBe(true);
+  }
+  // The loop run is complete: no step pending.
+  await expect(page.getByTestId('run-header').getByTestId('status')).toHaveText('✓ complete');
+  await expect(page.getByTestId('run-header')).not.toHaveText(/· at /);
 });
 
 test('folds the earlier branch under its fork point and opens it without JS', async ({ page, seed }) => {
@@ -37,20 +63,128 @@ test('folds the earlier branch under its fork point and opens it without JS', as
   expect((await page.request.get((await img.getAttribute('src'))!)).headers()['content-type']).toContain('image/svg+xml');
 });
 
-test('opens a node in the side panel by deep link, with its notes and provenance', async ({ page, seed }) => {
+test('folds repeated loop iterations into one row that ?expand opens', async ({ page, seed }) => {
+  const s = seed['loop'];
+  await page.goto(`/sessions/${s.sessionId}/runs/${s.runId}`);
+  const rows = page.getByTestId('row');
+  const fold = page.locator('[data-testid="row"][data-kind="loop-fold"]');
+  await expect(fold).toHaveCount(1);
+  const steps = 2 * loopIterations;
+  await expect(fold).toContainText(`×${loopIterations} iterations of form-hypothesis → test-hypothesis (${steps} steps)`);
+  // The fold is named after the loop in the pinned workflow.
+  await expect(fold.locator('.loop-name')).toHaveText('Test hypotheses until the root cause is proven');
+  const before = await rows.count();
+  const node = await fold.getAttribute('data-node');
+  await markWindow(page);
+  await fold.getByRole('link').click();
+  await expect(page).toHaveURL(new RegExp(`[?&]expand=${node}(&|$)`));
+  await htmxIdle(page);
+  await expect(rows).toHaveCount(before - 1 + steps);
+  await expect(fold).toHaveCount(0);
+  expect(await windowMarked(page), 'expanded in place').toBe(true);
+  const bodySteps = await page.getByTestId('row').locator('span').allTextContents();
+  expect(bodySteps.filter((t) => t === 'form-hypothesis')).toHaveLength(loopIterations);
+  expect(bodySteps.filter((t) => t === 'test-hypothesis')).toHaveLength(loopIterations);
+  // The same URL loaded afresh shows the same expanded rows.
+  await page.reload();
+  await expect(rows).toHaveCount(before - 1 + steps);
+  await expect(page.locator('.graph img')).toHaveAttribute('src', new RegExp(`graph\\.svg\\?expand=${node}$`));
+});
+
+test('clicking a row opens its node in the side panel without a page load; Back closes it', async ({ page, seed }) => {
   const forked = seed['forked'];
-  await page.goto(`/sessions/${forked.sessionId}/runs/${forked.runId}`);
+  const url = `/sessions/${forked.sessionId}/runs/${forked.runId}`;
+  await page.goto(url);
+  await expect(page.getByTestId('node-panel')).toHaveCount(0);
+  await markWindow(page);
+  const loads: string[] = [];
+  page.on('load', () => loads.push(page.url()));
+
   const tipRow = page.locator('[data-testid="row"]', { has: page.getByTestId('tip') });
   await expect(tipRow).toContainText('forked from node_1');
-  await tipRow.getByRole('link').first().click();
+  const link = tipRow.getByRole('link').first();
+  const node = (await tipRow.getAttribute('data-node'))!;
+  await link.click();
+  const panel = page.getByTestId('node-panel');
+  await expect(panel).toBeVisible();
+  await expect(page).toHaveURL(new RegExp(`${url}\\?node=${node}$`));
+  await expect(panel.getByRole('heading', { level: 3 })).toContainText(node);
+  await expect(panel).toContainText('Forked from node_1');
+  await expect(panel).toContainText('second branch');
+  await expect(panel.getByText('Pending here:')).toBeVisible();
+  await expect(tipRow.getByRole('link').first()).toHaveAttribute('aria-current', 'page');
+  await htmxIdle(page);
+  expect(await windowMarked(page), 'the same document: the panel was swapped in').toBe(true);
+
+  await page.goBack();
+  await expect(page).toHaveURL(new RegExp(`${url}$`));
+  await expect(page.getByTestId('node-panel')).toHaveCount(0);
+  await htmxIdle(page);
+  expect(await windowMarked(page), 'Back restored the page in place').toBe(true);
+
+  // Forward opens it again; Close closes it the same way.
+  await page.goForward();
+  await expect(page.getByTestId('node-panel')).toBeVisible();
+  await page.getByTestId('node-panel').getByRole('link', { name: 'Close' }).click();
+  await expect(page.getByTestId('node-panel')).toHaveCount(0);
+  await expect(page).toHaveURL(new RegExp(`${url}$`));
+  expect(await windowMarked(page)).toBe(true);
+  expect(loads, 'no page loads').toEqual([]);
+});
+
+test('opens a node in the side panel by deep link, with its notes and provenance', async ({ page, seed }) => {
+  const forked = seed['forked'];
+  await page.goto(`/sessions/${forked.sessionId}/runs/${forked.runId}?node=node_4`);
   const panel = page.getByTestId('node-panel');
   await expect(panel).toBeVisible();
   await expect(panel).toContainText('Forked from node_1');
   await expect(panel).toContainText('second branch');
   await expect(panel.getByText('Pending here:')).toBeVisible();
-  // The same URL, loaded afresh, shows the same panel.
-  await page.goto(page.url());
-  await expect(page.getByTestId('node-panel')).toContainText('Forked from node_1');
+  // The panel's prompt is a closed <details> the reader may open.
+  await panel.getByText('Prompt', { exact: true }).click();
+  await expect(panel.locator('details').first()).toHaveAttribute('open', '');
+});
+
+test('an artifact with a contract is a table with the contract\'s columns', async ({ page, seed }) => {
+  const s = seed['loop'];
+  await page.goto(`/sessions/${s.sessionId}/runs/${s.runId}`);
+  // The report's output is on the node its advance made: the final review.
+  await page.locator('[data-testid="row"]', { hasText: 'wr-final-review' }).getByRole('link').first().click();
+  const panel = page.getByTestId('node-panel');
+  await expect(panel.getByRole('heading', { level: 4 })).toContainText(['Notes for report']);
+  const artifact = panel.getByTestId('artifact').filter({ hasText: 'wr.contracts.gaps' });
+  await expect(artifact).toHaveCount(1);
+  await expect(artifact).toContainText('Things the agent could not do or had to assume');
+  const fields = artifact.getByRole('table').first();
+  await expect(fields.getByRole('rowheader', { name: 'gaps' })).toBeVisible();
+  // The gaps list is a table with the item schema's columns, in its order.
+  const gaps = fields.getByRole('cell').getByRole('table');
+  await expect(gaps.getByRole('columnheader')).toHaveText(['summary', 'severity', 'howToResolve']);
+  const rows = gaps.getByRole('row').filter({ has: page.getByRole('cell') });
+  await expect(rows).toHaveCount(gapsArtifact.gaps.length);
+  for (const [i, g] of gapsArtifact.gaps.entries()) {
+    await expect(rows.nth(i).getByRole('cell')).toHaveText([g.summary, g.severity, g.howToResolve ?? '']);
+  }
+  await expect(artifact.locator('pre')).toHaveCount(0);
+  // The gaps it reported are gaps of the node: the first open, the second
+  // resolved by the final review, which the panel links to.
+  const recorded = panel.getByTestId('gap');
+  await expect(recorded).toHaveCount(gapsArtifact.gaps.length);
+  await expect(recorded.filter({ hasText: gapsArtifact.gaps[0].summary })).toContainText('○ open');
+  const resolved = recorded.filter({ hasText: gapsArtifact.gaps[1].summary });
+  await expect(resolved).toContainText('✓ resolved at');
+  await resolved.getByRole('link').click();
+  await expect(page).toHaveURL(/[?&]node=node_\d+$/);
+  await expect(page.getByTestId('node-panel')).toContainText('The run is complete here.');
+  await expect(page.getByTestId('node-panel').getByRole('heading', { level: 4 })).toContainText(['Notes for wr-final-review']);
+
+  // A loop's test step reported its decision as a wr.contracts.loop_control table.
+  const fold = page.locator('[data-testid="row"][data-kind="loop-fold"]');
+  await fold.getByRole('link').click();
+  await expect(fold).toHaveCount(0);
+  await page.locator('[data-testid="row"]', { hasText: 'form-hypothesis' }).nth(1).getByRole('link').first().click();
+  const control = page.getByTestId('node-panel').getByTestId('artifact').filter({ hasText: 'wr.contracts.loop_control' });
+  await expect(control.getByRole('row', { name: /decision/ })).toContainText('continue');
 });
 
 test('the filter bar marks its choice and dims the rows it does not pick', async ({ page, seed }) => {
@@ -72,25 +206,20 @@ test.describe('an unknown address', () => {
 
   test('is a styled 404 with a way home', async ({ page, seed, consoleErrors }) => {
     const forked = seed['forked'];
-    const paths = [`/sessions/${forked.sessionId}/runs/run_9`, `/sessions/${forked.sessionId}/runs/${forked.runId}?node=node_99`, '/nowhere'];
+    const paths = [
+      `/sessions/${forked.sessionId}/runs/run_9`,
+      `/sessions/${forked.sessionId}/runs/${forked.runId}?node=node_99`,
+      `/sessions/${forked.sessionId}?run=run_9`,
+      '/sessions/ses_999999',
+      '/?before=nonsense',
+      '/nowhere',
+    ];
     for (const path of paths) {
       const r = await page.goto(path);
       expect(r?.status(), path).toBe(404);
+      await expect(page.getByRole('alert')).toBeVisible();
       await expect(page.getByRole('link', { name: 'Back to all sessions' })).toBeVisible();
     }
     expect(consoleErrors.every((e) => e.includes('status of 404'))).toBe(true);
   });
-});
-
-test('run page screenshots in light and dark, and at phone width', async ({ page, seed }, info) => {
-  const forked = seed['forked'];
-  for (const scheme of ['light', 'dark'] as const) {
-    await page.emulateMedia({ colorScheme: scheme });
-    await page.goto(`/sessions/${forked.sessionId}/runs/${forked.runId}?node=node_4&expand=node_2`);
-    await page.screenshot({ path: info.outputPath(`run-${scheme}.png`), fullPage: true });
-  }
-  await page.setViewportSize({ width: 390, height: 844 });
-  await page.goto(`/sessions/${forked.sessionId}/runs/${forked.runId}`);
-  const width = await page.evaluate(() => document.documentElement.scrollWidth);
-  expect(width).toBeLessThanOrEqual(390);
 });

@@ -1,32 +1,88 @@
-// One screenshot of every Console page, at desktop and phone width, in
-// light and dark, for a person to look at; and at phone width no page
-// scrolls sideways.
-import { test, expect } from './fixtures';
+// Every Console page at a 390 px wide phone: the document never scrolls
+// sideways (wide tables and the graph scroll inside their own boxes); and
+// one screenshot of each, in light and dark, at phone and desktop width,
+// into the test output for a person to look at. The fixture fails the
+// test on any console error on any of them.
+import type { Page } from '@playwright/test';
+import { test, expect, expectNoSidewaysScroll, htmxIdle, knownBug } from './fixtures';
+import type { Seed } from './seed';
 
-const widths = { desktop: { width: 1280, height: 800 }, phone: { width: 390, height: 844 } };
-
-test('every page, desktop and phone, light and dark', async ({ page, seed }, info) => {
+/** pagesOf names every kind of Console page the seed can show. */
+function pagesOf(seed: Seed): Record<string, string> {
   const f = seed['forked'];
   const b = seed['blocked'];
-  const pages: Record<string, string> = {
-    home: '/',
+  const l = seed['loop'];
+  const c = seed['corrupt'];
+  const g = seed['gappy'];
+  return {
+    sessions: '/',
+    search: '/?q=bug_investigation&status=blocked',
+    'no-match': '/?q=no-such-session-anywhere',
     session: `/sessions/${f.sessionId}`,
+    'session-loop': `/sessions/${l.sessionId}`,
+    'session-gaps': `/sessions/${g.sessionId}`,
+    'session-corrupt': `/sessions/${c.sessionId}`,
     run: `/sessions/${f.sessionId}/runs/${f.runId}?expand=node_2&node=node_4`,
-    blocked: `/sessions/${b.sessionId}/runs/${b.runId}?node=node_2`,
+    'run-loop': `/sessions/${l.sessionId}/runs/${l.runId}`,
+    'run-loop-expanded': `/sessions/${l.sessionId}/runs/${l.runId}?expand=node_4&node=node_6`,
+    'run-artifact': `/sessions/${l.sessionId}/runs/${l.runId}?node=node_13`,
+    'run-blocked': `/sessions/${b.sessionId}/runs/${b.runId}?filter=blocked&node=node_2`,
+    'run-corrupt': `/sessions/${c.sessionId}/runs/${c.runId}`,
     gaps: '/gaps',
   };
-  for (const [wname, size] of Object.entries(widths)) {
-    await page.setViewportSize(size);
-    for (const scheme of ['light', 'dark'] as const) {
-      await page.emulateMedia({ colorScheme: scheme });
-      for (const [name, path] of Object.entries(pages)) {
-        await page.goto(path);
-        await page.screenshot({ path: info.outputPath(`${name}-${wname}-${scheme}.png`), fullPage: true });
-        if (wname === 'phone') {
-          const width = await page.evaluate(() => document.documentElement.scrollWidth);
-          expect(width, `${name} at 390 px`).toBeLessThanOrEqual(390);
-        }
-      }
+}
+
+/**
+ * knownTooWide are pages that scroll sideways at 390 px today, each a
+ * Console bug (to fix in web/static/console.css, not here). The phone test
+ * below still shoots them but leaves their width to a knownBug test of
+ * their own (see fixtures.ts): delete the entry once the bug is fixed.
+ */
+const knownTooWide: Record<string, string> = {
+  'run-artifact':
+    'the node panel (aside.panel, a flex item with min-width: auto) grows to the min-content width of the artifact\'s ' +
+    'fields table: the nested gaps table sits in a <td>, where its .table-scroll box does not bound it, and a long word ' +
+    '(TestParseTrailingComma) sets that width; the document is 480 px wide at 390',
+};
+
+/**
+ * shoot opens path, checks it does not scroll sideways (softly: every page
+ * is checked and shot even when one fails) and takes it in light and dark.
+ */
+async function shoot(page: Page, name: string, path: string, out: (file: string) => string) {
+  const r = await page.goto(path);
+  expect(r?.status(), path).toBe(200);
+  await htmxIdle(page);
+  if (!(name in knownTooWide)) await expectNoSidewaysScroll(page, name, true);
+  for (const scheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme: scheme });
+    await page.screenshot({ path: out(`${name}-${scheme}.png`), fullPage: true });
+  }
+  await page.emulateMedia({ colorScheme: 'light' });
+}
+
+test.describe('on a 390 px wide phone', () => {
+  test.use({ viewport: { width: 390, height: 844 } });
+
+  test('no page scrolls sideways; screenshots in light and dark', async ({ page, seed }, info) => {
+    for (const [name, path] of Object.entries(pagesOf(seed))) {
+      await shoot(page, name, path, (f) => info.outputPath(`phone-${f}`));
     }
+  });
+
+  for (const [name, bug] of Object.entries(knownTooWide)) {
+    test(`${name} does not scroll sideways`, async ({ page, seed }) => {
+      knownBug(bug);
+      await page.goto(pagesOf(seed)[name]);
+      await htmxIdle(page);
+      await expectNoSidewaysScroll(page, name);
+    });
+  }
+});
+
+test('desktop screenshots in light and dark', async ({ page, seed }, info) => {
+  await page.setViewportSize({ width: 1280, height: 800 });
+  for (const [name, path] of Object.entries(pagesOf(seed))) {
+    await shoot(page, name, path, (f) => info.outputPath(`desktop-${f}`));
   }
 });

@@ -11,10 +11,14 @@ export interface SeededSession {
   sessionId: string;
   runId: string;
   workflowId: string;
+  /** workflowHash is the hash of the workflow version the run is pinned to. */
+  workflowHash: string;
   /** kind of the run's last reply: step, blocked, complete. */
   kind: string;
   /** next is nextCall.arguments of the last reply, if it has one: the call an agent would make next. */
   next?: Record<string, unknown>;
+  /** damagedAt is the event global setup damaged on disk (the corrupt shape only). */
+  damagedAt?: number;
 }
 
 /** Seed maps each shape name to its session, in the order they were made. */
@@ -44,7 +48,7 @@ export class Run {
       structured: {
         kind: s.kind,
         session: { sessionId: s.sessionId, runId: s.runId },
-        workflow: { workflowId: s.workflowId },
+        workflow: { workflowId: s.workflowId, workflowHash: s.workflowHash },
         nextCall: { tool: 'continue_workflow', arguments: s.next },
       },
     });
@@ -55,10 +59,37 @@ export class Run {
     return this.history[this.history.length - 1];
   }
 
-  /** advance follows the last reply's nextCall, with notes as the step's output. */
-  async advance(notes = 'Did what the step asked.'): Promise<ToolResult> {
+  /**
+   * advance follows the last reply's nextCall, with notes as the step's
+   * output and, in more, artifacts and gap resolutions for that output and
+   * context to send.
+   */
+  async advance(
+    notes = 'Did what the step asked.',
+    more: { artifacts?: unknown[]; resolvesGaps?: { gapId: string; summary: string }[]; context?: Record<string, unknown> } = {},
+  ): Promise<ToolResult> {
     const args = nextArgs(this.last);
-    return this.push('continue_workflow', await this.mcp.call('continue_workflow', { ...args, output: { notesMarkdown: notes } }));
+    const output = {
+      notesMarkdown: notes,
+      ...(more.artifacts ? { artifacts: more.artifacts } : {}),
+      ...(more.resolvesGaps ? { resolvesGaps: more.resolvesGaps } : {}),
+    };
+    return this.push('continue_workflow', await this.mcp.call('continue_workflow', {
+      ...args,
+      output,
+      ...(more.context ? { context: more.context } : {}),
+    }));
+  }
+
+  /** pending is the step the last reply asks for ('' when it asks for none). */
+  get pending(): string {
+    return String(this.last.structured.pending?.stepId ?? '');
+  }
+
+  /** expect throws unless the last reply asks for step. */
+  expect(step: string): this {
+    if (this.pending !== step) throw new Error(`expected the run at ${step}, it is at "${this.pending}" (${this.last.kind})`);
+    return this;
   }
 
   /** finish advances until the run is complete (at most 20 calls). */
@@ -88,6 +119,7 @@ export class Run {
       sessionId: first.session.sessionId,
       runId: first.session.runId,
       workflowId: first.workflow.workflowId,
+      workflowHash: first.workflow.workflowHash,
       kind: this.last.kind,
       ...(next ? { next: { ...next } } : {}),
     };
@@ -137,6 +169,12 @@ export const shapes: Record<string, Shape> = {
     await run.advance('Said hello again after the chat was rewound (second branch).');
     return run;
   },
+  /** A guided run one step in that the live specs advance (in-progress is the sessions spec's). */
+  live: async (mcp) => {
+    const run = await Run.start(mcp, { workflowId: 'wr.hello' });
+    await run.advance('Said hello; the live spec goes on from here.');
+    return run;
+  },
   /** A run in full_auto_never_stop, one step in. */
   'full-auto': async (mcp) => {
     const run = await Run.start(mcp, { workflowId: 'wr.hello', mode: 'wr.modes.full_auto_never_stop' });
@@ -178,8 +216,73 @@ shapes['blocked'] = async (mcp) => {
   return run;
 };
 
+/** gapsArtifact is the wr.contracts.gaps artifact the loop shape reports. */
+export const gapsArtifact = {
+  kind: 'wr.contracts.gaps',
+  gaps: [
+    { summary: 'Could not reproduce on Windows: no machine available.', severity: 'warning', howToResolve: 'Run TestParseTrailingComma on Windows.' },
+    { summary: 'The fuzz corpus was not rerun.', severity: 'warning' },
+  ],
+};
+
+/** loopResolution is how the loop shape's final review resolves the report's second gap. */
+export const loopResolution = 'Reran the fuzz corpus for an hour: nothing found.';
+
+/** loopIterations is how many times the loop shape goes round its hypotheses loop. */
+export const loopIterations = 3;
+
+/**
+ * A guided bug investigation with its reproduction at hand, three times
+ * round its two-step hypotheses loop (form → test, the test reporting a
+ * wr.contracts.loop_control artifact), then on to its report, which
+ * carries a wr.contracts.gaps artifact of two gaps, and through the final
+ * review, which resolves the second: the run is complete. Its three
+ * iterations fold into one row of the run's graph.
+ */
+shapes['loop'] = async (mcp) => {
+  const run = await Run.start(mcp, { workflowId: 'wr.bug_investigation', context: { hasReproduction: true } });
+  await run.expect('triage').advance('Triaged: the parser drops a trailing comma.');
+  await run.expect('reproduce').advance('Reproduced: `go test -run TestParseTrailingComma ./parser` fails.');
+  await run.expect('localize').advance('Localized to `parser.next()`.');
+  for (let i = 1; i <= loopIterations; i++) {
+    await run.expect('form-hypothesis').advance(`Hypothesis ${i}: the lexer ${['skips', 'merges', 'drops'][i - 1]} the comma.`);
+    const decision = i < loopIterations ? 'continue' : 'stop';
+    await run.expect('test-hypothesis').advance(`Experiment ${i}: ${decision === 'stop' ? 'confirmed' : 'refuted'}.`, {
+      artifacts: [{ kind: 'wr.contracts.loop_control', decision, reason: `Experiment ${i}.` }],
+    });
+  }
+  await run.expect('root-cause').advance('Root cause: `next()` returns early on a comma before EOF.');
+  await run.expect('blast-radius').advance('Blast radius: only the parser.');
+  const report = await run.expect('report').advance('Report: fixed nothing yet; see the gaps.', { artifacts: [gapsArtifact] });
+  // The review reran the fuzz corpus: it resolves the second gap.
+  const fuzz = (report.structured.gapsRecorded ?? []).find((g: any) => g.summary === gapsArtifact.gaps[1].summary);
+  if (!fuzz) throw new Error(`loop shape: the report recorded no gap "${gapsArtifact.gaps[1].summary}"`);
+  await run.expect('wr-final-review').advance('Reviewed; reran the fuzz corpus.', {
+    resolvesGaps: [{ gapId: fuzz.gapId, summary: loopResolution }],
+  });
+  if (run.last.structured.isComplete !== true) throw new Error(`loop shape: not complete after the review (${run.last.kind})`);
+  return run;
+};
+
+/** corruptFirstNote and corruptLastNote are the corrupt shape's notes: the damage takes the last. */
+export const corruptFirstNote = 'Said hello (this session is damaged later).';
+export const corruptLastNote = 'Listed: README.md, cmd/ (this session is damaged later).';
+
+/**
+ * A guided wr.hello run two steps in, whose log global setup damages at
+ * its last note once the daemon has stopped (corrupt/main.go sets
+ * damagedAt): the Console must show what it can read, the first note, and
+ * say what is wrong.
+ */
+shapes['corrupt'] = async (mcp) => {
+  const run = await Run.start(mcp, { workflowId: 'wr.hello' });
+  await run.advance(corruptFirstNote);
+  await run.advance(corruptLastNote);
+  return run;
+};
+
 /** defaultShapes is what global setup seeds, in this order (so ses_1 is the first). */
-export const defaultShapes = ['in-progress', 'completed', 'forked', 'full-auto', 'xss-notes', 'gappy', 'blocked'];
+export const defaultShapes = ['in-progress', 'completed', 'forked', 'full-auto', 'xss-notes', 'gappy', 'blocked', 'loop', 'live', 'corrupt'];
 
 /** seed makes each named shape through one shim on home and describes them. */
 export async function seed(bin: string, home: string, names: string[] = defaultShapes): Promise<Seed> {
