@@ -12,6 +12,7 @@ import (
 	"github.com/workrail/workrail/console/lanes"
 	"github.com/workrail/workrail/engine"
 	"github.com/workrail/workrail/engine/catalog"
+	"github.com/workrail/workrail/engine/execute"
 	"github.com/workrail/workrail/engine/project"
 	"github.com/workrail/workrail/engine/run"
 )
@@ -42,6 +43,10 @@ type runView struct {
 	// Loops names the loop of each loop fold, by the fold's first node.
 	Loops map[engine.NodeID]string
 	Drift *catalog.Drift // nil while the pin is what the id means
+	// Head is the last event the page shows; Health says whether that is
+	// the whole log.
+	Head   engine.EventIndex
+	Health execute.Health
 }
 
 // runRequest is what a run page's URL names.
@@ -114,7 +119,7 @@ func (c *Console) runGraph(w http.ResponseWriter, r *http.Request) {
 }
 
 func (c *Console) run(q runRequest) (runView, error) {
-	g, _, err := c.fold(q.session)
+	g, h, err := c.fold(q.session)
 	if err != nil {
 		return runView{}, err
 	}
@@ -122,7 +127,7 @@ func (c *Console) run(q runRequest) (runView, error) {
 	if err != nil {
 		return runView{}, err
 	}
-	v := runView{Session: q.session, Filter: q.filter, Marked: marked(g, q.filter)}
+	v := runView{Session: q.session, Filter: q.filter, Marked: marked(g, q.filter), Head: g.Head(), Health: h}
 	if v.Summary, err = project.Summarize(g, rn); err != nil {
 		return v, err
 	}
@@ -251,10 +256,13 @@ func (v runView) expandLink(id engine.NodeID) string {
 }
 
 // graphURL is the drawing of the same layout.
+// The URL names the log's head too: a live refresh that adds rows changes
+// the URL, so the browser fetches the new drawing instead of stretching
+// the old one.
 func (v runView) graphURL() string {
-	u := "/sessions/" + v.Session.String() + "/runs/" + v.Summary.ID.String() + "/graph.svg"
+	u := "/sessions/" + v.Session.String() + "/runs/" + v.Summary.ID.String() + "/graph.svg?at=" + strconv.FormatUint(uint64(v.Head), 10)
 	if v.Expand != "" {
-		u += "?expand=" + v.Expand
+		u += "&expand=" + v.Expand
 	}
 	return u
 }

@@ -59,7 +59,7 @@ test('folds the earlier branch under its fork point and opens it without JS', as
   await expect(page.locator('[data-kind="stub"]')).toHaveCount(0);
   // The drawing follows the same layout.
   const img = page.locator('.graph img');
-  await expect(img).toHaveAttribute('src', /graph\.svg\?expand=node_2/);
+  await expect(img).toHaveAttribute('src', /graph\.svg\?at=\d+&expand=node_2$/);
   expect((await page.request.get((await img.getAttribute('src'))!)).headers()['content-type']).toContain('image/svg+xml');
 });
 
@@ -88,7 +88,7 @@ test('folds repeated loop iterations into one row that ?expand opens', async ({ 
   // The same URL loaded afresh shows the same expanded rows.
   await page.reload();
   await expect(rows).toHaveCount(before - 1 + steps);
-  await expect(page.locator('.graph img')).toHaveAttribute('src', new RegExp(`graph\\.svg\\?expand=${node}$`));
+  await expect(page.locator('.graph img')).toHaveAttribute('src', new RegExp(`graph\\.svg\\?at=\\d+&expand=${node}$`));
 });
 
 test('clicking a row opens its node in the side panel without a page load; Back closes it', async ({ page, seed }) => {

@@ -38,12 +38,7 @@ function pagesOf(seed: Seed): Record<string, string> {
  * below still shoots them but leaves their width to a knownBug test of
  * their own (see fixtures.ts): delete the entry once the bug is fixed.
  */
-const knownTooWide: Record<string, string> = {
-  'run-artifact':
-    'the node panel (aside.panel, a flex item with min-width: auto) grows to the min-content width of the artifact\'s ' +
-    'fields table: the nested gaps table sits in a <td>, where its .table-scroll box does not bound it, and a long word ' +
-    '(TestParseTrailingComma) sets that width; the document is 480 px wide at 390',
-};
+const knownTooWide: Record<string, string> = {};
 
 /**
  * shoot opens path, checks it does not scroll sideways (softly: every page
