@@ -141,19 +141,25 @@ func TestCrashSafety(t *testing.T) {
 		var killed atomic.Bool
 		var mu sync.Mutex
 		var wg sync.WaitGroup
-		inFlight := atomic.Int32{}
+		inFlight, acked := atomic.Int32{}, atomic.Int32{}
 		for w := range 4 {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				a, s := drive(t, c, it, w, &killed, &inFlight)
+				a, s := drive(t, c, it, w, &killed, &inFlight, &acked)
 				mu.Lock()
 				acks = append(acks, a...)
 				starts = append(starts, s...)
 				mu.Unlock()
 			}()
 		}
+		// The kill lands at a random moment, but never before the daemon
+		// has acknowledged an advance in this iteration: on a slow or busy
+		// machine a fixed window could pass before the first answer.
 		time.Sleep(time.Duration(rng.Intn(31)) * time.Millisecond)
+		for deadline := time.Now().Add(10 * time.Second); acked.Load() == 0 && time.Now().Before(deadline); {
+			time.Sleep(time.Millisecond)
+		}
 		killed.Store(true)
 		if inFlight.Load() > 0 {
 			killedMidFlight++
@@ -179,8 +185,9 @@ func TestCrashSafety(t *testing.T) {
 }
 
 // drive is one agent: it starts wr.hello runs and advances them until a
-// call fails. Failures before the kill are test failures.
-func drive(t *testing.T, c *client.Client, iter, worker int, killed *atomic.Bool, inFlight *atomic.Int32) ([]ackRecord, []startRecord) {
+// call fails, counting acknowledged advances in acked. Failures before the
+// kill are test failures.
+func drive(t *testing.T, c *client.Client, iter, worker int, killed *atomic.Bool, inFlight, acked *atomic.Int32) ([]ackRecord, []startRecord) {
 	var acks []ackRecord
 	var starts []startRecord
 	callOnce := func(name string, args map[string]any) (result, bool) {
@@ -219,6 +226,7 @@ func drive(t *testing.T, c *client.Client, iter, worker int, killed *atomic.Bool
 			}
 			acks = append(acks, ackRecord{iter: iter, args: args, raw: next.Raw, kind: next.kind(),
 				step: str(next.S, "pending", "stepId"), state: str(next.S, "stateToken")})
+			acked.Add(1)
 			r = next
 		}
 	}
