@@ -58,8 +58,8 @@ func benchGet(b *testing.B, h http.Handler, path string, htmx bool) {
 }
 
 // BenchmarkSessionsPage measures the sessions page over 10,000 sessions
-// in a bbolt file (the first page: 50 rows), and the poll that finds
-// nothing changed.
+// in a bbolt file (the first page: 50 rows), the change poll that finds
+// nothing changed, and searches.
 func BenchmarkSessionsPage(b *testing.B) {
 	st, err := store.Open(filepath.Join(b.TempDir(), "w.db"), store.Options{})
 	if err != nil {
@@ -75,8 +75,11 @@ func BenchmarkSessionsPage(b *testing.B) {
 	h := serveBench(b, st)
 	b.Run("page", func(b *testing.B) { benchGet(b, h, "/", false) })
 	b.Run("poll-unchanged", func(b *testing.B) {
-		benchGet(b, h, "/?since="+itoa(st.Changes()), true)
+		benchGet(b, h, "/changes?since="+itoa(st.Changes()), true)
 	})
+	// A search that matches nothing walks every session's overview.
+	b.Run("search-no-match", func(b *testing.B) { benchGet(b, h, "/?q=no-such-session", false) })
+	b.Run("search-one-page", func(b *testing.B) { benchGet(b, h, "/?q=hello", false) })
 }
 
 // BenchmarkRunPage measures the run page of a 1,000-node run with a fork
