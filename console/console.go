@@ -201,6 +201,8 @@ func (c *Console) Routes(r chi.Router) {
 	r.Get("/sessions/{session}/runs/{run}", c.runShow)
 	r.Get("/sessions/{session}/runs/{run}/graph.svg", c.runGraph)
 	r.Get("/gaps", c.gapList)
+	r.Get("/workflows", c.workflowList)
+	r.Get("/workflows/{id}", c.workflowShow)
 	r.NotFound(c.notFound)
 }
 

@@ -31,6 +31,9 @@ const (
 	Config  SourceKind = "config"
 )
 
+// SourceKinds lists every source kind, highest precedence first.
+func SourceKinds() []SourceKind { return []SourceKind{Bundled, User, Project, Config} }
+
 func precedence(k SourceKind) int {
 	switch k {
 	case Bundled:
@@ -51,8 +54,11 @@ type Source struct {
 
 // Entry is one workflow that can be started.
 type Entry struct {
-	Source   Source
-	File     string
+	Source Source
+	File   string
+	// Text is the file as it was read and compiled: what the Console
+	// shows as the workflow's source.
+	Text     []byte
 	Compiled compile.Compiled
 	IDStatus workflow.IDStatus
 	Warnings []Notice
@@ -189,7 +195,7 @@ func Load(b []byte, src Source, file string) (Entry, workflow.Problems) {
 	if err != nil {
 		return Entry{}, workflow.Problems{{Message: err.Error()}}
 	}
-	e := Entry{Source: src, File: file, Compiled: c, IDStatus: status}
+	e := Entry{Source: src, File: file, Text: b, Compiled: c, IDStatus: status}
 	if status == workflow.Legacy {
 		s := SuggestedID(w.ID, src.Kind)
 		e.Warnings = append(e.Warnings, Notice{Code: event.NoticeLegacyWorkflowID, Suggest: string(s),

@@ -1,0 +1,266 @@
+package console
+
+import (
+	"net/http"
+	"net/url"
+	"slices"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/workrail/workrail/engine"
+	"github.com/workrail/workrail/engine/catalog"
+	"github.com/workrail/workrail/engine/compile"
+	"github.com/workrail/workrail/engine/project"
+)
+
+// workflowsView is the catalog one workspace sees, by source: which
+// definition wins an id, which are shadowed, which files fail to load,
+// and how many runs are pinned to each workflow.
+type workflowsView struct {
+	Workspace  string   // "" for none: bundled, user and config sources
+	Workspaces []string // the workspaces sessions were started in
+	Groups     []sourceGroup
+	Shadowed   []catalog.Shadow
+	Problems   []catalog.LoadProblem
+}
+
+type sourceGroup struct {
+	Kind    catalog.SourceKind
+	Entries []workflowRow
+}
+
+// workflowRow is one winning definition and the runs pinned to its id.
+type workflowRow struct {
+	catalog.Entry
+	Pins pinCount
+}
+
+// pinCount counts the runs pinned to a workflow id: all of them, and
+// those whose pin is not the current definition.
+type pinCount struct{ Runs, Older int }
+
+// pinRef is one run pinned to a workflow, found through its session's
+// overview.
+type pinRef struct {
+	Session engine.SessionID
+	Run     engine.RunID
+	Hash    engine.WorkflowHash
+}
+
+// pinnedRuns walks the sessions' overviews once: the runs pinned to each
+// workflow id, and the workspaces sessions were started in.
+func (c *Console) pinnedRuns() (map[engine.WorkflowID][]pinRef, []string, error) {
+	byID := map[engine.WorkflowID][]pinRef{}
+	seen := map[string]bool{}
+	err := c.store.Overviews(0, func(id engine.SessionID, o project.Overview, err error) bool {
+		if err != nil {
+			return true
+		}
+		if o.Workspace != "" {
+			seen[o.Workspace] = true
+		}
+		for _, r := range o.Runs {
+			byID[r.WorkflowID] = append(byID[r.WorkflowID], pinRef{Session: id, Run: r.ID, Hash: r.WorkflowHash})
+		}
+		return true
+	})
+	workspaces := make([]string, 0, len(seen))
+	for ws := range seen {
+		workspaces = append(workspaces, ws)
+	}
+	slices.Sort(workspaces)
+	return byID, workspaces, err
+}
+
+// workflowList renders the catalog of ?workspace= (none by default).
+func (c *Console) workflowList(w http.ResponseWriter, r *http.Request) {
+	m := c.chrome("Workflows")
+	pins, workspaces, err := c.pinnedRuns()
+	if err != nil {
+		c.fail(w, r, "the workflows", err)
+		return
+	}
+	ws := r.URL.Query().Get("workspace")
+	if ws != "" && !slices.Contains(workspaces, ws) {
+		c.notFound(w, r)
+		return
+	}
+	cat := c.workflows.Catalog(ws)
+	v := workflowsView{Workspace: ws, Workspaces: workspaces, Shadowed: cat.Shadowed, Problems: cat.Problems}
+	for _, kind := range catalog.SourceKinds() {
+		g := sourceGroup{Kind: kind}
+		for _, e := range cat.All() {
+			if e.Source.Kind == kind {
+				g.Entries = append(g.Entries, workflowRow{Entry: e, Pins: countPins(pins[e.Compiled.ID], e.Compiled.Hash)})
+			}
+		}
+		if len(g.Entries) > 0 {
+			v.Groups = append(v.Groups, g)
+		}
+	}
+	c.render(w, r, http.StatusOK, workflowsPage(m, v))
+}
+
+func countPins(refs []pinRef, current engine.WorkflowHash) pinCount {
+	n := pinCount{Runs: len(refs)}
+	for _, p := range refs {
+		if p.Hash != current {
+			n.Older++
+		}
+	}
+	return n
+}
+
+// workflowViewKind is the closed set of ways to look at one workflow.
+type workflowViewKind string
+
+const (
+	viewSource   workflowViewKind = "source"   // the file as on disk
+	viewCompiled workflowViewKind = "compiled" // features, templates, contracts and probes expanded
+	viewPinned   workflowViewKind = "pinned"   // what a run is pinned to, by hash
+)
+
+var workflowViews = []workflowViewKind{viewSource, viewCompiled, viewPinned}
+
+// workflowView is one workflow: its definition now, the versions runs are
+// pinned to, and one view of it.
+type workflowView struct {
+	Entry     catalog.Entry
+	Workspace string
+	View      workflowViewKind
+	Text      string              // the document the view shows
+	Hash      engine.WorkflowHash // the pinned hash shown (viewPinned)
+	Pinned    []pinnedVersion
+}
+
+// pinnedVersion is one compiled version runs are pinned to.
+type pinnedVersion struct {
+	Hash    engine.WorkflowHash
+	Runs    []pinRef
+	Current bool
+}
+
+// workflowShow renders /workflows/{id}?view=…&hash=…&workspace=….
+func (c *Console) workflowShow(w http.ResponseWriter, r *http.Request) {
+	id := engine.WorkflowID(chi.URLParam(r, "id"))
+	q := r.URL.Query()
+	m := c.chrome("Workflow " + string(id))
+	pins, _, err := c.pinnedRuns()
+	if err != nil {
+		c.fail(w, r, "workflow "+string(id), err)
+		return
+	}
+	e, ok := c.workflows.Catalog(q.Get("workspace")).Get(id)
+	if !ok {
+		c.notFound(w, r)
+		return
+	}
+	v := workflowView{Entry: e, Workspace: q.Get("workspace"), View: viewSource, Pinned: versions(pins[id], e.Compiled.Hash)}
+	for _, k := range workflowViews {
+		if string(k) == q.Get("view") {
+			v.View = k
+		}
+	}
+	switch v.View {
+	case viewSource:
+		v.Text = string(e.Text)
+	case viewCompiled:
+		v.Text = indent(e.Compiled.Canonical)
+	case viewPinned:
+		if v.Hash.UnmarshalText([]byte(q.Get("hash"))) != nil {
+			c.notFound(w, r)
+			return
+		}
+		text, err := c.pinnedText(v.Pinned, v.Hash)
+		if err != nil {
+			c.notFound(w, r)
+			return
+		}
+		v.Text = text
+	}
+	c.render(w, r, http.StatusOK, workflowPage(m, v))
+}
+
+// versions groups the runs pinned to one id by hash, the current
+// definition's first, then in order of the newest run.
+func versions(refs []pinRef, current engine.WorkflowHash) []pinnedVersion {
+	var out []pinnedVersion
+	for _, p := range refs { // newest session first
+		i := slices.IndexFunc(out, func(v pinnedVersion) bool { return v.Hash == p.Hash })
+		if i < 0 {
+			out = append(out, pinnedVersion{Hash: p.Hash, Current: p.Hash == current})
+			i = len(out) - 1
+		}
+		out[i].Runs = append(out[i].Runs, p)
+	}
+	slices.SortStableFunc(out, func(a, b pinnedVersion) int {
+		switch {
+		case a.Current == b.Current:
+			return 0
+		case a.Current:
+			return -1
+		}
+		return 1
+	})
+	return out
+}
+
+// pinnedText is the compiled workflow pinned under hash, read through a
+// session one of its runs is in.
+func (c *Console) pinnedText(vs []pinnedVersion, hash engine.WorkflowHash) (string, error) {
+	for _, v := range vs {
+		if v.Hash == hash {
+			p, err := c.pinned(v.Runs[0].Session, hash)
+			if err != nil {
+				return "", err
+			}
+			return indent(p.Compiled.Canonical), nil
+		}
+	}
+	return "", engine.ErrNotFound
+}
+
+// outline is a compiled workflow's steps and loops, nested, for the
+// workflow page.
+func outline(nodes []compile.Node) []outlineItem {
+	out := make([]outlineItem, 0, len(nodes))
+	for _, n := range nodes {
+		switch {
+		case n.Step != nil:
+			out = append(out, outlineItem{ID: string(n.Step.ID), Title: n.Step.Title})
+		case n.Loop != nil:
+			out = append(out, outlineItem{ID: string(n.Loop.ID), Title: n.Loop.Title, Loop: true, Body: outline(n.Loop.Body)})
+		}
+	}
+	return out
+}
+
+type outlineItem struct {
+	ID, Title string
+	Loop      bool
+	Body      []outlineItem
+}
+
+// workflowURL is a workflow's page in one view.
+func workflowURL(id engine.WorkflowID, workspace string, view workflowViewKind, hash engine.WorkflowHash) string {
+	u := "/workflows/" + string(id) + "?view=" + string(view)
+	if hash != (engine.WorkflowHash{}) {
+		u += "&hash=" + hash.String()
+	}
+	if workspace != "" {
+		u += "&workspace=" + url.QueryEscape(workspace)
+	}
+	return u
+}
+
+func sourceTitle(k catalog.SourceKind) string {
+	switch k {
+	case catalog.Bundled:
+		return "Bundled with WorkRail (read-only)"
+	case catalog.User:
+		return "Yours (user folder)"
+	case catalog.Project:
+		return "This workspace's project folder"
+	}
+	return "Config folders"
+}
