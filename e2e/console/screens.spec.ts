@@ -29,6 +29,8 @@ function pagesOf(seed: Seed): Record<string, string> {
     'run-blocked': `/sessions/${b.sessionId}/runs/${b.runId}?filter=blocked&node=node_2`,
     'run-corrupt': `/sessions/${c.sessionId}/runs/${c.runId}`,
     gaps: '/gaps',
+    workflows: '/workflows',
+    workflow: '/workflows/wr.bug_investigation?view=compiled',
   };
 }
 
