@@ -477,6 +477,9 @@ func TestPinnedDriftIsShown(t *testing.T) {
 			if c.drift != "" && !strings.Contains(run, "This run continues on its pinned version 1") {
 				t.Error("the banner does not say the run goes on with its pinned version")
 			}
+			if got := strings.Contains(run, "See what changed"); got != (c.name == "edited") {
+				t.Errorf("run page: a link to the diff %v, want %v", got, c.name == "edited")
+			}
 			if got := strings.Contains(session, `data-testid="drift"`); got != (c.drift != "") {
 				t.Errorf("session page: drift badge %v, want %v", got, c.drift != "")
 			}

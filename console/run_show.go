@@ -45,8 +45,9 @@ type runView struct {
 	Drift *catalog.Drift // nil while the pin is what the id means
 	// Head is the last event the page shows; Health says whether that is
 	// the whole log.
-	Head   engine.EventIndex
-	Health execute.Health
+	Head      engine.EventIndex
+	Health    execute.Health
+	Workspace string // where the session started: the catalog its pin is compared with
 }
 
 // runRequest is what a run page's URL names.
@@ -140,7 +141,8 @@ func (c *Console) run(q runRequest) (runView, error) {
 	if v.Loops, err = loopNames(g, v.Pinned, v.Layout); err != nil {
 		return v, err
 	}
-	v.Drift = c.drift(g.Created().WorkspacePath, rn.WorkflowID, rn.WorkflowHash)
+	v.Workspace = g.Created().WorkspacePath
+	v.Drift = c.drift(v.Workspace, rn.WorkflowID, rn.WorkflowHash)
 	if q.node != 0 {
 		n, err := c.nodeDetail(g, q.node)
 		if err != nil || n.Node.Run != q.run {

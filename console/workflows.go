@@ -7,6 +7,8 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
+	"github.com/workrail/workrail/console/diff"
+
 	"github.com/workrail/workrail/engine"
 	"github.com/workrail/workrail/engine/catalog"
 	"github.com/workrail/workrail/engine/compile"
@@ -118,9 +120,10 @@ const (
 	viewSource   workflowViewKind = "source"   // the file as on disk
 	viewCompiled workflowViewKind = "compiled" // features, templates, contracts and probes expanded
 	viewPinned   workflowViewKind = "pinned"   // what a run is pinned to, by hash
+	viewDiff     workflowViewKind = "diff"     // a pinned version against the current compiled one
 )
 
-var workflowViews = []workflowViewKind{viewSource, viewCompiled, viewPinned}
+var workflowViews = []workflowViewKind{viewSource, viewCompiled, viewPinned, viewDiff}
 
 // workflowView is one workflow: its definition now, the versions runs are
 // pinned to, and one view of it.
@@ -129,8 +132,9 @@ type workflowView struct {
 	Workspace string
 	View      workflowViewKind
 	Text      string              // the document the view shows
-	Hash      engine.WorkflowHash // the pinned hash shown (viewPinned)
+	Hash      engine.WorkflowHash // the pinned hash shown (viewPinned, viewDiff)
 	Pinned    []pinnedVersion
+	Diff      []diff.Hunk // viewDiff: the pinned version → the current one
 }
 
 // pinnedVersion is one compiled version runs are pinned to.
@@ -166,7 +170,7 @@ func (c *Console) workflowShow(w http.ResponseWriter, r *http.Request) {
 		v.Text = string(e.Text)
 	case viewCompiled:
 		v.Text = indent(e.Compiled.Canonical)
-	case viewPinned:
+	case viewPinned, viewDiff:
 		if v.Hash.UnmarshalText([]byte(q.Get("hash"))) != nil {
 			c.notFound(w, r)
 			return
@@ -177,6 +181,9 @@ func (c *Console) workflowShow(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		v.Text = text
+		if v.View == viewDiff {
+			v.Diff = diff.Lines(text, indent(e.Compiled.Canonical), 3)
+		}
 	}
 	c.render(w, r, http.StatusOK, workflowPage(m, v))
 }
@@ -263,4 +270,14 @@ func sourceTitle(k catalog.SourceKind) string {
 		return "This workspace's project folder"
 	}
 	return "Config folders"
+}
+
+func diffClass(op diff.Op) string {
+	switch op {
+	case diff.OpAdd:
+		return "add"
+	case diff.OpDel:
+		return "del"
+	}
+	return "same"
 }

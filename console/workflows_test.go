@@ -81,6 +81,13 @@ func TestWorkflowPages(t *testing.T) {
 	if code != http.StatusOK || !strings.Contains(pinned, "&#34;version&#34;: &#34;1&#34;") || !strings.Contains(pinned, "Say hi.") {
 		t.Errorf("the pinned view of sha256:%s = %d; want version 1", hash, code)
 	}
+	// What changed between the pinned version and the current one.
+	_, changed := getPath(t, h, "/workflows/user.greet?view=diff&hash=sha256:"+hash)
+	for _, want := range []string{`<span class="del">-  &#34;version&#34;: &#34;1&#34;`, `<span class="add">+  &#34;version&#34;: &#34;2&#34;`} {
+		if !strings.Contains(changed, want) {
+			t.Errorf("the diff view lacks %s", want)
+		}
+	}
 	for _, path := range []string{"/workflows/user.nope", "/workflows/user.greet?view=pinned&hash=bogus",
 		"/workflows/user.greet?view=pinned&hash=sha256:" + strings.Repeat("0", 64), "/workflows?workspace=/not/seen"} {
 		if code, _ := getPath(t, h, path); code != http.StatusNotFound {

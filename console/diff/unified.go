@@ -18,11 +18,8 @@ func Unified(fromName, toName string, hunks []Hunk) string {
 	sb.WriteString("--- " + fromName + "\n")
 	sb.WriteString("+++ " + toName + "\n")
 	for _, h := range hunks {
-		sb.WriteString("@@ -")
-		writeRange(&sb, h.FromLine, h.FromCount)
-		sb.WriteString(" +")
-		writeRange(&sb, h.ToLine, h.ToCount)
-		sb.WriteString(" @@\n")
+		sb.WriteString(h.Header())
+		sb.WriteByte('\n')
 		for _, l := range h.Lines {
 			sb.WriteString(string(l.Op))
 			sb.WriteString(l.Text)
@@ -32,6 +29,17 @@ func Unified(fromName, toName string, hunks []Hunk) string {
 			}
 		}
 	}
+	return sb.String()
+}
+
+// Header is the hunk's @@ -a,b +c,d @@ line, without its newline.
+func (h Hunk) Header() string {
+	var sb strings.Builder
+	sb.WriteString("@@ -")
+	writeRange(&sb, h.FromLine, h.FromCount)
+	sb.WriteString(" +")
+	writeRange(&sb, h.ToLine, h.ToCount)
+	sb.WriteString(" @@")
 	return sb.String()
 }
 
