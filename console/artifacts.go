@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"slices"
 	"strings"
+	"unicode"
 
 	"github.com/workrail/workrail/engine/compile"
 	"github.com/workrail/workrail/engine/workflow"
@@ -136,20 +137,33 @@ func fieldOf(p property, v json.RawMessage) field {
 		for _, item := range list {
 			row := make([]string, len(cols))
 			for i, c := range cols {
-				row[i] = words(item[c.name])
+				row[i] = text(item[c.name])
 			}
 			t.Rows = append(t.Rows, row)
 		}
 		f.Table = t
 		return f
 	}
-	f.Value = words(v)
+	f.Value = text(v)
 	return f
 }
 
-// words is a JSON value as text: strings bare, lists of strings joined,
+// words spells a schema property name for a header: howToResolve is
+// "how to resolve".
+func words(name string) string {
+	var b strings.Builder
+	for i, r := range name {
+		if unicode.IsUpper(r) && i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteRune(unicode.ToLower(r))
+	}
+	return b.String()
+}
+
+// text is a JSON value as text: strings bare, lists of strings joined,
 // anything else as compact JSON; absent is empty.
-func words(v json.RawMessage) string {
+func text(v json.RawMessage) string {
 	if len(v) == 0 {
 		return ""
 	}

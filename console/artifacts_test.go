@@ -57,3 +57,11 @@ func show(as []artifact) string {
 	b, _ := json.Marshal(as)
 	return string(b)
 }
+
+func TestPropertyNamesReadAsWords(t *testing.T) {
+	for in, want := range map[string]string{"summary": "summary", "howToResolve": "how to resolve", "resolvesGapId": "resolves gap id", "": ""} {
+		if got := words(in); got != want {
+			t.Errorf("words(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

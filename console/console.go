@@ -128,7 +128,7 @@ func (c *Console) sessions(q sessionsQuery) (sessionsList, error) {
 			if id <= q.Top {
 				return false
 			}
-			if err == nil && q.admit(id, o) {
+			if q.shows(id, o, err) {
 				p.New++
 			}
 			return true
@@ -138,7 +138,7 @@ func (c *Console) sessions(q sessionsQuery) (sessionsList, error) {
 		}
 	}
 	err = c.store.Overviews(from, func(id engine.SessionID, o project.Overview, err error) bool {
-		if err == nil && !q.admit(id, o) || err != nil && (q.Q != "" || q.Status != "") {
+		if !q.shows(id, o, err) {
 			return true
 		}
 		if len(p.Rows) == pageSize {
@@ -168,6 +168,16 @@ func (c *Console) sessions(q sessionsQuery) (sessionsList, error) {
 		}
 	}
 	return p, nil
+}
+
+// shows says whether the list shows a session: one that matches the
+// query, or, in the unfiltered list, one whose overview cannot be read
+// (the row shows its health).
+func (q sessionsQuery) shows(id engine.SessionID, o project.Overview, err error) bool {
+	if err != nil {
+		return q.Q == "" && q.Status == ""
+	}
+	return q.admit(id, o)
 }
 
 // admit says whether a session matches the query: its status, and every
@@ -275,9 +285,12 @@ func healthText(h execute.Health) string {
 	case execute.IndexesDamaged:
 		return "indexes damaged (run workrail doctor --rebuild-indexes)"
 	default:
-		return fmt.Sprintf("%s at event %d", h.Status, h.FirstBad)
+		return fmt.Sprintf("%s at event %d", statusWords(h.Status), h.FirstBad)
 	}
 }
+
+// statusWords is a health status as the pages say it: corrupt tail.
+func statusWords(s execute.HealthStatus) string { return strings.ReplaceAll(string(s), "_", " ") }
 
 // status is the home page's account of the daemon.
 type status struct {
@@ -300,7 +313,7 @@ func healthSummary(checked map[execute.HealthStatus]int, total int) string {
 	n := 0
 	for _, s := range execute.HealthStatuses() {
 		if checked[s] > 0 {
-			parts = append(parts, strconv.Itoa(checked[s])+" "+strings.ReplaceAll(string(s), "_", " "))
+			parts = append(parts, strconv.Itoa(checked[s])+" "+statusWords(s))
 			n += checked[s]
 		}
 	}

@@ -234,7 +234,16 @@ func TestSessionsPageShowsDamage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "sessions_damaged.html", get(t, consoleWith(t, openStore(t, path), 0), true))
+	h := consoleWith(t, openStore(t, path), 0)
+	golden(t, "sessions_damaged.html", get(t, h, true))
+	// The damaged session's page says so, and how far it read (its run's
+	// first node is past the damage, so the run is not listed).
+	for _, page := range []string{"/sessions/ses_2"} {
+		code, body := getPath(t, h, page)
+		if code != http.StatusOK || !strings.Contains(body, `data-testid="damage-banner"`) || !strings.Contains(body, "corrupt tail at event 3. The page shows what could be read, up to event 2") {
+			t.Errorf("GET %s = %d without the damage banner", page, code)
+		}
+	}
 }
 
 // A poll that saw the current change cursor is answered 204: at 10,000
@@ -403,7 +412,7 @@ func TestRunPage(t *testing.T) {
 	if code, body := getPath(t, h, base+"/graph.svg"); code != http.StatusOK || !strings.HasPrefix(body, "<svg") {
 		t.Fatalf("graph.svg = %d %.60s", code, body)
 	}
-	for _, path := range []string{"/sessions/ses_1/runs/run_9", base + "?node=node_99", base + "?node=bogus"} {
+	for _, path := range []string{"/sessions/ses_1/runs/run_9", base + "?node=node_99", base + "?node=bogus", "/sessions/ses_1/runs/run_9/graph.svg", "/sessions/ses_9/runs/run_1/graph.svg"} {
 		if code, _ := getPath(t, h, path); code != http.StatusNotFound {
 			t.Errorf("GET %s = %d; want 404", path, code)
 		}

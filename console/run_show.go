@@ -110,13 +110,29 @@ func (c *Console) runGraph(w http.ResponseWriter, r *http.Request) {
 		c.notFound(w, r)
 		return
 	}
-	v, err := c.run(q)
-	if err != nil {
+	layout, err := c.layout(q)
+	if errors.Is(err, engine.ErrNotFound) {
 		c.notFound(w, r)
 		return
 	}
+	if err != nil {
+		c.fail(w, r, "the drawing of "+q.run.String()+" of "+q.session.String(), err)
+		return
+	}
 	w.Header().Set("Content-Type", "image/svg+xml")
-	w.Write([]byte(v.Layout.SVG()))
+	w.Write([]byte(layout.SVG()))
+}
+
+// layout is the lane layout of the run q names: all the drawing needs.
+func (c *Console) layout(q runRequest) (lanes.Layout, error) {
+	g, _, err := c.fold(q.session)
+	if err != nil {
+		return lanes.Layout{}, err
+	}
+	if _, err := g.Run(q.run); err != nil {
+		return lanes.Layout{}, err
+	}
+	return lanes.Build(g, q.run, q.expand)
 }
 
 func (c *Console) run(q runRequest) (runView, error) {
@@ -300,11 +316,6 @@ func forkCount(n int) string {
 	return strconv.Itoa(n) + " forks"
 }
 
-func artifactCount(n int) string {
-	if n == 1 {
-		return "1 artifact"
-	}
-	return strconv.Itoa(n) + " artifacts"
-}
-
-func attemptText(b project.BlockedAttempt) string { return strconv.Itoa(int(b.Attempt)) }
+// attemptText counts attempts from 1, as a reader does (they are
+// numbered from 0 in the log).
+func attemptText(b project.BlockedAttempt) string { return strconv.Itoa(int(b.Attempt) + 1) }

@@ -146,15 +146,6 @@ func (v sessionView) runNotes(id engine.RunID) []note {
 	return out
 }
 
-func (v sessionView) laneOf(id engine.RunID) int {
-	for _, r := range v.Runs {
-		if r.ID == id {
-			return r.Lane
-		}
-	}
-	return maxLanes
-}
-
 // snapshots reads node snapshots of session id, each in its own read:
 // they are content-addressed and never change.
 func (c *Console) snapshots(id engine.SessionID) project.SnapshotFunc {

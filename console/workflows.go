@@ -1,6 +1,7 @@
 package console
 
 import (
+	"errors"
 	"net/http"
 	"net/url"
 	"slices"
@@ -176,8 +177,12 @@ func (c *Console) workflowShow(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		text, err := c.pinnedText(v.Pinned, v.Hash)
-		if err != nil {
+		if errors.Is(err, engine.ErrNotFound) {
 			c.notFound(w, r)
+			return
+		}
+		if err != nil {
+			c.fail(w, r, "the version of "+string(id)+" pinned as "+v.Hash.String(), err)
 			return
 		}
 		v.Text = text

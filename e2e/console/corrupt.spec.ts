@@ -11,7 +11,7 @@ test('a corrupt session is listed with its damage', async ({ page, seed }) => {
   expect(c.damagedAt, 'global setup damaged an event').toBeGreaterThan(1);
   await page.goto('/');
   const row = page.locator(`tr[data-testid="session-row"][data-session="${c.sessionId}"]`);
-  await expect(row.getByTestId('health')).toHaveText(`corrupt_tail at event ${c.damagedAt}`);
+  await expect(row.getByTestId('health')).toHaveText(`corrupt tail at event ${c.damagedAt}`);
   await expect(row.getByTestId('health')).toHaveClass(/\bhealth-corrupt_tail\b/);
   // The daemon's status counts it among the sessions it has read.
   const summary = page.getByRole('region', { name: 'Daemon' }).getByTestId('health-summary');
@@ -30,7 +30,7 @@ test('a corrupt session\'s page opens, states the damage and shows what could be
   await page.locator(`tr[data-session="${c.sessionId}"]`).locator('a.row-link').click();
   await expect(page).toHaveURL(new RegExp(`/sessions/${c.sessionId}$`));
   await expect(page.getByRole('heading', { level: 2 })).toHaveText(`Session ${c.sessionId}`);
-  await expect(page.getByTestId('health')).toHaveText(`corrupt_tail at event ${c.damagedAt}`);
+  await expect(page.getByTestId('health')).toHaveText(`corrupt tail at event ${c.damagedAt}`);
   // The run, its timeline up to the last good event, and the note written
   // before the damage; the damaged note is not shown.
   await expect(page.getByRole('navigation', { name: 'Runs' }).getByRole('link')).toHaveCount(1);

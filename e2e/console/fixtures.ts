@@ -3,33 +3,17 @@
 // baseURL is the daemon global setup started; seed is what it seeded; agent
 // is an MCP client over the real shim, for specs that act as an agent
 // mid-test. Every page counts htmx requests in flight (for htmxIdle) and
-// fails its test on any console error or uncaught exception other than the
-// knownConsoleErrors below: CSP violations show up there. A spec that
-// expects errors says test.use({ allowConsoleErrors: true }) and reads
-// consoleErrors itself. Below them: helpers to drive the 2 s change poll on
+// fails its test on any console error or uncaught exception: CSP
+// violations show up there. A spec that expects errors says
+// test.use({ allowConsoleErrors: true }) and reads consoleErrors itself.
+// Below them: helpers to drive the 2 s change poll on
 // a paused clock (pauseClock, pollOnce), to tell an htmx swap from a page
-// load (markWindow), to check a page's width, and knownBug for a test that
-// asserts what is right and fails on a Console bug not fixed yet.
+// load (markWindow), and to check a page's width.
 import { test as base, expect, type Page, type Response } from '@playwright/test';
 import { Mcp } from './mcp';
 import type { Seed } from './seed';
 
 export { expect };
-
-/**
- * knownConsoleErrors are the errors today's Console is known to log. Each
- * is a Console bug (to fix in console/ or web/, not here): the page
- * fixture lets them through so that every spec still fails on any new
- * error, and sessions.spec.ts's "logs no console errors at all" tolerates
- * none. Keep it empty; add an entry only with its bug, and delete it once
- * the bug is fixed.
- */
-export const knownConsoleErrors: { pattern: RegExp; why: string }[] = [];
-
-/** unexpectedConsoleErrors drops the knownConsoleErrors from errors. */
-export function unexpectedConsoleErrors(errors: string[]): string[] {
-  return errors.filter((e) => !knownConsoleErrors.some((k) => k.pattern.test(e)));
-}
 
 function env(name: string): string {
   const v = process.env[name];
@@ -71,21 +55,9 @@ export const test = base.extend<Fixtures>({
     page.on('pageerror', (e) => consoleErrors.push(`uncaught: ${e.message}`));
     await page.addInitScript(countHtmxRequests);
     await use(page);
-    if (!allowConsoleErrors) expect(unexpectedConsoleErrors(consoleErrors), 'console errors on the page').toEqual([]);
+    if (!allowConsoleErrors) expect(consoleErrors, 'console errors on the page').toEqual([]);
   },
 });
-
-/**
- * knownBug marks the running test as failing on a Console bug that is
- * not fixed yet (to fix in console/ or web/, not here): the test asserts
- * what is right, so it fails today, and Playwright counts that as
- * expected; once the bug is fixed it fails as "passed unexpectedly" until
- * the knownBug call is deleted. WORKRAIL_E2E_STRICT=1 runs such tests as
- * ordinary ones, to see them fail.
- */
-export function knownBug(bug: string) {
-  test.fail(!process.env.WORKRAIL_E2E_STRICT, `Console bug: ${bug}`);
-}
 
 /**
  * countHtmxRequests runs in the page before its scripts. htmx's

@@ -61,6 +61,11 @@ test('folds the earlier branch under its fork point and opens it without JS', as
   const img = page.locator('.graph img');
   await expect(img).toHaveAttribute('src', /graph\.svg\?at=\d+&expand=node_2$/);
   expect((await page.request.get((await img.getAttribute('src'))!)).headers()['content-type']).toContain('image/svg+xml');
+  // And folds again.
+  await page.getByTestId('fold-again').click();
+  await expect(page).not.toHaveURL(/expand=/);
+  await expect(rows).toHaveCount(3);
+  await expect(page.getByTestId('fold-again')).toHaveCount(0);
 });
 
 test('folds repeated loop iterations into one row that ?expand opens', async ({ page, seed }) => {
@@ -159,7 +164,7 @@ test('an artifact with a contract is a table with the contract\'s columns', asyn
   await expect(fields.getByRole('rowheader', { name: 'gaps' })).toBeVisible();
   // The gaps list is a table with the item schema's columns, in its order.
   const gaps = fields.getByRole('cell').getByRole('table');
-  await expect(gaps.getByRole('columnheader')).toHaveText(['summary', 'severity', 'howToResolve']);
+  await expect(gaps.getByRole('columnheader')).toHaveText(['summary', 'severity', 'how to resolve']);
   const rows = gaps.getByRole('row').filter({ has: page.getByRole('cell') });
   await expect(rows).toHaveCount(gapsArtifact.gaps.length);
   for (const [i, g] of gapsArtifact.gaps.entries()) {

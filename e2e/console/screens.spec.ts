@@ -4,7 +4,7 @@
 // into the test output for a person to look at. The fixture fails the
 // test on any console error on any of them.
 import type { Page } from '@playwright/test';
-import { test, expect, expectNoSidewaysScroll, htmxIdle, knownBug } from './fixtures';
+import { test, expect, expectNoSidewaysScroll, htmxIdle } from './fixtures';
 import type { Seed } from './seed';
 
 /** pagesOf names every kind of Console page the seed can show. */
@@ -35,14 +35,6 @@ function pagesOf(seed: Seed): Record<string, string> {
 }
 
 /**
- * knownTooWide are pages that scroll sideways at 390 px today, each a
- * Console bug (to fix in web/static/console.css, not here). The phone test
- * below still shoots them but leaves their width to a knownBug test of
- * their own (see fixtures.ts): delete the entry once the bug is fixed.
- */
-const knownTooWide: Record<string, string> = {};
-
-/**
  * shoot opens path, checks it does not scroll sideways (softly: every page
  * is checked and shot even when one fails) and takes it in light and dark.
  */
@@ -50,7 +42,7 @@ async function shoot(page: Page, name: string, path: string, out: (file: string)
   const r = await page.goto(path);
   expect(r?.status(), path).toBe(200);
   await htmxIdle(page);
-  if (!(name in knownTooWide)) await expectNoSidewaysScroll(page, name, true);
+  await expectNoSidewaysScroll(page, name, true);
   for (const scheme of ['light', 'dark'] as const) {
     await page.emulateMedia({ colorScheme: scheme });
     await page.screenshot({ path: out(`${name}-${scheme}.png`), fullPage: true });
@@ -66,15 +58,6 @@ test.describe('on a 390 px wide phone', () => {
       await shoot(page, name, path, (f) => info.outputPath(`phone-${f}`));
     }
   });
-
-  for (const [name, bug] of Object.entries(knownTooWide)) {
-    test(`${name} does not scroll sideways`, async ({ page, seed }) => {
-      knownBug(bug);
-      await page.goto(pagesOf(seed)[name]);
-      await htmxIdle(page);
-      await expectNoSidewaysScroll(page, name);
-    });
-  }
 });
 
 test('desktop screenshots in light and dark', async ({ page, seed }, info) => {

@@ -177,6 +177,8 @@ func TestDriftWarningWithOtherNoticesAndOnComplete(t *testing.T) {
 	if got := noticeCodes(re.Warnings); !slices.Equal(got, want) {
 		t.Errorf("warnings %v; want %v", got, want)
 	}
+	// The output schema names every notice code: these two are in it.
+	conforms(t, schemaFor(t, protocol.ToolContinue), re)
 
 	d.put("user", "greet.json", greetV("1.0.0"))
 	res := r.x.Continue(mustArgs(t, s.NextCall.Arguments))
