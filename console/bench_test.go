@@ -25,7 +25,8 @@ import (
 // serveBench is the Console over a real store file.
 func serveBench(b *testing.B, st *store.Store) http.Handler {
 	r := chi.NewRouter()
-	console.New(st, executetest.Catalog(b, workflows.FS), console.About{Version: "bench", StartedAt: time.Now()}, time.Now, b.Logf).Routes(r)
+	console.New(console.Config{Store: st, Workflows: executetest.Catalog(b, workflows.FS), Secret: []byte("bench secret"),
+		About: console.About{Version: "bench", StartedAt: time.Now()}, Now: time.Now, Logf: b.Logf}).Routes(r)
 	return r
 }
 

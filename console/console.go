@@ -64,14 +64,27 @@ type Console struct {
 	pins      pinnedCache
 	about     About
 	version   string
+	csrf      string // the token every state-changing request carries
 	now       func() time.Time
 	logf      func(string, ...any)
 }
 
-// New returns a Console over store and the workflow catalog the use cases
-// read; now is the clock uptime is read from.
-func New(store Store, workflows execute.Workflows, about About, now func() time.Time, logf func(string, ...any)) *Console {
-	return &Console{store: store, workflows: workflows, about: about, version: about.Version, now: now, logf: logf}
+// Config is what the Console is built from.
+type Config struct {
+	Store     Store
+	Workflows execute.Workflows // the catalog the use cases read
+	About     About
+	// Secret is private to this daemon's home; the Console derives the
+	// CSRF token of its forms from it.
+	Secret []byte
+	Now    func() time.Time // uptime is read from it
+	Logf   func(string, ...any)
+}
+
+// New returns a Console over cfg.
+func New(cfg Config) *Console {
+	return &Console{store: cfg.Store, workflows: cfg.Workflows, about: cfg.About, version: cfg.About.Version,
+		csrf: csrfToken(cfg.Secret), now: cfg.Now, logf: cfg.Logf}
 }
 
 // sessionRow is what the sessions table shows of one session: its
@@ -205,6 +218,7 @@ func (q sessionsQuery) admit(id engine.SessionID, o project.Overview) bool {
 
 // Routes mounts the Console's pages on r.
 func (c *Console) Routes(r chi.Router) {
+	r.Use(c.checkCSRF)
 	r.Get("/", c.sessionList)
 	r.Get("/changes", c.changes)
 	r.Get("/sessions/{session}", c.sessionShow)
@@ -220,13 +234,14 @@ func (c *Console) Routes(r chi.Router) {
 // version and the change cursor the page was read at.
 type chrome struct {
 	Title, Version, Cursor string
+	CSRF                   string // carried by every form and htmx request
 }
 
 // chrome is read before the page's data, so a write that lands while the
 // page is read moves the cursor past the page and the next poll refreshes
 // it.
 func (c *Console) chrome(title string) chrome {
-	return chrome{Title: title, Version: c.version, Cursor: strconv.FormatUint(c.store.Changes(), 10)}
+	return chrome{Title: title, Version: c.version, Cursor: strconv.FormatUint(c.store.Changes(), 10), CSRF: c.csrf}
 }
 
 // changes answers the pages' 2 s poll: 204, reading nothing, while the
