@@ -51,7 +51,7 @@ func (s *Service) cont(raw []byte) (protocol.Result, error) {
 // children, the branches below it, and warns when the run's pinned
 // workflow has drifted from what its id means now. It writes nothing.
 func (s *Service) rehydrate(n node, in protocol.ContinueInput) (protocol.Result, error) {
-	drift, drifted := s.runDrift(n)
+	drift, _, drifted := s.runDrift(n)
 	view := func(fn func(Tx) error) error { return s.store.View(n.session, fn) }
 	return inTx(view, func(tx Tx) (protocol.Result, error) {
 		l, err := s.load(tx, n)

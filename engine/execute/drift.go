@@ -25,8 +25,9 @@ func (s *Service) Drift(workspace string, id engine.WorkflowID, pinned engine.Wo
 // of the workspace its session was started in. It reads the pin and the
 // workspace in one read transaction and the catalog outside it (reading
 // workflow folders is I/O, held under no transaction). Anything it cannot
-// read means no drift: the caller's own reads report the failure.
-func (s *Service) runDrift(n node) (catalog.Drift, bool) {
+// read means no drift: the caller's own reads report the failure. It also
+// returns that workspace.
+func (s *Service) runDrift(n node) (catalog.Drift, string, bool) {
 	var pin struct {
 		id        engine.WorkflowID
 		hash      engine.WorkflowHash
@@ -46,7 +47,8 @@ func (s *Service) runDrift(n node) (catalog.Drift, bool) {
 		return nil
 	})
 	if err != nil {
-		return catalog.Drift{}, false
+		return catalog.Drift{}, "", false
 	}
-	return s.Drift(pin.workspace, pin.id, pin.hash)
+	d, drifted := s.Drift(pin.workspace, pin.id, pin.hash)
+	return d, pin.workspace, drifted
 }

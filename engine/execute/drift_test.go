@@ -282,3 +282,72 @@ func TestDriftThroughThePort(t *testing.T) {
 		t.Errorf("Drift of the current hash reports drift")
 	}
 }
+
+// inspect_workflow with a run's stateToken describes the version that run
+// is pinned to, wherever its id points now, and carries the same drift
+// warning as a rehydrate; without the token it describes the workflow as
+// it is now, with no warning.
+func TestInspectPinnedVersion(t *testing.T) {
+	for _, tc := range driftCases {
+		t.Run(tc.name, func(t *testing.T) {
+			r, d, s := startGreet(t, tc.pinned)
+			tc.change(d)
+			res := r.x.Inspect(mustArgs(t, map[string]any{"workflowId": "user.greet", "mode": "preview", "stateToken": s.StateToken}))
+			in, ok := res.(protocol.InspectResult)
+			if !ok {
+				t.Fatalf("inspect = %s", res.RenderedText())
+			}
+			conforms(t, schemaFor(t, protocol.ToolInspect), in)
+			if in.WorkflowHash != s.Workflow.Hash || in.Workflow.Version != "1.0.0" || !strings.Contains(in.Steps[0].Prompt, "version 1.0.0") {
+				t.Errorf("inspect shows %s version %s (%q); want the pinned %s 1.0.0", in.WorkflowHash, in.Workflow.Version, in.Steps[0].Prompt, s.Workflow.Hash)
+			}
+			if !strings.Contains(in.Text, "Your run is pinned to this version") || strings.Contains(in.Text, "call start_workflow") {
+				t.Errorf("the text does not speak of the run:\n%s", in.Text)
+			}
+			drift, drifted := r.x.Drift(workspace, "user.greet", s.Workflow.Hash)
+			var want []protocol.Warning
+			if drifted {
+				want = []protocol.Warning{protocol.DriftWarning("1.0.0", drift)}
+			}
+			if !slices.Equal(in.Warnings, want) && len(in.Warnings)+len(want) > 0 {
+				t.Errorf("warnings %+v; want %+v", in.Warnings, want)
+			}
+			wantSource := map[catalog.DriftKind]catalog.Source{"": {Kind: catalog.User, Path: userFolder.Path},
+				catalog.DriftShadowed: projectFolder}[tc.want]
+			if tc.name == "moved to the project folder" {
+				wantSource = projectFolder
+			}
+			if in.Workflow.Source != wantSource {
+				t.Errorf("source %+v; want %+v", in.Workflow.Source, wantSource)
+			}
+			if (wantSource == catalog.Source{}) != strings.Contains(in.Text, "no longer defined by any source") {
+				t.Errorf("the text and the source %+v disagree:\n%s", in.Workflow.Source, in.Text)
+			}
+
+			now := r.x.Inspect(mustArgs(t, map[string]any{"workflowId": "user.greet", "workspacePath": workspace}))
+			if cur, ok := now.(protocol.InspectResult); ok && (len(cur.Warnings) != 0 || !strings.Contains(cur.Text, "call start_workflow")) {
+				t.Errorf("inspect without a token: warnings %+v, text:\n%s", cur.Warnings, cur.Text)
+			}
+		})
+	}
+}
+
+// A stateToken of another workflow's run, or a forged one, is refused
+// with a pointer to the argument at fault.
+func TestInspectPinnedRefusals(t *testing.T) {
+	r, _, s := startGreet(t, "user")
+	for _, tc := range []struct {
+		name, id, token, pointer string
+	}{
+		{"another workflow", "wr.hello", s.StateToken, "/workflowId"},
+		{"forged token", "user.greet", s.StateToken[:len(s.StateToken)-2] + "xx", "/stateToken"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res := r.x.Inspect(mustArgs(t, map[string]any{"workflowId": tc.id, "stateToken": tc.token}))
+			e, ok := res.(protocol.ErrorResult)
+			if !ok || e.Error.Details["pointer"] != tc.pointer {
+				t.Errorf("inspect = %s; want an error at %s", res.RenderedText(), tc.pointer)
+			}
+		})
+	}
+}

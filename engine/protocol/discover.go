@@ -18,8 +18,10 @@ type WorkflowSummary struct {
 	Version     string            `json:"version"`
 	Kind        workflow.Kind     `json:"kind"`
 	IDStatus    workflow.IDStatus `json:"idStatus"`
-	Source      catalog.Source    `json:"source"`
-	Warnings    []catalog.Notice  `json:"warnings,omitempty"`
+	// Source is where the definition is read from; absent only when a
+	// run's pinned version is shown and no source defines it any more.
+	Source   catalog.Source   `json:"source,omitzero"`
+	Warnings []catalog.Notice `json:"warnings,omitempty"`
 }
 
 // ListResult is list_workflows' result.
@@ -80,6 +82,8 @@ type InspectResult struct {
 	RecommendedPreferences *workflow.Preferences                 `json:"recommendedPreferences,omitempty"`
 	Context                []workflow.ContextInput               `json:"context"`
 	Steps                  []StepOutline                         `json:"steps"`
+	Warnings               []Warning                             `json:"warnings"`
+	pinned                 bool                                  // the version a run is pinned to
 }
 
 // StepOutline is one step or loop in the outline.
@@ -103,10 +107,20 @@ func (r InspectResult) RenderedText() string { return r.Text }
 
 // NewInspect renders one workflow's outline; preview adds every prompt.
 func NewInspect(e catalog.Entry, mode InspectMode) InspectResult {
+	return newInspect(e, mode, false, nil)
+}
+
+// NewInspectPinned renders the version a run is pinned to, with the
+// drift warning when its id now means something else.
+func NewInspectPinned(e catalog.Entry, mode InspectMode, warnings []Warning) InspectResult {
+	return newInspect(e, mode, true, warnings)
+}
+
+func newInspect(e catalog.Entry, mode InspectMode, pinned bool, warnings []Warning) InspectResult {
 	c := e.Compiled
 	r := InspectResult{Kind: KindWorkflow, Mode: mode, Workflow: summary(e), WorkflowHash: c.Hash,
 		AppliedFeatures: c.AppliedFeatures, Capabilities: c.Capabilities, RecommendedPreferences: c.RecommendedPreferences,
-		Context: c.Context, Steps: outline(c.Steps, 0, mode == InspectPreview)}
+		Context: c.Context, Steps: outline(c.Steps, 0, mode == InspectPreview), Warnings: nonNil(warnings), pinned: pinned}
 	if r.Context == nil {
 		r.Context = []workflow.ContextInput{}
 	}
@@ -145,7 +159,11 @@ func outline(list []compile.Node, depth int, preview bool) []StepOutline {
 func inspectText(r InspectResult) string {
 	var b strings.Builder
 	w := r.Workflow
-	fmt.Fprintf(&b, "# %s (%s)\n%s\nversion %s, %s from %s, hash %s\n", w.Name, w.ID, w.Description, w.Version, w.Kind, w.Source.Kind, r.WorkflowHash)
+	from := "from " + string(w.Source.Kind)
+	if w.Source == (catalog.Source{}) {
+		from = "no longer defined by any source"
+	}
+	fmt.Fprintf(&b, "# %s (%s)\n%s\nversion %s, %s %s, hash %s\n", w.Name, w.ID, w.Description, w.Version, w.Kind, from, r.WorkflowHash)
 	if len(r.Context) > 0 {
 		b.WriteString("\n## Context inputs\n")
 		for _, in := range r.Context {
@@ -163,7 +181,12 @@ func inspectText(r InspectResult) string {
 			b.WriteString(indent(s.Prompt, s.Depth+1) + "\n")
 		}
 	}
-	fmt.Fprintf(&b, "\nTo run it, call start_workflow with {\"workflowId\": %q}.\n", w.ID)
+	if r.pinned {
+		b.WriteString("\nYour run is pinned to this version: keep calling continue_workflow with its tokens.\n")
+	} else {
+		fmt.Fprintf(&b, "\nTo run it, call start_workflow with {\"workflowId\": %q}.\n", w.ID)
+	}
+	warningsSection(&b, r.Warnings)
 	return b.String()
 }
 

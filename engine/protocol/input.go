@@ -428,6 +428,9 @@ type InspectInput struct {
 	WorkflowID    engine.WorkflowID `json:"workflowId"`
 	Mode          InspectMode       `json:"mode,omitempty"`
 	WorkspacePath string            `json:"workspacePath,omitempty"`
+	// StateToken, when sent, asks for the version that token's run is
+	// pinned to, with a warning when the workflow has drifted since.
+	StateToken string `json:"stateToken,omitempty"`
 }
 
 // ParseInspect parses inspect_workflow arguments strictly; mode defaults

@@ -429,7 +429,7 @@ func TestParseInspect(t *testing.T) {
 		{"no id", `{"mode":"preview"}`, protocol.InspectInput{}, &wantErr{Code: engine.CodeInvalidInput, Pointer: "/workflowId",
 			Message: "workflowId is required: the id of a workflow from list_workflows."}},
 		{"near miss", `{"workflowId":"w","mod":"preview"}`, protocol.InspectInput{}, &wantErr{Code: engine.CodeUnknownKey,
-			Message:     `unknown argument "mod": nothing was done. Allowed: "workflowId", "mode", "workspacePath".`,
+			Message:     `unknown argument "mod": nothing was done. Allowed: "workflowId", "mode", "workspacePath", "stateToken".`,
 			Suggestions: []engine.Suggestion{{Path: "mod", DidYouMean: "mode"}}}},
 		{"relative workspace", `{"workflowId":"w","workspacePath":"p"}`, protocol.InspectInput{}, &wantErr{Code: engine.CodeInvalidInput, Pointer: "/workspacePath"}},
 		{"relative workspace before mode", `{"workflowId":"w","mode":"x","workspacePath":"p"}`, protocol.InspectInput{}, &wantErr{Code: engine.CodeInvalidInput, Pointer: "/workspacePath"}},

@@ -76,7 +76,7 @@ func defs() obj {
 			"id", "name", "kind", "idStatus", "source")), "shadowed": array(obj{"type": "object"}), "problems": array(obj{"type": "object"})},
 			"kind", "text", "workflows"),
 		"inspection": object(obj{"kind": constant("workflow"), "text": str(), "mode": str(), "workflow": obj{"type": "object"},
-			"workflowHash": str(), "steps": array(obj{"type": "object"})}, "kind", "text", "workflow", "workflowHash", "steps"),
+			"workflowHash": str(), "steps": array(obj{"type": "object"}), "warnings": ref("warnings")}, "kind", "text", "workflow", "workflowHash", "steps", "warnings"),
 	}
 }
 

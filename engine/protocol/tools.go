@@ -95,7 +95,8 @@ func continueSchema() json.RawMessage {
 var inspectSchema = json.RawMessage(`{"type":"object","additionalProperties":false,"required":["workflowId"],"properties":{
 "workflowId":{"type":"string","description":"id from list_workflows"},
 "mode":{"enum":["metadata","preview"],"description":"preview adds each step's prompt; default metadata"},
-"workspacePath":{"type":"string","description":"absolute path of the workspace; adds its .workrail/workflows"}}}`)
+"workspacePath":{"type":"string","description":"absolute path of the workspace; adds its .workrail/workflows"},
+"stateToken":{"type":"string","description":"a run's stateToken: show the version that run is pinned to"}}}`)
 
 var listSchema = json.RawMessage(`{"type":"object","additionalProperties":false,"properties":{
 "workspacePath":{"type":"string","description":"absolute path of the workspace; adds its .workrail/workflows"}}}`)
