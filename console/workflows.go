@@ -1,6 +1,7 @@
 package console
 
 import (
+	"encoding/json"
 	"errors"
 	"net/http"
 	"net/url"
@@ -11,6 +12,7 @@ import (
 	"github.com/workrail/workrail/console/diff"
 
 	"github.com/workrail/workrail/engine"
+	"github.com/workrail/workrail/engine/canon"
 	"github.com/workrail/workrail/engine/catalog"
 	"github.com/workrail/workrail/engine/compile"
 	"github.com/workrail/workrail/engine/project"
@@ -122,9 +124,10 @@ const (
 	viewCompiled workflowViewKind = "compiled" // features, templates, contracts and probes expanded
 	viewPinned   workflowViewKind = "pinned"   // what a run is pinned to, by hash
 	viewDiff     workflowViewKind = "diff"     // a pinned version against the current compiled one
+	viewExpand   workflowViewKind = "expansion" // the source against what it compiles to
 )
 
-var workflowViews = []workflowViewKind{viewSource, viewCompiled, viewPinned, viewDiff}
+var workflowViews = []workflowViewKind{viewSource, viewCompiled, viewExpand, viewPinned, viewDiff}
 
 // workflowView is one workflow: its definition now, the versions runs are
 // pinned to, and one view of it.
@@ -135,7 +138,7 @@ type workflowView struct {
 	Text      string              // the document the view shows
 	Hash      engine.WorkflowHash // the pinned hash shown (viewPinned, viewDiff)
 	Pinned    []pinnedVersion
-	Diff      []diff.Hunk // viewDiff: the pinned version → the current one
+	Diff      []diff.Hunk // viewDiff: the pinned version → the current one; viewExpand: source → compiled
 }
 
 // pinnedVersion is one compiled version runs are pinned to.
@@ -171,6 +174,8 @@ func (c *Console) workflowShow(w http.ResponseWriter, r *http.Request) {
 		v.Text = string(e.Text)
 	case viewCompiled:
 		v.Text = indent(e.Compiled.Canonical)
+	case viewExpand:
+		v.Diff = diff.Lines(normalized(e.Text), indent(e.Compiled.Canonical), 3)
 	case viewPinned, viewDiff:
 		if v.Hash.UnmarshalText([]byte(q.Get("hash"))) != nil {
 			c.notFound(w, r)
@@ -191,6 +196,22 @@ func (c *Console) workflowShow(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	c.render(w, r, http.StatusOK, workflowPage(m, v))
+}
+
+// normalized is a source file laid out as a compiled workflow is (keys
+// in canonical order, two-space indent), so that its diff against the
+// compiled form shows what compiling added and changed, not formatting.
+// The file loaded, so it is valid JSON.
+func normalized(src []byte) string {
+	var v any
+	if err := json.Unmarshal(src, &v); err != nil {
+		return string(src)
+	}
+	b, err := canon.JSON(v)
+	if err != nil {
+		return string(src)
+	}
+	return indent(b)
 }
 
 // versions groups the runs pinned to one id by hash, the current

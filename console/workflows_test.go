@@ -104,3 +104,27 @@ func between(s, from, to string) string {
 	s = s[i+len(from):]
 	return s[:strings.Index(s, to)]
 }
+
+// The source → compiled view lays the source out as the compiled form is
+// laid out, so it shows only what compiling added or changed: a field
+// the author wrote, however formatted, is an unchanged line.
+func TestSourceToCompiledView(t *testing.T) {
+	src := []byte("{\"steps\":[{\"prompt\":\"Say hi.\",\"title\":\"Say hi\",\"id\":\"hi\"}],\n\n   \"version\":\"1\",\"name\":\"Greet\",\"id\":\"user.greet\",\"description\":\"Say hi.\",\n\"features\":[\"wr.features.durable_notes\"]}")
+	disk := &folders{user: fstest.MapFS{"greet.json": {Data: src}}}
+	h := serve(t, memstore.New(), disk)
+	code, page := getPath(t, h, "/workflows/user.greet?view=expansion")
+	if code != http.StatusOK || !strings.Contains(page, `aria-current="page">source → compiled`) {
+		t.Fatalf("GET ?view=expansion = %d", code)
+	}
+	for _, want := range []string{
+		`<span class="same">   &#34;id&#34;: &#34;user.greet&#34;,</span>`,
+		`<span class="same">   &#34;name&#34;: &#34;Greet&#34;,</span>`,
+		`<span class="same">   &#34;version&#34;: &#34;1&#34;</span>`,
+		`<span class="add">+  &#34;appliedFeatures&#34;: [</span>`,
+		`<span class="add">+        &#34;injections&#34;: [</span>`,
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the expansion lacks %s", want)
+		}
+	}
+}
