@@ -120,10 +120,10 @@ func countPins(refs []pinRef, current engine.WorkflowHash) pinCount {
 type workflowViewKind string
 
 const (
-	viewSource   workflowViewKind = "source"   // the file as on disk
-	viewCompiled workflowViewKind = "compiled" // features, templates, contracts and probes expanded
-	viewPinned   workflowViewKind = "pinned"   // what a run is pinned to, by hash
-	viewDiff     workflowViewKind = "diff"     // a pinned version against the current compiled one
+	viewSource   workflowViewKind = "source"    // the file as on disk
+	viewCompiled workflowViewKind = "compiled"  // features, templates, contracts and probes expanded
+	viewPinned   workflowViewKind = "pinned"    // what a run is pinned to, by hash
+	viewDiff     workflowViewKind = "diff"      // a pinned version against the current compiled one
 	viewExpand   workflowViewKind = "expansion" // the source against what it compiles to
 )
 
