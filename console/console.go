@@ -216,18 +216,22 @@ func (q sessionsQuery) admit(id engine.SessionID, o project.Overview) bool {
 	return true
 }
 
-// Routes mounts the Console's pages on r.
+// Routes mounts the Console's pages on r, every one of them (and the
+// not-found page) behind the CSRF check. r may already have routes of its
+// own, so the check is a group's middleware, not r's.
 func (c *Console) Routes(r chi.Router) {
-	r.Use(c.checkCSRF)
-	r.Get("/", c.sessionList)
-	r.Get("/changes", c.changes)
-	r.Get("/sessions/{session}", c.sessionShow)
-	r.Get("/sessions/{session}/runs/{run}", c.runShow)
-	r.Get("/sessions/{session}/runs/{run}/graph.svg", c.runGraph)
-	r.Get("/gaps", c.gapList)
-	r.Get("/workflows", c.workflowList)
-	r.Get("/workflows/{id}", c.workflowShow)
-	r.NotFound(c.notFound)
+	r.Group(func(r chi.Router) {
+		r.Use(c.checkCSRF)
+		r.Get("/", c.sessionList)
+		r.Get("/changes", c.changes)
+		r.Get("/sessions/{session}", c.sessionShow)
+		r.Get("/sessions/{session}/runs/{run}", c.runShow)
+		r.Get("/sessions/{session}/runs/{run}/graph.svg", c.runGraph)
+		r.Get("/gaps", c.gapList)
+		r.Get("/workflows", c.workflowList)
+		r.Get("/workflows/{id}", c.workflowShow)
+	})
+	r.NotFound(c.checkCSRF(http.HandlerFunc(c.notFound)).ServeHTTP)
 }
 
 // chrome is what every page's frame shows: its title, the daemon's

@@ -57,6 +57,8 @@ func serve(t *testing.T, st console.Store, wf execute.Workflows) http.Handler {
 	r := chi.NewRouter()
 	about := console.About{Version: "test", Home: "/home/dev/.local/share/workrail", StartedAt: clock().Add(-90 * time.Minute),
 		Snippets: []console.Snippet{{Client: "Claude Code", Text: "claude mcp add workrail -- /usr/local/bin/workrail mcp"}}}
+	// The daemon's router has routes of its own before the Console's.
+	r.Get("/static/*", http.NotFound)
 	console.New(console.Config{Store: st, Workflows: wf, About: about, Secret: []byte("test secret"), Now: clock, Logf: t.Logf}).Routes(r)
 	return r
 }
