@@ -265,27 +265,39 @@ func LoadFS(fsys fs.FS, src Source) ([]Entry, []LoadProblem) {
 // It decides nothing about the file; LoadProblem uses it to say which
 // workflow a broken file was meant to define.
 func IDOf(b []byte) engine.WorkflowID {
+	id, _, _ := idValue(b)
+	return id
+}
+
+// idValue finds the string value of b's top-level "id" key, as far as the
+// file allows: the id, and where its quoted value starts and ends in b
+// (end 0 when there is none).
+func idValue(b []byte) (id engine.WorkflowID, start, end int) {
 	d := json.NewDecoder(bytes.NewReader(b))
 	if t, err := d.Token(); err != nil || t != json.Delim('{') {
-		return ""
+		return "", 0, 0
 	}
 	for d.More() {
 		k, err := d.Token()
 		if err != nil {
-			return ""
+			return "", 0, 0
 		}
 		if k == "id" {
+			afterKey := int(d.InputOffset())
 			v, err := d.Token()
-			if s, ok := v.(string); ok && err == nil {
-				return engine.WorkflowID(s)
+			s, ok := v.(string)
+			if !ok || err != nil {
+				return "", 0, 0
 			}
-			return ""
+			// Between the key and its value only the colon and white space.
+			end := int(d.InputOffset())
+			return engine.WorkflowID(s), afterKey + bytes.IndexByte(b[afterKey:end], '"'), end
 		}
 		if skipValue(d) != nil {
-			return ""
+			return "", 0, 0
 		}
 	}
-	return ""
+	return "", 0, 0
 }
 
 // skipValue reads one whole JSON value from d.

@@ -292,7 +292,7 @@ func contains(xs []string, x string) bool {
 func (c *checker) condition(cond Condition, ptr string) {
 	ops := cond.operators()
 	if len(ops) != 1 {
-		c.add(ptr, "a condition needs exactly one operator (equals, notEquals, in, exists, gt, gte, lt, lte, and, or, not); it has %d", len(ops))
+		c.add(ptr, "a condition needs exactly one operator (%s); it has %d", strings.Join(names(Operators()), ", "), len(ops))
 		return
 	}
 	switch op := ops[0]; op {

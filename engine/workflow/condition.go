@@ -48,6 +48,12 @@ const (
 	OpNot       Operator = "not"
 )
 
+// Operators lists every operator: the comparisons of one variable, then
+// the combinations.
+func Operators() []Operator {
+	return []Operator{OpEquals, OpNotEquals, OpIn, OpExists, OpGt, OpGte, OpLt, OpLte, OpAnd, OpOr, OpNot}
+}
+
 // operators lists the operators a condition object carries.
 func (c Condition) operators() []Operator {
 	var ops []Operator

@@ -16,3 +16,6 @@ var OpenFile = openFile
 
 // ReadAtMost is readAtMost.
 var ReadAtMost = readAtMost
+
+// ReadTimeout is how long a Registry waits for one file or folder.
+const ReadTimeout = readTimeout

@@ -2,7 +2,9 @@
 // bundled set handed in at start, the user's folder, a project's
 // .workrail/workflows, folders named in config — and assembles the
 // catalog one call sees. Folders are re-read when their files change, so
-// a new workflow appears without a restart.
+// a new workflow appears without a restart. It is also the only writer of
+// those folders: the Console's editor saves and creates files through it
+// (write.go).
 package sources
 
 import (
@@ -10,7 +12,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"runtime"
 	"sync"
 	"syscall"
@@ -34,6 +35,7 @@ type Registry struct {
 	timeout time.Duration                  // for one listing or one file
 	open    func(string) (*os.File, error) // openFile; tests slow it down
 	stuck   stuck
+	writing claims // files being saved or created
 
 	mu    sync.Mutex           // guards cache, and nothing else
 	cache map[string]*dirCache // folder → parsed files; a dirCache is never changed once stored
@@ -92,7 +94,7 @@ func (r *Registry) sources(workspace string) []catalog.Source {
 		}
 	}
 	if workspace != "" {
-		out = append(out, catalog.Source{Kind: catalog.Project, Path: filepath.Join(workspace, ".workrail", "workflows")})
+		out = append(out, projectSource(workspace))
 	}
 	for _, s := range r.dirs {
 		if s.Kind == catalog.Config {
