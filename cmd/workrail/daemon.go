@@ -19,9 +19,13 @@ import (
 
 func runDaemon(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("daemon", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	port := fs.Int("port", defaultPort(), "TCP port of the Console and HTTP MCP endpoint on 127.0.0.1 (0 picks a free one; env WORKRAIL_PORT)")
-	if err := fs.Parse(args); err != nil {
+	if code, done := parseFlags(fs, args, stdout, stderr); done {
+		return code
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "workrail daemon: unexpected argument %q\n\n", fs.Arg(0))
+		commandUsage(fs, stderr)
 		return 2
 	}
 	h, err := home.Resolve()
@@ -68,7 +72,7 @@ func banner(w io.Writer, h home.Dir, d *server.Daemon) {
 	fmt.Fprintf(w, "WorkRail %s is running.\n\n", version)
 	fmt.Fprintf(w, "  Console:  %s/\n  Home:     %s\n\n", d.URL(), h)
 	fmt.Fprintf(w, "Register it in your IDE (it launches `workrail mcp`, which talks to this daemon):\n\n")
-	for _, s := range snippets(exe) {
+	for _, s := range snippets(exe, h) {
 		where := ""
 		if s.Where != "" {
 			where = " (" + s.Where + ")"

@@ -22,12 +22,11 @@ import (
 // is one (it owns the file), otherwise by reading the file itself.
 func runDoctor(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("doctor", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	asJSON := fs.Bool("json", false, "print the reports as JSON")
 	rebuild := fs.Bool("rebuild-indexes", false, "rebuild the derived indexes of sessions whose log is healthy but whose indexes differ (stop the daemon first)")
 	salvage := fs.String("salvage", "", "copy every intact session into the new database `FILE` (stop the daemon first)")
-	if err := fs.Parse(args); err != nil {
-		return 2
+	if code, done := parseFlags(fs, args, stdout, stderr); done {
+		return code
 	}
 	h, err := home.Resolve()
 	if err != nil {

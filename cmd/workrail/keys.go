@@ -9,8 +9,12 @@ import (
 )
 
 func runKeys(args []string, stdout, stderr io.Writer) int {
+	args, code, done := noFlags("keys", args, stdout, stderr)
+	if done {
+		return code
+	}
 	if len(args) != 1 || args[0] != "rotate" {
-		fmt.Fprintln(stderr, "usage: workrail keys rotate")
+		fmt.Fprintf(stderr, "workrail keys: the only action is rotate\n\nUsage: workrail keys rotate\n")
 		return 2
 	}
 	h, err := home.Resolve()

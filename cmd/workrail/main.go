@@ -4,61 +4,166 @@
 package main
 
 import (
+	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
+	"strings"
+
+	"github.com/workrail/workrail/engine"
 )
 
 // version is set at release time with -ldflags "-X main.version=…".
 var version = "0.1.0-dev"
 
-const usage = `workrail: keeps AI coding agents on rails.
+// command is one subcommand: how it is called, what it does, and its run
+// function (stdout, stderr; the exit code it returns).
+type command struct {
+	name, synopsis, about string
+	run                   func(args []string, stdout, stderr io.Writer) int
+}
 
-Usage:
-  workrail [daemon] [--port N]
-      run the daemon (Console + MCP) in the foreground
-  workrail mcp
-      stdio MCP server for your IDE (starts the daemon if needed)
-  workrail validate [--json] [--bundled] FILE…
-      check workflow files; exit 0 only if all are valid
-  workrail doctor [--json] [--rebuild-indexes | --salvage NEW.db]
-      verify every stored session; exit 0 only if all are healthy; with
-      the daemon stopped, rebuild damaged indexes or copy every intact
-      session of a damaged file into a new one
-  workrail keys rotate
-      sign new tokens with a fresh key (old tokens keep working)
-  workrail version
+// commands lists every subcommand, in the order the usage shows them.
+// It is a function, not a variable, because help refers to it.
+func commands() []command {
+	return []command{
+		{"daemon", "workrail [daemon] [--port N]", "run the daemon (Console + MCP) in the foreground", runDaemon},
+		{"mcp", "workrail mcp", "stdio MCP server for your IDE (starts the daemon if needed)", runShim},
+		{"validate", "workrail validate [--json] [--bundled] FILE…", "check workflow files; exit 0 only if all are valid", runValidate},
+		{"doctor", "workrail doctor [--json] [--rebuild-indexes | --salvage NEW.db]",
+			"verify every stored session; exit 0 only if all are healthy; with the daemon stopped, rebuild damaged indexes or copy every intact session of a damaged file into a new one",
+			runDoctor},
+		{"keys", "workrail keys rotate", "sign new tokens with a fresh key (old tokens keep working)", runKeys},
+		{"version", "workrail version", "print the version", runVersion},
+		{"help", "workrail help [COMMAND]", "print this help, or one command's", runHelp},
+	}
+}
 
-Data lives in $WORKRAIL_HOME (default $XDG_DATA_HOME/workrail or ~/.local/share/workrail).
+const environment = `Environment:
+  WORKRAIL_HOME  where data lives (default $XDG_DATA_HOME/workrail or ~/.local/share/workrail);
+                 set it in your IDE's MCP config too when it is not the default
+  WORKRAIL_PORT  TCP port of the Console and HTTP MCP endpoint (default 7421; 0 picks a free one)
 `
+
+func usage() string {
+	var b strings.Builder
+	b.WriteString("workrail: keeps AI coding agents on rails.\n\nUsage:\n")
+	for _, c := range commands() {
+		fmt.Fprintf(&b, "  %s\n      %s\n", c.synopsis, c.about)
+	}
+	b.WriteString("\nRun `workrail COMMAND --help` for a command's flags.\n\n" + environment)
+	return b.String()
+}
 
 func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
-	cmd := "daemon"
-	if len(args) > 0 && args[0] != "" && args[0][0] != '-' {
-		cmd, args = args[0], args[1:]
+	name := "daemon"
+	if len(args) > 0 {
+		switch args[0] {
+		case "-h", "-help", "--help":
+			fmt.Fprint(stdout, usage())
+			return 0
+		case "-version", "--version":
+			return runVersion(nil, stdout, stderr)
+		}
+		if args[0] != "" && args[0][0] != '-' {
+			name, args = args[0], args[1:]
+		}
 	}
-	switch cmd {
-	case "daemon":
-		return runDaemon(args, stdout, stderr)
-	case "mcp":
-		return runShim(args, stderr)
-	case "validate":
-		return runValidate(args, stdout, stderr)
-	case "doctor":
-		return runDoctor(args, stdout, stderr)
-	case "keys":
-		return runKeys(args, stdout, stderr)
-	case "version":
-		fmt.Fprintln(stdout, "workrail", version)
-		return 0
-	case "help":
-		fmt.Fprint(stdout, usage)
-		return 0
+	if c, ok := find(name); ok {
+		return c.run(args, stdout, stderr)
 	}
-	fmt.Fprintf(stderr, "workrail: unknown command %q\n\n%s", cmd, usage)
+	msg := fmt.Sprintf("workrail: unknown command %q", name)
+	if s := engine.Closest(name, names()); s != "" {
+		msg += fmt.Sprintf("; did you mean %q?", s)
+	}
+	fmt.Fprintf(stderr, "%s\n\n%s", msg, usage())
 	return 2
+}
+
+func find(name string) (command, bool) {
+	for _, c := range commands() {
+		if c.name == name {
+			return c, true
+		}
+	}
+	return command{}, false
+}
+
+func names() []string {
+	var out []string
+	for _, c := range commands() {
+		out = append(out, c.name)
+	}
+	return out
+}
+
+// parseFlags parses a command's flags. -h or --help prints the command's
+// usage and flags to stdout; a bad flag prints them to stderr. done says
+// the caller should return code now.
+func parseFlags(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) (code int, done bool) {
+	fs.SetOutput(io.Discard)
+	err := fs.Parse(args)
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		commandUsage(fs, stdout)
+		return 0, true
+	case err != nil:
+		fmt.Fprintf(stderr, "workrail %s: %v\n\n", fs.Name(), err)
+		commandUsage(fs, stderr)
+		return 2, true
+	}
+	return 0, false
+}
+
+// commandUsage prints one command's synopsis, what it does and its flags.
+func commandUsage(fs *flag.FlagSet, w io.Writer) {
+	c, _ := find(fs.Name())
+	fmt.Fprintf(w, "Usage: %s\n\n%s.\n", c.synopsis, upperFirst(c.about))
+	n := 0
+	fs.VisitAll(func(*flag.Flag) { n++ })
+	if n > 0 {
+		fmt.Fprint(w, "\nFlags:\n")
+		fs.SetOutput(w)
+		fs.PrintDefaults()
+		fs.SetOutput(io.Discard)
+	}
+}
+
+func upperFirst(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+// noFlags is the flag set of a command that takes none: it still answers
+// --help.
+func noFlags(name string, args []string, stdout, stderr io.Writer) (rest []string, code int, done bool) {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	code, done = parseFlags(fs, args, stdout, stderr)
+	return fs.Args(), code, done
+}
+
+func runVersion(args []string, stdout, stderr io.Writer) int {
+	if _, code, done := noFlags("version", args, stdout, stderr); done {
+		return code
+	}
+	fmt.Fprintln(stdout, "workrail", version)
+	return 0
+}
+
+func runHelp(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stdout, usage())
+		return 0
+	}
+	if _, ok := find(args[0]); !ok {
+		return run(args[:1], stdout, stderr) // the unknown-command answer
+	}
+	return run([]string{args[0], "--help"}, stdout, stderr)
 }

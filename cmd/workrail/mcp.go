@@ -14,9 +14,13 @@ import (
 )
 
 // runShim is `workrail mcp`. Nothing but protocol bytes may reach stdout.
-func runShim(args []string, stderr io.Writer) int {
+func runShim(args []string, stdout, stderr io.Writer) int {
+	args, code, done := noFlags("mcp", args, stdout, stderr)
+	if done {
+		return code
+	}
 	if len(args) > 0 {
-		fmt.Fprintf(stderr, "workrail mcp: takes no arguments (got %q)\n", args)
+		fmt.Fprintf(stderr, "workrail mcp: takes no arguments (got %q); set WORKRAIL_HOME or WORKRAIL_PORT in the environment instead\n", args)
 		return 2
 	}
 	h, err := home.Resolve()

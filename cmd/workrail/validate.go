@@ -23,14 +23,14 @@ type fileReport struct {
 
 func runValidate(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("validate", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	asJSON := fs.Bool("json", false, "print the reports as JSON")
 	bundled := fs.Bool("bundled", false, "check as a bundled workflow (allows the reserved wr namespace)")
-	if err := fs.Parse(args); err != nil {
-		return 2
+	if code, done := parseFlags(fs, args, stdout, stderr); done {
+		return code
 	}
 	if fs.NArg() == 0 {
-		fmt.Fprintln(stderr, "usage: workrail validate [--json] [--bundled] FILE…")
+		fmt.Fprint(stderr, "workrail validate: name at least one file\n\n")
+		commandUsage(fs, stderr)
 		return 2
 	}
 	kind := catalog.User

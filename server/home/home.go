@@ -23,14 +23,9 @@ type Dir string
 func Resolve() (Dir, error) {
 	d := os.Getenv("WORKRAIL_HOME")
 	if d == "" {
-		if x := os.Getenv("XDG_DATA_HOME"); x != "" {
-			d = filepath.Join(x, "workrail")
-		} else {
-			h, err := os.UserHomeDir()
-			if err != nil {
-				return "", fmt.Errorf("home: no home folder: set WORKRAIL_HOME: %w", err)
-			}
-			d = filepath.Join(h, ".local", "share", "workrail")
+		var err error
+		if d, err = Default(); err != nil {
+			return "", err
 		}
 	}
 	abs, err := filepath.Abs(d)
@@ -41,6 +36,30 @@ func Resolve() (Dir, error) {
 		return "", fmt.Errorf("home: create %s: %w", abs, err)
 	}
 	return Dir(abs), nil
+}
+
+// Default is the home folder used when WORKRAIL_HOME is not set:
+// $XDG_DATA_HOME/workrail, or ~/.local/share/workrail.
+func Default() (string, error) {
+	if x := os.Getenv("XDG_DATA_HOME"); x != "" {
+		return filepath.Join(x, "workrail"), nil
+	}
+	h, err := os.UserHomeDir()
+	if err != nil {
+		return "", fmt.Errorf("home: no home folder: set WORKRAIL_HOME: %w", err)
+	}
+	return filepath.Join(h, ".local", "share", "workrail"), nil
+}
+
+// IsDefault says whether d is the home folder an IDE-launched shim finds
+// without WORKRAIL_HOME in its environment.
+func (d Dir) IsDefault() bool {
+	def, err := Default()
+	if err != nil {
+		return false
+	}
+	abs, err := filepath.Abs(def)
+	return err == nil && abs == string(d)
 }
 
 // Path joins name onto the home folder.

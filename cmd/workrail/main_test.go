@@ -1,0 +1,102 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/workrail/workrail/server/home"
+)
+
+// Every command answers --help and -h with its own usage on stdout and
+// exit 0; the top level answers them, --version and help COMMAND too; a
+// bad flag or an unknown command is exit 2 with the reason on stderr.
+func TestCommandLine(t *testing.T) {
+	for _, tc := range []struct {
+		args           string
+		code           int
+		stdout, stderr string // substrings; "" for none expected
+	}{
+		{"--help", 0, "Usage:\n  workrail [daemon]", ""},
+		{"-h", 0, "WORKRAIL_HOME", ""},
+		{"help", 0, "WORKRAIL_PORT", ""},
+		{"--version", 0, "workrail " + version + "\n", ""},
+		{"version", 0, "workrail " + version + "\n", ""},
+		{"version --help", 0, "Usage: workrail version", ""},
+		{"daemon --help", 0, "Usage: workrail [daemon] [--port N]\n\nRun the daemon", ""},
+		{"daemon -h", 0, "-port int", ""},
+		{"mcp --help", 0, "Usage: workrail mcp\n", ""},
+		{"mcp -h", 0, "Usage: workrail mcp\n", ""},
+		{"validate --help", 0, "-bundled", ""},
+		{"doctor --help", 0, "-salvage FILE", ""},
+		{"keys --help", 0, "Usage: workrail keys rotate", ""},
+		{"help validate", 0, "Usage: workrail validate", ""},
+		{"help valdate", 2, "", `unknown command "valdate"; did you mean "validate"?`},
+		{"valdate x.json", 2, "", `did you mean "validate"?`},
+		{"daemon --bogus", 2, "", "flag provided but not defined: -bogus"},
+		{"daemon extra", 2, "", `unexpected argument "extra"`},
+		{"mcp stray", 2, "", "takes no arguments"},
+		{"validate", 2, "", "name at least one file"},
+		{"keys spin", 2, "", "the only action is rotate"},
+	} {
+		t.Run(tc.args, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			code := run(strings.Fields(tc.args), &stdout, &stderr)
+			if code != tc.code {
+				t.Errorf("exit %d; want %d\nstdout: %s\nstderr: %s", code, tc.code, &stdout, &stderr)
+			}
+			for _, c := range []struct {
+				name, got, want string
+			}{{"stdout", stdout.String(), tc.stdout}, {"stderr", stderr.String(), tc.stderr}} {
+				if c.want == "" && c.got != "" {
+					t.Errorf("unexpected %s:\n%s", c.name, c.got)
+				}
+				if !strings.Contains(c.got, c.want) {
+					t.Errorf("%s lacks %q:\n%s", c.name, c.want, c.got)
+				}
+			}
+		})
+	}
+}
+
+// The IDE snippets name WORKRAIL_HOME exactly when the home is not the
+// default one, and stay valid JSON and shell whatever the paths hold.
+func TestSnippetsCarryANonDefaultHome(t *testing.T) {
+	t.Setenv("XDG_DATA_HOME", "/home/dev/.local/share")
+	for _, tc := range []struct {
+		name, exe string
+		home      home.Dir
+		env       bool
+	}{
+		{"default home", "/usr/local/bin/workrail", "/home/dev/.local/share/workrail", false},
+		{"another home", "/usr/local/bin/workrail", "/tmp/wr-home", true},
+		{"a path with a space and a quote", "/opt/my tools/workrail", `/tmp/it's "here"`, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := snippets(tc.exe, tc.home)
+			claude := s[0].Text
+			if got := strings.Contains(claude, "-e WORKRAIL_HOME="); got != tc.env {
+				t.Errorf("Claude Code snippet %q: WORKRAIL_HOME given %v, want %v", claude, got, tc.env)
+			}
+			for _, sn := range s[1:] {
+				var v map[string]map[string]struct {
+					Command string            `json:"command"`
+					Env     map[string]string `json:"env"`
+				}
+				if err := json.Unmarshal([]byte(sn.Text), &v); err != nil {
+					t.Fatalf("%s snippet is not JSON: %v\n%s", sn.Client, err, sn.Text)
+				}
+				for _, servers := range v {
+					got := servers["workrail"]
+					if got.Command != tc.exe || (got.Env["WORKRAIL_HOME"] == string(tc.home)) != tc.env {
+						t.Errorf("%s snippet %+v; want command %q, WORKRAIL_HOME %v", sn.Client, got, tc.exe, tc.env)
+					}
+				}
+			}
+		})
+	}
+	if got := shellQuote(`/tmp/it's`); got != `'/tmp/it'\''s'` {
+		t.Errorf("shellQuote = %s", got)
+	}
+}
