@@ -145,6 +145,13 @@ func TestIndexesEqualARefold(t *testing.T) {
 		re := r.step(t, r.x.Continue, map[string]any{"stateToken": s1.StateToken})
 		r.step(t, r.x.Continue, re.NextCall.Arguments)
 	}
+	// The Console forks that run at a node and restarts it in its session.
+	at := execute.Place{Session: s1.Session.SessionID, Run: s1.Session.RunID, Node: 2}
+	for _, act := range []func(execute.Place, []byte) (protocol.Result, execute.Place){r.x.Fork, r.x.Restart} {
+		if res, _ := act(at, []byte(`{"hasWorkspace": false}`)); res.ResultKind() != protocol.KindStep {
+			t.Fatalf("%s", res.RenderedText())
+		}
+	}
 	reports, err := r.store.Doctor()
 	if err != nil || len(reports) != len(list.Workflows)*len(outcome.Modes())+1 {
 		t.Fatalf("doctor: %d reports, %v", len(reports), err)

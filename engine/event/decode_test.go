@@ -18,6 +18,7 @@ func FuzzDecodeCanonical(f *testing.F) {
 	for i, p := range []Payload{
 		&SessionCreatedData{CreatedAt: "2026-01-02T03:04:05Z", WorkspacePath: "/w"},
 		&RunStartedData{WorkflowID: "wr.hello", WorkflowHash: engine.WorkflowHash(ref)},
+		&RunStartedData{WorkflowID: "wr.hello", WorkflowHash: engine.WorkflowHash(ref), RestartOf: 1},
 		&NodeCreatedData{NodeKind: NodeStep, Snapshot: ref},
 		&EdgeCreatedData{EdgeKind: EdgeAckedStep, From: 1, To: 2},
 		&NodeOutputAppendedData{StepID: "s", NotesMarkdown: "a <b> & \"c\"", Artifacts: []json.RawMessage{json.RawMessage(`{"kind":"x","n":1}`)}},

@@ -28,6 +28,7 @@ func sample() []event.Event {
 		&event.DivergenceRecordedData{Reason: "r", Summary: "s"},
 		&event.DecisionTraceAppendedData{TraceKind: event.TraceDetectedNonTipAdvance, Summary: "s"},
 		&event.AdvanceRecordedData{Attempt: 0, KeyID: 1, Outcome: event.OutcomeAdvanced, ToNode: 2},
+		&event.RunStartedData{WorkflowID: "wr.hello", WorkflowHash: hash, RestartOf: 1},
 	}
 	var out []event.Event
 	for i, p := range payloads {
@@ -68,6 +69,34 @@ func TestEncodeIsCanonical(t *testing.T) {
 	want := `{"data":{"workflowHash":"` + e.Data.(*event.RunStartedData).WorkflowHash.String() + `","workflowId":"wr.hello"},"eventId":"evt_7_3","eventIndex":3,"kind":"run_started","nodeId":"node_1","runId":"run_1","sessionId":"ses_7"}`
 	if string(b) != want {
 		t.Fatalf("encoding\n got %s\nwant %s", b, want)
+	}
+}
+
+// TestRestartOfIsOptional: a run that restarts another names it; one
+// that does not encodes exactly as before the field existed, and a
+// restartOf naming no run (run_0) is not what Encode writes.
+func TestRestartOfIsOptional(t *testing.T) {
+	evs := sample()
+	restart := evs[len(evs)-1]
+	b, err := event.Encode(restart)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), `"restartOf":"run_1","workflowHash":"`) {
+		t.Fatalf("restartOf is not encoded in key order: %s", b)
+	}
+	plain, _ := event.Encode(evs[2])
+	if strings.Contains(string(plain), "restartOf") {
+		t.Fatalf("a run that restarts nothing names restartOf: %s", plain)
+	}
+	for name, in := range map[string]string{
+		"run_0":      strings.Replace(string(b), `"run_1","workflowHash"`, `"run_0","workflowHash"`, 1),
+		"not an id":  strings.Replace(string(b), `"run_1","workflowHash"`, `"1","workflowHash"`, 1),
+		"wrong case": strings.Replace(string(b), `"restartOf"`, `"RestartOf"`, 1),
+	} {
+		if _, err := event.Decode([]byte(in)); err == nil {
+			t.Errorf("%s: Decode(%s) succeeded; want an error", name, in)
+		}
 	}
 }
 

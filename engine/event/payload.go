@@ -29,10 +29,14 @@ const (
 	ObsGitHeadSHA ObservationKey = "git_head_sha"
 )
 
-// RunStartedData pins a run to one compiled workflow.
+// RunStartedData pins a run to one compiled workflow. RestartOf names the
+// run of the same session this one starts over (from the Console: a fork
+// at a run's first node, or a restart on the current version); it is
+// absent otherwise, so a run started by start_workflow encodes as before.
 type RunStartedData struct {
 	WorkflowID   engine.WorkflowID   `json:"workflowId"`
 	WorkflowHash engine.WorkflowHash `json:"workflowHash"`
+	RestartOf    engine.RunID        `json:"restartOf,omitzero"`
 }
 
 // NodeKind is the closed set of node kinds.

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/workrail/workrail/engine"
+	"github.com/workrail/workrail/engine/catalog"
 	"github.com/workrail/workrail/engine/compile"
 	"github.com/workrail/workrail/engine/event"
 	"github.com/workrail/workrail/engine/outcome"
@@ -27,66 +28,91 @@ func (s *Service) start(raw []byte) (protocol.Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	b, e := s.begin(in, entry)
+	if e != nil {
+		if _, missing := e.Details["missingContext"]; missing {
+			return nil, withArgument(protocol.ToolStart, raw, e, "context", contextExample(entry.Compiled.Context, in.Context))
+		}
+		return nil, e
+	}
+	create := func(fn func(Tx) error) error { _, err := s.store.Create(fn); return err }
+	return inTx(create, func(tx Tx) (protocol.Result, error) {
+		n, err := s.startRun(tx, b, in.WorkspacePath)
+		if err != nil {
+			return nil, err
+		}
+		return s.renderFresh(tx, loaded{c: b.c, snap: b.move.Snapshot}, n, s.keys.Active(), moveFacts{skipped: b.move.Skipped}, b.warnings)
+	})
+}
+
+// beginning is a run checked and ready to record: its workflow, its first
+// move, the preferences the start asked for and what to warn about.
+type beginning struct {
+	c        compile.Compiled
+	move     run.Move
+	delta    workflow.Preferences
+	warnings []protocol.Warning
+}
+
+// begin checks a start's preferences and context against the workflow
+// entry names, as start_workflow does, and makes the run's first move.
+func (s *Service) begin(in protocol.StartInput, entry catalog.Entry) (beginning, *engine.Error) {
 	c := entry.Compiled
 	delta, e := outcome.Resolve(in.Preferences, outcome.ModeID(in.Mode))
 	if e != nil {
-		return nil, e
+		return beginning{}, e
 	}
 	warnings, e := protocol.CheckContext(c.Context, in.Context, true)
 	if e != nil {
-		if _, missing := e.Details["missingContext"]; missing {
-			return nil, withArgument(protocol.ToolStart, raw, e, "context", contextExample(c.Context, in.Context))
-		}
-		return nil, e
+		return beginning{}, e
 	}
 	for _, n := range entry.Warnings {
 		warnings = append(warnings, protocol.Warning{Code: n.Code, Message: n.Message})
 	}
 	prefs := outcome.Apply(s.defaults, delta)
 	warnings = append(warnings, recommendationWarnings(c, prefs)...)
-	move := run.Start(c, in.Context, prefs)
-	create := func(fn func(Tx) error) error { _, err := s.store.Create(fn); return err }
-	return inTx(create, func(tx Tx) (protocol.Result, error) {
-		n, err := s.startRun(tx, c, move.Snapshot, in.WorkspacePath, delta, move.LoopExits)
-		if err != nil {
-			return nil, err
-		}
-		return s.renderFresh(tx, loaded{c: c, snap: move.Snapshot}, n, s.keys.Active(), moveFacts{skipped: move.Skipped}, warnings)
-	})
+	return beginning{c: c, move: run.Start(c, in.Context, prefs), delta: delta, warnings: warnings}, nil
 }
 
-// startRun appends a new session's first events: the session, the run
-// pinned to its compiled workflow, the root node and the session's
-// baseline preferences on it.
-func (s *Service) startRun(tx Tx, c compile.Compiled, snap run.Snapshot, workspace string, delta workflow.Preferences, exits []event.LoopExit) (node, error) {
-	if err := tx.PinWorkflow(c); err != nil {
+// startRun appends a new session's first events: the session, then its
+// first run.
+func (s *Service) startRun(tx Tx, b beginning, workspace string) (node, error) {
+	if err := tx.PinWorkflow(b.c); err != nil {
 		return node{}, err
 	}
 	created := &event.SessionCreatedData{CreatedAt: s.now().UTC().Format(time.RFC3339), WorkspacePath: workspace}
 	if _, err := tx.Append(0, 0, created); err != nil {
 		return node{}, err
 	}
+	return s.addRun(tx, b, 0)
+}
+
+// addRun appends a run to the session of tx: the run pinned to its
+// compiled workflow (which the caller has pinned), naming the run it
+// restarts if any, the root node and the baseline preferences on it.
+func (s *Service) addRun(tx Tx, b beginning, restartOf engine.RunID) (node, error) {
 	rid, err := tx.NewRunID()
 	if err != nil {
 		return node{}, err
 	}
-	if _, err := tx.Append(rid, 0, &event.RunStartedData{WorkflowID: c.ID, WorkflowHash: c.Hash}); err != nil {
+	if _, err := tx.Append(rid, 0, &event.RunStartedData{WorkflowID: b.c.ID, WorkflowHash: b.c.Hash, RestartOf: restartOf}); err != nil {
 		return node{}, err
 	}
+	snap := b.move.Snapshot
 	nid, err := appendNode(tx, rid, snap)
 	if err != nil {
 		return node{}, err
 	}
 	n := node{session: tx.Session(), run: rid, id: nid}
-	if _, err := tx.Append(rid, nid, &event.PreferencesChangedData{Delta: delta, Effective: snap.Preferences}); err != nil {
+	if _, err := tx.Append(rid, nid, &event.PreferencesChangedData{Delta: b.delta, Effective: snap.Preferences}); err != nil {
 		return n, err
 	}
-	for _, g := range loopGaps(exits) {
+	for _, g := range loopGaps(b.move.LoopExits) {
 		if _, err := tx.Append(rid, nid, &g); err != nil {
 			return n, err
 		}
 	}
-	return n, traceRecommendation(tx, n, c, snap.Preferences)
+	return n, traceRecommendation(tx, n, b.c, snap.Preferences)
 }
 
 func appendNode(tx Tx, rid engine.RunID, snap run.Snapshot) (engine.NodeID, error) {

@@ -72,6 +72,9 @@ func TestFoldRefusesWhatTheLogCannotHold(t *testing.T) {
 		{"a gap on a node never created", append(append([]event.Event(nil), s.Events...),
 			event.Event{ID: engine.NewEventID(sid, 4), Index: 4, Session: sid, Kind: event.GapRecorded, Run: 1, Node: 7,
 				Data: &event.GapRecordedData{Reason: event.GapAssumptionMade, Severity: event.SeverityWarning, Summary: "x"}})},
+		{"a restart of a run never started", append(append([]event.Event(nil), s.Events...),
+			event.Event{ID: engine.NewEventID(sid, 4), Index: 4, Session: sid, Kind: event.RunStarted, Run: 2,
+				Data: &event.RunStartedData{WorkflowID: "wr.x", RestartOf: 5}})},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -79,6 +82,21 @@ func TestFoldRefusesWhatTheLogCannotHold(t *testing.T) {
 				t.Fatalf("Fold = %v; want a not-found error", err)
 			}
 		})
+	}
+}
+
+// A run started over (from the Console) names the run it restarts.
+func TestFoldKeepsWhatARunRestarts(t *testing.T) {
+	s := newSession(t)
+	first, _ := s.run("a")
+	s.add(first+1, 0, &event.RunStartedData{WorkflowID: "wr.x", RestartOf: first})
+	g := s.graph()
+	again, err := g.Run(first + 1)
+	if err != nil || again.RestartOf != first {
+		t.Fatalf("the restart's run record = %+v, %v; want restartOf %s", again, err, first)
+	}
+	if old, _ := g.Run(first); old.RestartOf != 0 {
+		t.Fatalf("the first run restarts %s", old.RestartOf)
 	}
 }
 

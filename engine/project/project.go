@@ -47,6 +47,9 @@ type Run struct {
 	WorkflowHash engine.WorkflowHash `json:"workflowHash"`
 	StartedAt    engine.EventIndex   `json:"startedAt"`
 	Root         engine.NodeID       `json:"root,omitzero"`
+	// RestartOf is the run of the same session this one starts over
+	// (run_started's restartOf); 0 for a run started afresh.
+	RestartOf engine.RunID `json:"restartOf,omitzero"`
 }
 
 // Indexes is where Index keeps the derived records: the store's buckets,
@@ -72,7 +75,12 @@ type Reader interface {
 func Index(ix Indexes, e event.Event) error {
 	switch d := e.Data.(type) {
 	case *event.RunStartedData:
-		return ix.PutRun(Run{ID: e.Run, WorkflowID: d.WorkflowID, WorkflowHash: d.WorkflowHash, StartedAt: e.Index})
+		if d.RestartOf != 0 {
+			if _, err := ix.Run(d.RestartOf); err != nil {
+				return err
+			}
+		}
+		return ix.PutRun(Run{ID: e.Run, WorkflowID: d.WorkflowID, WorkflowHash: d.WorkflowHash, StartedAt: e.Index, RestartOf: d.RestartOf})
 	case *event.NodeCreatedData:
 		if err := ix.PutNode(Node{ID: e.Node, Run: e.Run, Kind: d.NodeKind, Snapshot: d.Snapshot, CreatedAt: e.Index, LastActivity: e.Index}); err != nil {
 			return err

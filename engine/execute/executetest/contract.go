@@ -49,6 +49,7 @@ func Contract(t *testing.T, open func(t *testing.T) Store) {
 		{"concurrent identical acks advance once", concurrentAcks},
 		{"the overview is the fold of the log", overviewIsTheFold},
 		{"overviews are walked newest first", overviewsNewestFirst},
+		{"forks and restarts from the Console are folded like any run", consoleForksFolded},
 	} {
 		t.Run(c.name, func(t *testing.T) { c.test(t, open(t)) })
 	}
@@ -564,5 +565,64 @@ func overviewsNewestFirst(t *testing.T, s Store) {
 	}))
 	if o := mustOverview(t, s, ids[0]); o.Runs[0].Title != "" {
 		t.Errorf("a reader's change is kept: %+v", o)
+	}
+}
+
+// consoleForksFolded forks a run at a node and at its root and restarts
+// it: the store keeps each new run's link to the run it restarts, the
+// fork's attempt far past the node's others, and indexes and overview
+// equal to a refold of the log.
+func consoleForksFolded(t *testing.T, s Store) {
+	x := execute.New(s, Ring(t), Long(t, 3), workflow.Preferences{}, Clock, t.Logf)
+	first, ok := x.Start([]byte(`{"workflowId":"wr.long","context":{"k":"v"}}`)).(protocol.StepResult)
+	if !ok {
+		t.Fatal("start failed")
+	}
+	res := protocol.Result(first)
+	for i := 0; i < 2; i++ {
+		res = x.Continue(mustJSON(t, res.(protocol.StepResult).NextCall.Arguments))
+	}
+	id, run1 := first.Session.SessionID, first.Session.RunID
+	for _, c := range []struct {
+		act  func(execute.Place, []byte) (protocol.Result, execute.Place)
+		node engine.NodeID
+	}{
+		{x.Fork, 3},    // a sibling of node_3, from node_2
+		{x.Fork, 1},    // run_2, on the pinned version
+		{x.Restart, 1}, // run_3, on the current one
+	} {
+		if r, _ := c.act(execute.Place{Session: id, Run: run1, Node: c.node}, []byte(`{"k":"w"}`)); r.ResultKind() != protocol.KindStep {
+			t.Fatalf("fork or restart at %s: %s", c.node, r.RenderedText())
+		}
+	}
+	if h, err := s.Health(id); err != nil || h.Status != execute.Healthy {
+		t.Fatalf("health %+v, %v", h, err)
+	}
+	evs, _, err := s.Events(id)
+	must(t, err)
+	g, err := project.Fold(id, evs, nil)
+	must(t, err)
+	must(t, s.View(id, func(tx execute.Tx) error {
+		for _, r := range g.Runs() {
+			if stored, err := tx.Run(r.ID); err != nil || stored != r {
+				t.Errorf("run %s: stored %+v, refold %+v (%v)", r.ID, stored, r, err)
+			}
+			if r.ID != run1 && r.RestartOf != run1 {
+				t.Errorf("run %s restarts %s; want %s", r.ID, r.RestartOf, run1)
+			}
+			for _, n := range g.Nodes(r.ID) {
+				if stored, err := tx.Node(n.ID); err != nil || !reflect.DeepEqual(stored, n) {
+					t.Errorf("node %s: stored %+v, refold %+v (%v)", n.ID, stored, n, err)
+				}
+			}
+		}
+		at, ok := g.Attempt(2, 1+10_000)
+		if ev, err := tx.RecordedAttempt(2, 1+10_000); !ok || err != nil || ev.Index != at {
+			t.Errorf("the fork's attempt at node_2: %v, %v; refold says event %d", ev.Index, err, at)
+		}
+		return nil
+	}))
+	if got, want := mustOverview(t, s, id), wantOverview(t, s, id); !reflect.DeepEqual(got, want) || len(got.Runs) != 3 {
+		t.Fatalf("stored overview\n%+v\nrefold\n%+v", got, want)
 	}
 }
