@@ -60,6 +60,7 @@ type Console struct {
 	// workflows is the catalog the use cases start from: what a run's pin
 	// is compared with.
 	workflows execute.Workflows
+	files     WorkflowFiles // where the editor reads and writes workflow files
 	folds     foldCache
 	pins      pinnedCache
 	about     About
@@ -73,6 +74,7 @@ type Console struct {
 type Config struct {
 	Store     Store
 	Workflows execute.Workflows // the catalog the use cases read
+	Files     WorkflowFiles     // the folders' files, for the editor
 	About     About
 	// Secret is private to this daemon's home; the Console derives the
 	// CSRF token of its forms from it.
@@ -83,7 +85,7 @@ type Config struct {
 
 // New returns a Console over cfg.
 func New(cfg Config) *Console {
-	return &Console{store: cfg.Store, workflows: cfg.Workflows, about: cfg.About, version: cfg.About.Version,
+	return &Console{store: cfg.Store, workflows: cfg.Workflows, files: cfg.Files, about: cfg.About, version: cfg.About.Version,
 		csrf: csrfToken(cfg.Secret), now: cfg.Now, logf: cfg.Logf}
 }
 
@@ -230,6 +232,12 @@ func (c *Console) Routes(r chi.Router) {
 		r.Get("/gaps", c.gapList)
 		r.Get("/workflows", c.workflowList)
 		r.Get("/workflows/{id}", c.workflowShow)
+		r.Get("/workflows/new", c.workflowNew)
+		r.Post("/workflows/new", c.workflowCreate)
+		r.Post("/workflows/check", c.workflowCheck)
+		r.Get("/workflows/{id}/edit", c.workflowEdit)
+		r.Post("/workflows/{id}/edit", c.workflowSave)
+		r.Post("/workflows/{id}/fork", c.workflowFork)
 	})
 	r.NotFound(c.checkCSRF(http.HandlerFunc(c.notFound)).ServeHTTP)
 }

@@ -34,4 +34,89 @@
     if (text && said[panel.id] !== text) region.textContent = text;
     said[panel.id] = text;
   });
+
+  // The workflow editor's textarea (#text). Tab and Shift+Tab indent and
+  // outdent (Esc, then Tab, leaves the textarea as usual); a problem's
+  // line:column link puts the cursor there; a builtin's Insert button puts
+  // its snippet at the cursor. Without this script the links jump to the
+  // textarea and the snippets are there to copy.
+  var editor = document.getElementById('text');
+  if (editor && editor.tagName === 'TEXTAREA') enhanceEditor(editor);
+
+  function enhanceEditor(editor) {
+    var unit = '  ';
+
+    // edit replaces editor text [from, to) with s as typing would: kept in
+    // the undo history, and an input event sent for the check as you type.
+    function edit(from, to, s) {
+      editor.focus();
+      editor.setSelectionRange(from, to);
+      if (!document.execCommand('insertText', false, s)) {
+        editor.setRangeText(s, from, to, 'end');
+        editor.dispatchEvent(new Event('input', { bubbles: true }));
+      }
+    }
+
+    var leaving = false;
+    editor.addEventListener('keydown', function (e) {
+      var left = leaving;
+      leaving = e.key === 'Escape';
+      if (e.key !== 'Tab' || left || e.ctrlKey || e.altKey || e.metaKey) return;
+      e.preventDefault();
+      var v = editor.value, from = editor.selectionStart, to = editor.selectionEnd;
+      if (!e.shiftKey && v.slice(from, to).indexOf('\n') < 0) {
+        edit(from, to, unit);
+        return;
+      }
+      // Whole lines: from the start of the first selected one to the end of
+      // the last (a selection ending at a line's start leaves that line out).
+      var first = v.lastIndexOf('\n', from - 1) + 1;
+      var last = to > from && v[to - 1] === '\n' ? to - 1 : to;
+      var stop = v.indexOf('\n', last);
+      if (stop < 0) stop = v.length;
+      var lines = v.slice(first, stop).split('\n');
+      var out = lines.map(function (l) { return e.shiftKey ? l.replace(/^( {1,2}|\t)/, '') : unit + l; });
+      var shift = out[0].length - lines[0].length;
+      edit(first, stop, out.join('\n'));
+      if (from === to) {
+        var at = Math.max(first, from + shift);
+        editor.setSelectionRange(at, at);
+      } else {
+        editor.setSelectionRange(first, first + out.join('\n').length);
+      }
+    });
+
+    // offsetOf is where line:column (1-based; columns count characters, as
+    // the validator does) falls in the text.
+    function offsetOf(line, col) {
+      var lines = editor.value.split('\n');
+      var at = 0;
+      for (var i = 0; i < line - 1 && i < lines.length; i++) at += lines[i].length + 1;
+      var chars = Array.from(lines[line - 1] || '');
+      for (var j = 0; j < col - 1 && j < chars.length; j++) at += chars[j].length;
+      return at;
+    }
+
+    document.querySelectorAll('button.insert[data-snippet]').forEach(function (b) { b.hidden = false; });
+    document.addEventListener('click', function (e) {
+      var jump = e.target.closest && e.target.closest('a.jump[data-line]');
+      if (jump) {
+        e.preventDefault();
+        var line = Number(jump.getAttribute('data-line'));
+        var at = offsetOf(line, Number(jump.getAttribute('data-col')));
+        editor.focus();
+        editor.setSelectionRange(at, at);
+        var height = parseFloat(getComputedStyle(editor).lineHeight) || 18;
+        editor.scrollTop = Math.max(0, (line - 1) * height - editor.clientHeight / 3);
+        return;
+      }
+      var insert = e.target.closest && e.target.closest('button.insert[data-snippet]');
+      if (insert) {
+        // The snippet's later lines take the indentation of the cursor's line.
+        var v = editor.value, from = editor.selectionStart;
+        var indent = /^[ \t]*/.exec(v.slice(v.lastIndexOf('\n', from - 1) + 1))[0];
+        edit(from, editor.selectionEnd, insert.getAttribute('data-snippet').split('\n').join('\n' + indent));
+      }
+    });
+  }
 })();
