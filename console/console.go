@@ -68,6 +68,8 @@ type Console struct {
 	csrf      string // the token every state-changing request carries
 	now       func() time.Time
 	logf      func(string, ...any)
+	// runs are the use cases a person's actions on a run go through.
+	runs Runs
 }
 
 // Config is what the Console is built from.
@@ -81,11 +83,14 @@ type Config struct {
 	Secret []byte
 	Now    func() time.Time // uptime is read from it
 	Logf   func(string, ...any)
+	// Runs are the use cases the Console's actions on a run (fork here,
+	// restart on the current version, continue in a chat) go through.
+	Runs Runs
 }
 
 // New returns a Console over cfg.
 func New(cfg Config) *Console {
-	return &Console{store: cfg.Store, workflows: cfg.Workflows, files: cfg.Files, about: cfg.About, version: cfg.About.Version,
+	return &Console{store: cfg.Store, workflows: cfg.Workflows, runs: cfg.Runs, files: cfg.Files, about: cfg.About, version: cfg.About.Version,
 		csrf: csrfToken(cfg.Secret), now: cfg.Now, logf: cfg.Logf}
 }
 
@@ -229,6 +234,7 @@ func (c *Console) Routes(r chi.Router) {
 		r.Get("/sessions/{session}", c.sessionShow)
 		r.Get("/sessions/{session}/runs/{run}", c.runShow)
 		r.Get("/sessions/{session}/runs/{run}/graph.svg", c.runGraph)
+		c.runRoutes(r)
 		r.Get("/gaps", c.gapList)
 		r.Get("/workflows", c.workflowList)
 		r.Get("/workflows/{id}", c.workflowShow)

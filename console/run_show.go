@@ -48,6 +48,8 @@ type runView struct {
 	Head      engine.EventIndex
 	Health    execute.Health
 	Workspace string // where the session started: the catalog its pin is compared with
+	// Restarts are the runs of the session that start this one over.
+	Restarts []restartRef
 }
 
 // runRequest is what a run page's URL names.
@@ -159,6 +161,9 @@ func (c *Console) run(q runRequest) (runView, error) {
 	}
 	v.Workspace = g.Created().WorkspacePath
 	v.Drift = c.drift(v.Workspace, rn.WorkflowID, rn.WorkflowHash)
+	if v.Restarts, err = c.restartsOf(g, rn); err != nil {
+		return v, err
+	}
 	if q.node != 0 {
 		n, err := c.nodeDetail(g, q.node)
 		if err != nil || n.Node.Run != q.run {

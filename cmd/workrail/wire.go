@@ -63,7 +63,7 @@ func serveStore(h home.Dir, port int, st *store.Store, logger *log.Logger) (*ser
 		return nil, err
 	}
 	uc := execute.New(st, keys, reg, cfg.DefaultPreferences, time.Now, logger.Printf)
-	con := console.New(console.Config{Store: st, Workflows: reg, Files: reg, Secret: []byte(token), Now: time.Now, Logf: logger.Printf,
+	con := console.New(console.Config{Store: st, Workflows: reg, Runs: uc, Files: reg, Secret: []byte(token), Now: time.Now, Logf: logger.Printf,
 		About: console.About{Version: version, Home: string(h), StartedAt: time.Now(), Snippets: snippets(executable(), h)}})
 	return server.Start(server.Config{Home: h, Port: port, Version: version, Token: token, Tools: uc,
 		Console: con.Routes, Static: web.Static, Doctor: st.Doctor, Log: logger, Now: time.Now})

@@ -19,6 +19,19 @@
     return !(attr === 'open' && how === 'remove' && el.tagName === 'DETAILS');
   };
 
+  // A Copy button (hidden without this script) copies the text of the
+  // element its data-copy names, e.g. a stateToken to hand a chat.
+  document.querySelectorAll('button[data-copy]').forEach(function (b) { b.hidden = false; });
+  document.addEventListener('click', function (e) {
+    var b = e.target.closest && e.target.closest('button[data-copy]');
+    var from = b && document.getElementById(b.getAttribute('data-copy'));
+    if (!from) return;
+    // Where the clipboard is not allowed, the text is selected to copy by hand.
+    var select = function () { window.getSelection().selectAllChildren(from); };
+    if (!navigator.clipboard) return select();
+    navigator.clipboard.writeText(from.textContent).then(function () { b.textContent = 'Copied'; }, select);
+  });
+
   // After a live panel refreshed, its server-written summary is read out
   // in the one polite live region, only when it differs from what the
   // panel said before (never on page load).
