@@ -94,7 +94,11 @@ func secureHeaders(next http.Handler) http.Handler {
 			"connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'")
 		h.Set("X-Content-Type-Options", "nosniff")
 		h.Set("X-Frame-Options", "DENY")
-		h.Set("Referrer-Policy", "no-referrer")
+		// same-origin, not no-referrer: under no-referrer a browser sends a
+		// plain form's POST with "Origin: null", which sameHost refuses, so
+		// no Console form would work without a script. Other sites still
+		// get no referrer.
+		h.Set("Referrer-Policy", "same-origin")
 		next.ServeHTTP(w, r)
 	})
 }

@@ -86,7 +86,7 @@ func TestRoutes(t *testing.T) {
 func TestConsoleResponsesCarrySecurityHeaders(t *testing.T) {
 	tcp, _ := surfaces(t)
 	h := request(tcp, "GET", "/", "", "").Header()
-	for k, want := range map[string]string{"X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer", "X-Frame-Options": "DENY"} {
+	for k, want := range map[string]string{"X-Content-Type-Options": "nosniff", "Referrer-Policy": "same-origin", "X-Frame-Options": "DENY"} {
 		if h.Get(k) != want {
 			t.Errorf("%s = %q; want %q", k, h.Get(k), want)
 		}
