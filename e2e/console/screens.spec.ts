@@ -3,9 +3,23 @@
 // one screenshot of each, in light and dark, at phone and desktop width,
 // into the test output for a person to look at. The fixture fails the
 // test on any console error on any of them.
+import fs from 'node:fs';
+import path from 'node:path';
 import type { Page } from '@playwright/test';
 import { test, expect, expectNoSidewaysScroll, htmxIdle } from './fixtures';
 import type { Seed } from './seed';
+
+// The editor is shot on a workflow of this spec's own, with a typo, so
+// its problems show marked; the file is gone after the spec.
+const editorFile = () => path.join(process.env.WORKRAIL_E2E_HOME!, 'workflows', 'user.e2e_screens.json');
+test.beforeAll(() => {
+  fs.mkdirSync(path.dirname(editorFile()), { recursive: true, mode: 0o700 });
+  fs.writeFileSync(editorFile(), JSON.stringify({
+    id: 'user.e2e_screens', name: 'Screens', description: 'The editor, shot with a typo.', version: '1',
+    steps: [{ id: 'only', title: 'Only step', promt: 'A key with a typo, marked where it is.' }],
+  }, null, 2));
+});
+test.afterAll(() => fs.rmSync(editorFile(), { force: true }));
 
 /** pagesOf names every kind of Console page the seed can show. */
 function pagesOf(seed: Seed): Record<string, string> {
@@ -31,6 +45,9 @@ function pagesOf(seed: Seed): Record<string, string> {
     gaps: '/gaps',
     workflows: '/workflows',
     workflow: '/workflows/wr.bug_investigation?view=compiled',
+    editor: '/workflows/user.e2e_screens/edit',
+    'fork-workflow': '/workflows/wr.hello/edit',
+    'new-workflow': '/workflows/new',
   };
 }
 
