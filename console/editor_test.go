@@ -205,6 +205,25 @@ func TestEditorOffersAForkOfABundledWorkflow(t *testing.T) {
 	}
 }
 
+// A file that does not load opens in the editor by the id it names, with
+// its problems marked, so it can be fixed where it is.
+func TestEditorOpensAFileThatDoesNotLoad(t *testing.T) {
+	d := newDesk(t)
+	broken := strings.Replace(d.greetBytes, `"prompt"`, `"promt"`, 1)
+	os.WriteFile(filepath.Join(d.user, "greet.json"), []byte(broken), 0o644)
+	code, page := getPath(t, d.h, "/workflows/user.greet/edit")
+	if code != http.StatusOK || !strings.Contains(page, `data-line="7" data-col="38"`) || !strings.Contains(unescape(page), broken) {
+		t.Fatalf("GET the editor of a broken file = %d:\n%s", code, page)
+	}
+	fixed := greetFile("2")
+	if rec := d.post(t, "/workflows/user.greet/edit", editForm(t, page, fixed)); rec.Code != http.StatusSeeOther {
+		t.Fatalf("saving the fix = %d:\n%s", rec.Code, rec.Body.String())
+	}
+	if b, _ := os.ReadFile(filepath.Join(d.user, "greet.json")); string(b) != fixed {
+		t.Fatalf("the file holds %s", b)
+	}
+}
+
 // TestCheck: the fragment the editor swaps in as the reader types puts
 // each problem at its line and column, marks the line, and says what was
 // meant where the validator knows.
