@@ -2,7 +2,8 @@
 // and seen at its line and column as you type, fixed and saved; a save
 // over a file changed on disk (409, both versions, nothing lost); wr.hello
 // forked to user.hello and started through the shim; a POST without the
-// Console's token refused with nothing written. Every workflow here is the
+// Console's token refused with nothing written; and, without JavaScript,
+// the same check and save through plain forms. Every workflow here is the
 // spec's own and its file is removed afterwards, so no other spec's pages
 // change.
 import fs from 'node:fs';
@@ -199,4 +200,37 @@ test('a POST without the token, or from another origin, is refused and writes no
   } finally {
     fs.rmSync(file, { force: true });
   }
+});
+
+test.describe('without JavaScript', () => {
+  test.use({ javaScriptEnabled: false });
+
+  test('the editor checks, marks and saves with plain forms', async ({ page }) => {
+    const file = fileOf('user.e2e_nojs');
+    fs.mkdirSync(userDir(), { recursive: true, mode: 0o700 });
+    fs.writeFileSync(file, workflowText('user.e2e_nojs', '1.0.0'));
+    try {
+      await page.goto('/workflows/user.e2e_nojs');
+      await page.getByTestId('edit').click();
+      // No script: the builtins' Insert buttons stay hidden, their snippets are there to copy.
+      await expect(page.getByRole('button', { name: 'Insert wr.features.final_review' })).toBeHidden();
+      const typo = workflowText('user.e2e_nojs', '2.0.0').replace('"prompt"', '"promt"');
+      await page.locator('#text').fill(typo);
+      await page.getByRole('button', { name: 'Check without saving' }).click();
+      const before = typo.slice(0, typo.indexOf('"promt"')).split('\n');
+      const col = before[before.length - 1].length + 1;
+      const problem = page.locator(`[data-testid="problem"][data-line="${before.length}"][data-col="${col}"]`);
+      await expect(problem).toContainText('Did you mean prompt?');
+      await expect(problem.locator('.caret')).toHaveText(' '.repeat(col - 1) + '^');
+      expect(await value(page)).toBe(typo);
+      expect(fs.readFileSync(file, 'utf8')).toContain('"version": "1.0.0"');
+
+      await page.locator('#text').fill(workflowText('user.e2e_nojs', '2.0.0'));
+      await page.getByRole('button', { name: 'Save', exact: true }).click();
+      await expect(page).toHaveURL(/\/workflows\/user\.e2e_nojs\?view=source$/);
+      expect(fs.readFileSync(file, 'utf8')).toBe(workflowText('user.e2e_nojs', '2.0.0'));
+    } finally {
+      fs.rmSync(file, { force: true });
+    }
+  });
 });
