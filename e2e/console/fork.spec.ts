@@ -9,7 +9,8 @@
 // change.
 import fs from 'node:fs';
 import path from 'node:path';
-import { test, expect } from './fixtures';
+import { test, expect, expectNoSidewaysScroll } from './fixtures';
+import type { Page } from '@playwright/test';
 import type { Mcp, ToolResult } from './mcp';
 import { Run } from './seed';
 
@@ -37,6 +38,14 @@ function writeFlow(name: string, text: string): string {
   fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
   fs.writeFileSync(file, text);
   return file;
+}
+
+/** fitsAPhone checks the page does not scroll sideways at 390 px, then goes back to the default size. */
+async function fitsAPhone(page: Page, what: string) {
+  const size = page.viewportSize()!;
+  await page.setViewportSize({ width: 390, height: 844 });
+  await expectNoSidewaysScroll(page, what);
+  await page.setViewportSize(size);
 }
 
 /** finish follows nextCall, with notes, until the run completes. */
@@ -71,6 +80,7 @@ test.describe('Fork here', () => {
       await expect(page.getByTestId('fork-what')).toContainText('Starts a new branch from node_2');
       const context = page.getByLabel('Context (a JSON object)');
       await expect(context).toHaveValue(/"topic": "cats"/);
+      await fitsAPhone(page, 'Fork here');
 
       // Not JSON: refused with where, the text kept, nothing branched.
       await context.fill('{"topic": dogs}');
@@ -84,6 +94,7 @@ test.describe('Fork here', () => {
       await expect(page.getByTestId('handoff-what')).toContainText('third Third is pending at this node');
       const token = (await page.getByTestId('state-token').textContent())!.trim();
       expect(token).toMatch(/^st\.v1\./);
+      await fitsAPhone(page, 'the hand-off page');
       await expect(page.getByTestId('chat-prompt')).toHaveText(
         `Continue my WorkRail run: call continue_workflow with stateToken "${token}" and do the pending step.`);
 
@@ -148,6 +159,7 @@ test('restarts a drifted run on the current version, in its session, linked both
     await expect(diff.locator('.add').filter({ hasText: '"version": "1.1.0"' })).toHaveCount(1);
     const context = page.getByTestId('restart-context');
     await expect(context).toHaveValue(/"topic": "cats"/);
+    await fitsAPhone(page, 'the restart preview');
     await context.fill('{"topic": "cats, again"}');
     await page.getByTestId('restart-submit').click();
 
