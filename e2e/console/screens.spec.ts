@@ -21,6 +21,10 @@ test.beforeAll(() => {
 });
 test.afterAll(() => fs.rmSync(editorFile(), { force: true }));
 
+// Each test walks every page twice (light and dark) at full length: far
+// past the suite's 30 s per test on a busy machine, so it gets its own.
+test.describe.configure({ timeout: 120_000 });
+
 /** pagesOf names every kind of Console page the seed can show. */
 function pagesOf(seed: Seed): Record<string, string> {
   const f = seed['forked'];
