@@ -132,15 +132,25 @@ func contextText(ctx map[string]any) string {
 	return strings.TrimSuffix(b.String(), "\n")
 }
 
-// forkForm renders Fork here for ?node=.
-func (c *Console) forkForm(w http.ResponseWriter, r *http.Request) {
-	at, ok := placeOf(r)
+// forkTarget reads the node a fork form is for (?node=) and its view;
+// when it cannot, it has answered (404 or 500) and ok is false.
+func (c *Console) forkTarget(w http.ResponseWriter, r *http.Request) (at execute.Place, v forkView, ok bool) {
+	at, ok = placeOf(r)
 	if !ok || at.Node == 0 {
 		c.notFound(w, r)
-		return
+		return at, v, false
 	}
 	v, err := c.forkView(at)
 	if c.missing(w, r, "fork "+at.Node.String(), err) {
+		return at, v, false
+	}
+	return at, v, true
+}
+
+// forkForm renders Fork here for ?node=.
+func (c *Console) forkForm(w http.ResponseWriter, r *http.Request) {
+	at, v, ok := c.forkTarget(w, r)
+	if !ok {
 		return
 	}
 	c.render(w, r, http.StatusOK, forkPage(c.chrome("Fork "+at.Node.String()), v))
@@ -151,13 +161,8 @@ func (c *Console) forkForm(w http.ResponseWriter, r *http.Request) {
 // reload never forks twice); a refused one shows the form again with why,
 // the text as submitted; a blocked one shows its blockers.
 func (c *Console) forkPost(w http.ResponseWriter, r *http.Request) {
-	at, ok := placeOf(r)
-	if !ok || at.Node == 0 {
-		c.notFound(w, r)
-		return
-	}
-	v, err := c.forkView(at)
-	if c.missing(w, r, "fork "+at.Node.String(), err) {
+	at, v, ok := c.forkTarget(w, r)
+	if !ok {
 		return
 	}
 	v.Context = r.PostFormValue("context")
