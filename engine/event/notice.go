@@ -12,6 +12,12 @@ const (
 	NoticeContextIgnoredOnRehydrate     NoticeCode = "CONTEXT_IGNORED_ON_REHYDRATE"
 	NoticeOutputIgnoredOnRehydrate      NoticeCode = "OUTPUT_IGNORED_ON_REHYDRATE"
 	NoticePreferencesIgnoredOnRehydrate NoticeCode = "PREFERENCES_IGNORED_ON_REHYDRATE"
+	// Replay: a spent ackToken sent with an output other than the one its
+	// attempt recorded. The answer is the recorded one, so the output sent
+	// was not recorded; the warning carries the rehydrate that hands out a
+	// fresh ackToken to send it with. Shown on that replay only, never
+	// recorded.
+	NoticeOutputIgnoredOnReplay NoticeCode = "OUTPUT_IGNORED_ON_REPLAY"
 	// Preferences.
 	NoticePreferencesNotApplied           NoticeCode = "PREFERENCES_NOT_APPLIED"
 	NoticePreferencesExceedRecommendation NoticeCode = "PREFERENCES_EXCEED_RECOMMENDATION"
@@ -30,7 +36,7 @@ const (
 // NoticeCodes lists every notice code in a fixed order.
 func NoticeCodes() []NoticeCode {
 	return []NoticeCode{NoticeContextKeyUndeclared, NoticeContextIgnoredOnRehydrate, NoticeOutputIgnoredOnRehydrate,
-		NoticePreferencesIgnoredOnRehydrate, NoticePreferencesNotApplied, NoticePreferencesExceedRecommendation,
+		NoticePreferencesIgnoredOnRehydrate, NoticeOutputIgnoredOnReplay, NoticePreferencesNotApplied, NoticePreferencesExceedRecommendation,
 		NoticeUserResponseInvalid, NoticeArtifactInvalid, NoticeCapabilityDegraded, NoticeLegacyWorkflowID,
 		NoticePinnedWorkflowDrifted}
 }

@@ -25,7 +25,7 @@ func (s *Service) advance(n node, attempt engine.Attempt, in protocol.ContinueIn
 	return inTx(update, func(tx Tx) (protocol.Result, error) {
 		rec, err := tx.RecordedAttempt(n.id, attempt)
 		if err == nil {
-			return s.fromRecord(tx, n, rec)
+			return s.replay(tx, n, rec, in)
 		}
 		if !errors.Is(err, engine.ErrNotFound) {
 			return nil, err
@@ -37,7 +37,7 @@ func (s *Service) advance(n node, attempt engine.Attempt, in protocol.ContinueIn
 		if rec, err = s.record(tx, a); err != nil {
 			return nil, err
 		}
-		return s.fromRecord(tx, n, rec)
+		return s.fromRecord(tx, n, rec, nil)
 	})
 }
 
@@ -69,7 +69,7 @@ func (s *Service) prepare(tx Tx, n node, attempt engine.Attempt, in protocol.Con
 	if e != nil {
 		return attemptIn{}, e
 	}
-	a := attemptIn{loaded: l, n: n, attempt: attempt, step: place.Step, in: in, prefs: l.snap.Preferences, notices: warnings}
+	a := attemptIn{loaded: l, n: n, attempt: attempt, step: place.Step, in: in, prefs: l.snap.Preferences, notices: protocol.Notices(warnings)}
 	if in.Preferences != nil {
 		a.prefs = outcome.Apply(l.snap.Preferences, *in.Preferences)
 		a.changed = a.prefs != l.snap.Preferences
@@ -137,7 +137,7 @@ func (s *Service) record(tx Tx, a attemptIn) (event.Event, error) {
 	next := move.Snapshot
 	next.Preferences, next.Capabilities = a.prefs, observe(a.snap.Capabilities, ev.Observations)
 	if a.changed {
-		notes = append(notes, recommendationWarnings(a.c, a.prefs)...)
+		notes = append(notes, protocol.Notices(recommendationWarnings(a.c, a.prefs))...)
 	}
 	var fork *event.Fork
 	if len(a.info.Children) > 0 {

@@ -50,7 +50,8 @@ func withArgument(tool protocol.ToolName, raw []byte, e *engine.Error, key strin
 // rehydrateFix answers a bad ackToken with a valid stateToken: re-reading
 // the pending step hands out a fresh ackToken that fits it.
 func rehydrateFix(e *engine.Error, stateToken string) error {
-	return &fixable{err: e, tool: protocol.ToolContinue, args: map[string]any{"stateToken": stateToken}}
+	call := protocol.Rehydrate(stateToken)
+	return &fixable{err: e, tool: protocol.ToolName(call.Tool), args: call.Arguments}
 }
 
 // contextExample completes a start's context with a value of the right

@@ -26,21 +26,23 @@ type moveFacts struct {
 
 // fromRecord renders the response of a recorded attempt from the record
 // (and the node it created): the first answer and every replay take this
-// same path, so they are byte-identical.
-func (s *Service) fromRecord(tx Tx, from node, rec event.Event) (protocol.Result, error) {
+// same path, so they are byte-identical. added are warnings a replay shows
+// after the recorded ones: never recorded, they are that replay's own.
+func (s *Service) fromRecord(tx Tx, from node, rec event.Event, added []protocol.Warning) (protocol.Result, error) {
 	d, ok := rec.Data.(*event.AdvanceRecordedData)
 	if !ok {
 		return nil, fmt.Errorf("execute: replay: event %d is %s, not advance_recorded", rec.Index, rec.Kind)
 	}
 	if d.Outcome == event.OutcomeBlocked {
-		return s.renderBlocked(tx, from, d)
+		return s.renderBlocked(tx, from, d, added)
 	}
 	to := node{session: from.session, run: from.run, id: d.ToNode}
 	l, err := s.load(tx, to)
 	if err != nil {
 		return nil, err
 	}
-	return s.renderFresh(tx, l, to, token.KeyID(d.KeyID), moveFacts{skipped: d.Skipped, fork: d.Fork}, d.Notices)
+	warnings := append(protocol.Warnings(d.Notices), added...)
+	return s.renderFresh(tx, l, to, token.KeyID(d.KeyID), moveFacts{skipped: d.Skipped, fork: d.Fork}, warnings)
 }
 
 // renderFresh renders a node just created (by start or an advance), with
@@ -62,7 +64,7 @@ func (s *Service) renderFresh(tx Tx, l loaded, n node, kid token.KeyID, facts mo
 
 // renderBlocked answers a blocked attempt: the same node and pending step,
 // a fresh attempt for the retry, the recorded blockers.
-func (s *Service) renderBlocked(tx Tx, n node, d *event.AdvanceRecordedData) (protocol.Result, error) {
+func (s *Service) renderBlocked(tx Tx, n node, d *event.AdvanceRecordedData, added []protocol.Warning) (protocol.Result, error) {
 	l, err := s.load(tx, n)
 	if err != nil {
 		return nil, err
@@ -72,7 +74,7 @@ func (s *Service) renderBlocked(tx Tx, n node, d *event.AdvanceRecordedData) (pr
 		return nil, err
 	}
 	place, _ := run.PendingStep(l.c, l.snap)
-	v := view(l, n, toks, d.Notices)
+	v := view(l, n, toks, append(protocol.Warnings(d.Notices), added...))
 	v.Examples = examples(l.c, place.Step, true)
 	return protocol.NewBlocked(v, pendingOf(place), d.Blockers), nil
 }

@@ -274,6 +274,9 @@ func warningsSection(b *strings.Builder, ws []Warning) {
 	section(b, "Warnings")
 	for _, w := range ws {
 		fmt.Fprintf(b, "- %s: %s\n", w.Code, w.Message)
+		if w.NextCall != nil {
+			fmt.Fprintf(b, "  Call %s with exactly these arguments: %s\n", w.NextCall.Tool, compactJSON(w.NextCall.Arguments))
+		}
 	}
 }
 

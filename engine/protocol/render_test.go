@@ -46,7 +46,8 @@ func fullView() protocol.View {
 			{StepID: "lint-js", Reason: event.ConditionFalse, Condition: `lang == "js"`, Unset: []string{"lang", "framework"}},
 			{StepID: "fuzz-loop", Reason: event.LoopNotEntered},
 		},
-		Warnings: []protocol.Warning{{Code: "CONTEXT_KEY_UNDECLARED", Message: "context.extra is not an input of this workflow: it is stored, but no condition or loop reads it"}},
+		Warnings: []protocol.Warning{{Code: "CONTEXT_KEY_UNDECLARED", Message: "context.extra is not an input of this workflow: it is stored, but no condition or loop reads it"},
+			protocol.OutputIgnoredOnReplay("st.v1.PARENTtokenFIXED")},
 	}
 }
 

@@ -72,9 +72,41 @@ type ContinueArgs struct {
 	Output     *Output `json:"output,omitempty"`
 }
 
-// Warning is a structured, non-fatal notice. It is the notice as recorded
-// in advance_recorded, so a replay shows exactly what was recorded.
-type Warning = event.Notice
+// Rehydrate is the call that re-reads the pending step at stateToken: it
+// writes nothing and hands out a fresh ackToken for that step.
+func Rehydrate(stateToken string) NextCall {
+	return NextCall{Tool: string(ToolContinue), Arguments: ContinueArgs{StateToken: stateToken}}
+}
+
+// Warning is a structured, non-fatal notice. The notices an attempt
+// recorded (in advance_recorded) are shown as they were recorded, so a
+// replay shows exactly what was recorded; a warning only an answer adds,
+// never recorded, may carry the call that acts on it.
+type Warning struct {
+	Code     event.NoticeCode `json:"code"`
+	Message  string           `json:"message"`
+	NextCall *NextCall        `json:"nextCall,omitempty"`
+}
+
+// Warnings shows recorded notices as warnings.
+func Warnings(ns []event.Notice) []Warning {
+	var ws []Warning
+	for _, n := range ns {
+		ws = append(ws, Warning{Code: n.Code, Message: n.Message})
+	}
+	return ws
+}
+
+// Notices are warnings as an attempt records them: code and message. A
+// warning that carries a call is its answer's own and never recorded (the
+// call's tokens belong to that answer, not the log).
+func Notices(ws []Warning) []event.Notice {
+	var ns []event.Notice
+	for _, w := range ws {
+		ns = append(ns, event.Notice{Code: w.Code, Message: w.Message})
+	}
+	return ns
+}
 
 // StepResult asks the agent to do the pending step.
 type StepResult struct {

@@ -192,7 +192,9 @@ func TestGapsSkippedWarningsLines(t *testing.T) {
 		{"Gaps recorded", "- evt_7_12 [warning, assumption_made]: Assumed Go 1.26. To resolve: Confirm the Go version.\n" +
 			"- evt_7_13 [critical, user_only_dependency]: No style guide chosen.\n"},
 		{"Skipped", "- lint-js (condition_false): lang == \"js\"; not set in context: lang, framework\n- fuzz-loop (loop_not_entered)\n"},
-		{"Warnings", "- CONTEXT_KEY_UNDECLARED: context.extra is not an input of this workflow: it is stored, but no condition or loop reads it\n"},
+		{"Warnings", "- CONTEXT_KEY_UNDECLARED: context.extra is not an input of this workflow: it is stored, but no condition or loop reads it\n" +
+			"- OUTPUT_IGNORED_ON_REPLAY: " + protocol.OutputIgnoredOnReplay("").Message + "\n" +
+			"  Call continue_workflow with exactly these arguments: {\"stateToken\":\"st.v1.PARENTtokenFIXED\"}\n"},
 		{"Instructions", "This run is complete. There is no pending step: do not call continue_workflow for this run again.\n" +
 			"Tell the user the workflow is finished and summarise the outcome, including any gaps recorded.\n"},
 	}

@@ -46,6 +46,7 @@ func Contract(t *testing.T, open func(t *testing.T) Store) {
 		{"missing records are not found", missingRecords},
 		{"indexes equal a refold of the log", indexesEqualRefold},
 		{"replays are byte-identical and write nothing", replaysWriteNothing},
+		{"a replay says when the output sent was not recorded", replaysCompareOutput},
 		{"concurrent identical acks advance once", concurrentAcks},
 		{"the overview is the fold of the log", overviewIsTheFold},
 		{"overviews are walked newest first", overviewsNewestFirst},
@@ -364,6 +365,50 @@ func replayArgs(t *testing.T, id engine.SessionID, n project.Node, a engine.Atte
 	b, err := json.Marshal(map[string]string{"stateToken": st, "ackToken": ack})
 	must(t, err)
 	return b
+}
+
+// replaysCompareOutput resends a spent ackToken whose attempt recorded
+// notes, an artifact and a gap resolution, all read back through the
+// store's indexes: with that output (spelt otherwise), the replay is the
+// first answer; with another, it warns that the output was not recorded.
+func replaysCompareOutput(t *testing.T, s Store) {
+	x, at := gapRecorded(t, s)
+	if len(at.Gaps) != 1 {
+		t.Fatalf("gaps recorded: %+v; want one", at.Gaps)
+	}
+	ack := func(output string) []byte {
+		return mustJSON(t, map[string]any{"stateToken": at.StateToken, "ackToken": at.AckToken, "output": json.RawMessage(output)})
+	}
+	resolves := `"resolvesGaps":[{"gapId":"` + string(at.Gaps[0].GapID) + `","summary":"approved later"}]`
+	first, err := json.Marshal(x.Continue(ack(`{"notesMarkdown":"did it","artifacts":[{"kind":"demo.n","n":1}],` + resolves + `}`)))
+	must(t, err)
+	before, err := s.Digest(at.Session.SessionID)
+	must(t, err)
+	for _, tc := range []struct {
+		output string
+		warns  bool
+	}{
+		{`{` + resolves + `,"artifacts":[{"n":1.0,"kind":"demo.n"}],"notesMarkdown":"did it"}`, false},
+		{`{"notesMarkdown":"did it","artifacts":[{"kind":"demo.n","n":1}]}`, true},
+		{`{"notesMarkdown":"did it","artifacts":[{"kind":"demo.n","n":2}],` + resolves + `}`, true},
+	} {
+		res := x.Continue(ack(tc.output))
+		again, err := json.Marshal(res)
+		must(t, err)
+		var ws []protocol.Warning
+		if st, ok := res.(protocol.StepResult); ok {
+			ws = st.Warnings
+		}
+		switch {
+		case !tc.warns && string(again) != string(first):
+			t.Errorf("replay with %s differs from the first answer:\n%s\n%s", tc.output, first, again)
+		case tc.warns && (len(ws) != 1 || !reflect.DeepEqual(ws[0], protocol.OutputIgnoredOnReplay(at.StateToken))):
+			t.Errorf("replay with %s: warnings %+v; want only OUTPUT_IGNORED_ON_REPLAY", tc.output, ws)
+		}
+	}
+	if after, _ := s.Digest(at.Session.SessionID); after != before {
+		t.Fatal("replays appended events")
+	}
 }
 
 func concurrentAcks(t *testing.T, s Store) {
