@@ -45,6 +45,7 @@ type About struct {
 	Version   string
 	Home      string
 	StartedAt time.Time // shown as uptime; never used to order anything
+	Log       string    // the daemon's log file, named under its recent errors
 	// Snippets register WorkRail in an IDE, shown until the first session.
 	Snippets []Snippet
 }
@@ -69,7 +70,11 @@ type Console struct {
 	now       func() time.Time
 	logf      func(string, ...any)
 	// runs are the use cases a person's actions on a run go through.
-	runs Runs
+	runs   Runs
+	errors ErrorLog // nil: no errors are listed
+	// config reads the daemon's configuration; restart restarts it.
+	config  func() Settings
+	restart func() error
 }
 
 // Config is what the Console is built from.
@@ -86,12 +91,21 @@ type Config struct {
 	// Runs are the use cases the Console's actions on a run (fork here,
 	// restart on the current version, continue in a chat) go through.
 	Runs Runs
+	// Errors are the daemon's recent errors, listed on the home page.
+	Errors ErrorLog
+	// Settings reads desired vs applied configuration (nil: the defaults,
+	// nothing to show).
+	Settings func() Settings
+	// Restart restarts the daemon in place, or says why it would not
+	// start again.
+	Restart func() error
 }
 
 // New returns a Console over cfg.
 func New(cfg Config) *Console {
 	return &Console{store: cfg.Store, workflows: cfg.Workflows, runs: cfg.Runs, files: cfg.Files, about: cfg.About, version: cfg.About.Version,
-		csrf: csrfToken(cfg.Secret), now: cfg.Now, logf: cfg.Logf}
+		csrf: csrfToken(cfg.Secret), now: cfg.Now, logf: cfg.Logf, errors: cfg.Errors,
+		config: cfg.Settings, restart: cfg.Restart}
 }
 
 // sessionRow is what the sessions table shows of one session: its
@@ -103,9 +117,6 @@ type sessionRow struct {
 	Health   execute.Health
 	Drifted  int // runs whose workflow id means something else now
 }
-
-// pageSize is how many sessions one page of the list shows.
-const pageSize = 50
 
 // sessionsQuery is what the sessions page's URL asks for.
 type sessionsQuery struct {
@@ -136,6 +147,7 @@ func (c *Console) sessions(q sessionsQuery) (sessionsList, error) {
 		return sessionsList{}, err
 	}
 	p := sessionsList{Query: q, Total: len(ids), Top: q.Top}
+	size := c.settings().PageSize // console.pageSize, applied live
 	if p.Top == 0 && len(ids) > 0 {
 		p.Top = ids[len(ids)-1]
 	}
@@ -161,8 +173,8 @@ func (c *Console) sessions(q sessionsQuery) (sessionsList, error) {
 		if !q.shows(id, o, err) {
 			return true
 		}
-		if len(p.Rows) == pageSize {
-			p.Older = p.Rows[pageSize-1].ID
+		if len(p.Rows) == size {
+			p.Older = p.Rows[size-1].ID
 			return false
 		}
 		p.Rows = append(p.Rows, sessionRow{ID: id, Overview: o, Err: err})
@@ -230,6 +242,9 @@ func (c *Console) Routes(r chi.Router) {
 	r.Group(func(r chi.Router) {
 		r.Use(c.checkCSRF)
 		r.Get("/", c.sessionList)
+		r.Get("/config", c.configPage)
+		r.Get("/config/banner", c.configBanner)
+		r.Post("/config/restart", c.configRestart)
 		r.Get("/changes", c.changes)
 		r.Get("/sessions/{session}", c.sessionShow)
 		r.Get("/sessions/{session}/runs/{run}", c.runShow)
@@ -252,27 +267,37 @@ func (c *Console) Routes(r chi.Router) {
 // version and the change cursor the page was read at.
 type chrome struct {
 	Title, Version, Cursor string
-	CSRF                   string // carried by every form and htmx request
+	CSRF                   string   // carried by every form and htmx request
+	Config                 Settings // for the restart banner and the poll interval
 }
 
 // chrome is read before the page's data, so a write that lands while the
 // page is read moves the cursor past the page and the next poll refreshes
 // it.
 func (c *Console) chrome(title string) chrome {
-	return chrome{Title: title, Version: c.version, Cursor: strconv.FormatUint(c.store.Changes(), 10), CSRF: c.csrf}
+	s := c.settings()
+	return chrome{Title: title, Version: c.version, Cursor: c.cursor(s), CSRF: c.csrf, Config: s}
+}
+
+// cursor names what a page shows: the store's change cursor and the
+// configuration's generation, so an edit of config.json refreshes open
+// pages too.
+func (c *Console) cursor(s Settings) string {
+	return strconv.FormatUint(c.store.Changes(), 10) + "." + strconv.FormatUint(s.Generation, 10)
 }
 
 // changes answers the pages' 2 s poll: 204, reading nothing, while the
 // store's change cursor is the one the page has; otherwise a new poller and
 // HX-Trigger: wr-changed, on which every live panel fetches itself again.
 func (c *Console) changes(w http.ResponseWriter, r *http.Request) {
-	cursor := strconv.FormatUint(c.store.Changes(), 10)
+	s := c.settings()
+	cursor := c.cursor(s)
 	if r.URL.Query().Get("since") == cursor {
 		w.WriteHeader(http.StatusNoContent)
 		return
 	}
 	w.Header().Set("HX-Trigger", "wr-changed")
-	c.render(w, r, http.StatusOK, poller(cursor))
+	c.render(w, r, http.StatusOK, poller(cursor, s.PollSeconds))
 }
 
 // sessionList renders the sessions page. When the first session appears
@@ -331,11 +356,12 @@ type status struct {
 	Uptime   string
 	Sessions int
 	Health   string
+	Errors   []LoggedError // the daemon's last errors, newest first
 }
 
 func (c *Console) status(p sessionsList) status {
 	return status{About: c.about, Uptime: c.now().Sub(c.about.StartedAt).Round(time.Second).String(), Sessions: p.Total,
-		Health: healthSummary(c.store.Checked(), p.Total)}
+		Health: healthSummary(c.store.Checked(), p.Total), Errors: c.lastErrors()}
 }
 
 // healthSummary counts the sessions verified since the daemon started by

@@ -53,13 +53,20 @@ func consoleWith(t *testing.T, st interface {
 
 // serve serves the Console over st, comparing pins with the catalog wf.
 func serve(t *testing.T, st console.Store, wf execute.Workflows) http.Handler {
+	return serveWith(t, st, wf, func(*console.Config) {})
+}
+
+// serveWith is serve with the Console's configuration changed by with.
+func serveWith(t *testing.T, st console.Store, wf execute.Workflows, with func(*console.Config)) http.Handler {
 	clock := func() time.Time { return time.Date(2026, 3, 4, 5, 6, 7, 0, time.UTC) }
 	r := chi.NewRouter()
 	about := console.About{Version: "test", Home: "/home/dev/.local/share/workrail", StartedAt: clock().Add(-90 * time.Minute),
 		Snippets: []console.Snippet{{Client: "Claude Code", Text: "claude mcp add workrail -- /usr/local/bin/workrail mcp"}}}
 	// The daemon's router has routes of its own before the Console's.
 	r.Get("/static/*", http.NotFound)
-	console.New(console.Config{Store: st, Workflows: wf, About: about, Secret: []byte("test secret"), Now: clock, Logf: t.Logf}).Routes(r)
+	cfg := console.Config{Store: st, Workflows: wf, About: about, Secret: []byte("test secret"), Now: clock, Logf: t.Logf}
+	with(&cfg)
+	console.New(cfg).Routes(r)
 	return r
 }
 
@@ -260,7 +267,10 @@ func TestPollAnswersNoContentUntilSomethingChanged(t *testing.T) {
 		h.ServeHTTP(rec, req)
 		return rec
 	}
-	now := fmt.Sprint(st.Changes())
+	// The cursor is the store's and the configuration's (generation 0
+	// without one).
+	cursor := func() string { return fmt.Sprint(st.Changes()) + ".0" }
+	now := cursor()
 	if got := poll(now); got.Code != http.StatusNoContent || got.Body.Len() != 0 || got.Header().Get("HX-Trigger") != "" {
 		t.Fatalf("poll at the current cursor = %d %q (trigger %q); want 204, empty, no trigger", got.Code, got.Body, got.Header().Get("HX-Trigger"))
 	}
@@ -270,11 +280,11 @@ func TestPollAnswersNoContentUntilSomethingChanged(t *testing.T) {
 		t.Fatalf("poll after a change = %d, HX-Trigger %q; want 200 and wr-changed", got.Code, got.Header().Get("HX-Trigger"))
 	}
 	// The new poller asks from the new cursor, so the next poll is quiet.
-	want := `hx-get="/changes?since=` + fmt.Sprint(st.Changes()) + `"`
+	want := `hx-get="/changes?since=` + cursor() + `"`
 	if !strings.Contains(got.Body.String(), want) {
 		t.Fatalf("new poller %q does not carry %s", got.Body, want)
 	}
-	if got := poll(fmt.Sprint(st.Changes())); got.Code != http.StatusNoContent {
+	if got := poll(cursor()); got.Code != http.StatusNoContent {
 		t.Fatalf("poll at the new cursor = %d; want 204", got.Code)
 	}
 }

@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -105,43 +106,24 @@ func TestDaemonShutdownCleansUp(t *testing.T) {
 
 func TestConcurrentShimsStartOneDaemon(t *testing.T) {
 	home := newHome(t)
-	const n = 5
-	shims := make([]*shim, n)
-	errs := make([]error, n)
+	shims := spawnShims(t, home, 10)
+
 	var wg sync.WaitGroup
-	for i := range n {
+	for i, s := range shims {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			shims[i], errs[i] = spawnShim(home)
-		}()
-	}
-	wg.Wait()
-	for i, s := range shims {
-		if s != nil {
-			t.Cleanup(func() { s.c.Close() })
-		}
-		if errs[i] != nil {
-			t.Errorf("shim %d: %v", i, errs[i])
-		}
-	}
-	if t.Failed() {
-		t.FailNow()
-	}
-
-	var wg2 sync.WaitGroup
-	for i, s := range shims {
-		wg2.Add(1)
-		go func() {
-			defer wg2.Done()
 			checkToolsList(t, s.c)
-			r := call(t, s.c, "list_workflows", map[string]any{})
-			if r.kind() != "workflows" {
-				t.Errorf("shim %d: list_workflows kind %q", i, r.kind())
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			// tryCall, not call: t.Fatal must not run on this goroutine.
+			r, err := tryCall(ctx, s.c, "list_workflows", map[string]any{})
+			if err != nil || r.kind() != "workflows" {
+				t.Errorf("shim %d: list_workflows kind %q, %v", i, r.kind(), err)
 			}
 		}()
 	}
-	wg2.Wait()
+	wg.Wait()
 
 	info := mustInfo(t, home)
 	if !alive(info.PID) || !isOurDaemon(info.PID) {

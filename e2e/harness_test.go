@@ -144,7 +144,11 @@ func waitReaped(t testing.TB, pid int, within time.Duration) {
 
 // daemonPIDs lists the live `<bin> daemon` processes whose WORKRAIL_HOME is
 // home: only processes this test binary's workrail started can match.
-func daemonPIDs(home string) []int {
+func daemonPIDs(home string) []int { return commandPIDs(home, "daemon") }
+
+// commandPIDs lists the live `<bin> command` processes whose WORKRAIL_HOME
+// is home.
+func commandPIDs(home, command string) []int {
 	ents, err := os.ReadDir("/proc")
 	if err != nil {
 		return nil
@@ -160,7 +164,7 @@ func daemonPIDs(home string) []int {
 			continue
 		}
 		args := strings.Split(strings.TrimRight(string(cl), "\x00"), "\x00")
-		if len(args) < 2 || args[0] != bin || args[1] != "daemon" {
+		if len(args) < 2 || args[0] != bin || args[1] != command {
 			continue
 		}
 		env, err := os.ReadFile(fmt.Sprintf("/proc/%d/environ", pid))
@@ -271,9 +275,10 @@ func startDaemon(t testing.TB, home string) *daemonProc {
 	return d
 }
 
-func launchDaemon(home string) (*daemonProc, error) {
+// launchDaemon runs `workrail daemon --port 0` with args on home.
+func launchDaemon(home string, args ...string) (*daemonProc, error) {
 	d := &daemonProc{stdout: &syncBuffer{}, stderr: &syncBuffer{}, done: make(chan struct{})}
-	d.cmd = exec.Command(bin, "daemon", "--port", "0")
+	d.cmd = exec.Command(bin, append([]string{"daemon", "--port", "0"}, args...)...)
 	d.cmd.Env = procEnv(home)
 	d.cmd.Stdout, d.cmd.Stderr = d.stdout, d.stderr
 	if err := d.cmd.Start(); err != nil {
@@ -342,9 +347,13 @@ type shim struct {
 }
 
 // spawnShim launches `workrail mcp` on home and initializes it.
-func spawnShim(home string) (*shim, error) {
+func spawnShim(home string) (*shim, error) { return spawnShimOf(bin, home) }
+
+// spawnShimOf is spawnShim for the workrail binary exe, with env added to
+// (and overriding) the shim's environment.
+func spawnShimOf(exe, home string, env ...string) (*shim, error) {
 	s := &shim{stderr: &syncBuffer{}}
-	c, err := client.NewStdioMCPClientWithOptions(bin, []string{"WORKRAIL_HOME=" + home, "WORKRAIL_PORT=0"}, []string{"mcp"},
+	c, err := client.NewStdioMCPClientWithOptions(exe, append([]string{"WORKRAIL_HOME=" + home, "WORKRAIL_PORT=0"}, env...), []string{"mcp"},
 		transport.WithCommandStderrWriter(s.stderr))
 	if err != nil {
 		return nil, err

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"io"
 	"net"
 	"os"
 	"os/exec"
@@ -204,4 +205,57 @@ func TestShimWithClosedStdinExitsQuietly(t *testing.T) {
 			t.Errorf("daemon.json changed: %v\n%s\n%s", err, before, after)
 		}
 	})
+}
+
+// TestShimWithClosedStdoutExitsQuietly: when the IDE closes the shim's
+// stdout but keeps its stdin open, the shim's first answer fails (EPIPE)
+// and it exits 0 without a word, instead of dying of SIGPIPE or reading on
+// for nobody; the daemon, which other windows may use, runs on untouched.
+func TestShimWithClosedStdoutExitsQuietly(t *testing.T) {
+	home := newHome(t)
+	d := startDaemon(t, home)
+	before, err := os.ReadFile(filepath.Join(home, "daemon.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Close() // nobody reads the shim's stdout
+	cmd := exec.Command(bin, "mcp")
+	cmd.Env = procEnv(home)
+	cmd.Stdout = w
+	var errb syncBuffer
+	cmd.Stderr = &errb
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stdin.Close()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	if _, err := io.WriteString(stdin, `{"jsonrpc":"2.0","id":1,"method":"ping"}`+"\n"); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err = <-done:
+	case <-time.After(30 * time.Second):
+		cmd.Process.Kill()
+		<-done
+		t.Fatalf("the shim still ran 30s after its stdout closed (stdin open); stderr:\n%s", errb.String())
+	}
+	if err != nil || errb.String() != "" {
+		t.Errorf("shim exit %v, stderr %q; want exit 0 and nothing written", err, errb.String())
+	}
+	if _, exited := d.exitCode(0); exited {
+		t.Fatalf("the daemon exited when a shim's stdout closed; stderr:\n%s", d.stderr)
+	}
+	if after, err := os.ReadFile(filepath.Join(home, "daemon.json")); err != nil || !bytes.Equal(after, before) {
+		t.Errorf("daemon.json changed: %v\n%s\n%s", err, before, after)
+	}
 }

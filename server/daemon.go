@@ -5,16 +5,19 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"log"
+	"log/slog"
 	"net"
 	"net/http"
 	"os"
+	"sync"
+	"syscall"
 	"time"
 
 	"github.com/go-chi/chi/v5"
 	mcpserver "github.com/mark3labs/mcp-go/server"
 	"golang.org/x/sync/singleflight"
 
+	"github.com/workrail/workrail/engine/protocol"
 	"github.com/workrail/workrail/server/home"
 	"github.com/workrail/workrail/store"
 )
@@ -25,8 +28,11 @@ const DefaultPort = 7421
 
 // Config is everything a daemon serves, handed in by cmd.
 type Config struct {
-	Home    home.Dir
-	Port    int // 0 picks a free port
+	Home home.Dir
+	Port int // 0 picks a free port
+	// AnyPort: when Port is taken, listen on a free port instead (a daemon
+	// a shim started; daemon.json records the port).
+	AnyPort bool
 	Version string
 	// Token is the bearer HTTP MCP clients send to /mcp.
 	Token string
@@ -38,26 +44,45 @@ type Config struct {
 	Static fs.FS
 	// Doctor verifies every session for `workrail doctor`.
 	Doctor func() ([]store.Report, error)
-	Log    *log.Logger
-	Now    func() time.Time
+	// AppliedConfigHash identifies the configuration the daemon started
+	// with, for daemon.json.
+	AppliedConfigHash string
+	// Status is what GET /api/status answers, encoded as JSON.
+	Status func() any
+	// Restart checks the daemon could start again and, if so, asks for
+	// ActionRestart; otherwise it returns why not.
+	Restart func() *protocol.ErrorResult
+	// Log gets a line per tool call and the daemon's own events.
+	Log *slog.Logger
+	Now func() time.Time
 }
 
 // Daemon is a running WorkRail daemon.
 type Daemon struct {
-	cfg       Config
-	url       string
-	tcp, unix *http.Server
-	errs      chan error
-	doctors   singleflight.Group
+	cfg        Config
+	url        string
+	tcp, unix  *http.Server
+	errs       chan error
+	doctors    singleflight.Group
+	act        activity
+	retired    chan struct{}
+	retireOnce sync.Once
+	control    chan Action
+	started    time.Time
+	infoMu     sync.Mutex
+	info       home.Info // what daemon.json says
 }
 
 // Start binds the listeners, writes daemon.json and serves.
 func Start(cfg Config) (*Daemon, error) {
-	d := &Daemon{cfg: cfg, errs: make(chan error, 2)}
-	mcpHTTP := mcpserver.NewStreamableHTTPServer(NewMCPServer(cfg.Tools, cfg.Version), mcpserver.WithStateLess(true), mcpserver.WithEndpointPath("/mcp"))
-	tcpLn, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", cfg.Port))
+	d := &Daemon{cfg: cfg, errs: make(chan error, 2), retired: make(chan struct{}), control: make(chan Action, 1), started: cfg.Now()}
+	mcpHTTP := mcpserver.NewStreamableHTTPServer(NewMCPServer(cfg.Tools, cfg.Version, cfg.Log), mcpserver.WithStateLess(true), mcpserver.WithEndpointPath("/mcp"))
+	tcpLn, err := listenTCP(cfg.Port, cfg.AnyPort)
 	if err != nil {
-		return nil, fmt.Errorf("listen on 127.0.0.1:%d: %w (pick another with --port)", cfg.Port, err)
+		return nil, err
+	}
+	if p := tcpLn.Addr().(*net.TCPAddr).Port; cfg.Port != 0 && p != cfg.Port {
+		cfg.Log.Warn("the port is in use by another program; listening on another", "port", cfg.Port, "listening", p)
 	}
 	unixLn, err := listenUnix(cfg.Home.Socket())
 	if err != nil {
@@ -66,12 +91,13 @@ func Start(cfg Config) (*Daemon, error) {
 	}
 	d.url = "http://" + tcpLn.Addr().String()
 	d.tcp = &http.Server{Handler: d.router(tcpLn.Addr().(*net.TCPAddr).Port, mcpHTTP), ReadHeaderTimeout: 10 * time.Second}
-	d.unix = &http.Server{Handler: d.socketRouter(mcpHTTP), ReadHeaderTimeout: 10 * time.Second}
+	d.unix = &http.Server{Handler: d.socketRouter(mcpHTTP), ReadHeaderTimeout: 10 * time.Second, ConnState: d.act.connState}
 	// daemon.json names this daemon before anyone is served: a client that
 	// got an answer can rely on it. Connections made meanwhile wait in the
 	// listeners' backlog.
-	err = cfg.Home.WriteInfo(home.Info{PID: os.Getpid(), URL: d.url, Socket: cfg.Home.Socket(),
-		Version: cfg.Version, StartedAt: cfg.Now().UTC().Format(time.RFC3339)})
+	d.info = home.Info{PID: os.Getpid(), URL: d.url, Socket: cfg.Home.Socket(),
+		Version: cfg.Version, StartedAt: d.started.UTC().Format(time.RFC3339), AppliedConfigHash: cfg.AppliedConfigHash}
+	err = cfg.Home.WriteInfo(d.info)
 	if err != nil {
 		tcpLn.Close()
 		unixLn.Close()
@@ -87,6 +113,23 @@ func serve(s *http.Server, ln net.Listener) error {
 		return err
 	}
 	return nil
+}
+
+// listenTCP binds the Console's port on loopback. A port another program
+// holds is the one failure the user settles by choosing another; with
+// anyPort the daemon takes a free one itself.
+func listenTCP(port int, anyPort bool) (net.Listener, error) {
+	ln, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+	if errors.Is(err, syscall.EADDRINUSE) && anyPort {
+		ln, err = net.Listen("tcp", "127.0.0.1:0")
+	}
+	switch {
+	case errors.Is(err, syscall.EADDRINUSE):
+		return nil, fmt.Errorf("port %d is in use by another program; run `workrail daemon --port N` (0 picks a free one), set WORKRAIL_PORT, or set \"port\" in config.json (`workrail config set port N`)", port)
+	case err != nil:
+		return nil, fmt.Errorf("listen on 127.0.0.1:%d: %w", port, err)
+	}
+	return ln, nil
 }
 
 // listenUnix binds the shim socket so only this user can connect. A socket

@@ -20,21 +20,28 @@ func (d *Daemon) router(port int, mcpHTTP http.Handler) http.Handler {
 	// from another site (Sec-Fetch-Site), whatever it carries.
 	r.Use(secureHeaders, sameHost(port), http.NewCrossOriginProtection().Handler)
 	r.Handle("/static/*", noListing(http.FileServerFS(d.cfg.Static)))
-	r.With(bearer(d.cfg.Token), guard).Post("/mcp", mcpHTTP.ServeHTTP)
+	r.With(bearer(d.cfg.Token), d.act.track, guard).Post("/mcp", mcpHTTP.ServeHTTP)
 	r.Method(http.MethodGet, "/mcp", http.HandlerFunc(noStream))
 	r.With(bearer(d.cfg.Token)).Get("/api/doctor", d.doctor)
+	r.With(bearer(d.cfg.Token)).Get("/api/status", d.status)
 	d.cfg.Console(r)
 	return r
 }
 
 // socketRouter is the unix socket surface, reachable only by this user:
-// MCP for shims, the daemon's identity, and doctor for the CLI.
+// MCP for shims, the daemon's identity, doctor, status, stop and restart
+// for the CLI, and retiring
+// for a newer shim (never on TCP: a web page could ask it).
 func (d *Daemon) socketRouter(mcpHTTP http.Handler) http.Handler {
 	r := chi.NewRouter()
-	r.With(guard).Post("/mcp", mcpHTTP.ServeHTTP)
+	r.With(d.act.track, guard).Post("/mcp", mcpHTTP.ServeHTTP)
 	r.Get("/mcp", noStream)
 	r.Get("/health", d.health)
+	r.Post("/retire", d.retire)
 	r.Get("/api/doctor", d.doctor)
+	r.Get("/api/status", d.status)
+	r.Post("/api/stop", d.stop)
+	r.Post("/api/restart", d.restart)
 	return r
 }
 
@@ -76,7 +83,7 @@ func (d *Daemon) health(w http.ResponseWriter, _ *http.Request) {
 func (d *Daemon) doctor(w http.ResponseWriter, r *http.Request) {
 	reports, err, _ := d.doctors.Do("doctor", func() (any, error) { return d.cfg.Doctor() })
 	if err != nil {
-		d.cfg.Log.Printf("doctor: %v", err)
+		d.cfg.Log.Error("doctor failed", "err", err)
 		http.Error(w, "internal error; the daemon log has the details", http.StatusInternalServerError)
 		return
 	}

@@ -3,7 +3,7 @@ package server
 import (
 	"encoding/json"
 	"io"
-	"log"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -34,8 +34,8 @@ func surfaces(t *testing.T) (tcp, socket http.Handler) {
 		},
 		Static: fstest.MapFS{"static/app.css": {Data: []byte("body{}")}},
 		Doctor: func() ([]store.Report, error) { return []store.Report{}, nil },
-		Log:    log.New(io.Discard, "", 0)}}
-	mcpHTTP := mcpserver.NewStreamableHTTPServer(NewMCPServer(uc, "test"), mcpserver.WithStateLess(true), mcpserver.WithEndpointPath("/mcp"))
+		Log:    slog.New(slog.DiscardHandler)}}
+	mcpHTTP := mcpserver.NewStreamableHTTPServer(NewMCPServer(uc, "test", slog.New(slog.DiscardHandler)), mcpserver.WithStateLess(true), mcpserver.WithEndpointPath("/mcp"))
 	return d.router(7421, mcpHTTP), d.socketRouter(mcpHTTP)
 }
 

@@ -3,6 +3,8 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"log/slog"
+	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	mcpserver "github.com/mark3labs/mcp-go/server"
@@ -21,8 +23,8 @@ type Tools interface {
 
 // NewMCPServer builds the MCP server whose tools run on t: each handler
 // decodes nothing itself, calls the use case with the raw arguments and
-// encodes its result.
-func NewMCPServer(t Tools, version string) *mcpserver.MCPServer {
+// encodes its result. Each call is one line in log.
+func NewMCPServer(t Tools, version string, log *slog.Logger) *mcpserver.MCPServer {
 	s := mcpserver.NewMCPServer("workrail", version, mcpserver.WithToolCapabilities(false), mcpserver.WithRecovery())
 	run := map[protocol.ToolName]func([]byte) protocol.Result{
 		protocol.ToolList: t.List, protocol.ToolInspect: t.Inspect, protocol.ToolStart: t.Start, protocol.ToolContinue: t.Continue,
@@ -30,10 +32,60 @@ func NewMCPServer(t Tools, version string) *mcpserver.MCPServer {
 	for _, spec := range protocol.Tools() {
 		call := run[spec.Name]
 		s.AddTool(tool(spec), func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			return toolResult(call(rawArgs(req))), nil
+			start := time.Now()
+			defer logPanic(ctx, log, spec.Name, start)
+			r := call(rawArgs(req))
+			logCall(ctx, log, spec.Name, r, time.Since(start))
+			return toolResult(r), nil
 		})
 	}
 	return s
+}
+
+// logCall writes a tool call's line: the tool, the session when the
+// result names one, the result's kind, the error code of an error, and how
+// long it took. Never the arguments or the result's text: they hold what
+// the user and the agent wrote.
+func logCall(ctx context.Context, log *slog.Logger, name protocol.ToolName, r protocol.Result, took time.Duration) {
+	attrs := []slog.Attr{slog.String("tool", string(name))}
+	if s, ok := session(r); ok {
+		attrs = append(attrs, slog.String("session", s))
+	}
+	attrs = append(attrs, slog.String("kind", string(r.ResultKind())))
+	level := slog.LevelInfo
+	if e, ok := r.(protocol.ErrorResult); ok && e.Error != nil {
+		level = slog.LevelError
+		attrs = append(attrs, slog.String("code", string(e.Error.Code)))
+	}
+	attrs = append(attrs, durationMs(took))
+	log.LogAttrs(ctx, level, "tool call", attrs...)
+}
+
+// logPanic logs a use case that panicked and panics on, so the server's
+// recovery answers the call.
+func logPanic(ctx context.Context, log *slog.Logger, name protocol.ToolName, start time.Time) {
+	if p := recover(); p != nil {
+		log.LogAttrs(ctx, slog.LevelError, "tool call panicked", slog.String("tool", string(name)),
+			slog.Any("err", p), durationMs(time.Since(start)))
+		panic(p)
+	}
+}
+
+func durationMs(d time.Duration) slog.Attr {
+	return slog.Float64("durationMs", float64(d.Microseconds())/1000)
+}
+
+// session is the session a result is about, when it says.
+func session(r protocol.Result) (string, bool) {
+	switch r := r.(type) {
+	case protocol.StepResult:
+		return r.Session.SessionID.String(), true
+	case protocol.BlockedResult:
+		return r.Session.SessionID.String(), true
+	case protocol.CompleteResult:
+		return r.Session.SessionID.String(), true
+	}
+	return "", false
 }
 
 // tool declares a tool with its hand-written input schema (mcp.NewTool

@@ -94,16 +94,15 @@ func (t *Tx) verifyChain(visit func(event.Event) error) execute.Health {
 	return execute.Health{Status: execute.Healthy, LastGood: last}
 }
 
+// checkRefs checks that the snapshot or pinned workflow e references is
+// stored whole.
 func (t *Tx) checkRefs(e event.Event) error {
-	switch d := e.Data.(type) {
-	case *event.NodeCreatedData:
-		if _, err := getCAS(t.tx.Bucket(bucketSnapshots), engine.Digest(d.Snapshot)); err != nil {
-			return fmt.Errorf("snapshot %s: %w", d.Snapshot, err)
-		}
-	case *event.RunStartedData:
-		if _, err := getCAS(t.tx.Bucket(bucketWorkflows), engine.Digest(d.WorkflowHash)); err != nil {
-			return fmt.Errorf("pinned workflow %s: %w", d.WorkflowHash, err)
-		}
+	r, ok := referenced(e)
+	if !ok {
+		return nil
+	}
+	if _, err := getCAS(t.tx.Bucket(r.bucket()), r.d); err != nil {
+		return fmt.Errorf("%s: %w", r, err)
 	}
 	return nil
 }

@@ -176,20 +176,17 @@ func (s source) copy(btx *bbolt.Tx, id engine.SessionID, sb *rawBucket) error {
 // reference copies the snapshot or pinned workflow e names, if the
 // source holds it whole.
 func (s source) reference(btx *bbolt.Tx, e event.Event) error {
-	var from *rawBucket
-	var bucket []byte
-	var d engine.Digest
-	switch x := e.Data.(type) {
-	case *event.NodeCreatedData:
-		from, bucket, d = s.snapshots, bucketSnapshots, engine.Digest(x.Snapshot)
-	case *event.RunStartedData:
-		from, bucket, d = s.workflows, bucketWorkflows, engine.Digest(x.WorkflowHash)
-	default:
+	r, ok := referenced(e)
+	if !ok {
 		return nil
 	}
-	v, ok := from.entries[string(d[:])]
-	if !ok || engine.Sum(v) != d {
-		return fmt.Errorf("%s %s is missing or damaged", bucket, d)
+	from := s.snapshots
+	if r.kind == blobWorkflow {
+		from = s.workflows
 	}
-	return putCAS(btx.Bucket(bucket), d, v)
+	v, ok := from.entries[string(r.d[:])]
+	if !ok || engine.Sum(v) != r.d {
+		return fmt.Errorf("%s %s is missing or damaged", r.bucket(), r.d)
+	}
+	return putCAS(btx.Bucket(r.bucket()), r.d, v)
 }

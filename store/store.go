@@ -31,6 +31,14 @@ var (
 	bucketSessions  = []byte("sessions")
 	bucketSnapshots = []byte("snapshots")
 	bucketWorkflows = []byte("workflows")
+	// bucketActivity: session key → wall time of its last write (Unix
+	// seconds), for retention. It is outside the hashed logs and the
+	// derived indexes: the one record written from the clock.
+	bucketActivity = []byte("activity")
+	// bucketUnreferenced: snapshots and pinned workflows a deleted
+	// session referenced (kind ‖ digest → the session), kept until a
+	// sweep has checked that no remaining session references them.
+	bucketUnreferenced = []byte("unreferenced")
 
 	// Inside each session's bucket.
 	bucketEvents   = []byte("events")   // EventIndex → JCS event
@@ -51,12 +59,21 @@ type Options struct {
 	LockTimeout time.Duration
 	// ReadOnly opens an existing database for reading only (doctor).
 	ReadOnly bool
+	// Now stamps each session's last write, which retention counts from
+	// (time.Now when nil). Nothing is ordered by it.
+	Now func() time.Time
 }
 
 // Store is an open WorkRail database.
 type Store struct {
 	db     *bbolt.DB
 	commit *committer
+	now    func() time.Time
+
+	// sweeping lets one sweep run at a time; live holds the references
+	// appends make while it collects snapshots and pins.
+	sweeping sync.Mutex
+	live     liveRefs
 
 	mu     sync.Mutex
 	health map[engine.SessionID]execute.Health
@@ -90,7 +107,10 @@ func Open(path string, o Options) (*Store, error) {
 			return nil, err
 		}
 	}
-	s := &Store{db: db, health: map[engine.SessionID]execute.Health{}, decoded: map[engine.SessionID]decodedOverview{}}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	s := &Store{db: db, now: o.Now, health: map[engine.SessionID]execute.Health{}, decoded: map[engine.SessionID]decodedOverview{}}
 	s.commit = newCommitter(db)
 	return s, nil
 }
@@ -187,7 +207,7 @@ func (s *Store) Changes() uint64 { return s.commit.changes.Load() }
 func (s *Store) Path() string { return s.db.Path() }
 
 func migrate(tx *bbolt.Tx) error {
-	for _, name := range [][]byte{bucketMeta, bucketSessions, bucketSnapshots, bucketWorkflows} {
+	for _, name := range [][]byte{bucketMeta, bucketSessions, bucketSnapshots, bucketWorkflows, bucketActivity, bucketUnreferenced} {
 		if _, err := tx.CreateBucketIfNotExists(name); err != nil {
 			return fmt.Errorf("store: create bucket %s: %w", name, err)
 		}

@@ -29,6 +29,9 @@ type Tx struct {
 	ix indexKV // where the derived indexes live: the session's buckets
 	// ov is the session's overview as this transaction last wrote it.
 	ov *project.Overview
+	// live, in the writes of Create and Update, is told of the
+	// references appends make, which a sweep collecting meanwhile keeps.
+	live *liveRefs
 }
 
 // Create starts a new session and runs fn in the transaction that creates it.
@@ -45,7 +48,12 @@ func (s *Store) Create(fn func(execute.Tx) error) (engine.SessionID, error) {
 		if err != nil {
 			return err
 		}
-		return fn(newTx(btx, b, id))
+		t := newTx(btx, b, id)
+		t.live = &s.live
+		if err := fn(t); err != nil {
+			return err
+		}
+		return s.stamp(btx, id)
 	})
 	if err == nil {
 		s.setHealth(id, execute.Health{Status: execute.Healthy})
@@ -68,14 +76,21 @@ func createSession(root *bbolt.Bucket, id engine.SessionID) (*bbolt.Bucket, erro
 }
 
 // Update runs fn in a write transaction on session id. fn may run more than
-// once; keep results in variables it assigns on every run.
+// once; keep results in variables it assigns on every run. A write that
+// appends is the session's latest activity.
 func (s *Store) Update(id engine.SessionID, fn func(execute.Tx) error) error {
 	return s.commit.update(func(btx *bbolt.Tx) error {
 		b := btx.Bucket(bucketSessions).Bucket(sessionKey(id))
 		if b == nil {
 			return fmt.Errorf("store: session %s: %w", id, engine.ErrNotFound)
 		}
-		return fn(newTx(btx, b, id))
+		t := newTx(btx, b, id)
+		t.live = &s.live
+		head := t.Head()
+		if err := fn(t); err != nil || t.Head() == head {
+			return err
+		}
+		return s.stamp(btx, id)
 	})
 }
 
@@ -121,8 +136,11 @@ func (t *Tx) Head() engine.EventIndex {
 }
 
 // head returns the last event index and chain digest (zero for an empty log).
-func (t *Tx) head() (engine.EventIndex, engine.Digest) {
-	v := t.b.Get(keyHead)
+func (t *Tx) head() (engine.EventIndex, engine.Digest) { return headOf(t.b) }
+
+// headOf reads the head record of a session's bucket.
+func headOf(b *bbolt.Bucket) (engine.EventIndex, engine.Digest) {
+	v := b.Get(keyHead)
 	var d engine.Digest
 	if len(v) != 8+len(d) {
 		return 0, d
@@ -152,6 +170,7 @@ func (t *Tx) Append(run engine.RunID, node engine.NodeID, p event.Payload) (even
 	if err := t.b.Put(keyHead, append(key, d[:]...)); err != nil {
 		return event.Event{}, err
 	}
+	t.live.note(e)
 	return e, t.fold(e)
 }
 

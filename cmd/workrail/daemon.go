@@ -2,24 +2,30 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
 	"github.com/workrail/workrail/server"
+	"github.com/workrail/workrail/server/config"
 	"github.com/workrail/workrail/server/home"
 )
 
 func runDaemon(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("daemon", flag.ContinueOnError)
-	port := fs.Int("port", defaultPort(), "TCP port of the Console and HTTP MCP endpoint on 127.0.0.1 (0 picks a free one; env WORKRAIL_PORT)")
+	port := fs.Int("port", config.DefaultPort, "TCP port of the Console and HTTP MCP endpoint on 127.0.0.1 (0 picks a free one; "+
+		"else WORKRAIL_PORT, else \"port\" in config.json)")
+	anyPort := fs.Bool("any-port", false, "if the port is taken, take a free one (the shim passes this)")
+	verbose := fs.Bool("verbose", false, "also write the log (a line per tool call, and every error) to stderr")
 	if code, done := parseFlags(fs, args, stdout, stderr); done {
 		return code
 	}
@@ -33,37 +39,77 @@ func runDaemon(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "workrail:", err)
 		return 1
 	}
-	d, st, err := startDaemon(h, *port, stderr)
+	listen := choosePort(fs, *port)
+	d, release, err := startDaemon(h, listen, *anyPort, newDaemonLog(h, *verbose, stderr))
 	if err != nil {
 		fmt.Fprintln(stderr, "workrail:", err)
 		return 1
 	}
-	defer st.Close()
 	banner(stdout, h, d)
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
-	code := 0
+	code, restart := 0, false
 	select {
 	case s := <-sig:
 		fmt.Fprintf(stderr, "workrail: %s: shutting down\n", s)
 	case err := <-d.Errs():
 		fmt.Fprintln(stderr, "workrail: listener stopped:", err)
 		code = 1
+	case <-d.Retired():
+		fmt.Fprintln(stderr, "workrail: a newer workrail replaces this idle daemon: shutting down")
+	case a := <-d.Control():
+		fmt.Fprintf(stderr, "workrail: asked to %s\n", a)
+		restart = a == server.ActionRestart
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	if err := d.Shutdown(ctx); err != nil {
+	err = errors.Join(d.Shutdown(ctx), release())
+	if err != nil {
 		fmt.Fprintln(stderr, "workrail: shutdown:", err)
 		return 1
+	}
+	if restart {
+		return restartInPlace(listen, d.Port(), stderr)
 	}
 	return code
 }
 
-func defaultPort() int {
-	if p, err := strconv.Atoi(os.Getenv("WORKRAIL_PORT")); err == nil {
-		return p
+// portChoice is the port a daemon listens on, and whether the command line
+// or the environment chose it (else config.json does).
+type portChoice struct {
+	port  int
+	given bool
+}
+
+// choosePort reads --port, then WORKRAIL_PORT; neither leaves the port to
+// config.json.
+func choosePort(fs *flag.FlagSet, port int) portChoice {
+	given := false
+	fs.Visit(func(f *flag.Flag) { given = given || f.Name == "port" })
+	if given {
+		return portChoice{port: port, given: true}
 	}
-	return server.DefaultPort
+	if p, err := strconv.Atoi(os.Getenv("WORKRAIL_PORT")); err == nil {
+		return portChoice{port: p, given: true}
+	}
+	return portChoice{}
+}
+
+// restartInPlace runs this program again in this process, with the same
+// arguments and environment: same pid, so whatever started the daemon (a
+// shim, a terminal) keeps it. The store and listeners are closed, and Go
+// opens every file close-on-exec, so the new daemon finds them free. A
+// port chosen by --port or WORKRAIL_PORT (0 included) is kept, so open
+// Console pages find the daemon again; one config.json chose is read anew.
+func restartInPlace(listen portChoice, bound int, stderr io.Writer) int {
+	fmt.Fprintln(stderr, "workrail: restarting")
+	args := os.Args
+	if listen.given {
+		args = append(slices.Clip(args), "--port", strconv.Itoa(bound))
+	}
+	err := syscall.Exec(executable(), args, os.Environ())
+	fmt.Fprintln(stderr, "workrail: restart:", err) // Exec returns only on failure
+	return 1
 }
 
 // banner prints where the Console is and how to register WorkRail in an IDE.

@@ -4,9 +4,9 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"log"
 	"os"
 	"os/exec"
+	"os/signal"
 	"syscall"
 
 	"github.com/workrail/workrail/server/home"
@@ -28,8 +28,12 @@ func runShim(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "workrail mcp:", err)
 		return 1
 	}
-	logger := log.New(stderr, "workrail mcp: ", log.LstdFlags)
-	s := shim.New(shim.Config{Home: h, StartDaemon: func() (<-chan struct{}, error) { return startDetached(h) }, Log: logger}, os.Stdout)
+	logger := shimLogger(h, stderr)
+	// A write to a closed stdout or stderr fails with EPIPE instead of
+	// killing the shim: the shim then ends quietly (a closed stdout means
+	// the IDE has gone), and a log line nobody reads is no reason to die.
+	signal.Ignore(syscall.SIGPIPE)
+	s := shim.New(shim.Config{Home: h, Version: version, StartDaemon: func() (<-chan struct{}, error) { return startDetached(h) }, Log: logger}, os.Stdout)
 	if err := s.Run(context.Background(), os.Stdin); err != nil {
 		logger.Print(err)
 		return 1
@@ -37,10 +41,12 @@ func runShim(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
-// startDetached launches `workrail daemon` in its own session, logging to
-// the home folder. The channel closes if the daemon exits; waiting on it
-// also reaps it, so a dead daemon never lingers as a zombie that looks
-// alive.
+// startDetached launches `workrail daemon --any-port` in its own session,
+// logging to the home folder: a port another program holds must not keep
+// the IDE's daemon from starting (shims find it by its socket, and
+// daemon.json records the Console's URL). The channel closes if the daemon
+// exits; waiting on it also reaps it, so a dead daemon never lingers as a
+// zombie that looks alive.
 func startDetached(h home.Dir) (<-chan struct{}, error) {
 	exe, err := os.Executable()
 	if err != nil {
@@ -51,7 +57,7 @@ func startDetached(h home.Dir) (<-chan struct{}, error) {
 		return nil, err
 	}
 	defer logf.Close()
-	cmd := exec.Command(exe, "daemon")
+	cmd := exec.Command(exe, "daemon", "--any-port")
 	cmd.Env = append(os.Environ(), "WORKRAIL_HOME="+string(h))
 	cmd.Stdout, cmd.Stderr = logf, logf
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}

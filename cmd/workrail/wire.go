@@ -3,13 +3,16 @@ package main
 import (
 	"errors"
 	"fmt"
-	"io"
-	"log"
+	"sync/atomic"
 	"time"
 
 	"github.com/workrail/workrail/console"
+	"github.com/workrail/workrail/engine"
+	"github.com/workrail/workrail/engine/catalog"
 	"github.com/workrail/workrail/engine/execute"
+	"github.com/workrail/workrail/engine/protocol"
 	"github.com/workrail/workrail/server"
+	"github.com/workrail/workrail/server/config"
 	"github.com/workrail/workrail/server/home"
 	"github.com/workrail/workrail/server/sources"
 	"github.com/workrail/workrail/store"
@@ -23,50 +26,100 @@ var errAlreadyRunning = errors.New("another workrail daemon is already running o
 // startDaemon wires the daemon: the store it owns, the token keys, the
 // configuration, the workflow sources, the use cases over them, and the
 // transport serving those and the Console. It fails fast (about a second)
-// when another daemon owns the home folder. The caller closes the store
-// after shutting the daemon down.
-func startDaemon(h home.Dir, port int, logTo io.Writer) (*server.Daemon, *store.Store, error) {
-	logger := log.New(logTo, "workrail: ", log.LstdFlags|log.Lmicroseconds)
+// when another daemon owns the home folder. With anyPort, a port another
+// program holds gives way to a free one. After shutting the daemon down,
+// the caller calls release: it stops the retention sweep and closes the
+// store.
+func startDaemon(h home.Dir, port portChoice, anyPort bool, logger *daemonLog) (d *server.Daemon, release func() error, err error) {
 	if err := h.CheckPrivate(); err != nil {
 		return nil, nil, err
 	}
-	st, err := store.Open(h.DB(), store.Options{})
+	st, err := store.Open(h.DB(), store.Options{Now: time.Now})
 	if errors.Is(err, store.ErrLocked) {
 		return nil, nil, alreadyRunning(h)
 	}
 	if err != nil {
 		return nil, nil, err
 	}
-	d, err := serveStore(h, port, st, logger)
+	d, live, err := serveStore(h, port, anyPort, st, logger)
 	if err != nil {
 		st.Close()
 		return nil, nil, err
 	}
-	return d, st, nil
+	stopSweep := startSweeper(st, func() int { return live.Applied().RetentionDays }, logger.printf)
+	logger.Info("daemon started", "version", version, "url", d.URL())
+	return d, func() error { stopSweep(); return st.Close() }, nil
 }
 
-func serveStore(h home.Dir, port int, st *store.Store, logger *log.Logger) (*server.Daemon, error) {
+func serveStore(h home.Dir, port portChoice, anyPort bool, st *store.Store, logger *daemonLog) (*server.Daemon, *config.Live, error) {
 	keys, err := home.LoadKeyRing(string(h))
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	cfg, err := h.Config()
+	cfg, err := config.Load(h.Path("config.json"))
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	reg, err := sources.New(workflows.FS, h.WorkflowDirs(cfg))
+	if !port.given {
+		port.port = cfg.Port
+	}
+	reg, err := sources.New(workflows.FS, workflowDirs(h, cfg))
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	token, err := h.AuthToken()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	uc := execute.New(st, keys, reg, cfg.DefaultPreferences, time.Now, logger.Printf)
-	con := console.New(console.Config{Store: st, Workflows: reg, Runs: uc, Files: reg, Secret: []byte(token), Now: time.Now, Logf: logger.Printf,
-		About: console.About{Version: version, Home: string(h), StartedAt: time.Now(), Snippets: snippets(executable(), h)}})
-	return server.Start(server.Config{Home: h, Port: port, Version: version, Token: token, Tools: uc,
-		Console: con.Routes, Static: web.Static, Doctor: st.Doctor, Log: logger, Now: time.Now})
+	live := config.NewLive(h.Path("config.json"), cfg)
+	// The hooks are built before the daemon they serve, and may be called
+	// as soon as it listens.
+	var running atomic.Pointer[server.Daemon]
+	restart := func() *protocol.ErrorResult {
+		if e := live.Snapshot().DesiredErr; e != nil {
+			r := protocol.NewError(engine.Errorf(engine.CodeInvalidInput,
+				"the daemon would not start again: %s. Fix config.json (or run `workrail config` to see it), then restart", e.Message))
+			return &r
+		}
+		running.Load().Request(server.ActionRestart)
+		return nil
+	}
+	started := time.Now()
+	uc := execute.New(st, keys, reg, cfg.Preferences(), time.Now, logger.printf)
+	con := console.New(console.Config{Store: st, Workflows: reg, Runs: uc, Files: reg, Secret: []byte(token), Now: time.Now, Logf: logger.printf, Errors: logger,
+		About:    console.About{Version: version, Home: string(h), StartedAt: started, Log: h.Log(), Snippets: snippets(executable(), h)},
+		Settings: func() console.Settings { return consoleSettings(live.Snapshot()) },
+		Restart: func() error {
+			if r := restart(); r != nil {
+				return r.Error
+			}
+			return nil
+		}})
+	d, err := server.Start(server.Config{Home: h, Port: port.port, AnyPort: anyPort, Version: version, Token: token, Tools: uc,
+		Console: con.Routes, Static: web.Static, Doctor: st.Doctor, Log: logger.Logger, Now: time.Now,
+		AppliedConfigHash: cfg.Hash(), Restart: restart,
+		Status: func() any { return daemonStatus(h, running.Load(), st, live.Snapshot()) }})
+	if err != nil {
+		return nil, nil, err
+	}
+	running.Store(d)
+	live.OnApply(func(c config.Config) {
+		logger.Info("config.json: applied a runtime-safe change live", "appliedConfigHash", c.Hash())
+		if err := d.SetAppliedConfigHash(c.Hash()); err != nil {
+			logger.Error("daemon.json could not be written", "err", err)
+		}
+	})
+	return d, live, nil
+}
+
+// workflowDirs lists the folder sources: the user's workflows folder, then
+// the config's extra paths.
+func workflowDirs(h home.Dir, cfg config.Config) []catalog.Source {
+	dirs := []catalog.Source{{Kind: catalog.User, Path: h.Path("workflows")}}
+	for _, p := range cfg.WorkflowPaths {
+		dirs = append(dirs, catalog.Source{Kind: catalog.Config, Path: p})
+	}
+	return dirs
 }
 
 func alreadyRunning(h home.Dir) error {
@@ -75,4 +128,18 @@ func alreadyRunning(h home.Dir) error {
 		return fmt.Errorf("%w (%s is locked)", errAlreadyRunning, h.DB())
 	}
 	return fmt.Errorf("%w: pid %d, Console %s, started %s", errAlreadyRunning, info.PID, info.URL, info.StartedAt)
+}
+
+// consoleSettings is a configuration snapshot as the Console reads it.
+func consoleSettings(s config.Snapshot) console.Settings {
+	out := console.Settings{Path: s.Path, AppliedHash: s.AppliedHash, Pending: s.Pending, Generation: s.Generation,
+		PageSize: s.Applied.Console.PageSize, PollSeconds: s.Applied.Console.PollSeconds}
+	if s.DesiredErr != nil {
+		out.Problem = s.DesiredErr.Message
+	}
+	for _, e := range s.Entries {
+		out.Entries = append(out.Entries, console.SettingEntry{Key: e.Key, Why: e.Why, Desired: e.Desired, Applied: e.Applied,
+			RestartRequired: e.Class == config.RestartRequired, Differs: e.Differs})
+	}
+	return out
 }

@@ -16,6 +16,7 @@ export interface DaemonInfo {
   socket: string;
   version: string;
   startedAt: string;
+  appliedConfigHash: string;
 }
 
 /** Workspace is one temp folder holding the built binary and the home folder. */

@@ -38,7 +38,7 @@ test('a run page shows the step an agent took on the next poll, keeping focus, a
   expect(r.headers()['hx-trigger']).toBe('wr-changed');
   // One poll, then each live panel (the run's) fetching its own URL: no
   // page load; the morphed-in drawing has a new URL, so it is fetched anew.
-  expect(sent[0]).toMatch(/^\/changes\?since=\d+$/);
+  expect(sent[0]).toMatch(/^\/changes\?since=\d+\.\d+$/);
   const drawings = sent.filter((u) => u.includes('/graph.svg'));
   expect(sent.slice(1).filter((u) => !drawings.includes(u)).sort()).toEqual(panels);
   expect(drawings, 'the new drawing').toEqual([expect.stringMatching(/\/graph\.svg\?at=\d+$/)]);
@@ -119,7 +119,7 @@ test('a page where nothing changed polls, gets 204 and asks for nothing else', a
     expect(r.status()).toBe(204);
     expect(await r.text()).toBe('');
   }
-  expect(sent).toEqual([expect.stringMatching(/^\/changes\?since=\d+$/), expect.stringMatching(/^\/changes\?since=\d+$/)]);
+  expect(sent).toEqual([expect.stringMatching(/^\/changes\?since=\d+\.\d+$/), expect.stringMatching(/^\/changes\?since=\d+\.\d+$/)]);
   expect(await htmxCounts(page)).toMatchObject({ sent: 2, done: 2, inFlight: 0 });
   expect(await page.locator('#run').innerHTML(), 'the panel is untouched').toBe(html);
   await expect(page.locator('#announce')).toBeEmpty();

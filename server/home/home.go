@@ -71,8 +71,13 @@ func (d Dir) DB() string { return d.Path("workrail.db") }
 // Socket is the unix socket shims connect to.
 func (d Dir) Socket() string { return d.Path("daemon.sock") }
 
-// DaemonLog is where a detached daemon writes its log.
+// DaemonLog is where a detached daemon's stdout and stderr go: its
+// banner, and why it could not start.
 func (d Dir) DaemonLog() string { return filepath.Join(string(d), "logs", "daemon.log") }
+
+// Log is the log the daemon and its shims write (JSON lines, rotated by
+// size): a line per tool call, and every error.
+func (d Dir) Log() string { return filepath.Join(string(d), "logs", "workrail.log") }
 
 // Info is the content of daemon.json.
 type Info struct {
@@ -81,6 +86,9 @@ type Info struct {
 	Socket    string `json:"socket"`
 	Version   string `json:"version"`
 	StartedAt string `json:"startedAt"`
+	// AppliedConfigHash identifies the configuration in effect: sha256 of
+	// its canonical JSON, rewritten when a runtime-safe change is applied.
+	AppliedConfigHash string `json:"appliedConfigHash"`
 }
 
 // WriteInfo writes daemon.json atomically (temp file, fsync, rename).

@@ -1,12 +1,14 @@
 // Package shim is `workrail mcp`: the stdio process an IDE launches. It
 // holds no state and runs no use case. It finds (or starts) the daemon for
-// its home, known by what the daemon's GET /health answers, and forwards
+// its home, known by what the daemon's GET /health answers (replacing one
+// of an older version when no other window uses it), and forwards
 // every MCP message, byte for byte, to the daemon's streamable HTTP
 // endpoint on the home folder's unix socket. Every request line gets
 // exactly one reply line: a tool call it cannot deliver gets the
 // DAEMON_UNAVAILABLE error as engine/protocol renders it, and a line whose
 // id it cannot read the JSON-RPC error with id null. stdout carries
-// protocol bytes only; diagnostics go to the log writer.
+// protocol bytes only; diagnostics go to the log writer. When stdout
+// closes, the shim ends without a word.
 package shim
 
 import (
@@ -30,6 +32,9 @@ import (
 // Config is what the shim needs.
 type Config struct {
 	Home home.Dir
+	// Version is this binary's version: a daemon of an older one is
+	// replaced when nothing else uses it.
+	Version string
 	// StartDaemon launches a detached daemon for Home; the returned channel
 	// is closed if that process exits.
 	StartDaemon func() (exited <-chan struct{}, err error)
@@ -44,8 +49,13 @@ type Shim struct {
 	client *http.Client
 	out    io.Writer
 	outMu  sync.Mutex
-	ensure sync.Mutex
-	found  atomic.Bool // this home's daemon answered GET /health
+	// outGone closes when out can no longer be written: the IDE closed
+	// the shim's stdout, so nobody reads its answers any more.
+	outGone  chan struct{}
+	goneOnce sync.Once
+	ensure   sync.Mutex
+	found    atomic.Bool // this home's daemon answered GET /health
+	kept     bool        // an older daemon was left running, not to be asked again; under ensure
 }
 
 // New returns a shim that writes protocol messages to out.
@@ -57,13 +67,14 @@ func New(cfg Config, out io.Writer) *Shim {
 		var d net.Dialer
 		return d.DialContext(ctx, "unix", cfg.Home.Socket())
 	}
-	return &Shim{cfg: cfg, out: out, client: &http.Client{Transport: &http.Transport{DialContext: dial, MaxIdleConnsPerHost: 8}}}
+	return &Shim{cfg: cfg, out: out, outGone: make(chan struct{}), client: &http.Client{Transport: &http.Transport{DialContext: dial, MaxIdleConnsPerHost: 8}}}
 }
 
-// Run forwards messages from in until it ends. Each message is forwarded
-// on its own goroutine so a slow call never holds up a ping. Every line
-// that is a request gets exactly one reply line; notifications and
-// responses get none.
+// Run forwards messages from in until it ends, or until out can no longer
+// be written (then a read from in may still be pending: the caller
+// exits). Each message is forwarded on its own goroutine so a slow call
+// never holds up a ping. Every line that is a request gets exactly one
+// reply line; notifications and responses get none.
 func (s *Shim) Run(ctx context.Context, in io.Reader) error {
 	r := bufio.NewReaderSize(in, 1<<16)
 	var wg sync.WaitGroup
@@ -80,20 +91,48 @@ func (s *Shim) Run(ctx context.Context, in io.Reader) error {
 			}
 		}()
 	}
+	lines := make(chan readLine)
+	go s.read(r, lines)
 	for {
-		line, err := r.ReadBytes('\n')
-		if msg := bytes.TrimSpace(line); len(msg) > 0 {
+		var l readLine
+		select {
+		case l = <-lines:
+		case <-s.outGone:
+			return nil
+		}
+		if msg := bytes.TrimSpace(l.line); len(msg) > 0 {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
 				s.forward(ctx, msg)
 			}()
 		}
-		if errors.Is(err, io.EOF) {
+		if errors.Is(l.err, io.EOF) {
 			return nil
 		}
+		if l.err != nil {
+			return l.err
+		}
+	}
+}
+
+// readLine is one line read from stdin, and the error that ended it.
+type readLine struct {
+	line []byte
+	err  error
+}
+
+// read hands Run each line of r until r ends or stdout is gone.
+func (s *Shim) read(r *bufio.Reader, lines chan<- readLine) {
+	for {
+		line, err := r.ReadBytes('\n')
+		select {
+		case lines <- readLine{line, err}:
+		case <-s.outGone:
+			return
+		}
 		if err != nil {
-			return err
+			return
 		}
 	}
 }
@@ -208,8 +247,15 @@ func (s *Shim) write(msg []byte) error {
 	buf.WriteByte('\n')
 	s.outMu.Lock()
 	defer s.outMu.Unlock()
+	select {
+	case <-s.outGone:
+		return nil
+	default:
+	}
 	if _, err := s.out.Write(buf.Bytes()); err != nil {
-		s.cfg.Log.Printf("write stdout: %v", err)
+		// The IDE closed stdout (EPIPE): the conversation is over, and the
+		// daemon, which other windows may use, is left alone.
+		s.goneOnce.Do(func() { close(s.outGone) })
 	}
 	return nil
 }

@@ -1,0 +1,215 @@
+// Package config owns config.json: the desired configuration a person
+// writes, checked against its published JSON Schema; the configuration a
+// running daemon applies and its appliedConfigHash; and the closed
+// classification of every key as restart-required or runtime-safe, by which
+// a difference between the two is either applied live or waits for a
+// restart.
+package config
+
+import (
+	"bytes"
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/santhosh-tekuri/jsonschema/v6/kind"
+	"golang.org/x/text/language"
+	"golang.org/x/text/message"
+
+	"github.com/workrail/workrail/engine"
+	"github.com/workrail/workrail/engine/canon"
+	"github.com/workrail/workrail/engine/outcome"
+	"github.com/workrail/workrail/engine/workflow"
+)
+
+// Schema is config.json's JSON Schema, published by `workrail config
+// schema` and the Console.
+//
+//go:embed config.schema.json
+var Schema []byte
+
+// Config is a whole configuration: every key has a value (defaults fill
+// what the file leaves out), so two configs compare key by key and hash
+// the same whenever they mean the same.
+type Config struct {
+	WorkflowPaths      []string             `json:"workflowPaths"`
+	Features           Features             `json:"features"`
+	DefaultMode        outcome.ModeID       `json:"defaultMode"`
+	DefaultPreferences workflow.Preferences `json:"defaultPreferences"`
+	RetentionDays      int                  `json:"retentionDays"`
+	Port               int                  `json:"port"`
+	Console            Console              `json:"console"`
+}
+
+// Features are the flags that gate tools.
+type Features struct {
+	CheckpointWorkflow bool `json:"checkpoint_workflow"`
+	ResumeSession      bool `json:"resume_session"`
+	StartSession       bool `json:"start_session"`
+}
+
+// Console is how the Console presents things.
+type Console struct {
+	PageSize    int `json:"pageSize"`
+	PollSeconds int `json:"pollSeconds"`
+}
+
+// DefaultPort is where the Console and HTTP MCP endpoint listen unless
+// config.json, WORKRAIL_PORT or --port say otherwise.
+const DefaultPort = 7421
+
+// Defaults is the configuration of an empty config.json.
+func Defaults() Config {
+	return Config{
+		WorkflowPaths: []string{},
+		Features:      Features{CheckpointWorkflow: true, ResumeSession: true},
+		DefaultMode:   outcome.ModeGuided,
+		RetentionDays: 60,
+		Port:          DefaultPort,
+		Console:       Console{PageSize: 50, PollSeconds: 2},
+	}
+}
+
+// Preferences are the global default preferences new sessions copy: the
+// default mode's, with defaultPreferences laid over them.
+func (c Config) Preferences() workflow.Preferences {
+	p, _ := outcome.Preset(c.DefaultMode)
+	return outcome.Apply(p, c.DefaultPreferences)
+}
+
+// Hash is the appliedConfigHash of c: sha256 of its RFC 8785 canonical
+// JSON, as "sha256:<hex>".
+func (c Config) Hash() string {
+	_, d, err := canon.Digest(c)
+	if err != nil {
+		panic(fmt.Sprintf("config: a Config always encodes: %v", err)) // only plain fields
+	}
+	return d.String()
+}
+
+// Parse reads config.json's bytes over the defaults. An empty file is the
+// defaults. A file the schema refuses is an INVALID_INPUT error naming the
+// JSON pointer of the first problem; nothing of it is used.
+func Parse(b []byte) (Config, *engine.Error) {
+	cfg := Defaults()
+	if len(bytes.TrimSpace(b)) == 0 {
+		return cfg, nil
+	}
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(b))
+	if err != nil {
+		return cfg, engine.Errorf(engine.CodeInvalidInput, "config.json is not JSON: %v", err).With("pointer", "")
+	}
+	if e := check(doc); e != nil {
+		return cfg, e
+	}
+	if err := json.Unmarshal(b, &cfg); err != nil {
+		return Defaults(), engine.Errorf(engine.CodeInvalidInput, "config.json: %v", err).With("pointer", "")
+	}
+	if cfg.WorkflowPaths == nil {
+		cfg.WorkflowPaths = []string{}
+	}
+	return cfg, nil
+}
+
+var schema = compileSchema()
+
+func compileSchema() *jsonschema.Schema {
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(Schema))
+	if err != nil {
+		panic(fmt.Sprintf("config: the embedded schema is not JSON: %v", err))
+	}
+	c := jsonschema.NewCompiler()
+	if err := c.AddResource("config.schema.json", doc); err != nil {
+		panic(fmt.Sprintf("config: the embedded schema: %v", err))
+	}
+	return c.MustCompile("config.schema.json")
+}
+
+var printer = message.NewPrinter(language.English)
+
+// check validates a decoded document against the schema. Of several
+// problems it reports the first by pointer, so the message is the same
+// every time; an unknown key gets the nearest known one as a suggestion.
+func check(doc any) *engine.Error {
+	err := schema.Validate(doc)
+	if err == nil {
+		return nil
+	}
+	ve, ok := err.(*jsonschema.ValidationError)
+	if !ok {
+		return engine.Errorf(engine.CodeInvalidInput, "config.json: %v", err)
+	}
+	type problem struct {
+		ptr string
+		err *jsonschema.ValidationError
+	}
+	var leaves []problem
+	var walk func(*jsonschema.ValidationError)
+	walk = func(e *jsonschema.ValidationError) {
+		if len(e.Causes) == 0 {
+			leaves = append(leaves, problem{pointer(e.InstanceLocation), e})
+		}
+		for _, c := range e.Causes {
+			walk(c)
+		}
+	}
+	walk(ve)
+	sort.SliceStable(leaves, func(i, j int) bool { return leaves[i].ptr < leaves[j].ptr })
+	p := leaves[0]
+	if a, ok := p.err.ErrorKind.(*kind.AdditionalProperties); ok {
+		return unknownKey(p.ptr, slices.Sorted(slices.Values(a.Properties))[0])
+	}
+	at := p.ptr
+	if at == "" {
+		at = "the top level"
+	}
+	return engine.Errorf(engine.CodeInvalidInput, "config.json at %s: %s", at, problemText(p.err.ErrorKind)).With("pointer", p.ptr)
+}
+
+// problemText says what is wrong; bounds are written as plain numbers
+// (the validator's own words group digits: 65,535).
+func problemText(k jsonschema.ErrorKind) string {
+	switch k := k.(type) {
+	case *kind.Minimum:
+		return fmt.Sprintf("%s is below the minimum, %s", k.Got.RatString(), k.Want.RatString())
+	case *kind.Maximum:
+		return fmt.Sprintf("%s is above the maximum, %s", k.Got.RatString(), k.Want.RatString())
+	}
+	return k.LocalizedString(printer)
+}
+
+func unknownKey(parent, name string) *engine.Error {
+	ptr := parent + "/" + name
+	e := engine.Errorf(engine.CodeUnknownKey, "config.json has no key %s; `workrail config` lists the keys", keyName(ptr)).With("pointer", ptr)
+	var known []string
+	for _, k := range Keys() {
+		if p, _ := strings.CutSuffix(k.Pointer(), "/"+lastSegment(k.Pointer())); p == parent {
+			known = append(known, lastSegment(k.Pointer()))
+		}
+	}
+	if s := engine.Closest(name, known); s != "" {
+		e.Suggestions = []engine.Suggestion{{Path: keyName(ptr), DidYouMean: keyName(parent + "/" + s)}}
+	}
+	return e
+}
+
+func pointer(loc []string) string {
+	if len(loc) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	for _, s := range loc {
+		b.WriteByte('/')
+		b.WriteString(strings.NewReplacer("~", "~0", "/", "~1").Replace(s))
+	}
+	return b.String()
+}
+
+func lastSegment(ptr string) string { return ptr[strings.LastIndexByte(ptr, '/')+1:] }
+
+// keyName is a pointer as a dotted key: /console/pageSize → console.pageSize.
+func keyName(ptr string) string { return strings.ReplaceAll(strings.TrimPrefix(ptr, "/"), "/", ".") }

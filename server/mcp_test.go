@@ -1,0 +1,96 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"log/slog"
+	"strings"
+	"testing"
+
+	"github.com/workrail/workrail/engine"
+	"github.com/workrail/workrail/engine/protocol"
+)
+
+// answering is a Tools whose every tool answers r, or panics when r is nil.
+type answering struct{ r protocol.Result }
+
+func (a answering) answer([]byte) protocol.Result {
+	if a.r == nil {
+		panic("a bug")
+	}
+	return a.r
+}
+func (a answering) List(raw []byte) protocol.Result     { return a.answer(raw) }
+func (a answering) Inspect(raw []byte) protocol.Result  { return a.answer(raw) }
+func (a answering) Start(raw []byte) protocol.Result    { return a.answer(raw) }
+func (a answering) Continue(raw []byte) protocol.Result { return a.answer(raw) }
+
+// Each tool call is one line: tool, session when the result names one,
+// kind, the code of an error, and the duration; never the arguments.
+func TestEveryToolCallIsOneLogLine(t *testing.T) {
+	session := protocol.SessionRef{SessionID: 7, RunID: 1}
+	for _, tc := range []struct {
+		name   string
+		tool   protocol.ToolName
+		r      protocol.Result
+		level  string
+		msg    string
+		fields map[string]any // besides time, level, msg and durationMs
+	}{
+		{"step", protocol.ToolStart, protocol.StepResult{Kind: protocol.KindStep, Session: session}, "INFO", "tool call",
+			map[string]any{"tool": "start_workflow", "session": "ses_7", "kind": "step"}},
+		{"blocked", protocol.ToolContinue, protocol.BlockedResult{Kind: protocol.KindBlocked, Session: session}, "INFO", "tool call",
+			map[string]any{"tool": "continue_workflow", "session": "ses_7", "kind": "blocked"}},
+		{"complete", protocol.ToolContinue, protocol.CompleteResult{Kind: protocol.KindComplete, Session: session}, "INFO", "tool call",
+			map[string]any{"tool": "continue_workflow", "session": "ses_7", "kind": "complete"}},
+		{"no session", protocol.ToolList, protocol.ListResult{Kind: protocol.KindWorkflows}, "INFO", "tool call",
+			map[string]any{"tool": "list_workflows", "kind": "workflows"}},
+		{"error", protocol.ToolContinue, protocol.NewError(engine.Errorf(engine.CodeTokenBadSignature, "the token was not signed by this WorkRail")),
+			"ERROR", "tool call", map[string]any{"tool": "continue_workflow", "kind": "error", "code": "TOKEN_BAD_SIGNATURE"}},
+		{"panic", protocol.ToolInspect, nil, "ERROR", "tool call panicked",
+			map[string]any{"tool": "inspect_workflow", "err": "a bug"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var logs bytes.Buffer
+			s := NewMCPServer(answering{tc.r}, "test", slog.New(slog.NewJSONHandler(&logs, nil)))
+			call := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"` + string(tc.tool) + `","arguments":{"notes":"the user's secret"}}}`
+			reply, err := json.Marshal(s.HandleMessage(context.Background(), []byte(call)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.r == nil && !strings.Contains(string(reply), "panic") {
+				t.Errorf("the panicking call was answered %s", reply)
+			}
+			lines := strings.Split(strings.TrimSuffix(logs.String(), "\n"), "\n")
+			if len(lines) != 1 || strings.Contains(logs.String(), "secret") {
+				t.Fatalf("want one line without the arguments; got:\n%s", &logs)
+			}
+			var got map[string]any
+			if err := json.Unmarshal([]byte(lines[0]), &got); err != nil {
+				t.Fatal(err)
+			}
+			if ms, ok := got["durationMs"].(float64); !ok || ms < 0 {
+				t.Errorf("durationMs = %v", got["durationMs"])
+			}
+			if got["level"] != tc.level || got["msg"] != tc.msg {
+				t.Errorf("level %v, msg %v; want %s, %s", got["level"], got["msg"], tc.level, tc.msg)
+			}
+			for _, k := range []string{"time", "level", "msg", "durationMs"} {
+				delete(got, k)
+			}
+			if g, w := mustJSON(t, got), mustJSON(t, tc.fields); g != w {
+				t.Errorf("fields %s; want %s", g, w)
+			}
+		})
+	}
+}
+
+func mustJSON(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
