@@ -1,13 +1,11 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -30,8 +28,7 @@ func runDoctor(args []string, stdout, stderr io.Writer) int {
 	}
 	h, err := home.Resolve()
 	if err != nil {
-		fmt.Fprintln(stderr, "workrail doctor:", err)
-		return 1
+		return printFailure(*asJSON, "doctor", err, stdout, stderr)
 	}
 	switch {
 	case *salvage != "":
@@ -40,16 +37,14 @@ func runDoctor(args []string, stdout, stderr io.Writer) int {
 		err = rebuildIndexes(h, stdout)
 	}
 	if err != nil {
-		fmt.Fprintln(stderr, "workrail doctor:", err)
-		return 1
+		return printFailure(*asJSON, "doctor", err, stdout, stderr)
 	}
 	if *salvage != "" {
 		return 0
 	}
 	rep, err := doctorReport(h)
 	if err != nil {
-		fmt.Fprintln(stderr, "workrail doctor:", err)
-		return 1
+		return printFailure(*asJSON, "doctor", err, stdout, stderr)
 	}
 	healthy := 0
 	for _, r := range rep.Sessions {
@@ -111,12 +106,7 @@ func doctorReport(h home.Dir) (store.FileReport, error) {
 }
 
 func doctorViaDaemon(h home.Dir) ([]store.Report, error) {
-	dial := func(ctx context.Context, _, _ string) (net.Conn, error) {
-		var d net.Dialer
-		return d.DialContext(ctx, "unix", h.Socket())
-	}
-	c := &http.Client{Timeout: time.Minute, Transport: &http.Transport{DialContext: dial}}
-	resp, err := c.Get("http://workrail/api/doctor")
+	resp, err := daemonClient(h, time.Minute).Get("http://workrail/api/doctor")
 	if err != nil {
 		return nil, fmt.Errorf("ask the running daemon: %w", err)
 	}

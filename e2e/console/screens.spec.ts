@@ -52,6 +52,7 @@ function pagesOf(seed: Seed): Record<string, string> {
     editor: '/workflows/user.e2e_screens/edit',
     'fork-workflow': '/workflows/wr.hello/edit',
     'new-workflow': '/workflows/new',
+    config: '/config',
   };
 }
 

@@ -14,6 +14,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
@@ -115,7 +116,9 @@ func Parse(b []byte) (Config, *engine.Error) {
 	return cfg, nil
 }
 
-var schema = compileSchema()
+// schema is compiled on first use, not at program start: every workrail
+// process (the shim above all) would pay for it.
+var schema = sync.OnceValue(compileSchema)
 
 func compileSchema() *jsonschema.Schema {
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(Schema))
@@ -135,7 +138,7 @@ var printer = message.NewPrinter(language.English)
 // problems it reports the first by pointer, so the message is the same
 // every time; an unknown key gets the nearest known one as a suggestion.
 func check(doc any) *engine.Error {
-	err := schema.Validate(doc)
+	err := schema().Validate(doc)
 	if err == nil {
 		return nil
 	}
