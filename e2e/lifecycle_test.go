@@ -116,9 +116,10 @@ func TestConfigAndLifecycle(t *testing.T) {
 	}
 
 	before := statusOf(t, home, 0)
-	out, code = cli(t, home, "restart")
+	out, code = cli(t, home, "restart", "--json")
 	if code != 0 {
-		t.Fatalf("restart: exit %d:\n%s", code, out)
+		log, _ := os.ReadFile(filepath.Join(home, "logs", "daemon.log"))
+		t.Fatalf("restart: exit %d:\n%s\ndaemon.log:\n%s", code, out, log)
 	}
 	s = statusOf(t, home, 0)
 	if s.PID != before.PID || s.StartedAt == before.StartedAt || len(s.PendingRestart) != 0 || s.AppliedConfigHash == live {

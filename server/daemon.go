@@ -159,8 +159,24 @@ func (d *Daemon) Errs() <-chan error { return d.errs }
 // Shutdown stops serving and removes daemon.json and the socket. The
 // caller closes the store after it.
 func (d *Daemon) Shutdown(ctx context.Context) error {
-	err := errors.Join(d.tcp.Shutdown(ctx), d.unix.Shutdown(ctx))
+	tcpErr, unixErr := d.tcp.Shutdown(ctx), d.unix.Shutdown(ctx)
+	var err error
+	if ctx.Err() != nil {
+		// Requests still open at the deadline are cut: a stop or restart
+		// must not hang on one slow client.
+		d.cfg.Log.Warn("shutdown: cutting the connections still open at the deadline", "tcp", errText(tcpErr), "socket", errText(unixErr))
+		err = errors.Join(d.tcp.Close(), d.unix.Close())
+	} else {
+		err = errors.Join(tcpErr, unixErr)
+	}
 	err = errors.Join(err, d.cfg.Home.RemoveInfo(os.Getpid()))
 	os.Remove(d.cfg.Home.Socket())
 	return err
+}
+
+func errText(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
 }
