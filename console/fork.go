@@ -273,15 +273,25 @@ func restartable(d catalog.Drift) bool {
 	return d.Kind == catalog.DriftEdited || d.Kind == catalog.DriftShadowed
 }
 
-// restartForm previews a restart on the current version.
-func (c *Console) restartForm(w http.ResponseWriter, r *http.Request) {
-	at, ok := placeOf(r)
+// restartTarget reads the run a restart form or its post is for, or
+// answers why there is none to restart; ok says the caller goes on.
+func (c *Console) restartTarget(w http.ResponseWriter, r *http.Request) (at execute.Place, v restartView, ok bool) {
+	at, ok = placeOf(r)
 	if !ok {
 		c.notFound(w, r)
-		return
+		return at, v, false
 	}
 	v, d, err := c.restartView(at)
 	if c.missing(w, r, "the restart of "+at.Run.String(), err) || c.notRestartable(w, r, v, d) {
+		return at, v, false
+	}
+	return at, v, true
+}
+
+// restartForm previews a restart on the current version.
+func (c *Console) restartForm(w http.ResponseWriter, r *http.Request) {
+	at, v, ok := c.restartTarget(w, r)
+	if !ok {
 		return
 	}
 	c.render(w, r, http.StatusOK, restartPage(c.chrome("Restart "+at.Run.String()), v))
@@ -290,13 +300,8 @@ func (c *Console) restartForm(w http.ResponseWriter, r *http.Request) {
 // restartPost restarts the run with the context submitted and goes on to
 // the new run; a refused restart shows the preview again with why.
 func (c *Console) restartPost(w http.ResponseWriter, r *http.Request) {
-	at, ok := placeOf(r)
+	at, v, ok := c.restartTarget(w, r)
 	if !ok {
-		c.notFound(w, r)
-		return
-	}
-	v, d, err := c.restartView(at)
-	if c.missing(w, r, "the restart of "+at.Run.String(), err) || c.notRestartable(w, r, v, d) {
 		return
 	}
 	v.Context = r.PostFormValue("context")

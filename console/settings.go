@@ -34,15 +34,6 @@ type SettingEntry struct {
 // defaultSettings are what a Console built without a configuration uses.
 func defaultSettings() Settings { return Settings{PageSize: 50, PollSeconds: 2} }
 
-// ShortHash is the appliedConfigHash as people compare it: 12 hex digits.
-func (s Settings) ShortHash() string {
-	hex := strings.TrimPrefix(s.AppliedHash, "sha256:")
-	if len(hex) > 12 {
-		hex = hex[:12]
-	}
-	return hex
-}
-
 func (c *Console) settings() Settings {
 	if c.config == nil {
 		return defaultSettings()

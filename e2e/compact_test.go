@@ -3,9 +3,7 @@ package e2e
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -15,19 +13,7 @@ import (
 // stderr.
 func runCompact(t *testing.T, home string, args ...string) (int, string, string) {
 	t.Helper()
-	cmd := exec.Command(bin, append([]string{"compact"}, args...)...)
-	cmd.Env = procEnv(home)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	var ee *exec.ExitError
-	switch {
-	case errors.As(err, &ee):
-		return ee.ExitCode(), out.String(), errb.String()
-	case err != nil:
-		t.Fatalf("compact: %v", err)
-	}
-	return 0, out.String(), errb.String()
+	return command(t, home, append([]string{"compact"}, args...)...)
 }
 
 // `workrail compact` refuses while the daemon runs and leaves the file as

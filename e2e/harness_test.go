@@ -556,25 +556,31 @@ func (d doctorReport) events() map[string]int {
 func runDoctor(t testing.TB, home string) (doctorReport, int, string) {
 	t.Helper()
 	var rep doctorReport
-	cmd := exec.Command(bin, "doctor", "--json")
+	code, out, stderr := command(t, home, "doctor", "--json")
+	if out != "" {
+		if err := json.Unmarshal([]byte(out), &rep); err != nil {
+			t.Fatalf("doctor --json printed non-JSON (%v):\n%s", err, out)
+		}
+	}
+	return rep, code, stderr
+}
+
+// command runs `workrail ARGS…` on home: exit code, stdout, stderr.
+func command(t testing.TB, home string, args ...string) (int, string, string) {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
 	cmd.Env = procEnv(home)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()
-	code := 0
 	var ee *exec.ExitError
 	switch {
 	case errors.As(err, &ee):
-		code = ee.ExitCode()
+		return ee.ExitCode(), out.String(), errb.String()
 	case err != nil:
-		t.Fatalf("doctor: %v", err)
+		t.Fatalf("workrail %v: %v", args, err)
 	}
-	if out.Len() > 0 {
-		if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
-			t.Fatalf("doctor --json printed non-JSON (%v):\n%s", err, out.String())
-		}
-	}
-	return rep, code, errb.String()
+	return 0, out.String(), errb.String()
 }
 
 // healthyDoctor runs doctor and requires exit 0 with every session healthy.

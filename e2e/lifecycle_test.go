@@ -1,11 +1,8 @@
 package e2e
 
 import (
-	"bytes"
 	"encoding/json"
-	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -17,19 +14,8 @@ import (
 // code.
 func cli(t testing.TB, home string, args ...string) (string, int) {
 	t.Helper()
-	cmd := exec.Command(bin, args...)
-	cmd.Env = procEnv(home)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	var ee *exec.ExitError
-	switch {
-	case errors.As(err, &ee):
-		return out.String(), ee.ExitCode()
-	case err != nil:
-		t.Fatalf("workrail %v: %v", args, err)
-	}
-	return out.String(), 0
+	code, out, _ := command(t, home, args...)
+	return out, code
 }
 
 // status is `workrail status --json`.
@@ -141,7 +127,13 @@ func TestConfigAndLifecycle(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(home, "daemon.json")); !os.IsNotExist(err) {
 		t.Errorf("daemon.json after stop: %v", err)
 	}
-	// The shim brings it back at the agent's next call.
+	// With none running, restart starts one.
+	if out, code = cli(t, home, "restart"); code != 0 || !strings.Contains(out, "The daemon is running") {
+		t.Fatalf("restart with no daemon: exit %d:\n%s", code, out)
+	}
+	if s := statusOf(t, home, 0); !s.Running || s.PID == before.PID {
+		t.Fatalf("status after restarting a stopped daemon: %+v", s)
+	}
 	mustKind(t, call(t, c, "list_workflows", map[string]any{}), "workflows")
 }
 

@@ -33,7 +33,7 @@ func logLines(t *testing.T, home string) (lines []map[string]any, raw string) {
 func toolLines(lines []map[string]any, tool string) []map[string]any {
 	var out []map[string]any
 	for _, l := range lines {
-		if l["msg"] == "tool call" && l["tool"] == tool {
+		if msg, _ := l["msg"].(string); strings.HasPrefix(msg, "tool call") && l["tool"] == tool {
 			out = append(out, l)
 		}
 	}

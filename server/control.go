@@ -21,6 +21,9 @@ const (
 	// ActionRestart shuts it down and starts it again in the same process,
 	// reading config.json afresh.
 	ActionRestart Action = "restart"
+	// ActionRetire shuts it down for a shim of a newer version, which then
+	// starts its own (POST /retire).
+	ActionRetire Action = "retire"
 )
 
 // Control delivers the actions asked of the daemon; the caller (the

@@ -59,23 +59,21 @@ type Config struct {
 
 // Daemon is a running WorkRail daemon.
 type Daemon struct {
-	cfg        Config
-	url        string
-	tcp, unix  *http.Server
-	errs       chan error
-	doctors    singleflight.Group
-	act        activity
-	retired    chan struct{}
-	retireOnce sync.Once
-	control    chan Action
-	started    time.Time
-	infoMu     sync.Mutex
-	info       home.Info // what daemon.json says
+	cfg       Config
+	url       string
+	tcp, unix *http.Server
+	errs      chan error
+	doctors   singleflight.Group
+	act       activity
+	control   chan Action
+	started   time.Time
+	infoMu    sync.Mutex
+	info      home.Info // what daemon.json says
 }
 
 // Start binds the listeners, writes daemon.json and serves.
 func Start(cfg Config) (*Daemon, error) {
-	d := &Daemon{cfg: cfg, errs: make(chan error, 2), retired: make(chan struct{}), control: make(chan Action, 1), started: cfg.Now()}
+	d := &Daemon{cfg: cfg, errs: make(chan error, 2), control: make(chan Action, 1), started: cfg.Now()}
 	mcpHTTP := mcpserver.NewStreamableHTTPServer(NewMCPServer(cfg.Tools, cfg.Version, cfg.Log), mcpserver.WithStateLess(true), mcpserver.WithEndpointPath("/mcp"))
 	tcpLn, err := listenTCP(cfg.Port, cfg.AnyPort)
 	if err != nil {

@@ -52,13 +52,14 @@ func logCall(ctx context.Context, log *slog.Logger, name protocol.ToolName, r pr
 		attrs = append(attrs, slog.String("session", s))
 	}
 	attrs = append(attrs, slog.String("kind", string(r.ResultKind())))
-	level := slog.LevelInfo
+	level, msg := slog.LevelInfo, "tool call"
 	if e, ok := r.(protocol.ErrorResult); ok && e.Error != nil {
-		level = slog.LevelError
+		// The message is what the Console's recent errors say.
+		level, msg = slog.LevelError, "tool call answered with an error"
 		attrs = append(attrs, slog.String("code", string(e.Error.Code)))
 	}
 	attrs = append(attrs, durationMs(took))
-	log.LogAttrs(ctx, level, "tool call", attrs...)
+	log.LogAttrs(ctx, level, msg, attrs...)
 }
 
 // logPanic logs a use case that panicked and panics on, so the server's

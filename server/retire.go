@@ -57,7 +57,7 @@ func (a *activity) othersThan() (conns, requests int) {
 // retire answers POST /retire, which only the socket serves: a shim of a
 // newer version asks this daemon to stop so it can start its own. The
 // daemon agrees only when nothing else uses it, so a window in use is
-// never cut off; having agreed, it shuts down as on SIGTERM (Retired).
+// never cut off; having agreed, it asks for ActionRetire.
 func (d *Daemon) retire(w http.ResponseWriter, r *http.Request) {
 	var ask struct {
 		Version string `json:"version"`
@@ -70,9 +70,5 @@ func (d *Daemon) retire(w http.ResponseWriter, r *http.Request) {
 	d.cfg.Log.Info("retiring: a newer workrail asked, and nothing else uses this daemon", "asked", ask.Version, "version", d.cfg.Version)
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	io.WriteString(w, "retiring\n")
-	d.retireOnce.Do(func() { close(d.retired) })
+	d.Request(ActionRetire)
 }
-
-// Retired closes when the daemon has agreed to retire: the caller shuts
-// it down.
-func (d *Daemon) Retired() <-chan struct{} { return d.retired }

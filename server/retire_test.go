@@ -93,8 +93,8 @@ func askRetire(t *testing.T, h home.Dir) int {
 
 func retired(d *Daemon) bool {
 	select {
-	case <-d.Retired():
-		return true
+	case a := <-d.Control():
+		return a == ActionRetire
 	default:
 		return false
 	}
@@ -166,8 +166,8 @@ func TestRetireOnlyWhenIdle(t *testing.T) {
 			if got != tc.want {
 				t.Fatalf("POST /retire = %d, want %d", got, tc.want)
 			}
-			if retired(d) != (tc.want == http.StatusOK) {
-				t.Errorf("Retired() closed = %v after answering %d", retired(d), got)
+			if r := retired(d); r != (tc.want == http.StatusOK) {
+				t.Errorf("asked to retire = %v after answering %d", r, got)
 			}
 		})
 	}

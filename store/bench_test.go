@@ -103,13 +103,19 @@ func fillSession(tx execute.Tx, n int) error {
 	if _, err := tx.Append(r, 0, &event.RunStartedData{WorkflowID: "wr.x"}); err != nil {
 		return err
 	}
+	return fillRun(tx, r, n, func(i int) run.Snapshot { return run.Snapshot{V: i, Position: run.Position{Kind: run.Complete}} })
+}
+
+// fillRun appends n step nodes to run r, one after the other, each with
+// the snapshot snap(i) and a small output.
+func fillRun(tx execute.Tx, r engine.RunID, n int, snap func(i int) run.Snapshot) error {
 	var prev engine.NodeID
 	for i := range n {
 		id, err := tx.NewNodeID()
 		if err != nil {
 			return err
 		}
-		ref, err := tx.PutSnapshot(run.Snapshot{V: i, Position: run.Position{Kind: run.Complete}})
+		ref, err := tx.PutSnapshot(snap(i))
 		if err != nil {
 			return err
 		}

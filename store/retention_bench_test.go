@@ -104,29 +104,7 @@ func benchSession(tx execute.Tx, c compile.Compiled, n int) error {
 	if _, err := tx.Append(r, 0, &event.RunStartedData{WorkflowID: c.ID, WorkflowHash: c.Hash}); err != nil {
 		return err
 	}
-	var prev engine.NodeID
-	for i := range n {
-		id, err := tx.NewNodeID()
-		if err != nil {
-			return err
-		}
-		snap := run.Snapshot{V: i, WorkflowHash: c.Hash, Position: run.Position{Kind: run.Complete}, Context: map[string]any{"session": int(tx.Session())}}
-		ref, err := tx.PutSnapshot(snap)
-		if err != nil {
-			return err
-		}
-		if _, err := tx.Append(r, id, &event.NodeCreatedData{NodeKind: event.NodeStep, Snapshot: ref}); err != nil {
-			return err
-		}
-		if prev != 0 {
-			if _, err := tx.Append(r, id, &event.EdgeCreatedData{EdgeKind: event.EdgeAckedStep, From: prev, To: id}); err != nil {
-				return err
-			}
-		}
-		if _, err := tx.Append(r, id, &event.NodeOutputAppendedData{StepID: "s", NotesMarkdown: "did the step and found what it asked for"}); err != nil {
-			return err
-		}
-		prev = id
-	}
-	return nil
+	return fillRun(tx, r, n, func(i int) run.Snapshot {
+		return run.Snapshot{V: i, WorkflowHash: c.Hash, Position: run.Position{Kind: run.Complete}, Context: map[string]any{"session": int(tx.Session())}}
+	})
 }

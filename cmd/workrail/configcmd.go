@@ -104,9 +104,8 @@ func (c configCmd) desired() (config.Config, []byte, error) {
 }
 
 func (c configCmd) get(key string) error {
-	k, ok := config.FindKey(key)
-	if !ok {
-		_, _, e := config.Unset(nil, key) // the unknown-key error, with its suggestion
+	k, e := config.Lookup(key)
+	if e != nil {
 		return e
 	}
 	cfg, _, err := c.desired()
@@ -131,7 +130,7 @@ func (c configCmd) write(edit func([]byte) ([]byte, config.Config, *engine.Error
 	if err := home.WriteFileAtomic(c.path, out, 0o600); err != nil {
 		return err
 	}
-	k, _ := config.FindKey(key)
+	k, _ := config.Lookup(key) // edit checked it
 	effect := "It applies when the daemon starts."
 	var st statusReport
 	if askDaemon(c.h, "GET", "/api/status", &st) == nil && st.DaemonReport != nil {
@@ -193,7 +192,11 @@ func (c configCmd) show() error {
 	w.Flush()
 	fmt.Fprintf(c.stdout, "\nconfig.json: %s\n", c.path)
 	if problem != nil {
-		fmt.Fprintf(c.stdout, "It has a problem, so the desired column shows what is applied: %s\n", problem.Message)
+		shown := "the defaults"
+		if running {
+			shown = "what is applied"
+		}
+		fmt.Fprintf(c.stdout, "It has a problem, so the desired column shows %s: %s\n", shown, problem.Message)
 	}
 	if running {
 		fmt.Fprintf(c.stdout, "appliedConfigHash: %s\n", hash)

@@ -55,8 +55,6 @@ func runDaemon(args []string, stdout, stderr io.Writer) int {
 	case err := <-d.Errs():
 		fmt.Fprintln(stderr, "workrail: listener stopped:", err)
 		code = 1
-	case <-d.Retired():
-		fmt.Fprintln(stderr, "workrail: a newer workrail replaces this idle daemon: shutting down")
 	case a := <-d.Control():
 		fmt.Fprintf(stderr, "workrail: asked to %s\n", a)
 		restart = a == server.ActionRestart

@@ -74,22 +74,32 @@ func daemonStatus(h home.Dir, d *server.Daemon, st *store.Store, snap config.Sna
 	return statusReport{Running: true, Home: string(h), DaemonReport: r}
 }
 
-func runStatus(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("status", flag.ContinueOnError)
-	asJSON := fs.Bool("json", false, "print the status as JSON")
+// homeCommand parses the flags of a command whose only flag is --json and
+// resolves the home folder. done says the caller returns code now.
+func homeCommand(name, jsonUsage string, args []string, stdout, stderr io.Writer) (h home.Dir, asJSON bool, code int, done bool) {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.BoolVar(&asJSON, "json", false, jsonUsage)
 	if code, done := parseFlags(fs, args, stdout, stderr); done {
-		return code
+		return "", false, code, true
 	}
 	h, err := home.Resolve()
 	if err != nil {
-		return printFailure(*asJSON, "status", err, stdout, stderr)
+		return "", asJSON, printFailure(asJSON, name, err, stdout, stderr), true
+	}
+	return h, asJSON, 0, false
+}
+
+func runStatus(args []string, stdout, stderr io.Writer) int {
+	h, asJSON, code, done := homeCommand("status", "print the status as JSON", args, stdout, stderr)
+	if done {
+		return code
 	}
 	r := statusReport{Home: string(h)}
-	err = askDaemon(h, "GET", "/api/status", &r)
+	err := askDaemon(h, "GET", "/api/status", &r)
 	if err != nil && !errors.Is(err, errNotRunning) {
-		return printFailure(*asJSON, "status", err, stdout, stderr)
+		return printFailure(asJSON, "status", err, stdout, stderr)
 	}
-	if *asJSON {
+	if asJSON {
 		printJSON(stdout, r)
 	} else {
 		printStatus(stdout, r)
@@ -154,62 +164,54 @@ func bytesText(n int64) string {
 const lifecycleTimeout = 15 * time.Second
 
 func runStop(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("stop", flag.ContinueOnError)
-	asJSON := fs.Bool("json", false, "print the result as JSON")
-	if code, done := parseFlags(fs, args, stdout, stderr); done {
+	h, asJSON, code, done := homeCommand("stop", "print the result as JSON", args, stdout, stderr)
+	if done {
 		return code
-	}
-	h, err := home.Resolve()
-	if err != nil {
-		return printFailure(*asJSON, "stop", err, stdout, stderr)
 	}
 	var before statusReport
 	if err := askDaemon(h, "GET", "/api/status", &before); errors.Is(err, errNotRunning) {
-		return report(*asJSON, stdout, map[string]any{"stopped": false, "running": false}, "No WorkRail daemon is running for "+string(h)+".")
+		return report(asJSON, stdout, map[string]any{"stopped": false, "running": false}, "No WorkRail daemon is running for "+string(h)+".")
 	} else if err != nil {
-		return printFailure(*asJSON, "stop", err, stdout, stderr)
+		return printFailure(asJSON, "stop", err, stdout, stderr)
 	}
 	if err := askDaemon(h, "POST", "/api/stop", nil); err != nil && !errors.Is(err, errNotRunning) {
-		return printFailure(*asJSON, "stop", err, stdout, stderr)
+		return printFailure(asJSON, "stop", err, stdout, stderr)
 	}
 	if !waitFor(func() bool { return errors.Is(askDaemon(h, "GET", "/health", nil), errNotRunning) }) {
-		return printFailure(*asJSON, "stop", fmt.Errorf("the daemon (pid %d) is still answering after %s", before.PID, lifecycleTimeout), stdout, stderr)
+		return printFailure(asJSON, "stop", fmt.Errorf("the daemon (pid %d) is still answering after %s", before.PID, lifecycleTimeout), stdout, stderr)
 	}
-	return report(*asJSON, stdout, map[string]any{"stopped": true, "pid": before.PID},
+	return report(asJSON, stdout, map[string]any{"stopped": true, "pid": before.PID},
 		fmt.Sprintf("Stopped the daemon (pid %d). An IDE's next WorkRail call starts it again.", before.PID))
 }
 
 func runRestart(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("restart", flag.ContinueOnError)
-	asJSON := fs.Bool("json", false, "print the new status as JSON")
-	if code, done := parseFlags(fs, args, stdout, stderr); done {
+	h, asJSON, code, done := homeCommand("restart", "print the new status as JSON", args, stdout, stderr)
+	if done {
 		return code
 	}
-	h, err := home.Resolve()
-	if err != nil {
-		return printFailure(*asJSON, "restart", err, stdout, stderr)
-	}
 	var before statusReport
+	previous := "" // the startedAt of the daemon restarted, if one ran
 	switch err := askDaemon(h, "GET", "/api/status", &before); {
 	case errors.Is(err, errNotRunning):
 		if _, err := startDetached(h); err != nil {
-			return printFailure(*asJSON, "restart", fmt.Errorf("start the daemon: %w", err), stdout, stderr)
+			return printFailure(asJSON, "restart", fmt.Errorf("start the daemon: %w", err), stdout, stderr)
 		}
 	case err != nil:
-		return printFailure(*asJSON, "restart", err, stdout, stderr)
+		return printFailure(asJSON, "restart", err, stdout, stderr)
 	default:
+		previous = before.StartedAt
 		if err := askDaemon(h, "POST", "/api/restart", nil); err != nil {
-			return printFailure(*asJSON, "restart", err, stdout, stderr)
+			return printFailure(asJSON, "restart", err, stdout, stderr)
 		}
 	}
 	var after statusReport
 	back := waitFor(func() bool {
-		return askDaemon(h, "GET", "/api/status", &after) == nil && after.StartedAt != before.StartedAt
+		return askDaemon(h, "GET", "/api/status", &after) == nil && after.DaemonReport != nil && after.StartedAt != previous
 	})
 	if !back {
-		return printFailure(*asJSON, "restart", fmt.Errorf("the daemon did not come back within %s; see %s", lifecycleTimeout, h.DaemonLog()), stdout, stderr)
+		return printFailure(asJSON, "restart", fmt.Errorf("the daemon did not come back within %s; see %s", lifecycleTimeout, h.DaemonLog()), stdout, stderr)
 	}
-	return report(*asJSON, stdout, after, fmt.Sprintf("The daemon is running (pid %d), config %s applied. Reload your IDE's MCP server to see tool changes.",
+	return report(asJSON, stdout, after, fmt.Sprintf("The daemon is running (pid %d), config %s applied. Reload your IDE's MCP server to see tool changes.",
 		after.PID, shortHash(after.AppliedConfigHash)))
 }
 

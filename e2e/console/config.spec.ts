@@ -29,7 +29,19 @@ function writeConfig(config: object | string) {
 
 const row = (page: import('@playwright/test').Page, key: string) => page.locator(`tr[data-key="${key}"]`);
 
-test('an edit of config.json shows as desired vs applied; runtime-safe applies live, restart-required waits for the Restart button', async ({ page }) => {
+/** shots takes the top of page at phone and desktop width, light and dark, for a person to look at. */
+async function shots(page: import('@playwright/test').Page, name: string, out: (file: string) => string) {
+  for (const [width, height] of [[390, 844], [1280, 800]]) {
+    await page.setViewportSize({ width, height });
+    for (const scheme of ['light', 'dark'] as const) {
+      await page.emulateMedia({ colorScheme: scheme });
+      await page.screenshot({ path: out(`${name}-${width}-${scheme}.png`) });
+    }
+  }
+  await page.emulateMedia({ colorScheme: 'light' });
+}
+
+test('an edit of config.json shows as desired vs applied; runtime-safe applies live, restart-required waits for the Restart button', async ({ page }, info) => {
   const url = daemon.info.url;
   await page.goto(url + '/config');
   await expect(page.getByRole('heading', { name: 'Configuration' })).toBeVisible();
@@ -37,7 +49,7 @@ test('an edit of config.json shows as desired vs applied; runtime-safe applies l
   await expect(row(page, 'retentionDays').getByTestId('class')).toHaveText('runtime-safe');
   await expect(page.getByTestId('restart-banner')).toHaveCount(0);
   const firstHash = await page.getByTestId('applied-hash').textContent();
-  expect(firstHash).toMatch(/^[0-9a-f]{12}$/);
+  expect(firstHash).toMatch(/^sha256:[0-9a-f]{12}$/);
 
   // Runtime-safe: applied as soon as the daemon sees the file; no banner.
   writeConfig({ console: { pageSize: 10 } });
@@ -45,6 +57,8 @@ test('an edit of config.json shows as desired vs applied; runtime-safe applies l
   await expect(row(page, 'console.pageSize').getByTestId('differs')).toHaveCount(0);
   await expect(page.getByTestId('restart-banner')).toHaveCount(0);
   await expect(page.getByTestId('applied-hash')).not.toHaveText(firstHash!);
+  // The refreshed panel keeps its Copy button.
+  await expect(page.getByRole('button', { name: 'Copy' })).toBeVisible();
   expect(readInfo(home)!.appliedConfigHash).toContain(await page.getByTestId('applied-hash').textContent());
 
   // Restart-required: the row differs and the banner appears, here and on
@@ -57,13 +71,16 @@ test('an edit of config.json shows as desired vs applied; runtime-safe applies l
   const banner = page.getByTestId('restart-banner');
   await expect(banner).toContainText('features.start_session');
   await expect(banner).toContainText("restart the daemon, then reload your IDE's MCP server");
+  await shots(page, 'config-pending', (f) => info.outputPath(f));
   await page.goto(url + '/workflows');
   await expect(page.getByTestId('restart-banner')).toBeVisible();
+  await shots(page, 'workflows-banner', (f) => info.outputPath(f));
 
   // A config.json that cannot be read is said instead; no restart offered.
   writeConfig('{"features": ');
   await expect(page.getByTestId('config-problem')).toBeVisible({ timeout: 10_000 });
   await expect(page.getByTestId('restart-daemon')).toHaveCount(0);
+  await shots(page, 'config-problem', (f) => info.outputPath(f));
   writeConfig({ console: { pageSize: 10 }, features: { start_session: true } });
   await expect(page.getByTestId('restart-banner')).toBeVisible({ timeout: 10_000 });
 

@@ -164,7 +164,7 @@ func check(doc any) *engine.Error {
 	sort.SliceStable(leaves, func(i, j int) bool { return leaves[i].ptr < leaves[j].ptr })
 	p := leaves[0]
 	if a, ok := p.err.ErrorKind.(*kind.AdditionalProperties); ok {
-		return unknownKey(p.ptr, slices.Sorted(slices.Values(a.Properties))[0])
+		return unknownKey(p.ptr + "/" + slices.Sorted(slices.Values(a.Properties))[0])
 	}
 	at := p.ptr
 	if at == "" {
@@ -185,16 +185,18 @@ func problemText(k jsonschema.ErrorKind) string {
 	return k.LocalizedString(printer)
 }
 
-func unknownKey(parent, name string) *engine.Error {
-	ptr := parent + "/" + name
+// unknownKey is the UNKNOWN_KEY error for the key at ptr, with the
+// nearest key beside it as a suggestion.
+func unknownKey(ptr string) *engine.Error {
+	parent, name := splitPointer(ptr)
 	e := engine.Errorf(engine.CodeUnknownKey, "config.json has no key %s; `workrail config` lists the keys", keyName(ptr)).With("pointer", ptr)
-	var known []string
+	var siblings []string
 	for _, k := range Keys() {
-		if p, _ := strings.CutSuffix(k.Pointer(), "/"+lastSegment(k.Pointer())); p == parent {
-			known = append(known, lastSegment(k.Pointer()))
+		if p, n := splitPointer(k.Pointer()); p == parent {
+			siblings = append(siblings, n)
 		}
 	}
-	if s := engine.Closest(name, known); s != "" {
+	if s := engine.Closest(name, siblings); s != "" {
 		e.Suggestions = []engine.Suggestion{{Path: keyName(ptr), DidYouMean: keyName(parent + "/" + s)}}
 	}
 	return e
@@ -212,7 +214,11 @@ func pointer(loc []string) string {
 	return b.String()
 }
 
-func lastSegment(ptr string) string { return ptr[strings.LastIndexByte(ptr, '/')+1:] }
+// splitPointer splits a pointer into its parent and its last name.
+func splitPointer(ptr string) (parent, name string) {
+	i := strings.LastIndexByte(ptr, '/')
+	return ptr[:i], ptr[i+1:]
+}
 
 // keyName is a pointer as a dotted key: /console/pageSize → console.pageSize.
 func keyName(ptr string) string { return strings.ReplaceAll(strings.TrimPrefix(ptr, "/"), "/", ".") }

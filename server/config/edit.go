@@ -30,12 +30,8 @@ func Unset(b []byte, key string) ([]byte, Config, *engine.Error) {
 // edit changes one key of the document b and checks the result. Keys the
 // file does not name stay unnamed, so defaults keep applying to them.
 func edit(b []byte, key string, change func(m map[string]any, name string)) ([]byte, Config, *engine.Error) {
-	if _, ok := FindKey(key); !ok {
-		parent, name := "", key
-		if i := strings.LastIndexByte(key, '.'); i >= 0 {
-			parent, name = "/"+strings.ReplaceAll(key[:i], ".", "/"), key[i+1:]
-		}
-		return nil, Config{}, unknownKey(parent, name)
+	if _, e := Lookup(key); e != nil {
+		return nil, Config{}, e
 	}
 	doc := map[string]any{}
 	if len(bytes.TrimSpace(b)) > 0 {

@@ -4,6 +4,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
+
+	"github.com/workrail/workrail/engine"
 )
 
 // Class is the closed set of ways a changed key takes effect.
@@ -32,15 +35,7 @@ type Key struct {
 }
 
 // Pointer is the key's JSON pointer in config.json.
-func (k Key) Pointer() string {
-	b := []byte("/" + k.Name)
-	for i := range b {
-		if b[i] == '.' {
-			b[i] = '/'
-		}
-	}
-	return string(b)
-}
+func (k Key) Pointer() string { return "/" + strings.ReplaceAll(k.Name, ".", "/") }
 
 // Value is the key's value in c as JSON text.
 func (k Key) Value(c Config) string {
@@ -57,6 +52,12 @@ func (k Key) Value(c Config) string {
 func Keys() []Key {
 	restart := func(name, why string, get func(Config) any) Key {
 		return Key{Name: name, Class: RestartRequired, Why: why, get: get}
+	}
+	// Every runtime-safe key is a number; field names where it is.
+	live := func(name, why string, field func(*Config) *int) Key {
+		return Key{Name: name, Class: RuntimeSafe, Why: why,
+			get:   func(c Config) any { return *field(&c) },
+			apply: func(dst *Config, src Config) { *field(dst) = *field(&src) }}
 	}
 	return []Key{
 		restart("workflowPaths", "source registration: which workflows can be listed and started",
@@ -75,25 +76,23 @@ func Keys() []Key {
 			func(c Config) any { return c.DefaultPreferences.RiskPolicy }),
 		restart("port", "where MCP clients and the Console reach the daemon: bound at start",
 			func(c Config) any { return c.Port }),
-		{Name: "retentionDays", Class: RuntimeSafe, Why: "retention: how long idle sessions are kept",
-			get:   func(c Config) any { return c.RetentionDays },
-			apply: func(dst *Config, src Config) { dst.RetentionDays = src.RetentionDays }},
-		{Name: "console.pageSize", Class: RuntimeSafe, Why: "presentation: sessions per page",
-			get:   func(c Config) any { return c.Console.PageSize },
-			apply: func(dst *Config, src Config) { dst.Console.PageSize = src.Console.PageSize }},
-		{Name: "console.pollSeconds", Class: RuntimeSafe, Why: "presentation: how often open pages look for changes",
-			get:   func(c Config) any { return c.Console.PollSeconds },
-			apply: func(dst *Config, src Config) { dst.Console.PollSeconds = src.Console.PollSeconds }},
+		live("retentionDays", "retention: how long idle sessions are kept",
+			func(c *Config) *int { return &c.RetentionDays }),
+		live("console.pageSize", "presentation: sessions per page",
+			func(c *Config) *int { return &c.Console.PageSize }),
+		live("console.pollSeconds", "presentation: how often open pages look for changes",
+			func(c *Config) *int { return &c.Console.PollSeconds }),
 	}
 }
 
-// FindKey returns the key named name (dotted).
-func FindKey(name string) (Key, bool) {
+// Lookup returns the key named name (dotted), or the UNKNOWN_KEY error
+// with the nearest key as a suggestion.
+func Lookup(name string) (Key, *engine.Error) {
 	i := slices.IndexFunc(Keys(), func(k Key) bool { return k.Name == name })
 	if i < 0 {
-		return Key{}, false
+		return Key{}, unknownKey("/" + strings.ReplaceAll(name, ".", "/"))
 	}
-	return Keys()[i], true
+	return Keys()[i], nil
 }
 
 // Entry is one key's row in the desired-vs-applied table.

@@ -145,24 +145,25 @@ func (i Info) Alive() bool {
 // WriteFileAtomic writes b to path so that readers see the old or the new
 // content, never a torn file.
 func WriteFileAtomic(path string, b []byte, mode os.FileMode) error {
-	return publish(path, b, mode, os.Rename)
+	return Publish(path, b, mode, os.Rename)
 }
 
 // CreateFileAtomic is WriteFileAtomic for a file that must not be replaced:
 // when path already exists it leaves it alone and reports created false,
 // so concurrent creators agree on the first one's content.
 func CreateFileAtomic(path string, b []byte, mode os.FileMode) (created bool, err error) {
-	err = publish(path, b, mode, os.Link)
+	err = Publish(path, b, mode, os.Link)
 	if errors.Is(err, os.ErrExist) {
 		return false, nil
 	}
 	return err == nil, err
 }
 
-// publish writes b to a synced temporary file beside path, moves it into
-// place with place (rename, or link for no-overwrite), and syncs the
-// folder so the move survives a crash.
-func publish(path string, b []byte, mode os.FileMode, place func(old, new string) error) error {
+// Publish writes b to a synced temporary file beside path, moves it into
+// place with place(tmp, path) (a rename, a link for no-overwrite, or a
+// caller's check then one of those), and syncs the folder so the move
+// survives a crash.
+func Publish(path string, b []byte, mode os.FileMode, place func(tmp, path string) error) error {
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
 	if err != nil {
 		return err

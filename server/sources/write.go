@@ -13,6 +13,7 @@ import (
 
 	"github.com/workrail/workrail/engine/catalog"
 	"github.com/workrail/workrail/engine/workflow"
+	"github.com/workrail/workrail/server/home"
 )
 
 // writeTimeout is how long one save or create (read, write, sync,
@@ -93,7 +94,7 @@ func (r *Registry) Read(src catalog.Source, name string) ([]byte, error) {
 // bytes still hash to base (a file that is gone counts as empty). The
 // text must load from src; otherwise nothing is written.
 func (r *Registry) Save(src catalog.Source, name string, base catalog.FileHash, text []byte) error {
-	return r.write(src, name, text, func(path, tmp string) error {
+	return r.write(src, name, text, func(tmp, path string) error {
 		cur, gone, err := r.onDisk(path)
 		if err != nil {
 			return err
@@ -115,7 +116,7 @@ func (r *Registry) Save(src catalog.Source, name string, base catalog.FileHash, 
 // Create writes the new workflow file name in src; it never replaces a
 // file. The text must load from src; otherwise nothing is written.
 func (r *Registry) Create(src catalog.Source, name string, text []byte) error {
-	return r.write(src, name, text, func(path, tmp string) error {
+	return r.write(src, name, text, func(tmp, path string) error {
 		err := os.Link(tmp, path)
 		if errors.Is(err, fs.ErrExist) {
 			cur, _, _ := r.onDisk(path)
@@ -130,7 +131,7 @@ func (r *Registry) Create(src catalog.Source, name string, text []byte) error {
 // file beside the file at path, lets place move it there, and syncs the
 // folder so the move survives a crash. One file is written by one call
 // at a time, within writeTimeout.
-func (r *Registry) write(src catalog.Source, name string, text []byte, place func(path, tmp string) error) error {
+func (r *Registry) write(src catalog.Source, name string, text []byte, place func(tmp, path string) error) error {
 	path, err := r.file(src, name)
 	if err != nil {
 		return err
@@ -152,8 +153,7 @@ func (r *Registry) write(src catalog.Source, name string, text []byte, place fun
 	return writeError(err)
 }
 
-func (r *Registry) publish(src catalog.Source, path string, text []byte, place func(path, tmp string) error) error {
-	dir := filepath.Dir(path)
+func (r *Registry) publish(src catalog.Source, path string, text []byte, place func(tmp, path string) error) error {
 	if err := makeFolder(src); err != nil {
 		return err
 	}
@@ -161,28 +161,7 @@ func (r *Registry) publish(src catalog.Source, path string, text []byte, place f
 	if info, err := os.Lstat(path); err == nil {
 		mode = info.Mode().Perm()
 	}
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name()) // a no-op once placed by a rename
-	err = tmp.Chmod(mode)
-	if err == nil {
-		_, err = tmp.Write(text)
-	}
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = place(path, tmp.Name())
-	}
-	if err != nil {
-		return err
-	}
-	return syncDir(dir)
+	return home.Publish(path, text, mode, place)
 }
 
 // makeFolder creates src's folder (0700) when it is missing; a project
@@ -195,15 +174,6 @@ func makeFolder(src catalog.Source) error {
 		}
 	}
 	return os.MkdirAll(src.Path, 0o700)
-}
-
-func syncDir(dir string) error {
-	f, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	return f.Sync()
 }
 
 // onDisk reads the workflow file at path as it is now, under the rules of

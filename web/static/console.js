@@ -20,8 +20,13 @@
   };
 
   // A Copy button (hidden without this script) copies the text of the
-  // element its data-copy names, e.g. a stateToken to hand a chat.
-  document.querySelectorAll('button[data-copy]').forEach(function (b) { b.hidden = false; });
+  // element its data-copy names, e.g. a stateToken to hand a chat. A live
+  // panel's refresh brings its buttons back hidden, so they are shown again.
+  var showCopy = function (root) {
+    root.querySelectorAll('button[data-copy]').forEach(function (b) { b.hidden = false; });
+  };
+  showCopy(document);
+  document.addEventListener('htmx:afterSettle', function (e) { showCopy(e.target); });
   document.addEventListener('click', function (e) {
     var b = e.target.closest && e.target.closest('button[data-copy]');
     var from = b && document.getElementById(b.getAttribute('data-copy'));
