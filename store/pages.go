@@ -23,6 +23,8 @@ const (
 	boltMagic      = 0xED0CDAED
 	boltVersion    = 2
 	maxDepth       = 64
+	freelistPage   = 0x10
+	noFreelist     = ^uint64(0) // the meta names no free list: bbolt rebuilds it
 )
 
 // errNotBolt means neither meta page is valid: the file is no database
@@ -56,8 +58,9 @@ func (b *rawBucket) damaged() bool {
 type pageReader struct {
 	data     []byte
 	pageSize int
-	high     uint64 // pages in use are below it
-	seen     map[uint64]bool
+	high     uint64   // pages in use are below it
+	freelist uint64   // the free list's page, or noFreelist
+	seen     []uint64 // a bit per page: reached from the root
 	extract  bool
 	problems []string // every problem, with where it is
 }
@@ -83,17 +86,21 @@ func readFile(f *os.File, extract bool) (*rawBucket, []string, error) {
 	if fi.Size() < 2*pageHeaderSize+64 {
 		return nil, nil, errNotBolt
 	}
-	data, err := syscall.Mmap(int(f.Fd()), 0, int(fi.Size()), syscall.PROT_READ, syscall.MAP_SHARED)
+	// Populated: the walk reads most pages, and one fault per page costs
+	// more than mapping them all at once.
+	data, err := syscall.Mmap(int(f.Fd()), 0, int(fi.Size()), syscall.PROT_READ, syscall.MAP_SHARED|syscall.MAP_POPULATE)
 	if err != nil {
 		return nil, nil, fmt.Errorf("store: map %s: %w", f.Name(), err)
 	}
 	defer syscall.Munmap(data)
-	r := &pageReader{data: data, seen: map[uint64]bool{}, extract: extract}
+	r := &pageReader{data: data, extract: extract}
 	rootHdr, err := r.meta()
 	if err != nil {
 		return nil, nil, err
 	}
-	root := r.bucket(rootHdr, "root")
+	r.seen = make([]uint64, (r.high+63)/64)
+	root := r.bucket(rootHdr, &loc{text: "root"})
+	r.checkFreelist()
 	return root, r.problems, nil
 }
 
@@ -116,6 +123,7 @@ func (r *pageReader) meta() ([]byte, error) {
 		best = m1
 	}
 	r.pageSize = int(binary.LittleEndian.Uint32(best[8:]))
+	r.freelist = binary.LittleEndian.Uint64(best[32:])
 	r.high = binary.LittleEndian.Uint64(best[40:])
 	if r.pageSize < 512 || r.pageSize > 1<<16 {
 		return nil, fmt.Errorf("meta page names a page size of %d bytes", r.pageSize)
@@ -140,13 +148,13 @@ func (r *pageReader) validMeta(at int) ([]byte, bool) {
 
 // bucket reads the bucket whose 16-byte header (root page id, sequence),
 // followed by an inline page when the root is 0, is hdr.
-func (r *pageReader) bucket(hdr []byte, where string) *rawBucket {
+func (r *pageReader) bucket(hdr []byte, where *loc) *rawBucket {
 	b := &rawBucket{}
 	if r.extract {
 		b.entries, b.buckets = map[string][]byte{}, map[string]*rawBucket{}
 	}
 	if len(hdr) < 16 {
-		r.damage(b, "%s: bucket header is %d bytes", where, len(hdr))
+		r.damage(b, where, "bucket header is %d bytes", len(hdr))
 		return b
 	}
 	b.seq = binary.LittleEndian.Uint64(hdr[8:])
@@ -154,13 +162,14 @@ func (r *pageReader) bucket(hdr []byte, where string) *rawBucket {
 	if root := binary.LittleEndian.Uint64(hdr); root != 0 {
 		r.page(b, root, where, 0, &last, bounds{})
 	} else {
-		r.elements(b, hdr[16:], leafPage, where+" (inline)", 0, &last, bounds{})
+		r.elements(b, hdr[16:], leafPage, &loc{parent: where, text: " (inline)"}, 0, &last, bounds{})
 	}
 	return b
 }
 
-func (r *pageReader) damage(b *rawBucket, format string, args ...any) {
-	p := fmt.Sprintf(format, args...)
+// damage records a problem found at where.
+func (r *pageReader) damage(b *rawBucket, where *loc, format string, args ...any) {
+	p := where.String() + ": " + fmt.Sprintf(format, args...)
 	b.problems = append(b.problems, p)
 	r.problems = append(r.problems, p)
 }
@@ -174,50 +183,50 @@ func (k bounds) admit(key []byte) bool {
 }
 
 // page reads page id and everything below it into b.
-func (r *pageReader) page(b *rawBucket, id uint64, where string, depth int, last *[]byte, in bounds) {
-	where = fmt.Sprintf("%s: page %d", where, id)
+func (r *pageReader) page(b *rawBucket, id uint64, parent *loc, depth int, last *[]byte, in bounds) {
+	where := &loc{parent: parent, page: id}
 	switch {
 	case depth > maxDepth:
-		r.damage(b, "%s: the tree is deeper than %d", where, maxDepth)
+		r.damage(b, where, "the tree is deeper than %d", maxDepth)
 		return
 	case id < 2 || id >= r.high:
-		r.damage(b, "%s: outside the pages in use (2 to %d)", where, r.high-1)
+		r.damage(b, where, "outside the pages in use (2 to %d)", r.high-1)
 		return
-	case r.seen[id]:
-		r.damage(b, "%s: reached twice (a cycle, or two parents)", where)
+	case r.reached(id):
+		r.damage(b, where, "reached twice (a cycle, or two parents)")
 		return
 	}
 	off := int(id) * r.pageSize
 	if off+r.pageSize > len(r.data) {
-		r.damage(b, "%s: past the end of the file", where)
+		r.damage(b, where, "past the end of the file")
 		return
 	}
 	hdr := r.data[off : off+pageHeaderSize]
 	flags, overflow := binary.LittleEndian.Uint16(hdr[8:]), uint64(binary.LittleEndian.Uint32(hdr[12:]))
 	end := off + int(1+overflow)*r.pageSize
 	if binary.LittleEndian.Uint64(hdr) != id || id+overflow >= r.high || end > len(r.data) || end < off {
-		r.damage(b, "%s: header names page %d with %d overflow pages", where, binary.LittleEndian.Uint64(hdr), overflow)
+		r.damage(b, where, "header names page %d with %d overflow pages", binary.LittleEndian.Uint64(hdr), overflow)
 		return
 	}
 	for i := uint64(0); i <= overflow; i++ {
-		r.seen[id+i] = true
+		r.mark(id + i)
 	}
 	if flags != branchPage && flags != leafPage {
-		r.damage(b, "%s: unexpected page type %#x", where, flags)
+		r.damage(b, where, "unexpected page type %#x", flags)
 		return
 	}
 	r.elements(b, r.data[off:end], flags, where, depth, last, in)
 }
 
 // elements reads the elements of a page (its bytes, header included).
-func (r *pageReader) elements(b *rawBucket, p []byte, flags uint16, where string, depth int, last *[]byte, in bounds) {
+func (r *pageReader) elements(b *rawBucket, p []byte, flags uint16, where *loc, depth int, last *[]byte, in bounds) {
 	if len(p) < pageHeaderSize {
-		r.damage(b, "%s: shorter than a page header", where)
+		r.damage(b, where, "shorter than a page header")
 		return
 	}
 	count := int(binary.LittleEndian.Uint16(p[10:]))
 	if pageHeaderSize+count*elementSize > len(p) {
-		r.damage(b, "%s: %d elements do not fit", where, count)
+		r.damage(b, where, "%d elements do not fit", count)
 		return
 	}
 	keys := make([][]byte, count)
@@ -232,12 +241,12 @@ func (r *pageReader) elements(b *rawBucket, p []byte, flags uint16, where string
 		}
 		start := e + pos
 		if pos < 0 || ksize < 0 || vsize < 0 || start+ksize+vsize > len(p) || start+ksize+vsize < start {
-			r.damage(b, "%s: element %d points outside the page", where, i)
+			r.damage(b, where, "element %d points outside the page", i)
 			return
 		}
 		keys[i] = p[start : start+ksize]
 		if !in.admit(keys[i]) || (i > 0 && bytes.Compare(keys[i-1], keys[i]) >= 0) {
-			r.damage(b, "%s: key %x is out of order", where, keys[i])
+			r.damage(b, where, "key %x is out of order", keys[i])
 			return
 		}
 	}
@@ -256,13 +265,13 @@ func (r *pageReader) elements(b *rawBucket, p []byte, flags uint16, where string
 		start := e + int(binary.LittleEndian.Uint32(el[4:]))
 		vsize := int(binary.LittleEndian.Uint32(el[12:]))
 		if *last != nil && bytes.Compare(*last, key) >= 0 {
-			r.damage(b, "%s: key %x is out of order", where, key)
+			r.damage(b, where, "key %x is out of order", key)
 			return
 		}
 		*last = key
 		value := p[start+len(key) : start+len(key)+vsize]
 		if binary.LittleEndian.Uint32(el)&bucketLeaf != 0 {
-			child := r.bucket(value, fmt.Sprintf("%s: bucket %x", where, key))
+			child := r.bucket(value, &loc{parent: where, bucket: key})
 			if r.extract {
 				b.buckets[string(key)] = child
 			}
@@ -273,3 +282,76 @@ func (r *pageReader) elements(b *rawBucket, p []byte, flags uint16, where string
 		}
 	}
 }
+
+// checkFreelist checks the free list the meta page names, after the walk
+// from the root has marked every page in use: bbolt trusts it on open and
+// hands its pages out to the next writes, so a free page that is also in
+// use would be overwritten. The damage is the file's, not any bucket's:
+// salvage, which copies buckets into a new file, is not hindered by it.
+func (r *pageReader) checkFreelist() {
+	file := &rawBucket{}
+	id := r.freelist
+	if id == noFreelist {
+		return
+	}
+	where := &loc{text: fmt.Sprintf("free list (page %d)", id)}
+	off := int(id) * r.pageSize
+	if id < 2 || id >= r.high || off+r.pageSize > len(r.data) || r.reached(id) {
+		r.damage(file, where, "its page is outside the pages in use or in use by a bucket")
+		return
+	}
+	hdr := r.data[off : off+pageHeaderSize]
+	flags, overflow := binary.LittleEndian.Uint16(hdr[8:]), uint64(binary.LittleEndian.Uint32(hdr[12:]))
+	end := off + int(1+overflow)*r.pageSize
+	if binary.LittleEndian.Uint64(hdr) != id || flags != freelistPage || id+overflow >= r.high || end > len(r.data) || end < off {
+		r.damage(file, where, "its page header does not describe a free list")
+		return
+	}
+	ids, count := r.data[off+pageHeaderSize:end], uint64(binary.LittleEndian.Uint16(hdr[10:]))
+	if count == 0xFFFF && len(ids) >= 8 {
+		count, ids = binary.LittleEndian.Uint64(ids), ids[8:]
+	}
+	if count > uint64(len(ids)/8) {
+		r.damage(file, where, "%d free pages do not fit in it", count)
+		return
+	}
+	for i := uint64(0); i <= overflow; i++ {
+		r.mark(id + i)
+	}
+	for i := range count {
+		free := binary.LittleEndian.Uint64(ids[i*8:])
+		if free < 2 || free >= r.high || r.reached(free) {
+			r.damage(file, where, "page %d is listed as free but is outside the pages in use, in use, or listed twice", free)
+			return
+		}
+		r.mark(free)
+	}
+}
+
+// loc is where in the file a page or bucket was reached from, spelled
+// out only when damage is reported there: most pages are intact.
+type loc struct {
+	parent *loc
+	text   string // a fixed label ("root", " (inline)")
+	page   uint64 // or a page
+	bucket []byte // or a nested bucket's key
+}
+
+func (l *loc) String() string {
+	var s string
+	switch {
+	case l.text != "":
+		s = l.text
+	case l.bucket != nil:
+		s = fmt.Sprintf(": bucket %x", l.bucket)
+	default:
+		s = fmt.Sprintf(": page %d", l.page)
+	}
+	if l.parent == nil {
+		return s
+	}
+	return l.parent.String() + s
+}
+
+func (r *pageReader) mark(id uint64)         { r.seen[id/64] |= 1 << (id % 64) }
+func (r *pageReader) reached(id uint64) bool { return r.seen[id/64]&(1<<(id%64)) != 0 }

@@ -21,10 +21,14 @@ import (
 )
 
 // SchemaVersion is the layout version recorded in the meta bucket.
-const SchemaVersion = 2
+const SchemaVersion = 3
 
 // schemaOverviews is the first version that keeps each session's overview.
 const schemaOverviews = 2
+
+// schemaResume is the first version that keeps each session's resume
+// record.
+const schemaResume = 3
 
 var (
 	bucketMeta      = []byte("meta")
@@ -48,6 +52,7 @@ var (
 	bucketAttempts = []byte("attempts") // NodeID‖Attempt → EventIndex (derived)
 	keyHead        = []byte("head")     // last EventIndex ‖ last digest
 	keyOverview    = []byte("overview") // project.Overview as JSON (derived)
+	keyResume      = []byte("resume")   // resume.Record as JSON (derived)
 )
 
 // ErrLocked means another process holds the database.
@@ -82,6 +87,9 @@ type Store struct {
 	// only those whose stored bytes changed since.
 	decodedMu sync.Mutex
 	decoded   map[engine.SessionID]decodedOverview
+
+	// resume is every session's resume record, in memory once queried.
+	resume resumeIndex
 }
 
 // Open opens (creating if needed) the database at path. Opened for
@@ -115,10 +123,10 @@ func Open(path string, o Options) (*Store, error) {
 	return s, nil
 }
 
-// open opens the bbolt file. The free list is not written with each
-// commit (NoFreelistSync): bbolt rebuilds it from the reachable pages when
-// it opens the file for writing, so a damaged free list cannot hand out a
-// page still in use.
+// open opens the bbolt file. The free list is written with each commit, so
+// opening does not walk every page to rebuild it; checkStructure has
+// already checked that no page it lists is in use, so a damaged free list
+// cannot hand out a live page.
 func open(path string, timeout time.Duration, readOnly bool) (*bbolt.DB, error) {
 	var db *bbolt.DB
 	var file *os.File
@@ -130,7 +138,7 @@ func open(path string, timeout time.Duration, readOnly bool) (*bbolt.DB, error) 
 	err := guarded(label("open "+path), func() error {
 		var err error
 		db, err = bbolt.Open(path, 0o600, &bbolt.Options{Timeout: timeout, ReadOnly: readOnly,
-			NoFreelistSync: true, FreelistType: bbolt.FreelistMapType, OpenFile: keep})
+			FreelistType: bbolt.FreelistMapType, OpenFile: keep})
 		return err
 	})
 	if errors.Is(err, ErrDamaged) && file != nil {
@@ -219,8 +227,13 @@ func migrate(tx *bbolt.Tx) error {
 		return meta.Put([]byte("schema"), u64(SchemaVersion))
 	case binary.BigEndian.Uint64(v) > SchemaVersion:
 		return fmt.Errorf("store: database schema %d is newer than this workrail (%d): upgrade workrail", binary.BigEndian.Uint64(v), SchemaVersion)
-	case binary.BigEndian.Uint64(v) < schemaOverviews:
-		if err := addOverviews(tx); err != nil {
+	case binary.BigEndian.Uint64(v) < schemaResume:
+		if binary.BigEndian.Uint64(v) < schemaOverviews {
+			if err := addOverviews(tx); err != nil {
+				return err
+			}
+		}
+		if err := addResumes(tx); err != nil {
 			return err
 		}
 	default:
