@@ -75,6 +75,7 @@ type Console struct {
 	// config reads the daemon's configuration; restart restarts it.
 	config  func() Settings
 	restart func() error
+	resumer Resumer // nil: no search
 }
 
 // Config is what the Console is built from.
@@ -99,13 +100,16 @@ type Config struct {
 	// Restart restarts the daemon in place, or says why it would not
 	// start again.
 	Restart func() error
+	// Resumer is resume_session's search, which the search page lists
+	// (nil: the tool is off, and the Console has no search).
+	Resumer Resumer
 }
 
 // New returns a Console over cfg.
 func New(cfg Config) *Console {
 	return &Console{store: cfg.Store, workflows: cfg.Workflows, runs: cfg.Runs, files: cfg.Files, about: cfg.About, version: cfg.About.Version,
 		csrf: csrfToken(cfg.Secret), now: cfg.Now, logf: cfg.Logf, errors: cfg.Errors,
-		config: cfg.Settings, restart: cfg.Restart}
+		config: cfg.Settings, restart: cfg.Restart, resumer: cfg.Resumer}
 }
 
 // sessionRow is what the sessions table shows of one session: its
@@ -250,6 +254,9 @@ func (c *Console) Routes(r chi.Router) {
 		r.Get("/sessions/{session}/runs/{run}", c.runShow)
 		r.Get("/sessions/{session}/runs/{run}/graph.svg", c.runGraph)
 		c.runRoutes(r)
+		if c.resumer != nil {
+			r.Get("/search", c.search)
+		}
 		r.Get("/gaps", c.gapList)
 		r.Get("/workflows", c.workflowList)
 		r.Get("/workflows/{id}", c.workflowShow)
@@ -269,6 +276,7 @@ type chrome struct {
 	Title, Version, Cursor string
 	CSRF                   string   // carried by every form and htmx request
 	Config                 Settings // for the restart banner and the poll interval
+	Search                 bool     // the header offers the search
 }
 
 // chrome is read before the page's data, so a write that lands while the
@@ -276,7 +284,7 @@ type chrome struct {
 // it.
 func (c *Console) chrome(title string) chrome {
 	s := c.settings()
-	return chrome{Title: title, Version: c.version, Cursor: c.cursor(s), CSRF: c.csrf, Config: s}
+	return chrome{Title: title, Version: c.version, Cursor: c.cursor(s), CSRF: c.csrf, Config: s, Search: c.resumer != nil}
 }
 
 // cursor names what a page shows: the store's change cursor and the

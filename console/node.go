@@ -24,7 +24,14 @@ type nodeView struct {
 	Diverged   []event.DivergenceRecordedData
 	Observed   []project.Observation
 	Traces     []event.DecisionTraceAppendedData
+	// StepNode is, for a checkpoint, the nearest node above it that is a
+	// step: where it stands too, and where a fork of its step starts.
+	StepNode engine.NodeID
 }
+
+// Checkpoint says the node is a checkpoint: notes recorded at its
+// parent's step, which the run still waits at.
+func (n nodeView) Checkpoint() bool { return n.Node.Kind == event.NodeCheckpoint }
 
 // output is one output recorded on the node, its artifacts laid out.
 type output struct {
@@ -44,6 +51,11 @@ func (c *Console) nodeDetail(g *project.Graph, id engine.NodeID) (nodeView, erro
 		return nodeView{}, err
 	}
 	v := nodeView{Session: g.Session, Node: n, Prefs: snap.Preferences, ForkedFrom: g.ForkedFrom(n), Forks: g.ForksOf(n), Observed: g.Observations(id)}
+	if v.Checkpoint() {
+		if v.StepNode, err = stepNode(g, n); err != nil {
+			return v, err
+		}
+	}
 	pin, err := c.pinned(g.Session, snap.WorkflowHash)
 	if err != nil {
 		return v, err
@@ -75,4 +87,16 @@ func (c *Console) nodeDetail(g *project.Graph, id engine.NodeID) (nodeView, erro
 		}
 	}
 	return v, nil
+}
+
+// stepNode is the nearest node above checkpoint n that is a step: a
+// checkpoint may be taken of another.
+func stepNode(g *project.Graph, n project.Node) (engine.NodeID, error) {
+	for n.Kind == event.NodeCheckpoint && n.Parent != 0 {
+		var err error
+		if n, err = g.Node(n.Parent); err != nil {
+			return 0, err
+		}
+	}
+	return n.ID, nil
 }

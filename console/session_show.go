@@ -48,6 +48,7 @@ type note struct {
 	Node  engine.NodeID
 	Event engine.EventIndex
 	event.NodeOutputAppendedData
+	Checkpoint bool // recorded by a checkpoint, between steps
 }
 
 // sessionShow renders one session; ?run= picks the active run.
@@ -109,7 +110,11 @@ func (c *Console) session(id engine.SessionID, active engine.RunID) (sessionView
 	}
 	for _, e := range evs {
 		if d, ok := e.Data.(*event.NodeOutputAppendedData); ok && d.NotesMarkdown != "" {
-			v.Notes = append(v.Notes, note{Run: e.Run, Node: e.Node, Event: e.Index, NodeOutputAppendedData: *d})
+			n, err := g.Node(e.Node)
+			if err != nil {
+				return v, err
+			}
+			v.Notes = append(v.Notes, note{Run: e.Run, Node: e.Node, Event: e.Index, NodeOutputAppendedData: *d, Checkpoint: n.Kind == event.NodeCheckpoint})
 		}
 	}
 	v.Timeline, err = timeline(g)

@@ -29,6 +29,10 @@ type stretch struct {
 	Forks      int
 	Started    bool // the run started in this stretch
 	WorkflowID engine.WorkflowID
+
+	// Checkpoints counts the checkpoints made in the stretch: notes
+	// recorded at a step without reaching a new one.
+	Checkpoints int
 }
 
 // timeline cuts a session's log into stretches of one run each, in log
@@ -68,6 +72,10 @@ func (s *stretch) add(g *project.Graph, e event.Event) error {
 	case *event.RunStartedData:
 		s.Started = true
 	case *event.NodeCreatedData:
+		if d.NodeKind == event.NodeCheckpoint {
+			s.Checkpoints++
+			return nil
+		}
 		snap, err := g.Snapshot(d.Snapshot)
 		if err != nil {
 			return err
@@ -127,6 +135,17 @@ func (s stretch) Extras() string {
 		}
 	}
 	return strings.Join(parts, ", ")
+}
+
+// CheckpointsText counts the stretch's checkpoints in words ("" for none).
+func (s stretch) CheckpointsText() string {
+	switch s.Checkpoints {
+	case 0:
+		return ""
+	case 1:
+		return "1 checkpoint"
+	}
+	return strconv.Itoa(s.Checkpoints) + " checkpoints"
 }
 
 func (s stretch) EventsText() string {

@@ -47,3 +47,33 @@ func TestTimelineCutsTheLogIntoStretchesOfOneRun(t *testing.T) {
 		}
 	}
 }
+
+// A checkpoint is counted as one, never as a step reached again: the
+// stretch names the steps it reached and says how many checkpoints it
+// made.
+func TestTimelineCountsCheckpointsApartFromSteps(t *testing.T) {
+	l := projecttest.New(t)
+	r1, n1 := l.StartWorkflow("wr.review", projecttest.At(0, "plan"))
+	c := l.Checkpoint(r1, n1, "Read the code.")
+	n2 := l.Advance(r1, c, 0, projecttest.At(1, "edit"))
+	l.StartWorkflow("wr.docs", projecttest.At(0, "outline"))
+	l.Checkpoint(r1, l.Checkpoint(r1, n2, "Edited."), "Still editing.")
+
+	got, err := timeline(l.Graph())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []struct{ steps, checkpoints, extras string }{
+		{"plan → edit", "1 checkpoint", "1 note"},
+		{"outline", "", ""},
+		{"no new step", "2 checkpoints", "2 notes"},
+	}
+	if len(got) != len(want) {
+		t.Fatalf("%d stretches, want %d: %+v", len(got), len(want), got)
+	}
+	for i, w := range want {
+		if g := got[i]; g.StepsText() != w.steps || g.CheckpointsText() != w.checkpoints || g.Extras() != w.extras {
+			t.Errorf("stretch %d = %q %q %q; want %+v", i, g.StepsText(), g.CheckpointsText(), g.Extras(), w)
+		}
+	}
+}

@@ -215,7 +215,7 @@ func TestHTTPSurface(t *testing.T) {
 			t.Fatalf("tools/list over HTTP = %d %v (want 200 and one answer)", code, msgs)
 		}
 		tools, _ := dig(msgs[0], "result", "tools").([]any)
-		if len(tools) != 4 {
+		if len(tools) != 6 { // the four core tools, checkpoint_workflow and resume_session
 			t.Errorf("tools/list over HTTP: %v", msgs[0])
 		}
 	})

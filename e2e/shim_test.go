@@ -33,7 +33,7 @@ func TestShimRoundTrip(t *testing.T) {
 		t.Errorf("initialize: no tools capability")
 	}
 
-	// tools/list: exactly the three tools, each with an object input schema.
+	// tools/list: exactly the default tools, each with an object input schema.
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	checkToolsList(t, c)
@@ -214,7 +214,7 @@ func checkProgress(t testing.TB, r result, n, total int) {
 	t.Errorf("step %s: progress %v has no position", str(r.S, "pending", "stepId"), p)
 }
 
-// checkToolsList requires tools/list to list exactly the three tools, each
+// checkToolsList requires tools/list to list exactly the default tools, each
 // with an object input schema naming its arguments.
 func checkToolsList(t testing.TB, c *client.Client) {
 	t.Helper()
@@ -227,9 +227,10 @@ func checkToolsList(t testing.TB, c *client.Client) {
 	}
 	// The arguments each tool must name (more may be added over time).
 	wantProps := map[string][]string{
-		"list_workflows":    {},
-		"start_workflow":    {"workflowId", "context", "workspacePath"},
-		"continue_workflow": {"stateToken", "ackToken", "context", "output", "workspacePath"},
+		"list_workflows":      {},
+		"start_workflow":      {"workflowId", "context", "workspacePath"},
+		"continue_workflow":   {"stateToken", "ackToken", "context", "output", "workspacePath"},
+		"checkpoint_workflow": {"stateToken", "checkpointToken", "output"},
 	}
 	var names []string
 	for _, tool := range tools.Tools {
@@ -251,7 +252,8 @@ func checkToolsList(t testing.TB, c *client.Client) {
 		}
 	}
 	sort.Strings(names)
-	if want := []string{"continue_workflow", "inspect_workflow", "list_workflows", "start_workflow"}; !slices.Equal(names, want) {
+	// The default features serve checkpoint_workflow and resume_session, not start_session.
+	if want := []string{"checkpoint_workflow", "continue_workflow", "inspect_workflow", "list_workflows", "resume_session", "start_workflow"}; !slices.Equal(names, want) {
 		t.Errorf("tools = %v, want exactly %v", names, want)
 	}
 

@@ -38,6 +38,8 @@ type Config struct {
 	Token string
 	// Tools runs the MCP tools.
 	Tools Tools
+	// Features gates the tools served.
+	Features protocol.Features
 	// Console mounts the Console's pages.
 	Console func(chi.Router)
 	// Static holds the Console's assets, served under /static/.
@@ -74,7 +76,7 @@ type Daemon struct {
 // Start binds the listeners, writes daemon.json and serves.
 func Start(cfg Config) (*Daemon, error) {
 	d := &Daemon{cfg: cfg, errs: make(chan error, 2), control: make(chan Action, 1), started: cfg.Now()}
-	mcpHTTP := mcpserver.NewStreamableHTTPServer(NewMCPServer(cfg.Tools, cfg.Version, cfg.Log), mcpserver.WithStateLess(true), mcpserver.WithEndpointPath("/mcp"))
+	mcpHTTP := mcpserver.NewStreamableHTTPServer(NewMCPServer(cfg.Tools, cfg.Features, cfg.Version, cfg.Log), mcpserver.WithStateLess(true), mcpserver.WithEndpointPath("/mcp"))
 	tcpLn, err := listenTCP(cfg.Port, cfg.AnyPort)
 	if err != nil {
 		return nil, err

@@ -16,6 +16,7 @@ import (
 	"github.com/workrail/workrail/engine/execute"
 	"github.com/workrail/workrail/engine/execute/executetest"
 	"github.com/workrail/workrail/engine/execute/memstore"
+	"github.com/workrail/workrail/engine/protocol"
 	"github.com/workrail/workrail/engine/workflow"
 	"github.com/workrail/workrail/store"
 	"github.com/workrail/workrail/workflows"
@@ -35,7 +36,7 @@ func surfaces(t *testing.T) (tcp, socket http.Handler) {
 		Static: fstest.MapFS{"static/app.css": {Data: []byte("body{}")}},
 		Doctor: func() ([]store.Report, error) { return []store.Report{}, nil },
 		Log:    slog.New(slog.DiscardHandler)}}
-	mcpHTTP := mcpserver.NewStreamableHTTPServer(NewMCPServer(uc, "test", slog.New(slog.DiscardHandler)), mcpserver.WithStateLess(true), mcpserver.WithEndpointPath("/mcp"))
+	mcpHTTP := mcpserver.NewStreamableHTTPServer(NewMCPServer(uc, protocol.Features{CheckpointWorkflow: true}, "test", slog.New(slog.DiscardHandler)), mcpserver.WithStateLess(true), mcpserver.WithEndpointPath("/mcp"))
 	return d.router(7421, mcpHTTP), d.socketRouter(mcpHTTP)
 }
 

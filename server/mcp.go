@@ -19,18 +19,26 @@ type Tools interface {
 	Inspect(raw []byte) protocol.Result
 	Start(raw []byte) protocol.Result
 	Continue(raw []byte) protocol.Result
+	Checkpoint(raw []byte) protocol.Result
+	StartSession(raw []byte) protocol.Result
+	ResumeSession(raw []byte) protocol.Result
 }
 
-// NewMCPServer builds the MCP server whose tools run on t: each handler
-// decodes nothing itself, calls the use case with the raw arguments and
-// encodes its result. Each call is one line in log.
-func NewMCPServer(t Tools, version string, log *slog.Logger) *mcpserver.MCPServer {
+// NewMCPServer builds the MCP server whose tools run on t, serving only
+// the tools features turns on: each handler decodes nothing itself, calls
+// the use case with the raw arguments and encodes its result. Each call is
+// one line in log.
+func NewMCPServer(t Tools, features protocol.Features, version string, log *slog.Logger) *mcpserver.MCPServer {
 	s := mcpserver.NewMCPServer("workrail", version, mcpserver.WithToolCapabilities(false), mcpserver.WithRecovery())
 	run := map[protocol.ToolName]func([]byte) protocol.Result{
 		protocol.ToolList: t.List, protocol.ToolInspect: t.Inspect, protocol.ToolStart: t.Start, protocol.ToolContinue: t.Continue,
+		protocol.ToolCheckpoint: t.Checkpoint, protocol.ToolStartSession: t.StartSession, protocol.ToolResume: t.ResumeSession,
 	}
-	for _, spec := range protocol.Tools() {
-		call := run[spec.Name]
+	for _, spec := range protocol.Tools(features) {
+		call, ok := run[spec.Name]
+		if !ok {
+			panic("server: no use case serves " + string(spec.Name))
+		}
 		s.AddTool(tool(spec), func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			start := time.Now()
 			defer logPanic(ctx, log, spec.Name, start)

@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -21,10 +23,13 @@ func (a answering) answer([]byte) protocol.Result {
 	}
 	return a.r
 }
-func (a answering) List(raw []byte) protocol.Result     { return a.answer(raw) }
-func (a answering) Inspect(raw []byte) protocol.Result  { return a.answer(raw) }
-func (a answering) Start(raw []byte) protocol.Result    { return a.answer(raw) }
-func (a answering) Continue(raw []byte) protocol.Result { return a.answer(raw) }
+func (a answering) List(raw []byte) protocol.Result          { return a.answer(raw) }
+func (a answering) Inspect(raw []byte) protocol.Result       { return a.answer(raw) }
+func (a answering) Start(raw []byte) protocol.Result         { return a.answer(raw) }
+func (a answering) Continue(raw []byte) protocol.Result      { return a.answer(raw) }
+func (a answering) Checkpoint(raw []byte) protocol.Result    { return a.answer(raw) }
+func (a answering) StartSession(raw []byte) protocol.Result  { return a.answer(raw) }
+func (a answering) ResumeSession(raw []byte) protocol.Result { return a.answer(raw) }
 
 // Each tool call is one line: tool, session when the result names one,
 // kind, the code of an error, and the duration; never the arguments.
@@ -53,7 +58,7 @@ func TestEveryToolCallIsOneLogLine(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var logs bytes.Buffer
-			s := NewMCPServer(answering{tc.r}, "test", slog.New(slog.NewJSONHandler(&logs, nil)))
+			s := NewMCPServer(answering{tc.r}, protocol.Features{}, "test", slog.New(slog.NewJSONHandler(&logs, nil)))
 			call := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"` + string(tc.tool) + `","arguments":{"notes":"the user's secret"}}}`
 			reply, err := json.Marshal(s.HandleMessage(context.Background(), []byte(call)))
 			if err != nil {
@@ -93,4 +98,46 @@ func mustJSON(t *testing.T, v any) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// The server lists and serves only the tools the features turn on: a
+// gated-off tool is neither in tools/list nor callable.
+func TestServesOnlyTheToolsFeaturesTurnOn(t *testing.T) {
+	step := protocol.StepResult{Kind: protocol.KindStep}
+	tests := []struct {
+		name   string
+		f      protocol.Features
+		listed []string // sorted, as tools/list answers
+	}{
+		{"none", protocol.Features{}, []string{"continue_workflow", "inspect_workflow", "list_workflows", "start_workflow"}},
+		{"checkpoint and start_session", protocol.Features{CheckpointWorkflow: true, StartSession: true},
+			[]string{"checkpoint_workflow", "continue_workflow", "inspect_workflow", "list_workflows", "start_session", "start_workflow"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := NewMCPServer(answering{step}, tt.f, "test", slog.New(slog.DiscardHandler))
+			reply, _ := json.Marshal(s.HandleMessage(context.Background(), []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)))
+			var list struct {
+				Result struct{ Tools []struct{ Name string } }
+			}
+			if err := json.Unmarshal(reply, &list); err != nil {
+				t.Fatal(err)
+			}
+			var names []string
+			for _, tl := range list.Result.Tools {
+				names = append(names, tl.Name)
+			}
+			if !reflect.DeepEqual(names, tt.listed) {
+				t.Errorf("tools/list %v; want %v", names, tt.listed)
+			}
+			for _, name := range []string{"checkpoint_workflow", "start_session"} {
+				call := `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"` + name + `","arguments":{}}}`
+				reply, _ := json.Marshal(s.HandleMessage(context.Background(), []byte(call)))
+				served := !strings.Contains(string(reply), `"error"`)
+				if want := slices.Contains(tt.listed, name); served != want {
+					t.Errorf("%s: served %v, want %v: %s", name, served, want, reply)
+				}
+			}
+		})
+	}
 }

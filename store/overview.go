@@ -220,13 +220,7 @@ func (s *Store) probeOverviews(below engine.SessionID, fn func(engine.SessionID,
 // without: reading its overview says so, and doctor says why.
 func addOverviews(tx *bbolt.Tx) error {
 	root := tx.Bucket(bucketSessions)
-	var keys [][]byte
-	err := root.ForEachBucket(func(k []byte) error {
-		if len(k) == 8 {
-			keys = append(keys, bytes.Clone(k))
-		}
-		return nil
-	})
+	keys, err := sessionKeys(root)
 	if err != nil {
 		return err
 	}
@@ -256,4 +250,17 @@ func addOverviews(tx *bbolt.Tx) error {
 		}
 	}
 	return nil
+}
+
+// sessionKeys lists the keys of the sessions in root, for a walk that
+// writes to them.
+func sessionKeys(root *bbolt.Bucket) ([][]byte, error) {
+	var keys [][]byte
+	err := root.ForEachBucket(func(k []byte) error {
+		if len(k) == 8 {
+			keys = append(keys, bytes.Clone(k))
+		}
+		return nil
+	})
+	return keys, err
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/workrail/workrail/engine/event"
 	"github.com/workrail/workrail/engine/execute"
 	"github.com/workrail/workrail/engine/project"
+	"github.com/workrail/workrail/engine/resume"
 )
 
 // indexKV is where the derived indexes are read and written: the session's
@@ -64,6 +65,11 @@ func (t *Tx) checkIndexes(evs []event.Event) (string, error) {
 		if overviewErr == nil {
 			overviewErr = shadow.addOverview(e)
 		}
+		if overviewErr == nil {
+			if err := shadow.addResume(e); err != nil {
+				return fmt.Sprintf("event %d does not fold: %v", e.Index, err), nil
+			}
+		}
 	}
 	for _, name := range indexBuckets {
 		if diff := compareBucket(t.b.Bucket(name), mem[string(name)]); diff != "" {
@@ -95,6 +101,32 @@ func (t *Tx) checkIndexes(evs []event.Event) (string, error) {
 		case !bytes.Equal(stored, want):
 			return "overview index: differs", nil
 		}
+	}
+	if overviewErr == nil && schema(t.tx) >= schemaResume {
+		return shadow.compareResume(t.b.Get(keyResume))
+	}
+	return "", nil
+}
+
+// compareResume compares the stored resume record with this refold's.
+func (t *Tx) compareResume(stored []byte) (string, error) {
+	r, err := t.resumeRecord()
+	if err != nil {
+		return err.Error(), nil
+	}
+	var want []byte
+	if r != nil {
+		if want, err = json.Marshal(r); err != nil {
+			return "", err
+		}
+	}
+	switch {
+	case stored == nil && want != nil:
+		return "resume index: missing", nil
+	case stored != nil && want == nil:
+		return "resume index: kept for an empty log", nil
+	case !bytes.Equal(stored, want):
+		return "resume index: differs", nil
 	}
 	return "", nil
 }
@@ -135,6 +167,11 @@ func refold(t *Tx, evs []event.Event) error {
 		if overviewErr == nil {
 			overviewErr = t.addOverview(e)
 		}
+		if overviewErr == nil {
+			if err := t.addResume(e); err != nil {
+				return err
+			}
+		}
 		switch e.Kind {
 		case event.NodeCreated:
 			nodes++
@@ -144,6 +181,9 @@ func refold(t *Tx, evs []event.Event) error {
 	}
 	if overviewErr == nil && t.ov != nil {
 		if err := t.putJSON(nil, keyOverview, t.ov); err != nil {
+			return err
+		}
+		if _, err := t.flushResume(); err != nil {
 			return err
 		}
 	}
@@ -157,7 +197,9 @@ func refold(t *Tx, evs []event.Event) error {
 // log. The log must verify: indexes are never rebuilt from events that
 // might be damaged.
 func (s *Store) RebuildIndexes(id engine.SessionID) error {
+	var rec *resume.Record
 	err := s.commit.update(func(btx *bbolt.Tx) error {
+		rec = nil
 		b := btx.Bucket(bucketSessions).Bucket(sessionKey(id))
 		if b == nil {
 			return fmt.Errorf("store: session %s: %w", id, engine.ErrNotFound)
@@ -175,13 +217,24 @@ func (s *Store) RebuildIndexes(id engine.SessionID) error {
 				return err
 			}
 		}
-		if err := b.Delete(keyOverview); err != nil {
+		for _, k := range [][]byte{keyOverview, keyResume} {
+			if err := b.Delete(k); err != nil {
+				return err
+			}
+		}
+		t = newTx(btx, b, id)
+		if err := refold(t, evs); err != nil {
 			return err
 		}
-		return refold(newTx(btx, b, id), evs)
+		if r, err := t.storedResume(t.Head()); err == nil && r.Last != 0 {
+			rec = &r
+			s.resume.name(rec, t)
+		}
+		return nil
 	})
 	if err == nil {
 		s.forgetHealth(id)
+		s.resume.replace(id, rec)
 	}
 	return err
 }

@@ -291,6 +291,11 @@ func TestDoctorFindsDamagedIndexes(t *testing.T) {
 			v := strings.Replace(string(b.Get([]byte("overview"))), `"status":"complete"`, `"status":"blocked"`, 1)
 			return b.Put([]byte("overview"), []byte(v))
 		}, "overview index: differs"},
+		{"resume record removed", func(b *bbolt.Bucket) error { return b.Delete([]byte("resume")) }, "resume index: missing"},
+		{"resume record edited", func(b *bbolt.Bucket) error {
+			v := strings.Replace(string(b.Get([]byte("resume"))), `"tip":"node_3"`, `"tip":"node_2"`, 1)
+			return b.Put([]byte("resume"), []byte(v))
+		}, "resume index: differs"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

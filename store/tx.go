@@ -14,6 +14,7 @@ import (
 	"github.com/workrail/workrail/engine/event"
 	"github.com/workrail/workrail/engine/execute"
 	"github.com/workrail/workrail/engine/project"
+	"github.com/workrail/workrail/engine/resume"
 	"github.com/workrail/workrail/engine/run"
 )
 
@@ -29,6 +30,9 @@ type Tx struct {
 	ix indexKV // where the derived indexes live: the session's buckets
 	// ov is the session's overview as this transaction last wrote it.
 	ov *project.Overview
+	// rs is the session's resume record as this transaction's appends
+	// left it, written when the transaction ends (flushResume).
+	rs *resume.Record
 	// live, in the writes of Create and Update, is told of the
 	// references appends make, which a sweep collecting meanwhile keeps.
 	live *liveRefs
@@ -37,6 +41,7 @@ type Tx struct {
 // Create starts a new session and runs fn in the transaction that creates it.
 func (s *Store) Create(fn func(execute.Tx) error) (engine.SessionID, error) {
 	var id engine.SessionID
+	var rec *resume.Record
 	err := s.commit.update(func(btx *bbolt.Tx) error {
 		root := btx.Bucket(bucketSessions)
 		seq, err := root.NextSequence()
@@ -53,10 +58,15 @@ func (s *Store) Create(fn func(execute.Tx) error) (engine.SessionID, error) {
 		if err := fn(t); err != nil {
 			return err
 		}
+		if rec, err = t.flushResume(); err != nil {
+			return err
+		}
+		s.resume.name(rec, t)
 		return s.stamp(btx, id)
 	})
 	if err == nil {
 		s.setHealth(id, execute.Health{Status: execute.Healthy})
+		s.resume.committed(rec)
 	}
 	return id, err
 }
@@ -79,7 +89,9 @@ func createSession(root *bbolt.Bucket, id engine.SessionID) (*bbolt.Bucket, erro
 // once; keep results in variables it assigns on every run. A write that
 // appends is the session's latest activity.
 func (s *Store) Update(id engine.SessionID, fn func(execute.Tx) error) error {
-	return s.commit.update(func(btx *bbolt.Tx) error {
+	var rec *resume.Record
+	err := s.commit.update(func(btx *bbolt.Tx) error {
+		rec = nil
 		b := btx.Bucket(bucketSessions).Bucket(sessionKey(id))
 		if b == nil {
 			return fmt.Errorf("store: session %s: %w", id, engine.ErrNotFound)
@@ -90,8 +102,17 @@ func (s *Store) Update(id engine.SessionID, fn func(execute.Tx) error) error {
 		if err := fn(t); err != nil || t.Head() == head {
 			return err
 		}
+		var err error
+		if rec, err = t.flushResume(); err != nil {
+			return err
+		}
+		s.resume.name(rec, t)
 		return s.stamp(btx, id)
 	})
+	if err == nil {
+		s.resume.committed(rec)
+	}
+	return err
 }
 
 // appendFill is the page fill for buckets whose keys only grow: bbolt's
@@ -175,12 +196,16 @@ func (t *Tx) Append(run engine.RunID, node engine.NodeID, p event.Payload) (even
 }
 
 // fold keeps the derived records in step with e: the node, run and
-// attempt indexes, then the overview.
+// attempt indexes, then the overview, then the resume record (written
+// when the transaction ends).
 func (t *Tx) fold(e event.Event) error {
 	if err := project.Index(indexes{t}, e); err != nil {
 		return err
 	}
-	return t.foldOverview(e)
+	if err := t.foldOverview(e); err != nil {
+		return err
+	}
+	return t.addResume(e)
 }
 
 // Event reads the event at index i.

@@ -84,6 +84,9 @@ func TestBundledConventions(t *testing.T) {
 					t.Errorf("context input %q is declared but no condition or loop reads it", in.Name)
 				}
 			}
+			if w.ID == "wr.session" {
+				return // start_session's one notes step: nothing to branch on
+			}
 			if conditioned == 0 {
 				t.Error("no step has a runCondition")
 			}

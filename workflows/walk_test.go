@@ -35,6 +35,7 @@ func files(n int) []any {
 }
 
 var scenarios = map[string][]scenario{
+	"wr.session": {{name: "defaults"}},
 	"wr.hello": {
 		{name: "defaults"},
 		{name: "no workspace", ctx: map[string]any{"hasWorkspace": false}, skip: []string{"look-around"}},

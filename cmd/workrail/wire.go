@@ -13,6 +13,7 @@ import (
 	"github.com/workrail/workrail/engine/protocol"
 	"github.com/workrail/workrail/server"
 	"github.com/workrail/workrail/server/config"
+	"github.com/workrail/workrail/server/gitrepo"
 	"github.com/workrail/workrail/server/home"
 	"github.com/workrail/workrail/server/sources"
 	"github.com/workrail/workrail/store"
@@ -85,8 +86,14 @@ func serveStore(h home.Dir, port portChoice, anyPort bool, st *store.Store, logg
 		return nil
 	}
 	started := time.Now()
-	uc := execute.New(st, keys, reg, cfg.Preferences(), time.Now, logger.printf)
+	features := protocol.Features(cfg.Features)
+	uc := execute.New(st, keys, reg, cfg.Preferences(), time.Now, logger.printf, execute.WithObserver(gitrepo.NewObserver()), execute.WithFeatures(features))
+	var resumer console.Resumer // the Console's search lists what resume_session offers, while the tool is on
+	if features.ResumeSession {
+		resumer = uc
+	}
 	con := console.New(console.Config{Store: st, Workflows: reg, Runs: uc, Files: reg, Secret: []byte(token), Now: time.Now, Logf: logger.printf, Errors: logger,
+		Resumer:  resumer,
 		About:    console.About{Version: version, Home: string(h), StartedAt: started, Log: h.Log(), Snippets: snippets(executable(), h)},
 		Settings: func() console.Settings { return consoleSettings(live.Snapshot()) },
 		Restart: func() error {
@@ -96,7 +103,7 @@ func serveStore(h home.Dir, port portChoice, anyPort bool, st *store.Store, logg
 			return nil
 		}})
 	d, err := server.Start(server.Config{Home: h, Port: port.port, AnyPort: anyPort, Version: version, Token: token, Tools: uc,
-		Console: con.Routes, Static: web.Static, Doctor: st.Doctor, Log: logger.Logger, Now: time.Now,
+		Console: con.Routes, Features: features, Static: web.Static, Doctor: st.Doctor, Log: logger.Logger, Now: time.Now,
 		AppliedConfigHash: cfg.Hash(), Restart: restart,
 		Status: func() any { return daemonStatus(h, running.Load(), st, live.Snapshot()) }})
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/workrail/workrail/engine"
+	"github.com/workrail/workrail/engine/event"
 	"github.com/workrail/workrail/engine/project"
 	"github.com/workrail/workrail/engine/run"
 	"github.com/workrail/workrail/engine/workflow"
@@ -62,6 +63,7 @@ type item struct {
 	first, last *vertex
 	step        workflow.StepID
 	folded      int
+	checkpoints int // of folded, in a stub
 	// a loop fold's iterations, the first of them (from 1), the steps of
 	// one and its loop's depth
 	iterations, iteration int
@@ -116,7 +118,7 @@ func (b *builder) stub(ln *line) error {
 	if err != nil {
 		return err
 	}
-	b.add(ln, &item{kind: StubRow, first: ln.top, last: ln.leaf, step: step, folded: ln.top.size,
+	b.add(ln, &item{kind: StubRow, first: ln.top, last: ln.leaf, step: step, folded: ln.top.size, checkpoints: ln.top.checkpoints,
 		key: [3]engine.EventIndex{ln.fork.CreatedAt, 1, ln.top.CreatedAt}})
 	return nil
 }
@@ -226,13 +228,14 @@ func (f *folder) iteration(s, hi, d int) int {
 // foldable says a fold may take nodes s..e-1. A fold never takes a line's
 // first or last node, nor a node with branches: their rows (and the stubs
 // under them) always show, and a fold's Node is never a branch's first
-// node.
+// node. Nor does it take a checkpoint: notes an agent chose to record
+// between steps stay in sight.
 func (f *folder) foldable(s, e int) bool {
 	if s == 0 || e == len(f.nodes) {
 		return false
 	}
 	for _, v := range f.nodes[s:e] {
-		if len(v.Children) != 1 {
+		if len(v.Children) != 1 || v.Kind == event.NodeCheckpoint {
 			return false
 		}
 	}
@@ -302,9 +305,10 @@ func (b *builder) rows() []Row {
 	rows := make([]Row, len(b.items))
 	for i, it := range b.items {
 		rows[i] = Row{Kind: it.kind, Lane: it.line.lane, Node: it.first.ID, Last: it.last.ID, Parent: it.first.Parent,
-			Step: it.step, Folded: it.folded, Iterations: it.iterations, FirstIteration: it.iteration, Body: it.body, LoopDepth: it.depth,
-			Tip:        it.kind == NodeRow && it.first == b.tip,
-			ForkedFrom: g.ForkedFrom(it.first.Node), ForksOf: g.ForksOf(it.first.Node)}
+			Step: it.step, Folded: it.folded, Checkpoints: it.checkpoints, Iterations: it.iterations, FirstIteration: it.iteration, Body: it.body, LoopDepth: it.depth,
+			Tip:      it.kind == NodeRow && it.first == b.tip,
+			NodeKind: it.first.Kind, ForkedFrom: g.ForkedFrom(it.first.Node), ForksOf: g.ForksOf(it.first.Node)}
+		rows[i].Edge, _ = g.Edge(it.first.ID)
 	}
 	for _, ln := range b.lines {
 		if ln.fork != nil {

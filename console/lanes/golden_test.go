@@ -11,6 +11,7 @@ import (
 
 	"github.com/workrail/workrail/console/lanes"
 	"github.com/workrail/workrail/engine"
+	"github.com/workrail/workrail/engine/event"
 	"github.com/workrail/workrail/engine/project"
 	"github.com/workrail/workrail/engine/run"
 	"github.com/workrail/workrail/engine/workflow"
@@ -163,6 +164,25 @@ func earlyExit(tb testing.TB) fixture {
 	return fixture{s.graph(), r, nil}
 }
 
+// checkpoints: notes recorded between steps. b is checkpointed and the
+// agent goes on from the checkpoint; a loop of plan → edit runs four
+// iterations with a checkpoint after the third edit, which splits the
+// fold around it; d is checkpointed, then a rewound chat acknowledges d
+// again (a fork: the checkpoint is left behind on its own branch), and
+// the new e is checkpointed last: the run's tip is a checkpoint.
+func checkpoints(tb testing.TB) fixture {
+	s := newSession(tb)
+	r, root := s.start(at(0, "a"))
+	b := s.advance(r, root, at(1, "b"))
+	n, _ := s.iterate(r, s.Checkpoint(r, b, "looked around"), []run.Frame{{Index: 2}}, pet[:2], 0, 3)
+	n = s.Checkpoint(r, n, "edited thrice")
+	n, _ = s.iterate(r, n, []run.Frame{{Index: 2}}, pet[:2], 3, 4)
+	d := s.advance(r, n, at(3, "d"))
+	left := s.Checkpoint(r, d, "a recap the chat lost")
+	s.Checkpoint(r, s.advance(r, d, at(4, "e")), "the latest recap")
+	return fixture{s.graph(), r, []engine.NodeID{left}}
+}
+
 // bigLoop3: 1,000 nodes, a then 333 iterations of plan → edit → test;
 // the run waits at the last test.
 func bigLoop3(tb testing.TB) fixture {
@@ -206,6 +226,8 @@ func TestGolden(t *testing.T) {
 		{"loop3_nested_expanded", nested, true},
 		{"loop3_early_exit", earlyExit, false},
 		{"run1000_loop3_folded", bigLoop3, false},
+		{"checkpoints_folded", checkpoints, false},
+		{"checkpoints_expanded", checkpoints, true},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -221,8 +243,8 @@ func TestGolden(t *testing.T) {
 }
 
 // render writes the rows as text: a picture of the lanes ('o' a node,
-// '@' the tip, '#' a stub, 'x' a loop fold, '|' a lane passing by), then
-// the row's fields.
+// '^' a checkpoint, '@' the tip, '#' a stub, 'x' a loop fold, '|' a lane
+// passing by), then the row's fields.
 func render(l lanes.Layout) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s tip=%s lanes=%d rows=%d\n", l.Run, l.Tip, l.Lanes, len(l.Rows))
@@ -232,6 +254,9 @@ func render(l lanes.Layout) string {
 			pic[lane] = '|'
 		}
 		pic[r.Lane] = map[lanes.Kind]byte{lanes.NodeRow: 'o', lanes.StubRow: '#', lanes.LoopRow: 'x'}[r.Kind]
+		if r.Checkpoint() {
+			pic[r.Lane] = '^'
+		}
 		if r.Tip {
 			pic[r.Lane] = '@'
 		}
@@ -248,6 +273,15 @@ func render(l lanes.Layout) string {
 		}
 		if r.Tip {
 			b.WriteString(" tip")
+		}
+		if r.Checkpoint() {
+			b.WriteString(" checkpoint")
+		}
+		if r.Edge == event.EdgeCheckpoint {
+			b.WriteString(" edge=checkpoint")
+		}
+		if r.Checkpoints != 0 {
+			fmt.Fprintf(&b, " checkpoints=%d", r.Checkpoints)
 		}
 		if r.Kind == lanes.LoopRow {
 			fmt.Fprintf(&b, " iterations=%d from=%d depth=%d body=%s", r.Iterations, r.FirstIteration, r.LoopDepth, strings.Join(steps(r.Body), ","))

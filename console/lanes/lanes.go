@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/workrail/workrail/engine"
+	"github.com/workrail/workrail/engine/event"
 	"github.com/workrail/workrail/engine/workflow"
 )
 
@@ -65,6 +66,9 @@ type Row struct {
 	// Folded counts the nodes folded into a stub or loop row (0 for a
 	// node row).
 	Folded int
+	// Checkpoints counts the checkpoint nodes among a stub's Folded (a
+	// loop fold never takes one).
+	Checkpoints int
 	// Iterations counts the loop iterations a loop fold stands for (0
 	// for other rows); each holds Folded/Iterations nodes.
 	Iterations int
@@ -82,6 +86,12 @@ type Row struct {
 	LoopDepth int
 	// Tip says the row is the run's preferred tip.
 	Tip bool
+	// NodeKind is Node's kind: a checkpoint is notes recorded at its
+	// parent's step, which it stands at too (nothing advanced).
+	NodeKind event.NodeKind
+	// Edge is the kind of the edge into Node from Parent ("" for the
+	// run's root).
+	Edge event.EdgeKind
 	// ForkedFrom is the node Node was forked from (Graph.ForkedFrom):
 	// its parent when the edge into it is a fork, else 0.
 	ForkedFrom engine.NodeID
@@ -102,18 +112,26 @@ type Link struct {
 	Lane int
 }
 
+// Checkpoint says the row is one checkpoint node.
+func (r Row) Checkpoint() bool { return r.Kind == NodeRow && r.NodeKind == event.NodeCheckpoint }
+
 // Summary is the text a folded row shows: "N more steps on a branch
-// forked here" for a stub, "×N iterations of plan → edit → test (M
-// steps)" for a loop fold (at most four steps named; the count of steps
-// when an iteration has more than one), "" for a node.
+// forked here" for a stub ("N more steps and M checkpoints" when it
+// holds checkpoints, "1 checkpoint" for a checkpoint left behind), "×N
+// iterations of plan → edit → test (M steps)" for a loop fold (at most
+// four steps named; the count of steps when an iteration has more than
+// one), "" for a node.
 func (r Row) Summary() string {
 	switch r.Kind {
 	case StubRow:
-		steps := " more steps"
-		if r.Folded == 1 {
-			steps = " more step"
+		var parts []string
+		if n := r.Folded - r.Checkpoints; n > 0 {
+			parts = append(parts, count(n, "more step", "more steps"))
 		}
-		return strconv.Itoa(r.Folded) + steps + " on a branch forked here"
+		if r.Checkpoints > 0 {
+			parts = append(parts, count(r.Checkpoints, "checkpoint", "checkpoints"))
+		}
+		return strings.Join(parts, " and ") + " on a branch forked here"
 	case LoopRow:
 		body := r.Body
 		if len(body) > maxBody {
@@ -140,3 +158,10 @@ func (r Row) Summary() string {
 
 // maxBody is how many steps of a loop's body a summary names.
 const maxBody = 4
+
+func count(n int, one, other string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + other
+}

@@ -85,6 +85,7 @@ func TestTipIsMarkedOnLaneZero(t *testing.T) {
 		{"linear", linear},
 		{"the fork is preferred", oneFork},
 		{"a fork of a fork", forkOfFork},
+		{"the tip is a checkpoint", checkpoints},
 		{"the old branch is preferred", func(tb testing.TB) fixture {
 			s := newSession(tb)
 			r, root := s.start(at(0, "a"))
@@ -185,7 +186,7 @@ func TestExpandIgnoresWhatItCannotUnfold(t *testing.T) {
 // inside the graph happen to iterate.
 func TestLayoutIsDeterministic(t *testing.T) {
 	for name, build := range map[string]func(testing.TB) fixture{"fork of fork": forkOfFork, "loop": loop, "1000": big,
-		"loop with a fork": loop3Fork, "nested loops": nested, "1000 of a 3-step loop": bigLoop3} {
+		"loop with a fork": loop3Fork, "nested loops": nested, "1000 of a 3-step loop": bigLoop3, "checkpoints": checkpoints} {
 		t.Run(name, func(t *testing.T) {
 			f1, f2 := build(t), build(t)
 			for _, expand := range [][]engine.NodeID{nil, f1.expand} {
@@ -252,6 +253,43 @@ func TestSVGIsDecorative(t *testing.T) {
 	}
 }
 
+// A checkpoint is a node of its own kind in the drawing: a triangle (a
+// hollow diamond when it is the tip), reached by a dashed edge; every
+// other mark keeps its shape.
+func TestCheckpointsHaveTheirOwnShape(t *testing.T) {
+	f := checkpoints(t)
+	for _, expand := range [][]engine.NodeID{nil, f.expand} {
+		l := f.build(t, expand...)
+		svg := l.SVG()
+		count := func(s string) int { return strings.Count(svg, s) }
+		var marks, links, tips, stubs int
+		for _, r := range l.Rows {
+			switch {
+			case r.Checkpoint() && r.Tip:
+				tips++
+			case r.Checkpoint():
+				marks++
+			case r.Kind == lanes.StubRow:
+				stubs++
+			}
+			for _, o := range r.Out {
+				if l.Rows[o.Row].Edge == event.EdgeCheckpoint {
+					links++
+				}
+			}
+		}
+		if count(`<path class="checkpoint"`) != marks || count(`<path class="tip checkpoint"`) != 1 || tips != 1 || marks < 2 {
+			t.Errorf("expand %v: %d triangles for %d checkpoints, %d hollow tips\n%s", expand, count(`<path class="checkpoint"`), marks, count(`class="tip checkpoint"`), render(l))
+		}
+		if count(`class="edge checkpoint`) != links || count(`stroke-dasharray`) != links || links < 3 {
+			t.Errorf("expand %v: %d dashed edges for %d checkpoint links", expand, count(`stroke-dasharray`), links)
+		}
+		if count("<circle ")+count(`<rect class="stub"`)+count(`<path class="tip`)+count(`<path class="checkpoint"`) != len(l.Rows) || count(`<rect class="stub"`) != stubs {
+			t.Errorf("expand %v: not one mark per row\n%s", expand, svg)
+		}
+	}
+}
+
 func TestSummaryCountsFoldedNodes(t *testing.T) {
 	cases := []struct {
 		row  lanes.Row
@@ -266,7 +304,11 @@ func TestSummaryCountsFoldedNodes(t *testing.T) {
 			"×4 iterations of a → b → c → … (20 steps)"},
 		{lanes.Row{Kind: lanes.LoopRow, Folded: 16, Iterations: 4, Body: []workflow.StepID{"a", "b", "c", "d"}},
 			"×4 iterations of a → b → c → d (16 steps)"},
+		{lanes.Row{Kind: lanes.StubRow, Folded: 1, Checkpoints: 1}, "1 checkpoint on a branch forked here"},
+		{lanes.Row{Kind: lanes.StubRow, Folded: 5, Checkpoints: 2}, "3 more steps and 2 checkpoints on a branch forked here"},
+		{lanes.Row{Kind: lanes.StubRow, Folded: 2, Checkpoints: 1}, "1 more step and 1 checkpoint on a branch forked here"},
 		{lanes.Row{Kind: lanes.NodeRow}, ""},
+		{lanes.Row{Kind: lanes.NodeRow, NodeKind: event.NodeCheckpoint}, ""},
 	}
 	for _, c := range cases {
 		if got := c.row.Summary(); got != c.want {
@@ -356,6 +398,15 @@ func TestLoopFoldsWholeRepeatedIterations(t *testing.T) {
 			n, _ = s.iterate(r, n, topLoop, pet, 5, 6)
 			return s.advance(r, n, at(2, "report"))
 		}, false, "o x2 x3 o o o o @"},
+		{"a checkpoint splits the fold around its iteration", func(s *session, r engine.RunID, n engine.NodeID) engine.NodeID {
+			n, _ = s.iterate(r, n, topLoop, pet, 0, 3)
+			n = s.advance(r, n, inside("plan", frame(1, 0), frame(0, 3)))
+			n = s.Checkpoint(r, n, "planned")
+			n = s.advance(r, n, inside("edit", frame(1, 0), frame(1, 3)))
+			n = s.advance(r, n, inside("test", frame(1, 0), frame(2, 3)))
+			n, _ = s.iterate(r, n, topLoop, pet, 4, 6)
+			return s.advance(r, n, at(2, "report"))
+		}, false, "o x3 o ^ o o x2 o @"},
 		{"an inner loop folds inside an outer iteration that does not repeat", func(s *session, r engine.RunID, n engine.NodeID) engine.NodeID {
 			n, _ = s.iterate(r, n, []run.Frame{{Index: 1}, frame(0, 0)}, pet, 0, 6)
 			n = s.advance(r, n, inside("review", frame(1, 0), frame(1, 0)))
@@ -383,6 +434,8 @@ func shape(l lanes.Layout) string {
 		switch {
 		case r.Tip:
 			out = append(out, "@")
+		case r.Checkpoint():
+			out = append(out, "^")
 		case r.Kind == lanes.StubRow:
 			out = append(out, "#")
 		case r.Kind == lanes.LoopRow:

@@ -1,6 +1,10 @@
 package lanes
 
-import "strconv"
+import (
+	"strconv"
+
+	"github.com/workrail/workrail/engine/event"
+)
 
 // The drawing's fixed geometry, in CSS pixels: the page's list gives each
 // row RowHeight so the drawing lines up with it.
@@ -11,12 +15,15 @@ const (
 	loopRadius = 6
 	tipReach   = 6 // half the tip diamond's diagonal
 	stubSide   = 8
+	flagReach  = 5 // half the checkpoint triangle's base, and its height above the row's centre
 )
 
 // SVG draws the layout as a standalone image to show beside the list of
 // rows: edges as paths (a bend, classed "fork", where a connection
-// changes lane), nodes as circles, loop folds as larger circles, the
-// preferred tip as a diamond and stubs as squares. It is decorative
+// changes lane; dashed, classed "checkpoint", into a checkpoint), nodes
+// as circles, checkpoints as triangles, loop folds as larger circles,
+// the preferred tip as a diamond (hollow when it is a checkpoint) and
+// stubs as squares. It is decorative
 // (aria-hidden, not focusable), has no script, handler or style element:
 // its colours are presentation attributes, mid-tones that read on light
 // and dark pages alike, so it needs no stylesheet. Same layout, same
@@ -27,7 +34,7 @@ func (l Layout) SVG() string {
 	w.s(`" aria-hidden="true" focusable="false">` + "\n")
 	for i, r := range l.Rows {
 		for _, o := range r.Out {
-			w.edge(i, r.Lane, o)
+			w.edge(i, r.Lane, o, l.Rows[o.Row].Edge == event.EdgeCheckpoint)
 		}
 	}
 	for i, r := range l.Rows {
@@ -48,15 +55,19 @@ func y(row int) int  { return row*RowHeight + RowHeight/2 }
 
 // edge draws a connection from (row, lane) down to o: straight down its
 // own lane, or bending into o's lane within the row below and then
-// straight down.
-func (w *svg) edge(row, lane int, o Link) {
+// straight down; dashed when it leads to a checkpoint.
+func (w *svg) edge(row, lane int, o Link, checkpoint bool) {
 	x1, y1, x2, y2 := x(lane), y(row), x(o.Lane), y(o.Row)
+	class, dash := "edge", ""
+	if checkpoint {
+		class, dash = "edge checkpoint", ` stroke-dasharray="3 3"`
+	}
 	if lane == o.Lane {
-		w.s(`<path class="edge" fill="none" stroke="#7a8599" stroke-width="2" d="M`).n(x1).s(" ").n(y1).s("V").n(y2).s(`"/>` + "\n")
+		w.s(`<path class="`).s(class).s(`" fill="none" stroke="#7a8599" stroke-width="2"`).s(dash).s(` d="M`).n(x1).s(" ").n(y1).s("V").n(y2).s(`"/>` + "\n")
 		return
 	}
 	mid, bent := y1+RowHeight/2, y1+RowHeight
-	w.s(`<path class="edge fork" fill="none" stroke="#7a8599" stroke-width="2" d="M`).n(x1).s(" ").n(y1).s("C").n(x1).s(" ").n(mid).s(" ").n(x2).s(" ").n(mid).s(" ").n(x2).s(" ").n(bent)
+	w.s(`<path class="`).s(class).s(` fork" fill="none" stroke="#7a8599" stroke-width="2"`).s(dash).s(` d="M`).n(x1).s(" ").n(y1).s("C").n(x1).s(" ").n(mid).s(" ").n(x2).s(" ").n(mid).s(" ").n(x2).s(" ").n(bent)
 	if y2 > bent {
 		w.s("V").n(y2)
 	}
@@ -68,8 +79,15 @@ func (w *svg) mark(row int, r Row) {
 	cx, cy := x(r.Lane), y(row)
 	switch {
 	case r.Tip:
-		w.s(`<path class="tip" fill="#1b7f3b" d="M`).n(cx).s(" ").n(cy - tipReach).s("l").n(tipReach).s(" ").n(tipReach).
+		paint := `class="tip" fill="#1b7f3b"`
+		if r.Checkpoint() {
+			paint = `class="tip checkpoint" fill="#ffffff" stroke="#1b7f3b" stroke-width="2"`
+		}
+		w.s(`<path `).s(paint).s(` d="M`).n(cx).s(" ").n(cy - tipReach).s("l").n(tipReach).s(" ").n(tipReach).
 			s(" -").n(tipReach).s(" ").n(tipReach).s(" -").n(tipReach).s(" -").n(tipReach).s(`z"/>` + "\n")
+	case r.Checkpoint():
+		w.s(`<path class="checkpoint" fill="#7a4cc2" d="M`).n(cx).s(" ").n(cy - flagReach).s("l").n(flagReach).s(" ").n(2 * flagReach).
+			s("h-").n(2 * flagReach).s(`z"/>` + "\n")
 	case r.Kind == StubRow:
 		w.s(`<rect class="stub" fill="#ffffff" stroke="#7a8599" stroke-width="2" x="`).n(cx - stubSide/2).s(`" y="`).n(cy - stubSide/2).
 			s(`" width="`).n(stubSide).s(`" height="`).n(stubSide).s(`"/>` + "\n")

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/workrail/workrail/engine"
+	"github.com/workrail/workrail/engine/event"
 	"github.com/workrail/workrail/engine/project"
 	"github.com/workrail/workrail/engine/run"
 	"github.com/workrail/workrail/engine/workflow"
@@ -20,6 +21,8 @@ type vertex struct {
 	size     int     // nodes in the subtree, this one included
 	next     *vertex // the child continuing this node's line; nil at its end
 	item     *item   // the row showing this node, when it has its own
+
+	checkpoints int // the checkpoint nodes in the subtree
 }
 
 // tree is the nodes reachable from a run's root, parents before children.
@@ -54,6 +57,7 @@ func load(g *project.Graph, root project.Node) (*tree, error) {
 		}
 		if p := v.parent; p != nil {
 			p.size += v.size
+			p.checkpoints += v.checkpoints
 			if p.best == nil || beats(v.best, p.best) {
 				p.best = v.best
 			}
@@ -64,6 +68,9 @@ func load(g *project.Graph, root project.Node) (*tree, error) {
 
 func (t *tree) add(n project.Node, parent *vertex) {
 	v := &vertex{Node: n, parent: parent, activity: n.LastActivity, size: 1}
+	if n.Kind == event.NodeCheckpoint {
+		v.checkpoints = 1
+	}
 	if parent != nil {
 		v.activity = max(parent.activity, n.LastActivity)
 	}

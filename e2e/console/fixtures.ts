@@ -228,3 +228,24 @@ function widest(): string {
   walk(document.body);
   return out.length ? `; too wide: ${out.slice(0, 6).join(', ')}` : '';
 }
+
+/**
+ * shootPhoneAndDesktop checks the page as it is at a 390 px phone and a
+ * 1280 px desktop, in light and dark: it must not scroll sideways, and a
+ * full-page screenshot of each goes to out(name-width-scheme.png) for a
+ * person to look at. It leaves the page at its size, in light.
+ */
+export async function shootPhoneAndDesktop(page: Page, name: string, out: (file: string) => string) {
+  const size = page.viewportSize()!;
+  for (const width of [390, 1280]) {
+    await page.setViewportSize({ width, height: 844 });
+    await htmxIdle(page);
+    await expectNoSidewaysScroll(page, `${name} at ${width} px`);
+    for (const scheme of ['light', 'dark'] as const) {
+      await page.emulateMedia({ colorScheme: scheme });
+      await page.screenshot({ path: out(`${name}-${width}-${scheme}.png`), fullPage: true });
+    }
+  }
+  await page.emulateMedia({ colorScheme: 'light' });
+  await page.setViewportSize(size);
+}

@@ -28,7 +28,10 @@ func sample() []event.Event {
 		&event.DivergenceRecordedData{Reason: "r", Summary: "s"},
 		&event.DecisionTraceAppendedData{TraceKind: event.TraceDetectedNonTipAdvance, Summary: "s"},
 		&event.AdvanceRecordedData{Attempt: 0, KeyID: 1, Outcome: event.OutcomeAdvanced, ToNode: 2},
-		&event.RunStartedData{WorkflowID: "wr.hello", WorkflowHash: hash, RestartOf: 1},
+		&event.NodeCreatedData{NodeKind: event.NodeCheckpoint, Snapshot: ref},
+		&event.EdgeCreatedData{EdgeKind: event.EdgeCheckpoint, From: 1, To: 3, Attempt: 2, KeyID: 1},
+		&event.ObservationRecordedData{Key: event.ObsRepoRoot, Value: "/home/u/src/app"},
+		&event.RunStartedData{WorkflowID: "wr.hello", WorkflowHash: hash, RestartOf: 1}, // last: TestRestartOfIsOptional
 	}
 	var out []event.Event
 	for i, p := range payloads {
@@ -69,6 +72,34 @@ func TestEncodeIsCanonical(t *testing.T) {
 	want := `{"data":{"workflowHash":"` + e.Data.(*event.RunStartedData).WorkflowHash.String() + `","workflowId":"wr.hello"},"eventId":"evt_7_3","eventIndex":3,"kind":"run_started","nodeId":"node_1","runId":"run_1","sessionId":"ses_7"}`
 	if string(b) != want {
 		t.Fatalf("encoding\n got %s\nwant %s", b, want)
+	}
+}
+
+// A checkpoint edge carries its attempt and key in key order; every other
+// edge encodes exactly as before those fields existed.
+func TestCheckpointEdgeFields(t *testing.T) {
+	for _, tt := range []struct {
+		d    event.EdgeCreatedData
+		want string
+	}{
+		{event.EdgeCreatedData{EdgeKind: event.EdgeAckedStep, From: 1, To: 2}, `{"edgeKind":"acked_step","fromNodeId":"node_1","toNodeId":"node_2"}`},
+		{event.EdgeCreatedData{EdgeKind: event.EdgeCheckpoint, From: 1, To: 3, KeyID: 4},
+			`{"edgeKind":"checkpoint","fromNodeId":"node_1","keyId":4,"toNodeId":"node_3"}`},
+		{event.EdgeCreatedData{EdgeKind: event.EdgeCheckpoint, From: 1, To: 3, Attempt: 2, KeyID: 4},
+			`{"attempt":2,"edgeKind":"checkpoint","fromNodeId":"node_1","keyId":4,"toNodeId":"node_3"}`},
+	} {
+		e := event.Event{ID: engine.NewEventID(7, 5), Index: 5, Session: 7, Kind: event.EdgeCreated, Run: 1, Node: tt.d.To, Data: &tt.d}
+		b, err := event.Encode(e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasPrefix(string(b), `{"data":`+tt.want+`,"eventId"`) {
+			t.Errorf("encoding %s; want data %s", b, tt.want)
+		}
+		got, err := event.Decode(b)
+		if err != nil || !reflect.DeepEqual(got, e) {
+			t.Errorf("decode %s: %v, %+v", b, err, got)
+		}
 	}
 }
 

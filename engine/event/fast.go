@@ -34,6 +34,9 @@ func encodeFast(e Event) ([]byte, bool) {
 		w.raw(`,"snapshotRef":"sha256:`)
 		w.b = append(hex.AppendEncode(w.b, d.Snapshot[:]), '"')
 	case *EdgeCreatedData:
+		if d.Attempt != 0 || d.KeyID != 0 {
+			return nil, false
+		}
 		w.str(`"edgeKind":`, string(d.EdgeKind))
 		w.id(`,"fromNodeId":"node_`, uint64(d.From))
 		w.id(`,"toNodeId":"node_`, uint64(d.To))

@@ -27,6 +27,9 @@ type ObservationKey string
 const (
 	ObsGitBranch  ObservationKey = "git_branch"
 	ObsGitHeadSHA ObservationKey = "git_head_sha"
+	// ObsRepoRoot is the absolute top folder of the repository the
+	// workspace is in, so resume can rank the same repository first.
+	ObsRepoRoot ObservationKey = "repo_root"
 )
 
 // RunStartedData pins a run to one compiled workflow. RestartOf names the
@@ -64,11 +67,17 @@ const (
 	EdgeCheckpoint       EdgeKind = "checkpoint"
 )
 
-// EdgeCreatedData links a parent node to a child node.
+// EdgeCreatedData links a parent node to a child node. A checkpoint edge
+// also records what makes its checkpoint idempotent and its answer
+// replayable: the checkpointToken's attempt, and the key the answer's
+// tokens were minted with. Other edges leave both out, so they encode as
+// before.
 type EdgeCreatedData struct {
-	EdgeKind EdgeKind      `json:"edgeKind"`
-	From     engine.NodeID `json:"fromNodeId"`
-	To       engine.NodeID `json:"toNodeId"`
+	EdgeKind EdgeKind       `json:"edgeKind"`
+	From     engine.NodeID  `json:"fromNodeId"`
+	To       engine.NodeID  `json:"toNodeId"`
+	Attempt  engine.Attempt `json:"attempt,omitzero"`
+	KeyID    uint32         `json:"keyId,omitzero"`
 }
 
 // NodeOutputAppendedData is the one durable write path for notes and

@@ -59,6 +59,10 @@ func (r *rig) call(tb testing.TB, tool string, args any) (protocol.Result, []byt
 		res = r.x.Start(raw)
 	case "continue":
 		res = r.x.Continue(raw)
+	case "checkpoint":
+		res = r.x.Checkpoint(raw)
+	case "start_session":
+		res = r.x.StartSession(raw)
 	default:
 		tb.Fatalf("unknown tool %s", tool)
 	}

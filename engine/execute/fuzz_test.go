@@ -41,13 +41,17 @@ func FuzzArguments(f *testing.F) {
 			`{"stateToken":"` + fresh.StateToken + `","ackToken":"` + fresh.AckToken + `","context":{"n":9007199254740993}}`},
 		2: {`{"workflowId":"wr.bug_investigation","mode":"preview"}`, `{"workflowId":"wr.hello"}`},
 		3: {`{}`, `{"workspacePath":"."}`},
+		4: {`{"stateToken":"` + fresh.StateToken + `","checkpointToken":"` + fresh.CheckpointToken + `","output":{"notesMarkdown":"n"}}`,
+			`{"stateToken":"` + fresh.StateToken + `","checkpointToken":"` + fresh.CheckpointToken + `","output":{"notesMarkdown":"n \ud800"}}`,
+			`{"stateToken":"` + s.StateToken + `","checkpointToken":"` + fresh.CheckpointToken + `","output":{"notesMarkdown":""}}`},
+		5: {`{}`, `{"workspacePath":"/tmp"}`},
 	}
 	for tool, args := range seeds {
 		for _, a := range args {
 			f.Add(tool, []byte(a))
 		}
 	}
-	tools := []func([]byte) protocol.Result{r.x.Start, r.x.Continue, r.x.Inspect, r.x.List}
+	tools := []func([]byte) protocol.Result{r.x.Start, r.x.Continue, r.x.Inspect, r.x.List, r.x.Checkpoint, r.x.StartSession}
 	f.Fuzz(func(t *testing.T, tool byte, raw []byte) {
 		res := tools[int(tool)%len(tools)](raw)
 		if res.RenderedText() == "" {

@@ -1,10 +1,13 @@
 package execute
 
 import (
+	"iter"
+
 	"github.com/workrail/workrail/engine"
 	"github.com/workrail/workrail/engine/compile"
 	"github.com/workrail/workrail/engine/event"
 	"github.com/workrail/workrail/engine/project"
+	"github.com/workrail/workrail/engine/resume"
 	"github.com/workrail/workrail/engine/run"
 )
 
@@ -23,6 +26,9 @@ type Store interface {
 	Update(id engine.SessionID, fn func(Tx) error) error
 	// Health is the verified state of session id's log and indexes.
 	Health(id engine.SessionID) (Health, error)
+	// Resume ranks every session for q (resume.Rank) from the resume
+	// index, without reading a log; it does not look at health.
+	Resume(q resume.Query) (iter.Seq[resume.Match], error)
 }
 
 // Tx is what one transaction may read and append, scoped to one session.

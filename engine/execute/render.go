@@ -18,10 +18,11 @@ import (
 // move passed over, the gaps it recorded, and the recap or branches to
 // show.
 type moveFacts struct {
-	skipped []event.Skip
-	gaps    []protocol.Gap
-	recap   *event.Recap
-	fork    *event.Fork
+	skipped    []event.Skip
+	gaps       []protocol.Gap
+	recap      *event.Recap
+	fork       *event.Fork
+	checkpoint *protocol.Checkpointed
 }
 
 // fromRecord renders the response of a recorded attempt from the record
@@ -74,7 +75,7 @@ func (s *Service) renderBlocked(tx Tx, n node, d *event.AdvanceRecordedData, add
 		return nil, err
 	}
 	place, _ := run.PendingStep(l.c, l.snap)
-	v := view(l, n, toks, append(protocol.Warnings(d.Notices), added...))
+	v := s.view(l, n, toks, append(protocol.Warnings(d.Notices), added...))
 	v.Examples = examples(l.c, place.Step, true)
 	return protocol.NewBlocked(v, pendingOf(place), d.Blockers), nil
 }
@@ -86,8 +87,8 @@ func (s *Service) render(l loaded, n node, attempt engine.Attempt, kid token.Key
 	if err != nil {
 		return nil, err
 	}
-	v := view(l, n, toks, warnings)
-	v.Skipped, v.Recap, v.Fork, v.Gaps = facts.skipped, facts.recap, facts.fork, facts.gaps
+	v := s.view(l, n, toks, warnings)
+	v.Skipped, v.Recap, v.Fork, v.Gaps, v.Checkpoint = facts.skipped, facts.recap, facts.fork, facts.gaps, facts.checkpoint
 	place, pending := run.PendingStep(l.c, l.snap)
 	if !pending {
 		return protocol.NewComplete(v), nil
@@ -96,11 +97,11 @@ func (s *Service) render(l loaded, n node, attempt engine.Attempt, kid token.Key
 	return protocol.NewStep(v, pendingOf(place), protocol.Progress{Part: l.snap.Position.Path[0].Index + 1, Parts: len(l.c.Steps)}), nil
 }
 
-func view(l loaded, n node, toks protocol.Tokens, ws []protocol.Warning) protocol.View {
+func (s *Service) view(l loaded, n node, toks protocol.Tokens, ws []protocol.Warning) protocol.View {
 	return protocol.View{
 		Workflow:    protocol.WorkflowRef{ID: l.c.ID, Name: l.c.Name, Hash: l.c.Hash},
 		Session:     protocol.SessionRef{SessionID: n.session, RunID: n.run},
-		Preferences: l.snap.Preferences, Tokens: toks, Warnings: ws,
+		Preferences: l.snap.Preferences, Tokens: toks, Warnings: ws, OfferCheckpoint: s.features.CheckpointWorkflow,
 	}
 }
 

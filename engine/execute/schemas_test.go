@@ -13,7 +13,7 @@ import (
 func schemaFor(t *testing.T, tool protocol.ToolName) *jsonschema.Schema {
 	t.Helper()
 	var out []byte
-	for _, tl := range protocol.Tools() {
+	for _, tl := range protocol.Tools(protocol.Features{CheckpointWorkflow: true, ResumeSession: true, StartSession: true}) {
 		if tl.Name == tool {
 			out = tl.Output
 		}
@@ -77,6 +77,15 @@ func TestResultsMatchOutputSchemas(t *testing.T) {
 		}
 	}
 	conforms(t, exec, r.x.Continue(raw(map[string]any{"stateToken": "st.v1.garbage"})))
+
+	notes := newRig(t, nil)
+	session := notes.x.StartSession(raw(map[string]any{"workspacePath": "/w"}))
+	conforms(t, schemaFor(t, protocol.ToolStartSession), session)
+	conforms(t, schemaFor(t, protocol.ToolStartSession), notes.x.StartSession(raw(map[string]any{"workspacePath": "w"})))
+	st := session.(protocol.StepResult)
+	cp := schemaFor(t, protocol.ToolCheckpoint)
+	conforms(t, cp, notes.x.Checkpoint(raw(map[string]any{"stateToken": st.StateToken, "checkpointToken": st.CheckpointToken, "output": map[string]any{"notesMarkdown": "n"}})))
+	conforms(t, cp, notes.x.Checkpoint(raw(map[string]any{"stateToken": st.StateToken, "checkpointToken": st.AckToken, "output": map[string]any{"notesMarkdown": "n"}})))
 	kinds[protocol.KindError] = true
 	for _, k := range []protocol.Kind{protocol.KindStep, protocol.KindBlocked, protocol.KindComplete} {
 		if !kinds[k] {

@@ -38,15 +38,25 @@ type Service struct {
 	defaults  workflow.Preferences // global default preferences
 	now       func() time.Time
 	logf      func(format string, args ...any)
+	observer  Observer
+	features  protocol.Features
 
 	pinned sync.Map // engine.WorkflowHash → compile.Compiled
 }
 
+// Option sets up a Service beyond what New requires.
+type Option func(*Service)
+
 // New returns the use cases over store. defaults are the global
 // preferences new sessions copy (over the built-in default); now is the
 // clock for informational timestamps only; logf receives internal errors.
-func New(store Store, keys *token.Ring, workflows Workflows, defaults workflow.Preferences, now func() time.Time, logf func(string, ...any)) *Service {
-	return &Service{store: store, keys: keys, workflows: workflows, defaults: outcome.Apply(outcome.Default(), defaults), now: now, logf: logf}
+func New(store Store, keys *token.Ring, workflows Workflows, defaults workflow.Preferences, now func() time.Time, logf func(string, ...any), opts ...Option) *Service {
+	s := &Service{store: store, keys: keys, workflows: workflows, defaults: outcome.Apply(outcome.Default(), defaults), now: now, logf: logf,
+		observer: noObserver{}}
+	for _, o := range opts {
+		o(s)
+	}
+	return s
 }
 
 // node names one node of one run in one session.

@@ -35,9 +35,16 @@ func (s *Service) start(raw []byte) (protocol.Result, error) {
 		}
 		return nil, e
 	}
+	return s.create(b, in.WorkspacePath)
+}
+
+// create records a new session with its first run, and what its
+// workspace shows (read before the transaction: it is I/O).
+func (s *Service) create(b beginning, workspace string) (protocol.Result, error) {
+	obs := s.observe(workspace)
 	create := func(fn func(Tx) error) error { _, err := s.store.Create(fn); return err }
 	return inTx(create, func(tx Tx) (protocol.Result, error) {
-		n, err := s.startRun(tx, b, in.WorkspacePath)
+		n, err := s.startRun(tx, b, workspace, obs)
 		if err != nil {
 			return nil, err
 		}
@@ -74,15 +81,20 @@ func (s *Service) begin(in protocol.StartInput, entry catalog.Entry) (beginning,
 	return beginning{c: c, move: run.Start(c, in.Context, prefs), delta: delta, warnings: warnings}, nil
 }
 
-// startRun appends a new session's first events: the session, then its
-// first run.
-func (s *Service) startRun(tx Tx, b beginning, workspace string) (node, error) {
+// startRun appends a new session's first events: the session, what its
+// workspace showed, then its first run.
+func (s *Service) startRun(tx Tx, b beginning, workspace string, obs []event.ObservationRecordedData) (node, error) {
 	if err := tx.PinWorkflow(b.c); err != nil {
 		return node{}, err
 	}
 	created := &event.SessionCreatedData{CreatedAt: s.now().UTC().Format(time.RFC3339), WorkspacePath: workspace}
 	if _, err := tx.Append(0, 0, created); err != nil {
 		return node{}, err
+	}
+	for i := range obs {
+		if _, err := tx.Append(0, 0, &obs[i]); err != nil {
+			return node{}, err
+		}
 	}
 	return s.addRun(tx, b, 0)
 }

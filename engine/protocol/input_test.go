@@ -201,10 +201,13 @@ func TestParseArgumentsSizeLimit(t *testing.T) {
 // parsers wraps the four entry points so a check can run against each.
 func parsers() map[string]func([]byte) *engine.Error {
 	return map[string]func([]byte) *engine.Error{
-		"start":    func(b []byte) *engine.Error { _, e := protocol.ParseStart(b); return e },
-		"continue": func(b []byte) *engine.Error { _, e := protocol.ParseContinue(b); return e },
-		"list":     func(b []byte) *engine.Error { _, e := protocol.ParseList(b); return e },
-		"inspect":  func(b []byte) *engine.Error { _, e := protocol.ParseInspect(b); return e },
+		"start":         func(b []byte) *engine.Error { _, e := protocol.ParseStart(b); return e },
+		"continue":      func(b []byte) *engine.Error { _, e := protocol.ParseContinue(b); return e },
+		"list":          func(b []byte) *engine.Error { _, e := protocol.ParseList(b); return e },
+		"inspect":       func(b []byte) *engine.Error { _, e := protocol.ParseInspect(b); return e },
+		"checkpoint":    func(b []byte) *engine.Error { _, e := protocol.ParseCheckpoint(b); return e },
+		"start_session": func(b []byte) *engine.Error { _, e := protocol.ParseStartSession(b); return e },
+		"resume":        func(b []byte) *engine.Error { _, e := protocol.ParseResume(b); return e },
 	}
 }
 

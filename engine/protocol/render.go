@@ -35,7 +35,11 @@ type View struct {
 	Recap       *event.Recap      // on rehydrate: notes so far
 	Fork        *event.Fork       // when a rewound chat advanced again
 	Skipped     []event.Skip
+	Checkpoint  *Checkpointed // on checkpoint_workflow's answer
 	Warnings    []Warning
+	// OfferCheckpoint: checkpoint_workflow is served, so the text says
+	// how to send the checkpointToken.
+	OfferCheckpoint bool
 }
 
 // NewStep builds the step result for a pending step, text included.
@@ -44,10 +48,10 @@ func NewStep(v View, p Pending, prog Progress) StepResult {
 	r := StepResult{
 		Kind: KindStep, Pending: p, StateToken: t.State, AckToken: t.Ack, CheckpointToken: t.Checkpoint,
 		Session: v.Session, Workflow: v.Workflow, Progress: prog, Preferences: v.Preferences, Gaps: v.Gaps,
-		Recap: v.Recap, Fork: v.Fork, Skipped: v.Skipped, Warnings: nonNil(v.Warnings),
+		Recap: v.Recap, Fork: v.Fork, Skipped: v.Skipped, Checkpoint: v.Checkpoint, Warnings: nonNil(v.Warnings),
 		NextCall: nextCall(t, v.Examples),
 	}
-	r.Text = renderStep(r)
+	r.Text = renderStep(r, offer(v))
 	return r
 }
 
@@ -76,7 +80,7 @@ func NewBlocked(v View, p Pending, blockers []event.Blocker) BlockedResult {
 	b.WriteString("Nothing advanced: the step above is still pending. Fix every blocker, then retry with the call below ")
 	b.WriteString("(its ackToken is a fresh attempt; the one you sent is spent and would only replay this answer).\n")
 	warningsSection(&b, r.Warnings)
-	nextCallSection(&b, r.NextCall)
+	nextCallSection(&b, r.NextCall, offer(v))
 	r.Text = b.String()
 	return r
 }
@@ -132,10 +136,11 @@ func NewError(e *engine.Error) ErrorResult {
 	return ErrorResult{Kind: KindError, Text: b.String(), Error: e}
 }
 
-func renderStep(r StepResult) string {
+func renderStep(r StepResult, checkpointToken string) string {
 	var b strings.Builder
 	progress := fmt.Sprintf("%s (part %d of %d)", r.Pending.StepID, r.Progress.Part, r.Progress.Parts)
 	header(&b, r.Pending.Title, r.Workflow, r.Session, progress, r.Pending.Loops, r.Preferences)
+	checkpointSection(&b, r.Checkpoint)
 	section(&b, "Instructions")
 	b.WriteString(strings.TrimRight(r.Pending.Prompt, "\n") + "\n")
 	userSection(&b, r.Pending.UserDependency, r.Preferences.Autonomy)
@@ -144,7 +149,7 @@ func renderStep(r StepResult) string {
 	gapsSection(&b, r.Gaps)
 	skippedSection(&b, r.Skipped)
 	warningsSection(&b, r.Warnings)
-	nextCallSection(&b, r.NextCall)
+	nextCallSection(&b, r.NextCall, checkpointToken)
 	return b.String()
 }
 
@@ -166,11 +171,12 @@ func userSection(b *strings.Builder, d *workflow.UserDependency, a workflow.Auto
 	b.WriteString("Ask the user and wait for the answer. Then add it to output.artifacts as {\"kind\":\"wr.user_response\",\"response\":\"<their answer>\"}; without it the step is blocked.\n")
 }
 
-func nextCallSection(b *strings.Builder, nc NextCall) {
+func nextCallSection(b *strings.Builder, nc NextCall, checkpointToken string) {
 	section(b, "Next call")
 	b.WriteString("When the step is done, call continue_workflow with exactly these arguments. ")
 	b.WriteString("Replace the notes (and any example artifact values) with your own; copy the tokens unchanged.\n")
 	b.WriteString("```json\n" + compactJSON(nc.Arguments) + "\n```\n")
+	checkpointLine(b, nc.Arguments.StateToken, checkpointToken)
 }
 
 func gapsSection(b *strings.Builder, gaps []Gap) {

@@ -111,7 +111,14 @@ func goldenCases() []goldenCase {
 	fixed := protocol.WithFix(protocol.NewError(unknown), "continue_workflow",
 		map[string]any{"stateToken": "st.v1.S", "context": map[string]any{"a": 1}, "output": map[string]any{"notesMarkdown": "Did it."}})
 
+	checkpoint := minimalView()
+	checkpoint.Checkpoint, checkpoint.OfferCheckpoint = &protocol.Checkpointed{NodeID: 7}, true
+	offered := fullView()
+	offered.OfferCheckpoint = true
+
 	return []goldenCase{
+		{"step_checkpoint", protocol.NewStep(checkpoint, minimalPending(), protocol.Progress{Part: 1, Parts: 2})},
+		{"blocked_offers_checkpoint", protocol.NewBlocked(offered, fullPending(), allBlockers[:1])},
 		{"step_full", protocol.NewStep(fullView(), fullPending(), protocol.Progress{Part: 2, Parts: 4})},
 		{"step_minimal", protocol.NewStep(minimalView(), minimalPending(), protocol.Progress{Part: 1, Parts: 1})},
 		{"step_never_stop", protocol.NewStep(neverStop, askUser, protocol.Progress{Part: 1, Parts: 3})},

@@ -16,15 +16,17 @@ import (
 // Kind is the closed set of result kinds every tool answers with.
 type Kind string
 
-// Result kinds: the execution union (step, blocked, complete, error) and
-// the discovery results of list_workflows and inspect_workflow.
+// Result kinds: the execution union (step, blocked, complete, error),
+// the discovery results of list_workflows and inspect_workflow, and
+// resume_session's candidates.
 const (
-	KindStep      Kind = "step"
-	KindBlocked   Kind = "blocked"
-	KindComplete  Kind = "complete"
-	KindError     Kind = "error"
-	KindWorkflows Kind = "workflows"
-	KindWorkflow  Kind = "workflow"
+	KindStep       Kind = "step"
+	KindBlocked    Kind = "blocked"
+	KindComplete   Kind = "complete"
+	KindError      Kind = "error"
+	KindWorkflows  Kind = "workflows"
+	KindWorkflow   Kind = "workflow"
+	KindCandidates Kind = "candidates"
 )
 
 // Result is one tool result. Exactly one concrete type per Kind, so
@@ -125,8 +127,11 @@ type StepResult struct {
 	Recap           *event.Recap         `json:"recap,omitempty"`
 	Fork            *event.Fork          `json:"fork,omitempty"`
 	Skipped         []event.Skip         `json:"skipped,omitempty"`
-	NextCall        NextCall             `json:"nextCall"`
-	Warnings        []Warning            `json:"warnings"`
+	// Checkpoint is set on checkpoint_workflow's answer: the node that
+	// recorded the notes, which this step is rendered at.
+	Checkpoint *Checkpointed `json:"checkpoint,omitempty"`
+	NextCall   NextCall      `json:"nextCall"`
+	Warnings   []Warning     `json:"warnings"`
 }
 
 // Progress says which top-level part of the workflow the pending step is

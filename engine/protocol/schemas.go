@@ -6,6 +6,8 @@ import (
 	"github.com/workrail/workrail/engine"
 	"github.com/workrail/workrail/engine/event"
 	"github.com/workrail/workrail/engine/outcome"
+	"github.com/workrail/workrail/engine/project"
+	"github.com/workrail/workrail/engine/resume"
 )
 
 // Output schemas of the tools, built from the closed sets in Go so they
@@ -61,7 +63,7 @@ func defs() obj {
 			"checkpointToken": str(), "isComplete": constant2(false), "session": ref("session"), "workflow": ref("workflow"),
 			"preferences": ref("preferences"), "progress": obj{"type": "object"}, "gapsRecorded": array(obj{"type": "object"}),
 			"recap": obj{"type": "object"}, "fork": obj{"type": "object"}, "skipped": array(obj{"type": "object"}),
-			"nextCall": ref("nextCall"), "warnings": ref("warnings")},
+			"checkpoint": object(obj{"nodeId": str()}, "nodeId"), "nextCall": ref("nextCall"), "warnings": ref("warnings")},
 			"kind", "text", "pending", "stateToken", "ackToken", "checkpointToken", "isComplete", "session", "workflow", "preferences", "nextCall", "warnings"),
 		"blocked": object(obj{"kind": constant("blocked"), "text": str(), "blockers": obj{"type": "array", "items": ref("blocker"), "minItems": 1, "maxItems": outcome.MaxBlockers},
 			"pending": ref("pending"), "stateToken": str(), "ackToken": str(), "checkpointToken": str(), "isComplete": constant2(false),
@@ -75,6 +77,12 @@ func defs() obj {
 			"id": str(), "name": str(), "description": str(), "version": str(), "kind": str(), "idStatus": str(), "source": obj{"type": "object"}},
 			"id", "name", "kind", "idStatus", "source")), "shadowed": array(obj{"type": "object"}), "problems": array(obj{"type": "object"})},
 			"kind", "text", "workflows"),
+		"candidates": object(obj{"kind": constant("candidates"), "text": str(),
+			"candidates": obj{"type": "array", "items": ref("candidate"), "maxItems": resume.MaxCandidates}}, "kind", "text", "candidates"),
+		"candidate": object(obj{"tier": enum(resume.Tiers()), "session": ref("session"), "workflow": ref("workflow"), "tipNodeId": str(),
+			"status": enum(project.RunStatuses()), "sameRepository": boolean(), "snippet": obj{"type": "string", "maxLength": resume.MaxSnippetBytes},
+			"stateToken": str(), "nextCall": ref("nextCall")},
+			"tier", "session", "workflow", "tipNodeId", "status", "sameRepository", "snippet", "stateToken", "nextCall"),
 		"inspection": object(obj{"kind": constant("workflow"), "text": str(), "mode": str(), "workflow": obj{"type": "object"},
 			"workflowHash": str(), "steps": array(obj{"type": "object"}), "warnings": ref("warnings")}, "kind", "text", "workflow", "workflowHash", "steps", "warnings"),
 	}

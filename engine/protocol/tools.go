@@ -16,7 +16,19 @@ const (
 	ToolInspect  ToolName = "inspect_workflow"
 	ToolStart    ToolName = "start_workflow"
 	ToolContinue ToolName = "continue_workflow"
+	// Gated by Features: listed and served only when their flag is on.
+	ToolCheckpoint   ToolName = "checkpoint_workflow"
+	ToolStartSession ToolName = "start_session"
+	ToolResume       ToolName = "resume_session"
 )
+
+// Features are the flags that gate tools (config.json's features.*): a
+// gated tool is listed, and served, only when its flag is on.
+type Features struct {
+	CheckpointWorkflow bool
+	ResumeSession      bool
+	StartSession       bool
+}
 
 // Tool is one tool as an MCP client sees it: what it is for, the
 // arguments it takes and the results it returns.
@@ -42,17 +54,37 @@ const (
 		"with your notes in output.notesMarkdown and any artifacts the step asks for: the step is recorded and the next one returned. " +
 		"kind blocked: nothing advanced; fix what blockers say and send its nextCall. Without ackToken it only re-reads the pending step " +
 		"(after losing context). Repeat until kind is complete. Never invent or edit tokens."
+
+	descCheckpoint = "Save progress without advancing: send the stateToken and checkpointToken of the last response unchanged with a short recap " +
+		"in output.notesMarkdown. Use it after substantial work between steps, so a rewind or a new chat loses nothing. " +
+		"The same pending step comes back with fresh tokens: carry on with those."
+
+	descStartSession = "Start a session for notes when no workflow fits the work: returns a step whose tokens checkpoint_workflow takes. " +
+		"Record a recap with checkpoint_workflow after substantial work; finish with continue_workflow."
+
+	descResume = "Find the work to pick up in a new chat, by words from it (query), git branch, HEAD commit or workspacePath. Read-only. " +
+		"Each candidate carries a stateToken for its run's latest step: call continue_workflow with it (its nextCall) to carry on."
 )
 
-// Tools lists every tool, in the order tools/list shows them.
-func Tools() []Tool {
+// Tools lists the tools f turns on, in the order tools/list shows them.
+func Tools(f Features) []Tool {
 	exec := union("step", "blocked", "complete", "error")
-	return []Tool{
+	tools := []Tool{
 		{Name: ToolList, Description: descList, Input: listSchema, Output: union("workflows", "error"), ReadOnly: true, Idempotent: true},
 		{Name: ToolInspect, Description: descInspect, Input: inspectSchema, Output: union("inspection", "error"), ReadOnly: true, Idempotent: true},
 		{Name: ToolStart, Description: descStart, Input: startSchema(), Output: exec},
 		{Name: ToolContinue, Description: descContinue, Input: continueSchema(), Output: exec, Idempotent: true},
 	}
+	if f.CheckpointWorkflow {
+		tools = append(tools, Tool{Name: ToolCheckpoint, Description: descCheckpoint, Input: checkpointSchema, Output: union("step", "error"), Idempotent: true})
+	}
+	if f.StartSession {
+		tools = append(tools, Tool{Name: ToolStartSession, Description: descStartSession, Input: startSessionSchema, Output: union("step", "error")})
+	}
+	if f.ResumeSession {
+		tools = append(tools, Tool{Name: ToolResume, Description: descResume, Input: resumeSchema, Output: union("candidates", "error"), ReadOnly: true, Idempotent: true})
+	}
+	return tools
 }
 
 func mustJSON(v any) string {
@@ -91,6 +123,21 @@ func continueSchema() json.RawMessage {
 "preferences":` + prefsSchema() + `,
 "workspacePath":{"type":"string","description":"absolute path of the workspace the agent works in"}}}`)
 }
+
+var checkpointSchema = json.RawMessage(`{"type":"object","additionalProperties":false,"required":["stateToken","checkpointToken","output"],"properties":{
+"stateToken":{"type":"string","description":"stateToken from the last response, unchanged"},
+"checkpointToken":{"type":"string","description":"checkpointToken from the same response, unchanged"},
+"output":{"type":"object","additionalProperties":false,"required":["notesMarkdown"],"properties":{
+  "notesMarkdown":{"type":"string","description":"1-10 lines: what you did and found since the last response"}}}}}`)
+
+var startSessionSchema = json.RawMessage(`{"type":"object","additionalProperties":false,"properties":{
+"workspacePath":{"type":"string","description":"absolute path of the workspace the agent works in"}}}`)
+
+var resumeSchema = json.RawMessage(`{"type":"object","additionalProperties":false,"properties":{
+"query":{"type":"string","description":"words from the work, e.g. \"auth bug\": every word must be in a run's notes (or its workflow id or name)"},
+"gitBranch":{"type":"string","description":"the git branch checked out: sessions on it, or on branches starting with it, first"},
+"gitHeadSha":{"type":"string","description":"the full sha of HEAD: sessions last seen at that commit first"},
+"workspacePath":{"type":"string","description":"absolute path of the workspace: sessions of its repository first"}}}`)
 
 var inspectSchema = json.RawMessage(`{"type":"object","additionalProperties":false,"required":["workflowId"],"properties":{
 "workflowId":{"type":"string","description":"id from list_workflows"},

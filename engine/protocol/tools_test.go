@@ -15,9 +15,12 @@ import (
 	"github.com/workrail/workrail/engine/workflow"
 )
 
+// allTools turns every gated tool on.
+var allTools = protocol.Features{CheckpointWorkflow: true, ResumeSession: true, StartSession: true}
+
 func tool(t *testing.T, name protocol.ToolName) protocol.Tool {
 	t.Helper()
-	for _, tl := range protocol.Tools() {
+	for _, tl := range protocol.Tools(allTools) {
 		if tl.Name == name {
 			return tl
 		}
@@ -36,14 +39,14 @@ func schemaOf(t *testing.T, raw json.RawMessage) map[string]any {
 }
 
 // The tool surface is small and annotated (DESIGN §4): read-only list and
-// inspect, idempotent continue.
+// inspect, idempotent continue and checkpoint.
 func TestToolsSurface(t *testing.T) {
 	type shape struct {
 		Name                 protocol.ToolName
 		ReadOnly, Idempotent bool
 	}
 	var got []shape
-	for _, tl := range protocol.Tools() {
+	for _, tl := range protocol.Tools(allTools) {
 		got = append(got, shape{tl.Name, tl.ReadOnly, tl.Idempotent})
 		if strings.TrimSpace(tl.Description) == "" {
 			t.Errorf("%s has no description", tl.Name)
@@ -54,9 +57,40 @@ func TestToolsSurface(t *testing.T) {
 		{"inspect_workflow", true, true},
 		{"start_workflow", false, false},
 		{"continue_workflow", false, true},
+		{"checkpoint_workflow", false, true},
+		{"start_session", false, false},
+		{"resume_session", true, true},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("tools %+v\nwant  %+v", got, want)
+	}
+}
+
+// A gated tool is listed only when its flag is on; the core four always are.
+func TestToolsGatedByFeatures(t *testing.T) {
+	core := []protocol.ToolName{protocol.ToolList, protocol.ToolInspect, protocol.ToolStart, protocol.ToolContinue}
+	tests := []struct {
+		name string
+		f    protocol.Features
+		want []protocol.ToolName
+	}{
+		{"all off", protocol.Features{}, core},
+		{"defaults", protocol.Features{CheckpointWorkflow: true, ResumeSession: true}, append(core[:4:4], protocol.ToolCheckpoint, protocol.ToolResume)},
+		{"resume_session only", protocol.Features{ResumeSession: true}, append(core[:4:4], protocol.ToolResume)},
+		{"start_session only", protocol.Features{StartSession: true}, append(core[:4:4], protocol.ToolStartSession)},
+		{"checkpoint and start_session", protocol.Features{CheckpointWorkflow: true, StartSession: true},
+			append(core[:4:4], protocol.ToolCheckpoint, protocol.ToolStartSession)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got []protocol.ToolName
+			for _, tl := range protocol.Tools(tt.f) {
+				got = append(got, tl.Name)
+			}
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("tools %v; want %v", got, tt.want)
+			}
+		})
 	}
 }
 
@@ -101,6 +135,9 @@ func TestInputSchemasMatchTheParsers(t *testing.T) {
 		{protocol.ToolInspect, "inspect", []string{"workflowId"}},
 		{protocol.ToolStart, "start", []string{"workflowId"}},
 		{protocol.ToolContinue, "continue", []string{"stateToken"}},
+		{protocol.ToolCheckpoint, "checkpoint", []string{"stateToken", "checkpointToken", "output"}},
+		{protocol.ToolStartSession, "start_session", nil},
+		{protocol.ToolResume, "resume", nil},
 	}
 	for _, tt := range tests {
 		t.Run(string(tt.tool), func(t *testing.T) {
@@ -123,7 +160,7 @@ func TestInputSchemasMatchTheParsers(t *testing.T) {
 				t.Errorf("required %v; want %v", req, tt.required)
 			}
 			for _, k := range tt.required {
-				if e := parse([]byte(`{}`)); e == nil || e.Details["pointer"] != "/"+k {
+				if e := parse(withoutKey(t, tt.required, k)); e == nil || e.Details["pointer"] != "/"+k {
 					t.Errorf("the parser does not require %s: %v", k, e)
 				}
 			}
@@ -132,25 +169,50 @@ func TestInputSchemasMatchTheParsers(t *testing.T) {
 }
 
 func TestNestedInputSchemasMatchTheParser(t *testing.T) {
-	props := schemaOf(t, tool(t, protocol.ToolContinue).Input)["properties"].(map[string]any)
 	tests := []struct {
+		tool       protocol.ToolName
+		parser     string
 		key, probe string
 	}{
-		{"output", `{"stateToken":"s","output":{"zzzz":1}}`},
-		{"preferences", `{"stateToken":"s","preferences":{"zzzz":1}}`},
+		{protocol.ToolContinue, "continue", "output", `{"stateToken":"s","output":{"zzzz":1}}`},
+		{protocol.ToolContinue, "continue", "preferences", `{"stateToken":"s","preferences":{"zzzz":1}}`},
+		{protocol.ToolCheckpoint, "checkpoint", "output", `{"stateToken":"s","checkpointToken":"c","output":{"zzzz":1}}`},
 	}
 	for _, tt := range tests {
-		t.Run(tt.key, func(t *testing.T) {
+		t.Run(string(tt.tool)+" "+tt.key, func(t *testing.T) {
+			props := schemaOf(t, tool(t, tt.tool).Input)["properties"].(map[string]any)
 			s := props[tt.key].(map[string]any)
 			if s["additionalProperties"] != false {
 				t.Errorf("%s is open to other keys", tt.key)
 			}
-			_, e := protocol.ParseContinue([]byte(tt.probe))
+			e := parsers()[tt.parser]([]byte(tt.probe))
 			if names, want := propertyNames(t, s), allowedKeys(t, e, tt.key+"."); !reflect.DeepEqual(names, want) {
 				t.Errorf("schema properties %v; the parser accepts %v", names, want)
 			}
 		})
 	}
+}
+
+// withoutKey is an argument object with every required key but left out.
+func withoutKey(t *testing.T, required []string, left string) []byte {
+	t.Helper()
+	values := map[string]any{"output": map[string]any{"notesMarkdown": "n"}}
+	args := map[string]any{}
+	for _, k := range required {
+		if k == left {
+			continue
+		}
+		v, ok := values[k]
+		if !ok {
+			v = "x"
+		}
+		args[k] = v
+	}
+	b, err := json.Marshal(args)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }
 
 func enumOf(t *testing.T, s map[string]any, path ...string) []string {
@@ -321,6 +383,9 @@ func TestResultsMatchOutputSchemas(t *testing.T) {
 			protocol.NewInspect(entry, protocol.InspectMetadata), protocol.NewInspect(entry, protocol.InspectPreview), notFound}},
 		{protocol.ToolStart, []string{"step", "blocked", "complete", "error"}, exec},
 		{protocol.ToolContinue, []string{"step", "blocked", "complete", "error"}, exec},
+		{protocol.ToolCheckpoint, []string{"step", "error"}, checkpointResults()},
+		{protocol.ToolStartSession, []string{"step", "error"}, checkpointResults()},
+		{protocol.ToolResume, []string{"candidates", "error"}, []protocol.Result{resumeNone(), resumeSome(), notFound}},
 	}
 	for _, tt := range tests {
 		t.Run(string(tt.tool), func(t *testing.T) {
@@ -351,6 +416,18 @@ func TestResultsMatchOutputSchemas(t *testing.T) {
 			}
 		})
 	}
+}
+
+// checkpointResults are the step and error results checkpoint_workflow
+// and start_session answer with.
+func checkpointResults() []protocol.Result {
+	var out []protocol.Result
+	for _, c := range goldenCases() {
+		if k := c.result.ResultKind(); k == protocol.KindStep || k == protocol.KindError {
+			out = append(out, c.result)
+		}
+	}
+	return out
 }
 
 func TestErrorEnvelopeSchemaListsEveryCode(t *testing.T) {

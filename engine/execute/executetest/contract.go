@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"reflect"
+	"slices"
 	"sync"
 	"testing"
 	"testing/fstest"
@@ -14,6 +15,7 @@ import (
 	"github.com/workrail/workrail/engine/execute"
 	"github.com/workrail/workrail/engine/project"
 	"github.com/workrail/workrail/engine/protocol"
+	"github.com/workrail/workrail/engine/resume"
 	"github.com/workrail/workrail/engine/run"
 	"github.com/workrail/workrail/engine/token"
 	"github.com/workrail/workrail/engine/workflow"
@@ -51,6 +53,7 @@ func Contract(t *testing.T, open func(t *testing.T) Store) {
 		{"the overview is the fold of the log", overviewIsTheFold},
 		{"overviews are walked newest first", overviewsNewestFirst},
 		{"forks and restarts from the Console are folded like any run", consoleForksFolded},
+		{"resume ranks what a refold of every log ranks", resumeIsTheFold},
 	} {
 		t.Run(c.name, func(t *testing.T) { c.test(t, open(t)) })
 	}
@@ -669,5 +672,80 @@ func consoleForksFolded(t *testing.T, s Store) {
 	}))
 	if got, want := mustOverview(t, s, id), wantOverview(t, s, id); !reflect.DeepEqual(got, want) || len(got.Runs) != 3 {
 		t.Fatalf("stored overview\n%+v\nrefold\n%+v", got, want)
+	}
+}
+
+// wantRecords folds every session's log into its resume record in
+// memory, as a rebuild does.
+func wantRecords(t *testing.T, s Store) []*resume.Record {
+	t.Helper()
+	ids, err := s.SessionIDs()
+	must(t, err)
+	var out []*resume.Record
+	for _, id := range ids {
+		evs, _, err := s.Events(id)
+		must(t, err)
+		g := project.NewGraph(id, func(ref engine.SnapshotRef) (snap run.Snapshot, err error) {
+			err = s.View(id, func(tx execute.Tx) error { snap, err = tx.Snapshot(ref); return err })
+			return snap, err
+		})
+		var o project.Overview
+		r := &resume.Record{}
+		for _, e := range evs {
+			must(t, g.Add(e))
+			must(t, o.Add(g, e))
+			must(t, r.Add(g, e))
+		}
+		must(t, r.Refresh(g, o))
+		r.Name(func(h engine.WorkflowHash) (name string) {
+			s.View(id, func(tx execute.Tx) error {
+				c, err := tx.Workflow(h)
+				name = c.Name
+				return err
+			})
+			return name
+		})
+		out = append(out, r)
+	}
+	return out
+}
+
+// resumeIsTheFold ranks sessions shaped every way a run grows (blocked
+// and forked by rewound chats, driven to completion, restarted from the
+// Console into a second run) and compares the store's ranking with the
+// ranking of records refolded from the logs, for every kind of query.
+func resumeIsTheFold(t *testing.T, s Store) {
+	forkedRuns(t, s)
+	x := execute.New(s, Ring(t), Long(t, 3), workflow.Preferences{}, Clock, t.Logf)
+	Drive(t, x, "wr.long", "")
+	first, ok := x.Start([]byte(`{"workflowId":"wr.long"}`)).(protocol.StepResult)
+	if !ok {
+		t.Fatal("start failed")
+	}
+	if r, _ := x.Restart(execute.Place{Session: first.Session.SessionID, Run: first.Session.RunID, Node: 1}, []byte(`{}`)); r.ResultKind() != protocol.KindStep {
+		t.Fatalf("restart: %s", r.RenderedText())
+	}
+	want := wantRecords(t, s)
+	for _, q := range []resume.Query{
+		{},
+		resume.NewQuery("did s0", "", "", ""),
+		resume.NewQuery("long", "", "", ""),
+		resume.NewQuery("T", "", "", "/nowhere"),
+		resume.NewQuery("", "main", "0123", ""),
+	} {
+		ranked, err := s.Resume(q)
+		must(t, err)
+		got := slices.Collect(ranked)
+		if w := slices.Collect(resume.Rank(q, want)); !reflect.DeepEqual(got, w) {
+			t.Errorf("query %+v ranks\n%+v\nrefold ranks\n%+v", q, got, w)
+		}
+		if len(got) != 3 {
+			t.Errorf("query %+v: %d sessions ranked; want all 3", q, len(got))
+		}
+	}
+	ranked, err := s.Resume(resume.NewQuery("did s0", "", "", ""))
+	must(t, err)
+	if got := slices.Collect(ranked); got[0].Tier != resume.TierNotes || got[0].Run.WorkflowName != "Long" || got[0].Run.Snippet == "" {
+		t.Errorf("the driven run's notes do not match: %+v", got[0])
 	}
 }

@@ -10,6 +10,7 @@ package memstore
 import (
 	"encoding/json"
 	"fmt"
+	"iter"
 	"slices"
 	"sync"
 
@@ -19,6 +20,7 @@ import (
 	"github.com/workrail/workrail/engine/event"
 	"github.com/workrail/workrail/engine/execute"
 	"github.com/workrail/workrail/engine/project"
+	"github.com/workrail/workrail/engine/resume"
 	"github.com/workrail/workrail/engine/run"
 )
 
@@ -35,6 +37,7 @@ type Store struct {
 type session struct {
 	graph    *project.Graph
 	overview project.Overview
+	record   resume.Record
 	head     engine.Digest
 	runs     engine.RunID
 	nodes    engine.NodeID
@@ -54,6 +57,9 @@ func (s *Store) Create(fn func(execute.Tx) error) (engine.SessionID, error) {
 	id := engine.SessionID(len(s.sessions) + 1)
 	t := s.begin(id, &session{}, true)
 	if err := fn(t); err != nil {
+		return 0, err
+	}
+	if err := t.refresh(); err != nil {
 		return 0, err
 	}
 	s.sessions = append(s.sessions, nil)
@@ -83,6 +89,9 @@ func (s *Store) Update(id engine.SessionID, fn func(execute.Tx) error) error {
 	}
 	t := s.begin(id, sess, true)
 	if err := fn(t); err != nil {
+		return err
+	}
+	if err := t.refresh(); err != nil {
 		return err
 	}
 	s.commit(t)
@@ -158,6 +167,7 @@ func (s *Store) begin(id engine.SessionID, sess *session, writable bool) *tx {
 			c.graph = sess.graph.Clone()
 		}
 		c.overview = sess.overview.Clone()
+		c.record = sess.record.Clone()
 		t.sess, t.snapshots, t.workflows = &c, map[engine.Digest][]byte{}, map[engine.Digest][]byte{}
 	}
 	return t
@@ -261,6 +271,9 @@ func (t *tx) Append(r engine.RunID, n engine.NodeID, p event.Payload) (event.Eve
 	if err := t.sess.overview.Add(t, stored); err != nil {
 		return event.Event{}, err
 	}
+	if err := t.sess.record.Add(t, stored); err != nil {
+		return event.Event{}, err
+	}
 	t.sess.head = event.Chain(t.sess.head, b)
 	return e, nil
 }
@@ -339,4 +352,32 @@ func (s *Store) Overviews(before engine.SessionID, fn func(engine.SessionID, pro
 		}
 	}
 	return nil
+}
+
+// refresh finishes the resume record of the transaction's appends, as
+// the bbolt store does at the end of each write, and names its new runs.
+func (t *tx) refresh() error {
+	if err := t.sess.record.Refresh(t, t.sess.overview); err != nil {
+		return err
+	}
+	t.sess.record.Name(func(h engine.WorkflowHash) string {
+		c, err := t.Workflow(h)
+		if err != nil {
+			return ""
+		}
+		return c.Name
+	})
+	return nil
+}
+
+// Resume ranks every session's resume record for q.
+func (s *Store) Resume(q resume.Query) (iter.Seq[resume.Match], error) {
+	s.mu.RLock()
+	recs := make([]*resume.Record, 0, len(s.sessions))
+	for _, sess := range s.sessions {
+		r := sess.record // a committed session is never changed, only replaced
+		recs = append(recs, &r)
+	}
+	s.mu.RUnlock()
+	return resume.Rank(q, recs), nil
 }

@@ -1,0 +1,123 @@
+package console_test
+
+import (
+	"encoding/json"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	"github.com/workrail/workrail/engine"
+	"github.com/workrail/workrail/engine/event"
+	"github.com/workrail/workrail/engine/execute"
+	"github.com/workrail/workrail/engine/execute/executetest"
+	"github.com/workrail/workrail/engine/protocol"
+	"github.com/workrail/workrail/engine/workflow"
+)
+
+// checkpoint appends what checkpoint_workflow records, straight through
+// the store: a checkpoint node holding at.Node's own snapshot, the
+// checkpoint edge into it, and its notes.
+func checkpoint(t *testing.T, st execute.Store, at execute.Place, notes string) engine.NodeID {
+	t.Helper()
+	var id engine.NodeID
+	err := st.Update(at.Session, func(tx execute.Tx) error {
+		n, err := tx.Node(at.Node)
+		if err != nil {
+			return err
+		}
+		snap, err := tx.Snapshot(n.Snapshot)
+		if err != nil {
+			return err
+		}
+		if id, err = tx.NewNodeID(); err != nil {
+			return err
+		}
+		for _, p := range []event.Payload{
+			&event.NodeCreatedData{NodeKind: event.NodeCheckpoint, Snapshot: n.Snapshot},
+			&event.EdgeCreatedData{EdgeKind: event.EdgeCheckpoint, From: at.Node, To: id},
+			&event.NodeOutputAppendedData{StepID: snap.Position.Step, NotesMarkdown: notes},
+		} {
+			if _, err := tx.Append(at.Run, id, p); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return id
+}
+
+// A run checkpointed twice over a real store: after b, then the agent
+// goes on from the checkpoint to c and checkpoints that, which is the
+// run's tip. The run page, the checkpoint's panel and the session's
+// timeline and notes show each checkpoint as its own kind of node.
+func TestCheckpointsAreTheirOwnKindOfNode(t *testing.T) {
+	st := openStore(t, filepath.Join(t.TempDir(), "workrail.db"))
+	wf := executetest.Catalog(t, fstest.MapFS{"wr.steps.json": {Data: []byte(`{"id":"wr.steps","name":"Steps","description":"d","version":"1",
+		"steps":[{"id":"a","title":"A","prompt":"do a"},{"id":"b","title":"B","prompt":"do b"},{"id":"c","title":"C","prompt":"do c"}]}`)}})
+	h := serve(t, st, wf)
+	x := execute.New(st, executetest.Ring(t), wf, workflow.Preferences{}, executetest.Clock, t.Logf)
+	first := x.Start([]byte(`{"workflowId":"wr.steps"}`)).(protocol.StepResult)
+	args := first.NextCall.Arguments
+	args.Output.NotesMarkdown = "Did a."
+	raw, _ := json.Marshal(args)
+	if _, ok := x.Continue(raw).(protocol.StepResult); !ok {
+		t.Fatal("advance to b failed")
+	}
+	k1 := checkpoint(t, st, execute.Place{Session: 1, Run: 1, Node: 2}, "Looked around **before** b.")
+	// The agent goes on from the checkpoint, as the checkpoint's answer
+	// lets it.
+	at := x.Resume(execute.Place{Session: 1, Run: 1, Node: k1}).(protocol.StepResult)
+	args = at.NextCall.Arguments
+	args.Output.NotesMarkdown = "Did b."
+	raw, _ = json.Marshal(args)
+	c, ok := x.Continue(raw).(protocol.StepResult)
+	if !ok {
+		t.Fatal("advance from the checkpoint failed")
+	}
+	if c.Pending.StepID != "c" {
+		t.Fatalf("the advance from the checkpoint reached %s; want c", c.Pending.StepID)
+	}
+	checkpoint(t, st, execute.Place{Session: 1, Run: 1, Node: 4}, "Half way through c.")
+	if h, err := st.Health(1); err != nil || h.Status != execute.Healthy {
+		t.Fatalf("health %+v, %v: the store did not take the checkpoints as written", h, err)
+	}
+
+	base := "/sessions/ses_1/runs/run_1"
+	for _, p := range []struct{ path, golden string }{
+		{base, "run_checkpoint.html"},
+		{base + "?node=node_3", "run_checkpoint_node.html"},
+		{"/sessions/ses_1", "session_checkpoint.html"},
+	} {
+		code, body := getPath(t, h, p.path)
+		if code != http.StatusOK {
+			t.Fatalf("GET %s = %d", p.path, code)
+		}
+		golden(t, p.golden, body)
+	}
+	_, run := getPath(t, h, base)
+	for _, want := range []string{
+		`data-node="node_3" data-kind="node"`, `⚑ checkpoint of node_2</span>`, // the first checkpoint's row, named as one
+		`⚑ checkpoint of node_4</span> <span>c</span> <span class="badge tip" data-testid="tip">◆ preferred tip</span>`, // the tip is the last checkpoint
+	} {
+		if !strings.Contains(run, want) {
+			t.Errorf("the run page lacks %s", want)
+		}
+	}
+	if strings.Count(run, `data-testid="checkpoint"`) != 2 {
+		t.Errorf("the run page marks %d checkpoints; want 2", strings.Count(run, `data-testid="checkpoint"`))
+	}
+	_, panel := getPath(t, h, base+"?node=node_3")
+	if !strings.Contains(panel, `data-testid="checkpoint-of"`) || strings.Contains(panel, `data-testid="fork-here"`) ||
+		!strings.Contains(panel, `To fork at this step, fork <a href="/sessions/ses_1/runs/run_1?node=node_2"`) {
+		t.Error("the checkpoint's panel does not say what it checkpoints, or offers Fork here")
+	}
+	_, svg := getPath(t, h, base+"/graph.svg")
+	if strings.Count(svg, `<path class="checkpoint"`) != 1 || strings.Count(svg, `<path class="tip checkpoint"`) != 1 || strings.Count(svg, `class="edge checkpoint"`) != 2 {
+		t.Errorf("the drawing does not draw both checkpoints and their edges as such:\n%s", svg)
+	}
+}

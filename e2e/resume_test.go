@@ -1,0 +1,67 @@
+package e2e
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+)
+
+// Brand new chat: a run is started and advanced twice in one chat; a
+// fresh MCP client, knowing nothing but the words "auth bug", finds it
+// with resume_session and carries it on to completion from the
+// stateToken it is given.
+func TestBrandNewChatResumesByQuery(t *testing.T) {
+	home := newHome(t)
+	old := startShimFull(t, home)
+	other := advance(t, old.c, startHello(t, old.c), "reading the docs")
+	mustKind(t, other, "step")
+	r := advance(t, old.c, startHello(t, old.c), "fixing the auth bug")
+	r = advance(t, old.c, r, "looked around: the token refresh races")
+	mustKind(t, r, "step")
+	session, pending := str(r.S, "session", "sessionId"), str(r.S, "pending", "stepId")
+	old.c.Close()
+
+	c := startShim(t, home)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	tools, err := c.ListTools(ctx, mcp.ListToolsRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(tools.Tools, func(tl mcp.Tool) bool { return tl.Name == "resume_session" && *tl.Annotations.ReadOnlyHint }) {
+		t.Fatal("resume_session is not listed as a read-only tool")
+	}
+
+	found := call(t, c, "resume_session", map[string]any{"query": "auth bug"})
+	mustKind(t, found, "candidates")
+	cands, _ := found.S["candidates"].([]any)
+	if len(cands) != 2 {
+		t.Fatalf("%d candidates; want the match and the other session by recency:\n%s", len(cands), found.Text)
+	}
+	best := cands[0].(map[string]any)
+	if str(best, "tier") != "notes" || str(best, "session", "sessionId") != session || str(cands[1].(map[string]any), "tier") != "recency" {
+		t.Fatalf("candidates:\n%s", found.Text)
+	}
+	if !strings.Contains(str(best, "snippet"), "token refresh") || !strings.Contains(found.Text, str(best, "stateToken")) {
+		t.Fatalf("the best candidate: %v", best)
+	}
+
+	next := best["nextCall"].(map[string]any)
+	re := call(t, c, str(next, "tool"), next["arguments"].(map[string]any))
+	mustKind(t, re, "step")
+	if str(re.S, "pending", "stepId") != pending || !strings.Contains(re.Text, "fixing the auth bug") {
+		t.Fatalf("resumed at %s; want %s with the notes so far:\n%s", str(re.S, "pending", "stepId"), pending, re.Text)
+	}
+	for re.kind() == "step" {
+		re = advance(t, c, re, "carried on in a new chat")
+	}
+	mustKind(t, re, "complete")
+	if str(re.S, "session", "sessionId") != session {
+		t.Fatalf("completed %s; want %s", str(re.S, "session", "sessionId"), session)
+	}
+	healthyDoctor(t, home)
+}

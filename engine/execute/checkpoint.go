@@ -1,0 +1,167 @@
+package execute
+
+import (
+	"errors"
+
+	"github.com/workrail/workrail/engine"
+	"github.com/workrail/workrail/engine/event"
+	"github.com/workrail/workrail/engine/project"
+	"github.com/workrail/workrail/engine/protocol"
+	"github.com/workrail/workrail/engine/run"
+	"github.com/workrail/workrail/engine/token"
+)
+
+// Checkpoint records the agent's recap at the node its stateToken names
+// without advancing: a checkpoint node with that node's snapshot, linked
+// from it, carrying the notes. The answer is the same pending step at the
+// checkpoint node, with its tokens, so the agent carries on from there
+// (the run's preferred tip now). The same (stateToken, checkpointToken)
+// again creates nothing and answers as the first time.
+func (s *Service) Checkpoint(raw []byte) protocol.Result {
+	r, err := s.checkpoint(raw)
+	return s.answer("checkpoint", r, err)
+}
+
+func (s *Service) checkpoint(raw []byte) (protocol.Result, error) {
+	in, e := protocol.ParseCheckpoint(raw)
+	if e != nil {
+		return nil, badArguments(protocol.ToolCheckpoint, raw, e)
+	}
+	st, err := s.keys.Parse(in.StateToken, token.State)
+	if err != nil {
+		return nil, engine.AsError(err).With("pointer", "/stateToken")
+	}
+	n := node{session: st.Session, run: st.Run, id: st.Node}
+	if err := s.checkHealth(n.session); err != nil {
+		return nil, err
+	}
+	// A checkpointToken that does not fit the stateToken is fixed the way
+	// a bad ackToken is: re-reading the step hands out the one that fits.
+	chk, err := s.keys.Parse(in.CheckpointToken, token.Checkpoint)
+	if err != nil {
+		return nil, rehydrateFix(engine.AsError(err).With("pointer", "/checkpointToken"), in.StateToken)
+	}
+	if err := token.CheckScope(st, chk); err != nil {
+		return nil, rehydrateFix(engine.AsError(err), in.StateToken)
+	}
+	update := func(fn func(Tx) error) error { return s.store.Update(n.session, fn) }
+	return inTx(update, func(tx Tx) (protocol.Result, error) {
+		l, err := s.load(tx, n)
+		if err != nil {
+			return nil, err
+		}
+		done, err := checkpointOf(tx, l.info, chk.Attempt)
+		if err == nil {
+			return s.replayCheckpoint(tx, n, done, in.Output.NotesMarkdown)
+		}
+		if !errors.Is(err, engine.ErrNotFound) {
+			return nil, err
+		}
+		place, pending := run.PendingStep(l.c, l.snap)
+		if !pending {
+			return nil, engine.Errorf(engine.CodeInvalidInput,
+				"this run is complete, so there is no step to checkpoint and nothing was recorded. Start a new run with start_workflow for further work.")
+		}
+		edge := event.EdgeCreatedData{EdgeKind: event.EdgeCheckpoint, From: n.id, Attempt: chk.Attempt, KeyID: uint32(s.keys.Active())}
+		notes := &event.NodeOutputAppendedData{StepID: place.Step.ID, NotesMarkdown: in.Output.NotesMarkdown}
+		if edge.To, err = appendCheckpoint(tx, l, n, edge, notes); err != nil {
+			return nil, err
+		}
+		return s.renderCheckpoint(tx, n, edge, nil)
+	})
+}
+
+// recordedCheckpoint is a checkpoint already taken: its edge, and the
+// notes it recorded.
+type recordedCheckpoint struct {
+	edge  event.EdgeCreatedData
+	notes string
+}
+
+// appendCheckpoint appends a checkpoint's three events, in this order and
+// together: the node (the parent's snapshot: nothing advances), the edge
+// to it, and its notes. checkpointOf reads them back in this layout.
+func appendCheckpoint(tx Tx, l loaded, n node, edge event.EdgeCreatedData, out *event.NodeOutputAppendedData) (engine.NodeID, error) {
+	child, err := tx.NewNodeID()
+	if err != nil {
+		return 0, err
+	}
+	if _, err := tx.Append(n.run, child, &event.NodeCreatedData{NodeKind: event.NodeCheckpoint, Snapshot: l.info.Snapshot}); err != nil {
+		return 0, err
+	}
+	edge.To = child
+	if _, err := tx.Append(n.run, child, &edge); err != nil {
+		return 0, err
+	}
+	_, err = tx.Append(n.run, child, out)
+	return child, err
+}
+
+// checkpointOf finds the checkpoint taken at parent with the
+// checkpointToken of attempt a: a checkpoint child whose edge names that
+// attempt. It is not found (engine.ErrNotFound) when there is none yet.
+func checkpointOf(tx Tx, parent project.Node, a engine.Attempt) (recordedCheckpoint, error) {
+	for _, id := range parent.Children {
+		child, err := tx.Node(id)
+		if err != nil {
+			return recordedCheckpoint{}, err
+		}
+		if child.Kind != event.NodeCheckpoint {
+			continue
+		}
+		cp, err := readCheckpoint(tx, child)
+		if err != nil {
+			return cp, err
+		}
+		if cp.edge.Attempt == a {
+			return cp, nil
+		}
+	}
+	return recordedCheckpoint{}, engine.ErrNotFound
+}
+
+// readCheckpoint reads a checkpoint node's edge and notes, which follow
+// its node_created (appendCheckpoint's layout).
+func readCheckpoint(tx Tx, child project.Node) (recordedCheckpoint, error) {
+	var cp recordedCheckpoint
+	ev, err := tx.Event(child.CreatedAt + 1)
+	if err != nil {
+		return cp, err
+	}
+	edge, ok := ev.Data.(*event.EdgeCreatedData)
+	if !ok || edge.To != child.ID || edge.EdgeKind != event.EdgeCheckpoint || len(child.Outputs) == 0 {
+		return cp, corrupt(tx.Session(), errors.New("checkpoint "+child.ID.String()+" lacks its edge or notes"))
+	}
+	cp.edge = *edge
+	out, err := tx.Event(child.Outputs[0])
+	if err != nil {
+		return cp, err
+	}
+	if d, ok := out.Data.(*event.NodeOutputAppendedData); ok {
+		cp.notes = d.NotesMarkdown
+	}
+	return cp, nil
+}
+
+// replayCheckpoint answers a checkpointToken already used as it first
+// answered; notes other than the recorded ones are not recorded, and the
+// answer says so (that answer only: it is never recorded).
+func (s *Service) replayCheckpoint(tx Tx, n node, cp recordedCheckpoint, notes string) (protocol.Result, error) {
+	var added []protocol.Warning
+	if notes != cp.notes {
+		added = append(added, protocol.CheckpointIgnoredOnReplay())
+	}
+	return s.renderCheckpoint(tx, n, cp.edge, added)
+}
+
+// renderCheckpoint renders a checkpoint's answer from what it recorded:
+// the pending step at the checkpoint node, its first attempt's tokens
+// minted with the recorded key.
+func (s *Service) renderCheckpoint(tx Tx, from node, edge event.EdgeCreatedData, added []protocol.Warning) (protocol.Result, error) {
+	to := node{session: from.session, run: from.run, id: edge.To}
+	l, err := s.load(tx, to)
+	if err != nil {
+		return nil, err
+	}
+	return s.render(l, to, 0, token.KeyID(edge.KeyID), moveFacts{checkpoint: &protocol.Checkpointed{NodeID: to.id}}, added)
+}
