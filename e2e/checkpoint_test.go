@@ -132,6 +132,18 @@ func TestStartRecordsGitObservations(t *testing.T) {
 	r := call(t, c, "start_workflow", map[string]any{"workflowId": "wr.hello", "workspacePath": filepath.Join(repo, "src")})
 	mustKind(t, r, "step")
 	plain := startHello(t, c)
+	// An IDE that starts the shim in the repository needs no workspacePath:
+	// the shim sends its folder, and only observations read it.
+	if err := os.MkdirAll(filepath.Join(repo, "src"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	inRepo, err := spawnShimIn(filepath.Join(repo, "src"), bin, home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer inRepo.c.Close()
+	fromShim := call(t, inRepo.c, "start_workflow", map[string]any{"workflowId": "wr.hello"})
+	mustKind(t, fromShim, "step")
 
 	code, _, page := get(t, mustInfo(t, home).URL+"/", "")
 	if code != http.StatusOK || !strings.Contains(page, "feature/e2e-observe") {
@@ -139,16 +151,18 @@ func TestStartRecordsGitObservations(t *testing.T) {
 	}
 	stopGracefully(t, home)
 	logs := readLogs(t, home)
-	got := map[event.ObservationKey]string{}
-	for _, e := range logs[str(r.S, "session", "sessionId")] {
-		if d, ok := e.Data.(*event.ObservationRecordedData); ok {
-			got[d.Key] = d.Value
-		}
-	}
 	want := map[event.ObservationKey]string{event.ObsGitBranch: "feature/e2e-observe", event.ObsGitHeadSHA: sha, event.ObsRepoRoot: repo}
-	for k, v := range want {
-		if got[k] != v {
-			t.Errorf("observation %s = %q; want %q (all: %v)", k, got[k], v, got)
+	for _, sid := range []string{str(r.S, "session", "sessionId"), str(fromShim.S, "session", "sessionId")} {
+		got := map[event.ObservationKey]string{}
+		for _, e := range logs[sid] {
+			if d, ok := e.Data.(*event.ObservationRecordedData); ok {
+				got[d.Key] = d.Value
+			}
+		}
+		for k, v := range want {
+			if got[k] != v {
+				t.Errorf("session %s: observation %s = %q; want %q (all: %v)", sid, k, got[k], v, got)
+			}
 		}
 	}
 	for _, e := range logs[str(plain.S, "session", "sessionId")] {

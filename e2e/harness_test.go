@@ -350,11 +350,23 @@ type shim struct {
 func spawnShim(home string) (*shim, error) { return spawnShimOf(bin, home) }
 
 // spawnShimOf is spawnShim for the workrail binary exe, with env added to
-// (and overriding) the shim's environment.
+// (and overriding) the shim's environment. The shim runs in home, as an
+// IDE runs it in a workspace: not in this repository, whose git state
+// the daemon would observe.
 func spawnShimOf(exe, home string, env ...string) (*shim, error) {
+	return spawnShimIn(home, exe, home, env...)
+}
+
+// spawnShimIn is spawnShimOf with the shim's working folder dir.
+func spawnShimIn(dir, exe, home string, env ...string) (*shim, error) {
 	s := &shim{stderr: &syncBuffer{}}
+	inDir := func(ctx context.Context, command string, env, args []string) (*exec.Cmd, error) {
+		cmd := exec.CommandContext(ctx, command, args...)
+		cmd.Env, cmd.Dir = append(os.Environ(), env...), dir
+		return cmd, nil
+	}
 	c, err := client.NewStdioMCPClientWithOptions(exe, append([]string{"WORKRAIL_HOME=" + home, "WORKRAIL_PORT=0"}, env...), []string{"mcp"},
-		transport.WithCommandStderrWriter(s.stderr))
+		transport.WithCommandStderrWriter(s.stderr), transport.WithCommandFunc(inDir))
 	if err != nil {
 		return nil, err
 	}

@@ -10,6 +10,7 @@ import (
 	mcpserver "github.com/mark3labs/mcp-go/server"
 
 	"github.com/workrail/workrail/engine/protocol"
+	"github.com/workrail/workrail/server/home"
 )
 
 // Tools is what the MCP handlers call: the use cases, one per tool, each
@@ -17,10 +18,12 @@ import (
 type Tools interface {
 	List(raw []byte) protocol.Result
 	Inspect(raw []byte) protocol.Result
-	Start(raw []byte) protocol.Result
+	// StartFrom and StartSessionFrom also take the folder the client runs
+	// in (a shim's working folder; empty over plain HTTP).
+	StartFrom(raw []byte, workdir string) protocol.Result
 	Continue(raw []byte) protocol.Result
 	Checkpoint(raw []byte) protocol.Result
-	StartSession(raw []byte) protocol.Result
+	StartSessionFrom(raw []byte, workdir string) protocol.Result
 	ResumeSession(raw []byte) protocol.Result
 }
 
@@ -30,9 +33,10 @@ type Tools interface {
 // one line in log.
 func NewMCPServer(t Tools, features protocol.Features, version string, log *slog.Logger) *mcpserver.MCPServer {
 	s := mcpserver.NewMCPServer("workrail", version, mcpserver.WithToolCapabilities(false), mcpserver.WithRecovery())
-	run := map[protocol.ToolName]func([]byte) protocol.Result{
-		protocol.ToolList: t.List, protocol.ToolInspect: t.Inspect, protocol.ToolStart: t.Start, protocol.ToolContinue: t.Continue,
-		protocol.ToolCheckpoint: t.Checkpoint, protocol.ToolStartSession: t.StartSession, protocol.ToolResume: t.ResumeSession,
+	run := map[protocol.ToolName]func(raw []byte, workdir string) protocol.Result{
+		protocol.ToolList: anywhere(t.List), protocol.ToolInspect: anywhere(t.Inspect), protocol.ToolStart: t.StartFrom,
+		protocol.ToolContinue: anywhere(t.Continue), protocol.ToolCheckpoint: anywhere(t.Checkpoint),
+		protocol.ToolStartSession: t.StartSessionFrom, protocol.ToolResume: anywhere(t.ResumeSession),
 	}
 	for _, spec := range protocol.Tools(features) {
 		call, ok := run[spec.Name]
@@ -42,12 +46,17 @@ func NewMCPServer(t Tools, features protocol.Features, version string, log *slog
 		s.AddTool(tool(spec), func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			start := time.Now()
 			defer logPanic(ctx, log, spec.Name, start)
-			r := call(rawArgs(req))
+			r := call(rawArgs(req), req.Header.Get(home.WorkdirHeader))
 			logCall(ctx, log, spec.Name, r, time.Since(start))
 			return toolResult(r), nil
 		})
 	}
 	return s
+}
+
+// anywhere adapts a use case that does not read the client's folder.
+func anywhere(uc func([]byte) protocol.Result) func([]byte, string) protocol.Result {
+	return func(raw []byte, _ string) protocol.Result { return uc(raw) }
 }
 
 // logCall writes a tool call's line: the tool, the session when the

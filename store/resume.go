@@ -109,6 +109,10 @@ func (s *Store) Resume(q resume.Query) (iter.Seq[resume.Match], error) {
 	return resume.Rank(q, recs), nil
 }
 
+// WarmResume loads the resume records now instead of at the first query.
+// A failure is left for that query to report.
+func (s *Store) WarmResume() { s.resume.all(s.loadResume) }
+
 // resumeIndex is the in-memory copy of every session's resume record,
 // each named (resume.Record.Name). Records are replaced whole, never
 // changed, so a query ranks them without holding the lock.

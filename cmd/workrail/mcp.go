@@ -38,7 +38,8 @@ func runShim(args []string, stdout, stderr io.Writer) int {
 	// the packages' initialisation allocated and dropped (about 1 MiB of
 	// its resident memory), on the second core while it connects.
 	go debug.FreeOSMemory()
-	s := shim.New(shim.Config{Home: h, Version: version, StartDaemon: func() (<-chan struct{}, error) { return startDetached(h) }, Log: logger}, os.Stdout)
+	wd, _ := os.Getwd() // none: the daemon observes nothing for this IDE
+	s := shim.New(shim.Config{Home: h, Version: version, StartDaemon: func() (<-chan struct{}, error) { return startDetached(h) }, Log: logger, Workdir: wd}, os.Stdout)
 	if err := s.Run(context.Background(), os.Stdin); err != nil {
 		logger.Print(err)
 		return 1

@@ -37,7 +37,10 @@ export class Mcp {
 
   /** open spawns `bin mcp` on home and performs the initialize handshake. */
   static async open(bin: string, home: string): Promise<Mcp> {
+    // In home, as an IDE runs it in a workspace: from this checkout the
+    // daemon would observe (and the pages show) its git branch.
     const proc = spawn(bin, ['mcp'], {
+      cwd: home,
       env: { ...process.env, WORKRAIL_HOME: home, WORKRAIL_PORT: '0' },
       stdio: ['pipe', 'pipe', 'pipe'],
     });

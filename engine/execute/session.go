@@ -45,12 +45,16 @@ const SessionWorkflow engine.WorkflowID = "wr.session"
 // StartSession starts a session for notes without a workflow of the
 // user's: a session whose one run is SessionWorkflow, answered like
 // start_workflow, so checkpoint_workflow takes its tokens as any run's.
-func (s *Service) StartSession(raw []byte) protocol.Result {
-	r, err := s.startSession(raw)
+func (s *Service) StartSession(raw []byte) protocol.Result { return s.StartSessionFrom(raw, "") }
+
+// StartSessionFrom is StartSession for a client running in folder
+// workdir, observed as StartFrom does.
+func (s *Service) StartSessionFrom(raw []byte, workdir string) protocol.Result {
+	r, err := s.startSession(raw, workdir)
 	return s.answer("start_session", r, err)
 }
 
-func (s *Service) startSession(raw []byte) (protocol.Result, error) {
+func (s *Service) startSession(raw []byte, workdir string) (protocol.Result, error) {
 	in, e := protocol.ParseStartSession(raw)
 	if e != nil {
 		return nil, badArguments(protocol.ToolStartSession, raw, e)
@@ -64,5 +68,5 @@ func (s *Service) startSession(raw []byte) (protocol.Result, error) {
 	if e != nil {
 		return nil, e
 	}
-	return s.create(b, in.WorkspacePath)
+	return s.create(b, in.WorkspacePath, workdir)
 }

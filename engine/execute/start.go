@@ -1,6 +1,7 @@
 package execute
 
 import (
+	"cmp"
 	"time"
 
 	"github.com/workrail/workrail/engine"
@@ -14,12 +15,17 @@ import (
 )
 
 // Start begins a new session and run of a workflow.
-func (s *Service) Start(raw []byte) protocol.Result {
-	r, err := s.start(raw)
+func (s *Service) Start(raw []byte) protocol.Result { return s.StartFrom(raw, "") }
+
+// StartFrom is Start for a client running in folder workdir: when the
+// call names no workspacePath, the git repository there is observed. It
+// changes nothing else: the catalog is the one the arguments name.
+func (s *Service) StartFrom(raw []byte, workdir string) protocol.Result {
+	r, err := s.start(raw, workdir)
 	return s.answer("start", r, err)
 }
 
-func (s *Service) start(raw []byte) (protocol.Result, error) {
+func (s *Service) start(raw []byte, workdir string) (protocol.Result, error) {
 	in, e := protocol.ParseStart(raw)
 	if e != nil {
 		return nil, badArguments(protocol.ToolStart, raw, e)
@@ -35,13 +41,14 @@ func (s *Service) start(raw []byte) (protocol.Result, error) {
 		}
 		return nil, e
 	}
-	return s.create(b, in.WorkspacePath)
+	return s.create(b, in.WorkspacePath, workdir)
 }
 
 // create records a new session with its first run, and what its
-// workspace shows (read before the transaction: it is I/O).
-func (s *Service) create(b beginning, workspace string) (protocol.Result, error) {
-	obs := s.observe(workspace)
+// workspace (else the client's workdir) shows, read before the
+// transaction: it is I/O.
+func (s *Service) create(b beginning, workspace, workdir string) (protocol.Result, error) {
+	obs := s.observe(cmp.Or(workspace, workdir))
 	create := func(fn func(Tx) error) error { _, err := s.store.Create(fn); return err }
 	return inTx(create, func(tx Tx) (protocol.Result, error) {
 		n, err := s.startRun(tx, b, workspace, obs)

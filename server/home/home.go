@@ -79,6 +79,10 @@ func (d Dir) DaemonLog() string { return filepath.Join(string(d), "logs", "daemo
 // size): a line per tool call, and every error.
 func (d Dir) Log() string { return filepath.Join(string(d), "logs", "workrail.log") }
 
+// WorkdirHeader is the header in which a shim sends the daemon the folder
+// its IDE started it in.
+const WorkdirHeader = "X-Workrail-Workdir"
+
 // Info is the content of daemon.json.
 type Info struct {
 	PID       int    `json:"pid"`

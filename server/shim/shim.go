@@ -41,6 +41,10 @@ type Config struct {
 	// StartTimeout bounds the wait for a daemon it started (default 10s).
 	StartTimeout time.Duration
 	Log          *log.Logger
+	// Workdir is the folder the IDE started the shim in, sent with every
+	// call: the daemon reads the git repository there at a start that
+	// names no workspacePath, for observations only.
+	Workdir string
 }
 
 // Shim forwards one stdio MCP conversation to the daemon.
@@ -191,6 +195,9 @@ func (s *Shim) send(ctx context.Context, msg []byte) ([][]byte, error) {
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
+	if s.cfg.Workdir != "" {
+		req.Header.Set(home.WorkdirHeader, s.cfg.Workdir)
+	}
 	resp, err := s.client.Do(req)
 	if err != nil {
 		return nil, err
