@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
-	"runtime/debug"
 	"syscall"
 
 	"github.com/workrail/workrail/server/home"
@@ -34,10 +33,6 @@ func runShim(args []string, stdout, stderr io.Writer) int {
 	// killing the shim: the shim then ends quietly (a closed stdout means
 	// the IDE has gone), and a log line nobody reads is no reason to die.
 	signal.Ignore(syscall.SIGPIPE)
-	// The shim idles for hours beside the IDE: hand back to the OS what
-	// the packages' initialisation allocated and dropped (about 1 MiB of
-	// its resident memory), on the second core while it connects.
-	go debug.FreeOSMemory()
 	wd, _ := os.Getwd() // none: the daemon observes nothing for this IDE
 	s := shim.New(shim.Config{Home: h, Version: version, StartDaemon: func() (<-chan struct{}, error) { return startDetached(h) }, Log: logger, Workdir: wd}, os.Stdout)
 	if err := s.Run(context.Background(), os.Stdin); err != nil {
