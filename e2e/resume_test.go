@@ -65,3 +65,51 @@ func TestBrandNewChatResumesByQuery(t *testing.T) {
 	}
 	healthyDoctor(t, home)
 }
+
+// No transcript needed: a chat checkpoints its work between steps, then is
+// rewound and advances from an older stateToken (a branch). A brand-new
+// chat that knows only words from the checkpoint's notes lands on the
+// run's preferred tip, the branch the rewound chat made last, with the
+// checkpoint's notes in its recap, and finishes the run from there.
+func TestNewChatAfterCheckpointAndRewindResumesAtThePreferredTip(t *testing.T) {
+	home := newHome(t)
+	c := startShim(t, home)
+	first := startHello(t, c)
+	cp := checkpoint(t, c, first, "Migrating the billing schema: tables renamed.")
+	mustKind(t, cp, "step")
+	ahead := advance(t, c, cp, "went ahead")
+	mustKind(t, ahead, "step")
+	// The rewound chat still holds the checkpoint's stateToken: it
+	// re-reads the step (a fresh ackToken) and advances again, a new
+	// branch below the checkpoint and the latest work.
+	again := call(t, c, "continue_workflow", map[string]any{"stateToken": str(cp.S, "stateToken")})
+	branch := advance(t, c, again, "took the other road")
+	mustKind(t, branch, "step")
+	if str(branch.S, "stateToken") == str(ahead.S, "stateToken") {
+		t.Fatal("the rewound chat's advance did not branch")
+	}
+	// A rehydrate of the branch's tip is what a resumed chat should get.
+	want := call(t, c, "continue_workflow", map[string]any{"stateToken": str(branch.S, "stateToken")})
+	c.Close()
+
+	fresh := startShim(t, home)
+	found := call(t, fresh, "resume_session", map[string]any{"query": "billing schema"})
+	mustKind(t, found, "candidates")
+	cands, _ := found.S["candidates"].([]any)
+	if len(cands) != 1 {
+		t.Fatalf("%d candidates; want one:\n%s", len(cands), found.Text)
+	}
+	best := cands[0].(map[string]any)
+	next := best["nextCall"].(map[string]any)
+	got := call(t, fresh, str(next, "tool"), next["arguments"].(map[string]any))
+	if str(got.S, "pending", "stepId") != str(want.S, "pending", "stepId") || str(best, "tipNodeId") == "" ||
+		!strings.Contains(got.Text, "took the other road") || !strings.Contains(got.Text, "billing schema") {
+		t.Fatalf("resumed at %s (tip %s); want the branch's step %s with its recap:\n%s",
+			str(got.S, "pending", "stepId"), str(best, "tipNodeId"), str(want.S, "pending", "stepId"), got.Text)
+	}
+	for got.kind() == "step" {
+		got = advance(t, fresh, got, "finished in a new chat")
+	}
+	mustKind(t, got, "complete")
+	healthyDoctor(t, home)
+}
