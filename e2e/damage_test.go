@@ -2,6 +2,8 @@ package e2e
 
 import (
 	"encoding/binary"
+	"encoding/json"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -93,5 +95,30 @@ func flipByte(t *testing.T, path string, at int64, mask byte) {
 	b[0] ^= mask
 	if _, err := f.WriteAt(b, at); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// On a home with no database yet, doctor reports nothing to check (empty
+// lists, not nulls) and a salvage says there is nothing to copy, as data.
+func TestDoctorOnAHomeWithNoDatabase(t *testing.T) {
+	home := newHome(t)
+	code, out, _ := command(t, home, "doctor", "--json")
+	if code != 0 || !strings.Contains(out, `"sessions": []`) || !strings.Contains(out, `"structure": []`) {
+		t.Errorf("doctor --json = %d:\n%s\nwant exit 0 and empty lists", code, out)
+	}
+	code, out, _ = command(t, home, "doctor", "--json", "--salvage", filepath.Join(home, "new.db"))
+	var r struct {
+		Error struct {
+			Code  string `json:"code"`
+			Retry struct {
+				Kind string `json:"kind"`
+			} `json:"retry"`
+		} `json:"error"`
+	}
+	if err := json.Unmarshal([]byte(out), &r); err != nil || code != 1 || r.Error.Code != "INVALID_INPUT" || r.Error.Retry.Kind != "not_retryable" {
+		t.Errorf("doctor --json --salvage = %d:\n%s\nwant exit 1 and INVALID_INPUT, not retryable", code, out)
+	}
+	if _, err := os.Stat(filepath.Join(home, "new.db")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("salvage with nothing to copy wrote %s (%v)", filepath.Join(home, "new.db"), err)
 	}
 }

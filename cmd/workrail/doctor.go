@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/workrail/workrail/engine"
 	"github.com/workrail/workrail/engine/execute"
 	"github.com/workrail/workrail/server/home"
 	"github.com/workrail/workrail/store"
@@ -96,7 +97,7 @@ func doctorReport(h home.Dir) (store.FileReport, error) {
 		return store.FileReport{Structure: []string{}, Sessions: reports}, nil
 	}
 	if _, err := os.Stat(h.DB()); errors.Is(err, os.ErrNotExist) {
-		return store.FileReport{}, nil
+		return store.FileReport{Structure: []string{}, Sessions: []store.Report{}}, nil // nothing recorded yet
 	}
 	rep, err := store.DoctorFile(h.DB(), time.Second)
 	if errors.Is(err, store.ErrLocked) {
@@ -131,6 +132,10 @@ func stopped(h home.Dir) error {
 func salvageInto(h home.Dir, out string, w io.Writer) error {
 	if err := stopped(h); err != nil {
 		return err
+	}
+	if _, err := os.Stat(h.DB()); errors.Is(err, os.ErrNotExist) {
+		return engine.Errorf(engine.CodeInvalidInput,
+			"there is no database at %s to salvage, so there is nothing to copy. Check WORKRAIL_HOME names the home you mean; a daemon creates the database on its first start", h.DB())
 	}
 	rep, err := store.Salvage(h.DB(), out)
 	if err != nil {
