@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"strings"
 	"time"
 
@@ -46,6 +47,11 @@ type DaemonReport struct {
 	RetentionProblem string `json:"retentionProblem,omitempty"`
 	// Config is every key of config.json: desired, applied, and its class.
 	Config []config.Entry `json:"config"`
+	// Goroutines and OpenFiles are the daemon's own counts now: both come
+	// back to the same level whenever it is idle, so a rise that stays is
+	// a leak (the soak test watches them).
+	Goroutines int `json:"goroutines"`
+	OpenFiles  int `json:"openFiles"`
 }
 
 // daemonStatus is what the running daemon reports about itself.
@@ -70,6 +76,10 @@ func daemonStatus(h home.Dir, d *server.Daemon, st *store.Store, snap config.Sna
 	r.Retention = plan
 	for status, n := range st.Checked() {
 		r.Health[string(status)] = n
+	}
+	r.Goroutines = runtime.NumGoroutine()
+	if fds, err := os.ReadDir("/proc/self/fd"); err == nil {
+		r.OpenFiles = len(fds)
 	}
 	return statusReport{Running: true, Home: string(h), DaemonReport: r}
 }
@@ -125,6 +135,7 @@ func printStatus(w io.Writer, r statusReport) {
 		fmt.Fprintf(w, "             restart needed for %s: run `workrail restart`, then reload your IDE's MCP server\n", strings.Join(r.PendingRestart, ", "))
 	}
 	fmt.Fprintf(w, "  Sessions:  %d, database %s\n", r.Sessions, bytesText(r.DBBytes))
+	fmt.Fprintf(w, "  Runtime:   %d goroutines, %d open files\n", r.Goroutines, r.OpenFiles)
 	if len(r.Health) > 0 {
 		fmt.Fprintf(w, "  Health:    %s (of the sessions checked since start)\n", healthText(r.Health))
 	}
