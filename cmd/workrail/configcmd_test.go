@@ -67,7 +67,7 @@ func TestJSONFailuresAreTheEnvelope(t *testing.T) {
 	}{
 		{"config --json set retention 3", engine.CodeUnknownKey},
 		{"config --json set port 70000", engine.CodeInvalidInput},
-		{"doctor --json --salvage /nonexistent/new.db", engine.CodeInternal}, // no database to salvage
+		{"doctor --json --salvage /nonexistent/new.db", engine.CodeInvalidInput}, // no database to salvage
 	} {
 		t.Run(tc.args, func(t *testing.T) {
 			var stdout, stderr bytes.Buffer
