@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/go-chi/chi/v5"
@@ -76,6 +77,12 @@ type Console struct {
 	config  func() Settings
 	restart func() error
 	resumer Resumer // nil: no search
+	// bundles export and import sessions (nil: no sharing); uploads
+	// holds the bundles previewed until they are confirmed, and importMu
+	// lets one confirmation import at a time.
+	bundles  Bundles
+	uploads  uploads
+	importMu sync.Mutex
 }
 
 // Config is what the Console is built from.
@@ -103,13 +110,16 @@ type Config struct {
 	// Resumer is resume_session's search, which the search page lists
 	// (nil: the tool is off, and the Console has no search).
 	Resumer Resumer
+	// Bundles export a session as a download and import a bundle as a
+	// new session (nil: neither is offered).
+	Bundles Bundles
 }
 
 // New returns a Console over cfg.
 func New(cfg Config) *Console {
 	return &Console{store: cfg.Store, workflows: cfg.Workflows, runs: cfg.Runs, files: cfg.Files, about: cfg.About, version: cfg.About.Version,
 		csrf: csrfToken(cfg.Secret), now: cfg.Now, logf: cfg.Logf, errors: cfg.Errors,
-		config: cfg.Settings, restart: cfg.Restart, resumer: cfg.Resumer}
+		config: cfg.Settings, restart: cfg.Restart, resumer: cfg.Resumer, bundles: cfg.Bundles}
 }
 
 // sessionRow is what the sessions table shows of one session: its
@@ -257,6 +267,9 @@ func (c *Console) Routes(r chi.Router) {
 		if c.resumer != nil {
 			r.Get("/search", c.search)
 		}
+		if c.bundles != nil {
+			c.shareRoutes(r)
+		}
 		r.Get("/gaps", c.gapList)
 		r.Get("/workflows", c.workflowList)
 		r.Get("/workflows/{id}", c.workflowShow)
@@ -277,6 +290,7 @@ type chrome struct {
 	CSRF                   string   // carried by every form and htmx request
 	Config                 Settings // for the restart banner and the poll interval
 	Search                 bool     // the header offers the search
+	Import                 bool     // the header links the import page
 }
 
 // chrome is read before the page's data, so a write that lands while the
@@ -284,7 +298,7 @@ type chrome struct {
 // it.
 func (c *Console) chrome(title string) chrome {
 	s := c.settings()
-	return chrome{Title: title, Version: c.version, Cursor: c.cursor(s), CSRF: c.csrf, Config: s, Search: c.resumer != nil}
+	return chrome{Title: title, Version: c.version, Cursor: c.cursor(s), CSRF: c.csrf, Config: s, Search: c.resumer != nil, Import: c.bundles != nil}
 }
 
 // cursor names what a page shows: the store's change cursor and the

@@ -6,6 +6,7 @@ import (
 	"crypto/subtle"
 	"encoding/hex"
 	"encoding/json"
+	"mime"
 	"net/http"
 )
 
@@ -39,7 +40,12 @@ func (c *Console) checkCSRF(next http.Handler) http.Handler {
 			return
 		}
 		got := r.Header.Get(csrfHeader)
-		if got == "" {
+		switch {
+		case got != "":
+		case isMultipart(r):
+			// An upload: only its first part, the token, is read here.
+			got, r = multipartToken(w, r)
+		default:
 			r.Body = http.MaxBytesReader(w, r.Body, maxForm)
 			got = r.PostFormValue(csrfField)
 		}
@@ -61,4 +67,10 @@ const maxForm = 1<<20 + 64<<10
 func hxHeaders(m chrome) string {
 	b, _ := json.Marshal(map[string]string{csrfHeader: m.CSRF})
 	return string(b)
+}
+
+// isMultipart says whether r's body is a multipart form (a file upload).
+func isMultipart(r *http.Request) bool {
+	t, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	return t == "multipart/form-data"
 }

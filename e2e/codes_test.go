@@ -134,6 +134,22 @@ func TestEveryErrorCodeIsReachable(t *testing.T) {
 		t.Fatalf("DAEMON_UNAVAILABLE: retry %v, text:\n%s", dig(r.S, "error", "retry"), r.Text)
 	}
 
+	// A damaged bundle: no tool takes one, so the CLI's --json envelope.
+	bad := filepath.Join(homeD, "bad.json")
+	if err := os.WriteFile(bad, []byte(`{"format":"workrail.session-bundle"`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, out, _ := command(t, newHome(t), "import", bad, "--json")
+	var refused struct {
+		Error struct {
+			Code engine.Code `json:"code"`
+		} `json:"error"`
+	}
+	if err := json.Unmarshal([]byte(out), &refused); err != nil || code != 1 || refused.Error.Code != engine.CodeBundleInvalid {
+		t.Fatalf("import of a cut bundle = %d (%v):\n%s", code, err, out)
+	}
+	seen[engine.CodeBundleInvalid] = true
+
 	for _, c := range engine.Codes() {
 		if c != engine.CodeInternal && !seen[c] {
 			t.Errorf("no test reaches %s", c)

@@ -9,6 +9,7 @@ import (
 	"maps"
 	"math/rand"
 	"os"
+	"os/exec"
 	"slices"
 	"strconv"
 	"strings"
@@ -56,7 +57,7 @@ func TestSoak(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer s.c.Close()
-		agents[i] = &soakAgent{id: i, tag: fmt.Sprintf("soakagent%02d", i), c: s.c, rng: rand.New(rand.NewSource(seed + int64(i))), notes: map[string]string{}}
+		agents[i] = &soakAgent{id: i, tag: fmt.Sprintf("soakagent%02d", i), c: s.c, rng: rand.New(rand.NewSource(seed + int64(i))), notes: map[string]string{}, home: home}
 	}
 
 	stop := make(chan struct{})
@@ -102,14 +103,21 @@ func TestSoak(t *testing.T) {
 	v.check(after.rssKiB <= before.rssKiB*3/2+4096, "resident memory grew from %d KiB to %d KiB with the agents idle", before.rssKiB, after.rssKiB)
 
 	stopGracefully(t, home)
-	counts := map[string]int{}
+	// Imported sessions hold copies of their origin's notes: the notes are
+	// counted in the sessions the agents wrote.
+	counts, imported := map[string]int{}, 0
 	for _, evs := range readLogs(t, home) {
+		if c, ok := evs[0].Data.(*event.SessionCreatedData); ok && c.ImportedFrom != nil {
+			imported++
+			continue
+		}
 		for _, e := range evs {
 			if d, ok := e.Data.(*event.NodeOutputAppendedData); ok {
 				counts[d.NotesMarkdown]++
 			}
 		}
 	}
+	v.check(imported == sumOver(agents, func(a *soakAgent) int { return a.imports }), "%d imported sessions in the logs, the agents imported %d", imported, sumOver(agents, func(a *soakAgent) int { return a.imports }))
 	total := soakTotals{kills: int(kills.Load())}
 	for _, a := range agents {
 		for note, what := range a.notes {
@@ -156,6 +164,8 @@ type soakAgent struct {
 	acks     []soakAck
 	sessions []string
 	retries  int
+	imports  int
+	home     string
 	ops      map[string]int
 	err      error
 }
@@ -214,15 +224,17 @@ func (a *soakAgent) run(deadline time.Time) error {
 			op, err = "replay", a.replayLast()
 		case p < 82:
 			op, err = "checkpoint", a.checkpoint(&r)
-		case p < 94:
+		case p < 96:
 			op = "fork"
 			from := older[a.rng.Intn(len(older))]
 			if err = a.rehydrateInto(&from); err == nil {
 				err = a.advance(&from)
 				r = from
 			}
-		default:
+		case p < 99:
 			op, err = "resume", a.resume()
+		default:
+			op, err = "export-import", a.exportImport(str(r.S, "session", "sessionId"))
 		}
 		if err != nil {
 			return fmt.Errorf("%s: %w", op, err)
@@ -316,6 +328,47 @@ func (a *soakAgent) resume() error {
 	return nil
 }
 
+// exportImport exports session sid with the CLI, as a person moving it
+// would, and imports the bundle as a new session. A command the chaos cut
+// off (the daemon killed under it, or its file held by a restarting one)
+// is run again.
+func (a *soakAgent) exportImport(sid string) error {
+	file := fmt.Sprintf("%s/soak-%s-%d.json.gz", a.home, a.tag, a.n)
+	if err := a.cli("export", sid, "-o", file); err != nil {
+		return err
+	}
+	if err := a.cli("import", file, "--json"); err != nil {
+		return err
+	}
+	a.imports++
+	return os.Remove(file)
+}
+
+// cli runs `workrail ARGS` on the agent's home until it exits 0.
+func (a *soakAgent) cli(args ...string) error {
+	var out []byte
+	var err error
+	for try := 0; try < 50; try++ {
+		cmd := exec.Command(bin, args...)
+		cmd.Env = procEnv(a.home)
+		if out, err = cmd.CombinedOutput(); err == nil {
+			return nil
+		}
+		a.retries++
+		time.Sleep(time.Duration(50+a.rng.Intn(150)) * time.Millisecond)
+	}
+	return fmt.Errorf("workrail %v: %v\n%s", args, err, out)
+}
+
+// sumOver sums f over the agents.
+func sumOver(agents []*soakAgent, f func(*soakAgent) int) int {
+	n := 0
+	for _, a := range agents {
+		n += f(a)
+	}
+	return n
+}
+
 // verifyReplays replays every acknowledged advance once more, after all
 // the kills and restarts: each answers as it first did.
 func (a *soakAgent) verifyReplays(v *soakVerdict) {
@@ -346,14 +399,15 @@ func (v *soakVerdict) check(ok bool, format string, args ...any) {
 
 // soakTotals sums what the agents did.
 type soakTotals struct {
-	kills, acks, retries, sessions int
-	ops                            map[string]int
+	kills, acks, retries, sessions, imports int
+	ops                                     map[string]int
 }
 
 func (s *soakTotals) add(a *soakAgent) {
 	s.acks += len(a.acks)
 	s.retries += a.retries
 	s.sessions += len(a.sessions)
+	s.imports += a.imports
 	if s.ops == nil {
 		s.ops = map[string]int{}
 	}
@@ -367,7 +421,7 @@ func (s soakTotals) String() string {
 	for _, op := range slices.Sorted(maps.Keys(s.ops)) {
 		ops = append(ops, fmt.Sprintf("%s %d", op, s.ops[op]))
 	}
-	return fmt.Sprintf("%d sessions, %d acknowledged advances, %d calls sent again after a kill; %s", s.sessions, s.acks, s.retries, strings.Join(ops, ", "))
+	return fmt.Sprintf("%d sessions (%d exported and imported), %d acknowledged advances, %d calls sent again after a kill; %s", s.sessions, s.imports, s.acks, s.retries, strings.Join(ops, ", "))
 }
 
 // load is what the running daemon reports of itself, and its memory.

@@ -31,7 +31,12 @@ const (
 	// CodeDaemonUnavailable is answered by the stdio shim when it cannot
 	// reach or start the daemon.
 	CodeDaemonUnavailable Code = "DAEMON_UNAVAILABLE"
-	CodeInternal          Code = "INTERNAL"
+	// CodeBundleInvalid: a session bundle given to import fails
+	// verification (malformed, another format version, a digest, the
+	// event chain or a reference does not hold). Its details name what is
+	// wrong; nothing was written, and the same bytes fail again.
+	CodeBundleInvalid Code = "BUNDLE_INVALID"
+	CodeInternal      Code = "INTERNAL"
 )
 
 // Codes lists every code, in a fixed order (used by tests and schemas).
@@ -40,7 +45,7 @@ func Codes() []Code {
 		CodeInvalidInput, CodeUnknownKey, CodePayloadTooLarge, CodeWorkflowNotFound,
 		CodePinnedMissing, CodeTokenInvalidFormat, CodeTokenBadSignature,
 		CodeTokenUnknownKey, CodeTokenWrongKind, CodeTokenScopeMismatch, CodeTokenUnknownNode,
-		CodeSessionCorrupt, CodeStorageUnwritable, CodeDaemonUnavailable, CodeInternal,
+		CodeSessionCorrupt, CodeStorageUnwritable, CodeDaemonUnavailable, CodeBundleInvalid, CodeInternal,
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"log/slog"
 	"net"
@@ -54,6 +55,15 @@ type Config struct {
 	// Restart checks the daemon could start again and, if so, asks for
 	// ActionRestart; otherwise it returns why not.
 	Restart func() *protocol.ErrorResult
+	// Sessions lists every session, newest first, for `workrail sessions`
+	// (nil: not served).
+	Sessions func() (any, *protocol.ErrorResult)
+	// Export is a session's bundle (JSON) or, with markdown, the session as
+	// Markdown, for `workrail export` (nil: not served).
+	Export func(session string, redactNotes, markdown bool) ([]byte, *protocol.ErrorResult)
+	// Import reads a bundle from body and verifies it; unless dryRun it
+	// stores it as a new session, for `workrail import` (nil: not served).
+	Import func(body io.Reader, dryRun bool) (any, *protocol.ErrorResult)
 	// Log gets a line per tool call and the daemon's own events.
 	Log *slog.Logger
 	Now func() time.Time

@@ -24,13 +24,14 @@ func (d *Daemon) router(port int, mcpHTTP http.Handler) http.Handler {
 	r.Method(http.MethodGet, "/mcp", http.HandlerFunc(noStream))
 	r.With(bearer(d.cfg.Token)).Get("/api/doctor", d.doctor)
 	r.With(bearer(d.cfg.Token)).Get("/api/status", d.status)
+	r.With(bearer(d.cfg.Token)).Group(d.shareRoutes)
 	d.cfg.Console(r)
 	return r
 }
 
 // socketRouter is the unix socket surface, reachable only by this user:
-// MCP for shims, the daemon's identity, doctor, status, stop and restart
-// for the CLI, and retiring
+// MCP for shims, the daemon's identity, doctor, status, stop, restart,
+// sessions, export and import for the CLI, and retiring
 // for a newer shim (never on TCP: a web page could ask it).
 func (d *Daemon) socketRouter(mcpHTTP http.Handler) http.Handler {
 	r := chi.NewRouter()
@@ -42,6 +43,7 @@ func (d *Daemon) socketRouter(mcpHTTP http.Handler) http.Handler {
 	r.Get("/api/status", d.status)
 	r.Post("/api/stop", d.stop)
 	r.Post("/api/restart", d.restart)
+	d.shareRoutes(r)
 	return r
 }
 

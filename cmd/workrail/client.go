@@ -34,34 +34,45 @@ func daemonClient(h home.Dir, timeout time.Duration) *http.Client {
 // into out (when out is not nil). A daemon that cannot be reached is
 // errNotRunning; a refusal carrying an error result is that error.
 func askDaemon(h home.Dir, method, path string, out any) error {
-	req, err := http.NewRequest(method, "http://workrail"+path, nil)
-	if err != nil {
+	body, err := exchange(h, method, path, nil, 16<<20)
+	if err != nil || out == nil {
 		return err
+	}
+	return json.Unmarshal(body, out)
+}
+
+// exchange sends one request, with body when not nil, and returns a 2xx
+// answer's body, refusing one longer than limit bytes. Its errors are
+// askDaemon's.
+func exchange(h home.Dir, method, path string, body io.Reader, limit int64) ([]byte, error) {
+	req, err := http.NewRequest(method, "http://workrail"+path, body)
+	if err != nil {
+		return nil, err
 	}
 	resp, err := daemonClient(h, time.Minute).Do(req)
 	var op *net.OpError
 	if errors.As(err, &op) && op.Op == "dial" {
-		return errNotRunning
+		return nil, errNotRunning
 	}
 	if err != nil {
-		return fmt.Errorf("ask the daemon: %w", err)
+		return nil, fmt.Errorf("ask the daemon: %w", err)
 	}
 	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, 16<<20))
+	answer, err := io.ReadAll(io.LimitReader(resp.Body, limit+1))
 	if err != nil {
-		return fmt.Errorf("ask the daemon: %w", err)
+		return nil, fmt.Errorf("ask the daemon: %w", err)
 	}
 	if resp.StatusCode/100 != 2 {
 		var refused protocol.ErrorResult
-		if json.Unmarshal(body, &refused) == nil && refused.Error != nil {
-			return refused.Error
+		if json.Unmarshal(answer, &refused) == nil && refused.Error != nil {
+			return nil, refused.Error
 		}
-		return fmt.Errorf("the daemon answered %s %s: %s", method, path, strings.TrimSpace(string(body)))
+		return nil, fmt.Errorf("the daemon answered %s %s: %s", method, path, strings.TrimSpace(string(answer)))
 	}
-	if out == nil {
-		return nil
+	if int64(len(answer)) > limit {
+		return nil, fmt.Errorf("the daemon's answer to %s %s is longer than %d bytes", method, path, limit)
 	}
-	return json.Unmarshal(body, out)
+	return answer, nil
 }
 
 // printFailure reports err the way a command's --json output promises:

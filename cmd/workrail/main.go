@@ -38,6 +38,10 @@ func commands() []command {
 		{"stop", "workrail stop [--json]", "stop the daemon (an IDE's next WorkRail call starts it again)", runStop},
 		{"restart", "workrail restart [--json]", "restart the daemon in place, reading config.json afresh (starts it if none runs)", runRestart},
 		{"config", "workrail config [show | get KEY | set KEY VALUE | unset KEY | schema]", "show or change config.json: desired vs applied, restart-required or runtime-safe", runConfig},
+		{"sessions", "workrail sessions [--json]", "list the sessions, newest first: id, status, workflow, last activity, title", runSessions},
+		{"export", "workrail export SESSION [-o FILE] [--redact-notes] [--markdown] | export --schema",
+			"write a session as one bundle file (gzip when FILE ends in .json.gz) to move or share it, or as Markdown for a pull request", runExport},
+		{"import", "workrail import FILE [--dry-run] [--json]", "verify a bundle (.json or .json.gz) and add it as a new session", runImport},
 		{"compact", "workrail compact [--json]", "with the daemon stopped, rewrite the database without its free space, verify every session, and report bytes before and after", runCompact},
 		{"keys", "workrail keys rotate", "sign new tokens with a fresh key (old tokens keep working)", runKeys},
 		{"version", "workrail version", "print the version", runVersion},
@@ -118,11 +122,26 @@ func parseFlags(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) (code
 		commandUsage(fs, stdout)
 		return 0, true
 	case err != nil:
-		fmt.Fprintf(stderr, "workrail %s: %v\n\n", fs.Name(), err)
+		fmt.Fprintf(stderr, "workrail %s: %v%s\n\n", fs.Name(), err, flagSuggestion(fs, err))
 		commandUsage(fs, stderr)
 		return 2, true
 	}
 	return 0, false
+}
+
+// flagSuggestion names the flag an undefined one most likely misspells
+// ("" when none is close).
+func flagSuggestion(fs *flag.FlagSet, err error) string {
+	name, ok := strings.CutPrefix(err.Error(), "flag provided but not defined: ")
+	if !ok {
+		return ""
+	}
+	var known []string
+	fs.VisitAll(func(f *flag.Flag) { known = append(known, f.Name) })
+	if s := engine.Closest(strings.TrimLeft(name, "-"), known); s != "" {
+		return fmt.Sprintf("; did you mean --%s?", s)
+	}
+	return ""
 }
 
 // commandUsage prints one command's synopsis, what it does and its flags.

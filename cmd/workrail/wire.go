@@ -99,6 +99,7 @@ func serveStore(h home.Dir, port portChoice, anyPort bool, st *store.Store, logg
 	}
 	con := console.New(console.Config{Store: st, Workflows: reg, Runs: uc, Files: reg, Secret: []byte(token), Now: time.Now, Logf: logger.printf, Errors: logger,
 		Resumer:  resumer,
+		Bundles:  uc,
 		About:    console.About{Version: version, Home: string(h), StartedAt: started, Log: h.Log(), Snippets: snippets(executable(), h)},
 		Settings: func() console.Settings { return consoleSettings(live.Snapshot()) },
 		Restart: func() error {
@@ -107,9 +108,11 @@ func serveStore(h home.Dir, port portChoice, anyPort bool, st *store.Store, logg
 			}
 			return nil
 		}})
+	share := shareAPI{uc: uc, st: st, logf: logger.printf}
 	d, err := server.Start(server.Config{Home: h, Port: port.port, AnyPort: anyPort, Version: version, Token: token, Tools: uc,
 		Console: con.Routes, Features: features, Static: web.Static, Doctor: st.Doctor, Log: logger.Logger, Now: time.Now,
 		AppliedConfigHash: cfg.Hash(), Restart: restart,
+		Sessions: share.sessions, Export: share.export, Import: share.importBundle,
 		Status: func() any { return daemonStatus(h, running.Load(), st, live.Snapshot()) }})
 	if err != nil {
 		return nil, nil, err

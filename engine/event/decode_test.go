@@ -17,6 +17,7 @@ func FuzzDecodeCanonical(f *testing.F) {
 	ref := engine.SnapshotRef(engine.Sum([]byte("snap")))
 	for i, p := range []Payload{
 		&SessionCreatedData{CreatedAt: "2026-01-02T03:04:05Z", WorkspacePath: "/w"},
+		&SessionCreatedData{CreatedAt: "2026-01-02T03:04:05Z", ImportedFrom: &ImportSource{Session: 3, ChainHead: engine.Sum([]byte("head"))}},
 		&RunStartedData{WorkflowID: "wr.hello", WorkflowHash: engine.WorkflowHash(ref)},
 		&RunStartedData{WorkflowID: "wr.hello", WorkflowHash: engine.WorkflowHash(ref), RestartOf: 1},
 		&NodeCreatedData{NodeKind: NodeStep, Snapshot: ref},

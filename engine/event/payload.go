@@ -8,10 +8,20 @@ import (
 )
 
 // SessionCreatedData opens a session. CreatedAt is informational only (never
-// used for ordering).
+// used for ordering). ImportedFrom is set on a session made by importing a
+// bundle, and absent otherwise, so every other log encodes as before.
 type SessionCreatedData struct {
-	CreatedAt     string `json:"createdAt"`
-	WorkspacePath string `json:"workspacePath,omitempty"`
+	CreatedAt     string        `json:"createdAt"`
+	WorkspacePath string        `json:"workspacePath,omitempty"`
+	ImportedFrom  *ImportSource `json:"importedFrom,omitempty"`
+}
+
+// ImportSource names the session a bundle was exported from: its id in
+// the store it came from and the chain digest of its last event, which
+// together say which log, as of when, this session copies.
+type ImportSource struct {
+	Session   engine.SessionID `json:"sessionId"`
+	ChainHead engine.Digest    `json:"chainHead"`
 }
 
 // ObservationRecordedData is a high-signal local fact (e.g. git branch).

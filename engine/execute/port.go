@@ -29,6 +29,9 @@ type Store interface {
 	// Resume ranks every session for q (resume.Rank) from the resume
 	// index, without reading a log; it does not look at health.
 	Resume(q resume.Query) (iter.Seq[resume.Match], error)
+	// Holds counts how many of the given node snapshots and pinned
+	// workflows the store already keeps, without writing.
+	Holds(snapshots []engine.SnapshotRef, workflows []engine.WorkflowHash) (snapshotsHeld, workflowsHeld int, err error)
 }
 
 // Tx is what one transaction may read and append, scoped to one session.

@@ -370,6 +370,24 @@ func (t *tx) refresh() error {
 	return nil
 }
 
+// Holds counts the given snapshots and pinned workflows the store keeps.
+func (s *Store) Holds(snapshots []engine.SnapshotRef, workflows []engine.WorkflowHash) (int, int, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	var ns, nw int
+	for _, r := range snapshots {
+		if _, ok := s.snapshots[engine.Digest(r)]; ok {
+			ns++
+		}
+	}
+	for _, h := range workflows {
+		if _, ok := s.workflows[engine.Digest(h)]; ok {
+			nw++
+		}
+	}
+	return ns, nw, nil
+}
+
 // Resume ranks every session's resume record for q.
 func (s *Store) Resume(q resume.Query) (iter.Seq[resume.Match], error) {
 	s.mu.RLock()

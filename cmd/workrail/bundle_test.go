@@ -1,0 +1,278 @@
+package main
+
+import (
+	"bytes"
+	"compress/gzip"
+	"encoding/json"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/workrail/workrail/engine"
+	"github.com/workrail/workrail/engine/bundle"
+	"github.com/workrail/workrail/engine/execute"
+	"github.com/workrail/workrail/engine/execute/executetest"
+	"github.com/workrail/workrail/engine/protocol"
+	"github.com/workrail/workrail/engine/workflow"
+	"github.com/workrail/workrail/store"
+	"github.com/workrail/workrail/workflows"
+)
+
+// The sharing commands answer --help, refuse what they cannot take with
+// exit 2 and the nearest flag, and fail with exit 1.
+func TestShareCommandLine(t *testing.T) {
+	t.Setenv("WORKRAIL_HOME", t.TempDir())
+	for _, tc := range []struct {
+		args           string
+		code           int
+		stdout, stderr string // substrings; "" for none expected
+	}{
+		{"sessions --help", 0, "Usage: workrail sessions [--json]", ""},
+		{"export --help", 0, "-redact-notes", ""},
+		{"export -h", 0, "-o FILE", ""},
+		{"import --help", 0, "-dry-run", ""},
+		{"help import", 0, "Usage: workrail import FILE", ""},
+		{"sessions", 0, "No sessions yet.", ""},
+		{"sessions --json", 0, `"sessions": []`, ""},
+		{"sessions extra", 2, "", `unexpected argument "extra"`},
+		{"sessions --jsn", 2, "", "did you mean --json?"},
+		{"export", 2, "", "name one session"},
+		{"export ses_1 ses_2", 2, "", "name one session"},
+		{"export nope", 2, "", `"nope" is not a session id`},
+		{"export ses_1 --redact-note", 2, "", "flag provided but not defined: -redact-note; did you mean --redact-notes?"},
+		{"export ses_1 --mark", 2, "", "did you mean --markdown?"},
+		{"export ses_1", 1, "", "there is no session ses_1"},
+		{"import", 2, "", "name one bundle file"},
+		{"import a.json --dryrun", 2, "", "did you mean --dry-run?"},
+		{"import missing.json", 1, "", "cannot read the bundle"},
+		{"import --json missing.json", 1, `"code": "INVALID_INPUT"`, ""},
+	} {
+		t.Run(tc.args, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			code := run(strings.Fields(tc.args), &stdout, &stderr)
+			if code != tc.code {
+				t.Errorf("exit %d; want %d\nstdout: %s\nstderr: %s", code, tc.code, &stdout, &stderr)
+			}
+			for _, c := range []struct{ name, got, want string }{{"stdout", stdout.String(), tc.stdout}, {"stderr", stderr.String(), tc.stderr}} {
+				if c.want == "" && c.got != "" {
+					t.Errorf("unexpected %s:\n%s", c.name, c.got)
+				}
+				if !strings.Contains(c.got, c.want) {
+					t.Errorf("%s lacks %q:\n%s", c.name, c.want, c.got)
+				}
+			}
+		})
+	}
+}
+
+// export --schema prints the bundle format's JSON Schema, no session
+// needed.
+func TestExportSchema(t *testing.T) {
+	t.Setenv("WORKRAIL_HOME", t.TempDir())
+	out, _ := cli(t, 0, "export", "--schema")
+	var schema map[string]any
+	if err := json.Unmarshal([]byte(out), &schema); err != nil || schema["$schema"] == nil {
+		t.Fatalf("export --schema printed no JSON Schema (%v):\n%.300s", err, out)
+	}
+	if !bytes.Equal([]byte(out), bundle.Schema()) {
+		t.Error("export --schema differs from bundle.Schema()")
+	}
+}
+
+// cli runs the command line and requires exit code want: stdout, stderr.
+func cli(t *testing.T, want int, args ...string) (string, string) {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	if code := run(args, &stdout, &stderr); code != want {
+		t.Fatalf("workrail %s: exit %d, want %d\nstdout: %s\nstderr: %s", strings.Join(args, " "), code, want, &stdout, &stderr)
+	}
+	return stdout.String(), stderr.String()
+}
+
+// seedHome makes a home (WORKRAIL_HOME, no daemon) holding two sessions
+// of wr.hello: ses_1 driven to completion, ses_2 just started.
+func seedHome(t *testing.T) string {
+	t.Helper()
+	home := t.TempDir()
+	t.Setenv("WORKRAIL_HOME", home)
+	st, err := store.Open(filepath.Join(home, "workrail.db"), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	uc := execute.New(st, executetest.Ring(t), executetest.Catalog(t, workflows.FS), workflow.Preferences{}, executetest.Clock, t.Logf)
+	executetest.Drive(t, uc, "wr.hello", "")
+	if r := uc.Start([]byte(`{"workflowId":"wr.hello"}`)); r.ResultKind() != protocol.KindStep {
+		t.Fatalf("start: %s", r.RenderedText())
+	}
+	return home
+}
+
+// With no daemon, sessions reads the file: newest first, as JSON for
+// scripts and as a table for people.
+func TestSessionsWithNoDaemon(t *testing.T) {
+	seedHome(t)
+	out, _ := cli(t, 0, "sessions", "--json")
+	var l sessionList
+	if err := json.Unmarshal([]byte(out), &l); err != nil {
+		t.Fatal(err)
+	}
+	if len(l.Sessions) != 2 {
+		t.Fatalf("%d sessions:\n%s", len(l.Sessions), out)
+	}
+	newest, oldest := l.Sessions[0], l.Sessions[1]
+	if newest.Session != 2 || newest.Status != "in_progress" || oldest.Session != 1 || oldest.Status != "complete" {
+		t.Errorf("sessions: %+v", l.Sessions)
+	}
+	for _, e := range l.Sessions {
+		if len(e.Workflows) != 1 || e.Workflows[0] != "wr.hello" || e.Runs != 1 || e.LastEvent == 0 || e.LastKind == "" {
+			t.Errorf("session entry %+v", e)
+		}
+	}
+	table, _ := cli(t, 0, "sessions")
+	lines := strings.Split(strings.TrimSpace(table), "\n")
+	if len(lines) != 3 || !strings.HasPrefix(lines[0], "SESSION") || !strings.HasPrefix(lines[1], "ses_2") || !strings.HasPrefix(lines[2], "ses_1") ||
+		!strings.Contains(lines[2], "complete") || !strings.Contains(lines[2], "wr.hello") {
+		t.Errorf("table:\n%s", table)
+	}
+}
+
+// With no daemon, export reads the file and import writes one: the same
+// bundle whether on stdout, in a .json or a .json.gz; a dry run writes
+// nothing; the import is a new session in the other home.
+func TestExportThenImportWithNoDaemon(t *testing.T) {
+	seedHome(t)
+	dir := t.TempDir()
+	plain, _ := cli(t, 0, "export", "ses_1")
+	if again, _ := cli(t, 0, "export", "ses_1"); again != plain {
+		t.Fatal("two exports of one session differ")
+	}
+	_, said := cli(t, 0, "export", "ses_1", "-o", filepath.Join(dir, "s.json.gz"))
+	if !strings.Contains(said, "Wrote "+filepath.Join(dir, "s.json.gz")) {
+		t.Errorf("export -o said %q", said)
+	}
+	cli(t, 0, "export", "-o", filepath.Join(dir, "s.json"), "ses_1")
+	if got := readFile(t, filepath.Join(dir, "s.json")); string(got) != plain {
+		t.Error("export -o s.json differs from the export on stdout")
+	}
+	if got := gunzip(t, readFile(t, filepath.Join(dir, "s.json.gz"))); string(got) != plain {
+		t.Error("export -o s.json.gz does not unpack to the export on stdout")
+	}
+	if redacted, _ := cli(t, 0, "export", "ses_1", "--redact-notes"); redacted == plain || !strings.Contains(redacted, bundle.RedactedMarker) || strings.Contains(redacted, "Did greet.") {
+		t.Error("export --redact-notes kept the notes")
+	}
+	if md, _ := cli(t, 0, "export", "--markdown", "ses_1"); !strings.Contains(md, "wr.hello") || strings.HasPrefix(md, "{") {
+		t.Errorf("export --markdown:\n%.400s", md)
+	}
+
+	t.Setenv("WORKRAIL_HOME", t.TempDir()) // a fresh home
+	out, _ := cli(t, 0, "import", "--dry-run", "--json", filepath.Join(dir, "s.json.gz"))
+	var dry bundle.ImportReport
+	if err := json.Unmarshal([]byte(out), &dry); err != nil || !dry.DryRun || dry.Session != 0 || dry.Source != 1 || dry.Runs != 1 || dry.Events == 0 {
+		t.Fatalf("dry run (%v):\n%s", err, out)
+	}
+	if l, _ := cli(t, 0, "sessions", "--json"); !strings.Contains(l, `"sessions": []`) {
+		t.Fatalf("a dry run wrote a session:\n%s", l)
+	}
+	text, _ := cli(t, 0, "import", filepath.Join(dir, "s.json"))
+	if !strings.HasPrefix(text, "Imported session ses_1") || !strings.Contains(text, " as ses_1: 1 run,") {
+		t.Errorf("import said:\n%s", text)
+	}
+	out, _ = cli(t, 0, "import", filepath.Join(dir, "s.json.gz"), "--json")
+	var done bundle.ImportReport
+	if err := json.Unmarshal([]byte(out), &done); err != nil || done.DryRun || done.Session != 2 || done.Events != dry.Events {
+		t.Fatalf("import (%v):\n%s", err, out)
+	}
+	l, _ := cli(t, 0, "sessions", "--json")
+	var got sessionList
+	json.Unmarshal([]byte(l), &got)
+	if len(got.Sessions) != 2 || got.Sessions[0].Status != "complete" {
+		t.Errorf("after two imports, the sessions:\n%s", l)
+	}
+}
+
+// A bundle import refuses says why: with --json the error envelope
+// (exit 1), otherwise the message and its details on stderr.
+func TestImportRefusals(t *testing.T) {
+	seedHome(t)
+	plain, _ := cli(t, 0, "export", "ses_1")
+	dir := t.TempDir()
+	write := func(name string, b []byte) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	bomb := func() []byte { // more than maxBundle once unpacked
+		var z bytes.Buffer
+		w := gzip.NewWriter(&z)
+		w.Write(make([]byte, maxBundle+1))
+		w.Close()
+		return z.Bytes()
+	}
+	t.Setenv("WORKRAIL_HOME", t.TempDir())
+	for _, tc := range []struct {
+		name    string
+		file    string
+		code    engine.Code
+		details map[string]any
+	}{
+		{"a note changed", write("tampered.json", []byte(strings.Replace(plain, "Did greet.", "Did greeT.", 1))), engine.CodeBundleInvalid,
+			map[string]any{"problem": string(bundle.DigestMismatch)}},
+		{"another format version", write("v2.json", []byte(strings.Replace(plain, `"bundleSchemaVersion":1`, `"bundleSchemaVersion":2`, 1))), engine.CodeBundleInvalid,
+			map[string]any{"problem": string(bundle.UnsupportedVersion)}},
+		{"not JSON", write("cut.json", []byte(plain[:len(plain)/2])), engine.CodeBundleInvalid, map[string]any{"problem": string(bundle.Malformed)}},
+		{"named .json.gz but plain", write("plain.json.gz", []byte(plain)), engine.CodeInvalidInput, nil},
+		{"too large unpacked", write("bomb.json.gz", bomb()), engine.CodePayloadTooLarge, map[string]any{"limitBytes": float64(maxBundle)}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out, _ := cli(t, 1, "import", "--json", tc.file)
+			var r protocol.ErrorResult
+			if err := json.Unmarshal([]byte(out), &r); err != nil || r.Kind != protocol.KindError || r.Error.Code != tc.code {
+				t.Fatalf("import --json %s (%v):\n%s", tc.file, err, out)
+			}
+			for k, v := range tc.details {
+				if r.Error.Details[k] != v {
+					t.Errorf("details[%s] = %v, want %v: %v", k, r.Error.Details[k], v, r.Error.Details)
+				}
+			}
+			_, said := cli(t, 1, "import", tc.file)
+			if !strings.HasPrefix(said, "workrail import: "+string(tc.code)+": ") {
+				t.Errorf("stderr:\n%s", said)
+			}
+			for k := range tc.details {
+				if !strings.Contains(said, "\n  "+k+": ") {
+					t.Errorf("stderr lacks the detail %s:\n%s", k, said)
+				}
+			}
+		})
+	}
+	if l, _ := cli(t, 0, "sessions", "--json"); !strings.Contains(l, `"sessions": []`) {
+		t.Fatalf("a refused import wrote a session:\n%s", l)
+	}
+}
+
+func readFile(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func gunzip(t *testing.T, b []byte) []byte {
+	t.Helper()
+	z, err := gzip.NewReader(bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := io.ReadAll(z)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}

@@ -1,0 +1,73 @@
+package main
+
+import (
+	"io"
+
+	"github.com/workrail/workrail/engine"
+	"github.com/workrail/workrail/engine/bundle"
+	"github.com/workrail/workrail/engine/execute"
+	"github.com/workrail/workrail/engine/protocol"
+	"github.com/workrail/workrail/store"
+)
+
+// shareAPI answers the daemon's API for `workrail sessions`, `export` and
+// `import` from the use cases and the store it owns.
+type shareAPI struct {
+	uc   *execute.Service
+	st   *store.Store
+	logf func(string, ...any)
+}
+
+func (a shareAPI) sessions() (any, *protocol.ErrorResult) {
+	l, err := listSessions(a.st)
+	if err != nil {
+		return nil, a.refusal("list the sessions", err)
+	}
+	return l, nil
+}
+
+func (a shareAPI) export(session string, redactNotes, markdown bool) ([]byte, *protocol.ErrorResult) {
+	var id engine.SessionID
+	if err := id.UnmarshalText([]byte(session)); err != nil {
+		return nil, a.refusal("export", engine.Errorf(engine.CodeInvalidInput, "%q is not a session id (ses_N)", session).With("sessionId", session))
+	}
+	var b []byte
+	var err error
+	if markdown {
+		var md string
+		md, err = a.uc.ExportMarkdown(id)
+		b = []byte(md)
+	} else {
+		b, err = a.uc.Export(id, bundle.ExportOptions{RedactNotes: redactNotes})
+	}
+	if err != nil {
+		return nil, a.refusal("export "+session, err)
+	}
+	return b, nil
+}
+
+func (a shareAPI) importBundle(body io.Reader, dryRun bool) (any, *protocol.ErrorResult) {
+	b, err := io.ReadAll(io.LimitReader(body, maxBundle+1))
+	if err != nil {
+		return nil, a.refusal("import", err)
+	}
+	if len(b) > maxBundle {
+		return nil, a.refusal("import", engine.Errorf(engine.CodePayloadTooLarge, "the bundle is larger than %d MiB", maxBundle>>20).With("limitBytes", maxBundle))
+	}
+	rep, err := a.uc.Import(b, dryRun)
+	if err != nil {
+		return nil, a.refusal("import", err)
+	}
+	return rep, nil
+}
+
+// refusal is err as the error result the API answers; an internal
+// failure's cause goes to the daemon log.
+func (a shareAPI) refusal(what string, err error) *protocol.ErrorResult {
+	e := engine.AsError(err)
+	if e.Code == engine.CodeInternal {
+		a.logf("%s: %v", what, err)
+	}
+	r := protocol.NewError(e)
+	return &r
+}

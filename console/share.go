@@ -1,0 +1,442 @@
+package console
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime/multipart"
+	"net/http"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/workrail/workrail/engine"
+	"github.com/workrail/workrail/engine/bundle"
+)
+
+// Bundles are the use cases that share a session (execute.Service
+// provides them): its bundle, its Markdown, and importing a bundle as a
+// new session.
+type Bundles interface {
+	Export(id engine.SessionID, o bundle.ExportOptions) ([]byte, error)
+	ExportMarkdown(id engine.SessionID) (string, error)
+	Import(b []byte, dryRun bool) (bundle.ImportReport, error)
+}
+
+const (
+	// maxUpload bounds an uploaded bundle, as sent and unpacked: far above
+	// a session of a thousand steps.
+	maxUpload = 32 << 20
+	// An upload is held from its preview until it is confirmed for
+	// uploadTTL, and uploads hold at most maxHeld bytes together (the
+	// oldest preview gives way first).
+	uploadTTL = 15 * time.Minute
+	maxHeld   = 2 * maxUpload
+)
+
+// shareRoutes are a session's downloads and the import pages.
+func (c *Console) shareRoutes(r chi.Router) {
+	r.Get("/sessions/{session}/bundle", c.exportBundle)
+	r.Get("/sessions/{session}/markdown", c.exportMarkdown)
+	r.Get("/import", c.importForm)
+	r.Post("/import", c.importPreview)
+	r.Get("/import/{digest}", c.importShow)
+	r.Post("/import/{digest}", c.importConfirm)
+}
+
+// exportBundle downloads a session's bundle: ?redactNotes=1 leaves the
+// note bodies out, ?gzip=1 packs it as <session>.json.gz.
+func (c *Console) exportBundle(w http.ResponseWriter, r *http.Request) {
+	id, ok := c.sessionParam(r)
+	if !ok {
+		c.notFound(w, r)
+		return
+	}
+	q := r.URL.Query()
+	b, err := c.bundles.Export(id, bundle.ExportOptions{RedactNotes: q.Get("redactNotes") == "1"})
+	if c.exportFailed(w, r, id, err) {
+		return
+	}
+	name, kind := id.String()+".json", "application/json"
+	if q.Get("gzip") == "1" {
+		var z bytes.Buffer
+		zw := gzip.NewWriter(&z) // no name, no time: the same bundle packs to the same bytes
+		zw.Write(b)
+		zw.Close()
+		b, name, kind = z.Bytes(), name+".gz", "application/gzip"
+	}
+	download(w, name, kind, b)
+}
+
+// exportMarkdown downloads a session as Markdown, for a pull request.
+func (c *Console) exportMarkdown(w http.ResponseWriter, r *http.Request) {
+	id, ok := c.sessionParam(r)
+	if !ok {
+		c.notFound(w, r)
+		return
+	}
+	md, err := c.bundles.ExportMarkdown(id)
+	if c.exportFailed(w, r, id, err) {
+		return
+	}
+	download(w, id.String()+".md", "text/markdown; charset=utf-8", []byte(md))
+}
+
+// exportFailed shows why an export failed, when it did.
+func (c *Console) exportFailed(w http.ResponseWriter, r *http.Request, id engine.SessionID, err error) bool {
+	var e *engine.Error
+	switch {
+	case err == nil:
+		return false
+	case errors.Is(err, engine.ErrNotFound):
+		c.notFound(w, r)
+	case errors.As(err, &e) && e.Code != engine.CodeInternal:
+		c.render(w, r, http.StatusConflict, errorPage(c.chrome("Export refused"), "WorkRail could not export "+id.String()+" ("+string(e.Code)+"): "+e.Message))
+	default:
+		c.fail(w, r, "the export of "+id.String(), err)
+	}
+	return true
+}
+
+// download answers b as a file the browser saves under name.
+func download(w http.ResponseWriter, name, kind string, b []byte) {
+	w.Header().Set("Content-Type", kind)
+	w.Header().Set("Content-Disposition", `attachment; filename="`+name+`"`)
+	w.Write(b)
+}
+
+// sessionParam is the session a download's URL names, when it is one
+// the store holds (a missing one is not found, as its page is).
+func (c *Console) sessionParam(r *http.Request) (engine.SessionID, bool) {
+	var id engine.SessionID
+	if id.UnmarshalText([]byte(chi.URLParam(r, "session"))) != nil {
+		return id, false
+	}
+	_, err := c.store.Health(id)
+	return id, !errors.Is(err, engine.ErrNotFound)
+}
+
+// importView is the import page in each of its states: the form alone,
+// a preview (what the upload would create, or why it is refused), or
+// what was imported.
+type importView struct {
+	Name     string // the uploaded file's name
+	Digest   string // hex sha256 of the bundle's JSON: the upload's slot
+	Report   *bundle.ImportReport
+	Refused  *engine.Error
+	Imported bool
+	Gone     bool // the slot named in the URL is no longer held
+}
+
+// importForm renders the upload form.
+func (c *Console) importForm(w http.ResponseWriter, r *http.Request) {
+	c.render(w, r, http.StatusOK, importPage(c.chrome("Import a session"), importView{}))
+}
+
+// importPreview reads an upload, checks it in full with a dry run and
+// holds it until it is confirmed (or refused).
+func (c *Console) importPreview(w http.ResponseWriter, r *http.Request) {
+	m := c.chrome("Import a session")
+	name, b, e := readUpload(w, r)
+	if e != nil {
+		status := http.StatusUnprocessableEntity
+		if e.Code == engine.CodePayloadTooLarge {
+			status = http.StatusRequestEntityTooLarge
+		}
+		c.render(w, r, status, importPage(m, importView{Name: name, Refused: e}))
+		return
+	}
+	v := importView{Name: name}
+	rep, err := c.bundles.Import(b, true)
+	if c.importRefused(w, r, m, &v, err) {
+		return
+	}
+	v.Report, v.Digest = &rep, c.uploads.put(name, b, c.now())
+	c.render(w, r, http.StatusOK, importPage(m, v))
+}
+
+// importRefused shows the import page with why the use case refused a
+// bundle; an internal failure is the 500 page.
+func (c *Console) importRefused(w http.ResponseWriter, r *http.Request, m chrome, v *importView, err error) bool {
+	if err == nil {
+		return false
+	}
+	var e *engine.Error
+	if !errors.As(err, &e) || e.Code == engine.CodeInternal {
+		c.fail(w, r, "the import", err)
+		return true
+	}
+	v.Refused = e
+	c.render(w, r, http.StatusUnprocessableEntity, importPage(m, *v))
+	return true
+}
+
+// importShow is where a confirmed import lands (what it created), or a
+// held preview.
+func (c *Console) importShow(w http.ResponseWriter, r *http.Request) {
+	m := c.chrome("Import a session")
+	digest := chi.URLParam(r, "digest")
+	u, ok := c.uploads.get(digest, c.now())
+	if !ok {
+		c.render(w, r, http.StatusNotFound, importPage(m, importView{Gone: true}))
+		return
+	}
+	v := importView{Name: u.name, Digest: digest, Report: u.report, Imported: u.report != nil}
+	if !v.Imported {
+		rep, err := c.bundles.Import(u.bundle, true)
+		if c.importRefused(w, r, m, &v, err) {
+			return
+		}
+		v.Report = &rep
+	}
+	c.render(w, r, http.StatusOK, importPage(m, v))
+}
+
+// importConfirm imports a held upload, once: confirming it again (a
+// second click, a resubmitted form) finds it imported and goes on to the
+// same result.
+func (c *Console) importConfirm(w http.ResponseWriter, r *http.Request) {
+	digest := chi.URLParam(r, "digest")
+	c.importMu.Lock()
+	defer c.importMu.Unlock()
+	u, ok := c.uploads.get(digest, c.now())
+	if !ok {
+		c.render(w, r, http.StatusNotFound, importPage(c.chrome("Import a session"), importView{Gone: true}))
+		return
+	}
+	if u.report == nil {
+		rep, err := c.bundles.Import(u.bundle, false)
+		if c.importRefused(w, r, c.chrome("Import a session"), &importView{Name: u.name, Digest: digest}, err) {
+			return
+		}
+		c.uploads.imported(digest, rep)
+	}
+	http.Redirect(w, r, "/import/"+digest, http.StatusSeeOther)
+}
+
+// readUpload reads the bundle of an import form: the file part, unpacked
+// when its name ends in .json.gz, at most maxUpload bytes either way.
+func readUpload(w http.ResponseWriter, r *http.Request) (name string, b []byte, e *engine.Error) {
+	mr := uploadParts(w, r)
+	if mr == nil {
+		return "", nil, engine.Errorf(engine.CodeInvalidInput, "choose a bundle file (.json or .json.gz) to upload")
+	}
+	for {
+		p, err := mr.NextPart()
+		if err != nil {
+			return "", nil, uploadError(err, "the upload ended before its file")
+		}
+		if p.FormName() != "bundle" {
+			continue
+		}
+		name = p.FileName()
+		if name == "" {
+			return "", nil, engine.Errorf(engine.CodeInvalidInput, "choose a bundle file (.json or .json.gz) to upload")
+		}
+		b, e = readBundle(name, p)
+		return name, b, e
+	}
+}
+
+// readBundle reads one uploaded file, unpacking a .json.gz; each of the
+// file and what it unpacks to is at most maxUpload bytes.
+func readBundle(name string, f io.Reader) ([]byte, *engine.Error) {
+	b, e := readAtMost(f, "the file could not be read")
+	if e != nil || !strings.HasSuffix(name, ".json.gz") {
+		return b, e
+	}
+	z, err := gzip.NewReader(bytes.NewReader(b))
+	if err != nil {
+		return nil, engine.Errorf(engine.CodeInvalidInput, "%s is named .json.gz but is not gzip data", name)
+	}
+	defer z.Close()
+	return readAtMost(z, name+" could not be unpacked")
+}
+
+// readAtMost reads r whole, refusing more than maxUpload bytes.
+func readAtMost(r io.Reader, what string) ([]byte, *engine.Error) {
+	b, err := io.ReadAll(io.LimitReader(r, maxUpload+1))
+	if err != nil {
+		return nil, uploadError(err, what)
+	}
+	if len(b) > maxUpload {
+		return nil, tooLarge()
+	}
+	return b, nil
+}
+
+// uploadError says why reading an upload failed: too large, or broken.
+func uploadError(err error, what string) *engine.Error {
+	var tooBig *http.MaxBytesError
+	if errors.As(err, &tooBig) {
+		return tooLarge()
+	}
+	return engine.Errorf(engine.CodeInvalidInput, "%s (%v); upload the file again", what, err)
+}
+
+func tooLarge() *engine.Error {
+	return engine.Errorf(engine.CodePayloadTooLarge, "the bundle is larger than %d MiB (packed or unpacked), the most the Console takes; import it with `workrail import FILE`, which takes up to 64 MiB", maxUpload>>20).
+		With("limitBytes", maxUpload)
+}
+
+// partsKey holds, in a request's context, the multipart reader whose
+// first part the CSRF check read.
+type partsKey struct{}
+
+// uploadParts is the multipart body of r after the CSRF field: the one
+// the CSRF check read its token from, or (an htmx request, whose token
+// is a header) r's own; nil when r has none.
+func uploadParts(w http.ResponseWriter, r *http.Request) *multipart.Reader {
+	if mr, ok := r.Context().Value(partsKey{}).(*multipart.Reader); ok {
+		return mr
+	}
+	r.Body = http.MaxBytesReader(w, r.Body, maxUpload+maxForm)
+	mr, err := r.MultipartReader()
+	if err != nil {
+		return nil
+	}
+	return mr
+}
+
+// multipartToken reads the CSRF token from the first part of a multipart
+// form (the forms put their csrf field first) and hands the rest of the
+// parts on in the request's context: the token is checked before a byte
+// of the upload is read, and nothing is parsed into memory or onto disk
+// beyond it.
+func multipartToken(w http.ResponseWriter, r *http.Request) (string, *http.Request) {
+	r.Body = http.MaxBytesReader(w, r.Body, maxUpload+maxForm)
+	mr, err := r.MultipartReader()
+	if err != nil {
+		return "", r
+	}
+	p, err := mr.NextPart()
+	if err != nil || p.FormName() != csrfField {
+		return "", r
+	}
+	token, err := io.ReadAll(io.LimitReader(p, 256))
+	if err != nil {
+		return "", r
+	}
+	return string(token), r.WithContext(context.WithValue(r.Context(), partsKey{}, mr))
+}
+
+// uploads are the bundles previewed and not yet confirmed, each in a slot
+// named by the sha256 of its JSON: a confirmation imports exactly the
+// bytes its preview checked, without sending them again. Slots live for
+// uploadTTL; a restart forgets them (the reader uploads the file again).
+type uploads struct {
+	mu    sync.Mutex
+	slots []*upload // oldest preview first
+}
+
+// upload is one slot: the bundle until it is imported, then what the
+// import created.
+type upload struct {
+	digest, name string
+	bundle       []byte
+	at           time.Time
+	report       *bundle.ImportReport
+}
+
+// put holds b under its digest and returns the digest; the same bytes
+// previewed again take their old slot (confirmed again, they make one
+// more new session).
+func (u *uploads) put(name string, b []byte, now time.Time) string {
+	sum := sha256.Sum256(b)
+	digest := hex.EncodeToString(sum[:])
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	u.expire(now)
+	u.slots = slices.DeleteFunc(u.slots, func(s *upload) bool { return s.digest == digest })
+	held := len(b)
+	for _, s := range u.slots {
+		held += len(s.bundle)
+	}
+	for len(u.slots) > 0 && held > maxHeld {
+		held -= len(u.slots[0].bundle)
+		u.slots = u.slots[1:]
+	}
+	u.slots = append(u.slots, &upload{digest: digest, name: name, bundle: b, at: now})
+	return digest
+}
+
+// get returns a copy of the slot named digest, if it is held.
+func (u *uploads) get(digest string, now time.Time) (upload, bool) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	u.expire(now)
+	for _, s := range u.slots {
+		if s.digest == digest {
+			return *s, true
+		}
+	}
+	return upload{}, false
+}
+
+// imported records what the import of slot digest created, and lets its
+// bytes go.
+func (u *uploads) imported(digest string, rep bundle.ImportReport) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	for _, s := range u.slots {
+		if s.digest == digest {
+			s.report, s.bundle = &rep, nil
+		}
+	}
+}
+
+// expire drops the slots older than uploadTTL.
+func (u *uploads) expire(now time.Time) {
+	u.slots = slices.DeleteFunc(u.slots, func(s *upload) bool { return now.Sub(s.at) > uploadTTL })
+}
+
+// detail is one detail of a refusal as the import page lists it.
+type detail struct{ Label, Value string }
+
+// details are a refusal's details in words, by key: "manifestEntry"
+// reads "manifest entry".
+func details(e *engine.Error) []detail {
+	keys := make([]string, 0, len(e.Details))
+	for k := range e.Details {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	out := make([]detail, len(keys))
+	for i, k := range keys {
+		out[i] = detail{Label: words(k), Value: valueText(e.Details[k])}
+	}
+	return out
+}
+
+// valueText is a detail's value as the page shows it.
+func valueText(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return text(b)
+}
+
+// addedText says how many records an import adds (or, on a dry run,
+// would add), and how many the store held already.
+func addedText(dryRun bool, added, present int) string {
+	t := strconv.Itoa(added) + " added"
+	if dryRun {
+		t = strconv.Itoa(added) + " to add"
+	}
+	if present > 0 {
+		t += ", " + strconv.Itoa(present) + " already here"
+	}
+	return t
+}

@@ -1,0 +1,278 @@
+package bundle
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/workrail/workrail/engine"
+	"github.com/workrail/workrail/engine/compile"
+	"github.com/workrail/workrail/engine/event"
+	"github.com/workrail/workrail/engine/project"
+	"github.com/workrail/workrail/engine/workflow"
+)
+
+// Markdown renders a verified bundle for pasting into a pull request: the
+// session, then each run (its status, the notes of its preferred branch
+// step by step with checkpoints marked, and the branches forked off it),
+// then the gaps, open before resolved. Notes are the agent's Markdown,
+// kept as written inside block quotes. The same bundle always renders the same text.
+func Markdown(v *Verified) string {
+	m := &markdown{v: v, outputs: map[engine.EventID]Output{}}
+	for _, o := range v.Bundle.Outputs {
+		m.outputs[o.ID] = o
+	}
+	m.header()
+	for _, r := range v.Bundle.Runs {
+		m.run(r)
+	}
+	m.gaps()
+	return strings.TrimRight(m.b.String(), "\n") + "\n"
+}
+
+type markdown struct {
+	v       *Verified
+	b       strings.Builder
+	outputs map[engine.EventID]Output
+}
+
+func (m *markdown) f(format string, args ...any) { fmt.Fprintf(&m.b, format, args...) }
+
+func (m *markdown) header() {
+	s := m.v.Bundle.Session
+	title := s.Title
+	if title == "" {
+		title = "Session " + s.ID.String()
+	}
+	m.f("# %s\n\n", oneLine(title))
+	m.f("- Session: `%s`, created %s\n", s.ID, s.CreatedAt)
+	if s.WorkspacePath != "" {
+		m.f("- Workspace: `%s`\n", s.WorkspacePath)
+	}
+	for _, o := range m.v.Bundle.Observations {
+		m.f("- %s: `%s`\n", observationLabel[o.Key], o.Value)
+	}
+	if s.ImportedFrom != nil {
+		m.f("- Imported from `%s` (chain head `%s`)\n", s.ImportedFrom.Session, short(s.ImportedFrom.ChainHead.String()))
+	}
+	if s.Redacted {
+		m.f("- Notes are redacted.\n")
+	}
+	m.f("\n")
+}
+
+var observationLabel = map[event.ObservationKey]string{
+	event.ObsGitBranch: "Git branch", event.ObsGitHeadSHA: "Git HEAD", event.ObsRepoRoot: "Repository",
+}
+
+func (m *markdown) run(r Run) {
+	c := m.v.Workflows[r.WorkflowHash]
+	m.f("## %s: %s (`%s` v%s)\n\n", r.ID, oneLine(c.Name), r.WorkflowID, c.Version)
+	m.f("- Status: %s\n", m.status(r, c))
+	m.f("- Pinned workflow: `%s`\n", short(r.WorkflowHash.String()))
+	if r.RestartOf != 0 {
+		m.f("- Starts %s over\n", r.RestartOf)
+	}
+	m.f("\n### Steps\n\n")
+	path := m.path(r.PreferredTip)
+	n := 0
+	for _, id := range path {
+		node, _ := m.v.Graph.Node(id)
+		for _, at := range node.Outputs {
+			o, ok := m.outputs[engine.NewEventID(m.v.Graph.Session, at)]
+			if !ok || len(o.SupersededBy) > 0 {
+				continue
+			}
+			n++
+			m.output(n, node, o, c)
+		}
+	}
+	if n == 0 {
+		m.f("No notes yet.\n\n")
+	}
+	m.forks(r, path)
+}
+
+func (m *markdown) status(r Run, c compile.Compiled) string {
+	switch r.Status {
+	case project.Complete:
+		return "complete"
+	case project.Blocked:
+		return "blocked at " + stepName(c, r.Pending)
+	}
+	return "in progress, next step " + stepName(c, r.Pending)
+}
+
+func (m *markdown) output(n int, node project.Node, o Output, c compile.Compiled) {
+	if node.Kind == event.NodeCheckpoint {
+		m.f("#### %d. ⚑ Checkpoint during %s (%s)\n\n", n, stepName(c, o.StepID), node.ID)
+	} else {
+		m.f("#### %d. %s (%s)\n\n", n, stepName(c, o.StepID), node.ID)
+	}
+	if notes := strings.TrimSpace(o.NotesMarkdown); notes != "" {
+		m.f("%s\n\n", quote(notes))
+	}
+	if len(o.Artifacts) > 0 {
+		m.f("_%d artifact(s) recorded._\n\n", len(o.Artifacts))
+	}
+}
+
+// path is the nodes from the run's root down to tip.
+func (m *markdown) path(tip engine.NodeID) []engine.NodeID {
+	var out []engine.NodeID
+	for id := tip; id != 0; {
+		out = append(out, id)
+		n, err := m.v.Graph.Node(id)
+		if err != nil {
+			break
+		}
+		id = n.Parent
+	}
+	slices.Reverse(out)
+	return out
+}
+
+// forks lists the branches off the preferred path: every child of a node
+// on it that is not the next node on it.
+func (m *markdown) forks(r Run, path []engine.NodeID) {
+	var lines []string
+	for i, id := range path {
+		node, _ := m.v.Graph.Node(id)
+		for _, child := range node.Children {
+			if i+1 < len(path) && child == path[i+1] {
+				continue
+			}
+			lines = append(lines, m.branch(r, node, child))
+		}
+	}
+	if len(lines) == 0 {
+		return
+	}
+	m.f("### Other branches\n\n")
+	for _, l := range lines {
+		m.f("- %s\n", l)
+	}
+	m.f("\n")
+}
+
+// branch describes the branch under child: where it left the preferred
+// path, how far it went, and its latest note.
+func (m *markdown) branch(r Run, parent project.Node, child engine.NodeID) string {
+	c := m.v.Workflows[r.WorkflowHash]
+	n, _ := m.v.Graph.Node(child)
+	leaf, _ := project.PreferredTip(m.v.Graph, n)
+	what := "forked"
+	if k, _ := m.v.Graph.Edge(child); k == event.EdgeCheckpoint {
+		what = "⚑ checkpoint"
+	}
+	depth := len(m.path(leaf.ID)) - len(m.path(parent.ID))
+	s := fmt.Sprintf("%s at %s (%s): %s, %d node(s) down to %s", what, parent.ID, stepName(c, m.stepAt(parent)), child, depth, leaf.ID)
+	if step := m.stepAt(leaf); step != "" {
+		s += ", pending " + stepName(c, step)
+	} else {
+		s += ", complete"
+	}
+	if note := m.latestNote(leaf, parent.ID); note != "" {
+		s += ": “" + note + "”"
+	}
+	return s
+}
+
+func (m *markdown) stepAt(n project.Node) workflow.StepID {
+	snap, err := m.v.Graph.Snapshot(n.Snapshot)
+	if err != nil {
+		return ""
+	}
+	return snap.Position.Step
+}
+
+// latestNote is the first line of the newest note from leaf up to stop.
+func (m *markdown) latestNote(leaf project.Node, stop engine.NodeID) string {
+	for n := leaf; n.ID != stop && n.ID != 0; {
+		for i := len(n.Outputs) - 1; i >= 0; i-- {
+			if o, ok := m.outputs[engine.NewEventID(m.v.Graph.Session, n.Outputs[i])]; ok && o.NotesMarkdown != "" {
+				line, _, _ := strings.Cut(strings.TrimSpace(o.NotesMarkdown), "\n")
+				return project.Cut(line, 120)
+			}
+		}
+		p, err := m.v.Graph.Node(n.Parent)
+		if err != nil {
+			return ""
+		}
+		n = p
+	}
+	return ""
+}
+
+func (m *markdown) gaps() {
+	gaps := m.v.Bundle.Gaps
+	if len(gaps) == 0 {
+		return
+	}
+	m.f("## Gaps\n\n")
+	var open, resolved []Gap
+	for _, g := range gaps {
+		if g.Resolved() {
+			resolved = append(resolved, g)
+		} else {
+			open = append(open, g)
+		}
+	}
+	for _, group := range []struct {
+		title string
+		gaps  []Gap
+	}{{"Open", open}, {"Resolved", resolved}} {
+		if len(group.gaps) == 0 {
+			continue
+		}
+		m.f("### %s\n\n", group.title)
+		for _, g := range group.gaps {
+			m.gap(g)
+		}
+		m.f("\n")
+	}
+}
+
+func (m *markdown) gap(g Gap) {
+	where := string(g.Run.String())
+	if g.Gap.RelatedStepID != "" {
+		where += ", step `" + string(g.Gap.RelatedStepID) + "`"
+	}
+	m.f("- **%s** %s: %s (%s, `%s`)\n", g.Gap.Severity, strings.ReplaceAll(string(g.Gap.Reason), "_", " "), oneLine(g.Gap.Summary), where, g.ID)
+	if g.Gap.HowToResolve != "" && !g.Resolved() {
+		m.f("  - To resolve: %s\n", oneLine(g.Gap.HowToResolve))
+	}
+	for _, r := range g.Resolutions {
+		m.f("  - Resolved at %s: %s\n", r.Node, oneLine(r.Summary))
+	}
+}
+
+// stepName is a step's title and id, or the id alone when the workflow
+// has no such step.
+func stepName(c compile.Compiled, id workflow.StepID) string {
+	if st, ok := c.Step(id); ok && st.Title != "" {
+		return fmt.Sprintf("%s (`%s`)", oneLine(st.Title), id)
+	}
+	return fmt.Sprintf("`%s`", id)
+}
+
+// quote sets notes off as a block quote, so their own headings and lists
+// stay inside the step they belong to.
+func quote(notes string) string {
+	lines := strings.Split(notes, "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimRight("> "+l, " ")
+	}
+	return strings.Join(lines, "\n")
+}
+
+// oneLine keeps text that goes into a heading or list item on one line.
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// short is a digest cut to its first 12 hex digits.
+func short(d string) string {
+	if len(d) > len("sha256:")+12 {
+		return d[:len("sha256:")+12]
+	}
+	return d
+}

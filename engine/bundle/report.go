@@ -1,0 +1,48 @@
+package bundle
+
+import "github.com/workrail/workrail/engine"
+
+// ImportReport is what an import did, or on a dry run what it would do.
+type ImportReport struct {
+	DryRun bool `json:"dryRun"`
+	// Session is the new session's id; zero on a dry run.
+	Session engine.SessionID `json:"sessionId,omitzero"`
+	// Source is the session id the bundle was exported from, and
+	// SourceChainHead the digest of its last event.
+	Source          engine.SessionID `json:"sourceSessionId"`
+	SourceChainHead engine.Digest    `json:"sourceChainHead"`
+	Title           string           `json:"title,omitempty"`
+	Redacted        bool             `json:"redacted"`
+	Events          int              `json:"events"`
+	Runs            int              `json:"runs"`
+	Nodes           int              `json:"nodes"`
+	// SnapshotsAdded and WorkflowsAdded count what the store did not hold
+	// yet; SnapshotsPresent and WorkflowsPresent what it already held.
+	SnapshotsAdded   int      `json:"snapshotsAdded"`
+	SnapshotsPresent int      `json:"snapshotsPresent"`
+	WorkflowsAdded   int      `json:"workflowsAdded"`
+	WorkflowsPresent int      `json:"workflowsPresent"`
+	Warnings         []string `json:"warnings,omitempty"`
+}
+
+// Report is what importing v adds: its session, events, runs and nodes.
+// The caller fills in which references the store already holds.
+func (v *Verified) Report(dryRun bool) ImportReport {
+	b := v.Bundle
+	nodes := 0
+	for _, r := range b.Runs {
+		nodes += len(r.Nodes)
+	}
+	rep := ImportReport{DryRun: dryRun, Source: b.Session.ID, SourceChainHead: b.Manifest.ChainHead, Title: b.Session.Title,
+		Redacted: b.Session.Redacted, Events: len(v.Events), Runs: len(b.Runs), Nodes: nodes}
+	if b.Session.Redacted {
+		rep.Warnings = append(rep.Warnings, "the bundle's notes are redacted: every note reads "+RedactedMarker+", and so will the imported session's")
+	}
+	return rep
+}
+
+// References lists the snapshots and pinned workflows the bundle holds,
+// each in address order.
+func (v *Verified) References() ([]engine.SnapshotRef, []engine.WorkflowHash) {
+	return sortedKeys(v.Snapshots), sortedKeys(v.Workflows)
+}

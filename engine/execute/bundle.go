@@ -1,0 +1,215 @@
+package execute
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/workrail/workrail/engine"
+	"github.com/workrail/workrail/engine/bundle"
+	"github.com/workrail/workrail/engine/canon"
+	"github.com/workrail/workrail/engine/event"
+)
+
+// Export returns session id as a bundle: deterministic JSON bytes (the
+// same session, unchanged, always gives the same bytes). Only a healthy
+// session is exported.
+func (s *Service) Export(id engine.SessionID, o bundle.ExportOptions) ([]byte, error) {
+	b, err := s.build(id, o)
+	if err != nil {
+		return nil, err
+	}
+	out, err := bundle.Encode(b)
+	if err != nil {
+		return nil, s.internal("export", err)
+	}
+	return out, nil
+}
+
+// ExportMarkdown renders session id as Markdown for a pull request: its
+// runs, steps, notes, gaps (open and resolved), forks and checkpoints,
+// from the same bundle Export writes, so it says nothing the bundle does
+// not.
+func (s *Service) ExportMarkdown(id engine.SessionID) (string, error) {
+	out, err := s.Export(id, bundle.ExportOptions{})
+	if err != nil {
+		return "", err
+	}
+	v, err := bundle.Read(out)
+	if err != nil {
+		return "", s.internal("export markdown", err)
+	}
+	return bundle.Markdown(v), nil
+}
+
+// Import verifies bundle b and, unless dryRun, stores it as a new session
+// of its own (never merged into one that exists, whatever its id was):
+// the events appended in order, so the indexes, overview and resume
+// record are folded as for any append; event-id references mapped to the
+// new session; run and node ids kept, so the session's sequences go on
+// after them; snapshots and workflows stored by address. Nothing is
+// minted: an agent picks the session up with a rehydrate of one of its
+// nodes. A dry run verifies and reports what an import would add, and
+// writes nothing.
+func (s *Service) Import(b []byte, dryRun bool) (bundle.ImportReport, error) {
+	v, err := bundle.Read(b)
+	if err != nil {
+		return bundle.ImportReport{}, err
+	}
+	rep := v.Report(dryRun)
+	snaps, wfs := v.References()
+	heldSnaps, heldWfs, err := s.store.Holds(snaps, wfs)
+	if err != nil {
+		return bundle.ImportReport{}, s.internal("import", err)
+	}
+	rep.SnapshotsPresent, rep.SnapshotsAdded = heldSnaps, len(snaps)-heldSnaps
+	rep.WorkflowsPresent, rep.WorkflowsAdded = heldWfs, len(wfs)-heldWfs
+	if dryRun {
+		return rep, nil
+	}
+	id, err := s.store.Create(func(tx Tx) error { return importInto(tx, v) })
+	if err != nil {
+		var e *engine.Error
+		if errors.As(err, &e) {
+			return bundle.ImportReport{}, e
+		}
+		return bundle.ImportReport{}, s.internal("import", err)
+	}
+	rep.Session = id
+	return rep, nil
+}
+
+// importInto appends a verified bundle's session to the new session of
+// tx: workflows pinned, snapshots stored, each run and node id allocated
+// as its event comes (so the sequences end where the bundle's do), and
+// each event appended at the index it had.
+func importInto(tx Tx, v *bundle.Verified) error {
+	_, wfs := v.References()
+	for _, h := range wfs {
+		if err := tx.PinWorkflow(v.Workflows[h]); err != nil {
+			return err
+		}
+	}
+	for _, e := range v.Events {
+		if err := allocate(tx, v, e); err != nil {
+			return err
+		}
+		got, err := tx.Append(e.Run, e.Node, v.Remap(e, tx.Session()))
+		if err != nil {
+			return err
+		}
+		if got.Index != e.Index {
+			return fmt.Errorf("import: event %d was appended at %d", e.Index, got.Index)
+		}
+	}
+	return nil
+}
+
+// allocate takes the run or node id an event introduces from the new
+// session's sequence, storing a node's snapshot; verification has checked
+// the bundle hands ids out in the same order.
+func allocate(tx Tx, v *bundle.Verified, e event.Event) error {
+	switch d := e.Data.(type) {
+	case *event.RunStartedData:
+		id, err := tx.NewRunID()
+		if err == nil && id != e.Run {
+			err = fmt.Errorf("import: event %d starts %s, but the new session's next run is %s", e.Index, e.Run, id)
+		}
+		return err
+	case *event.NodeCreatedData:
+		ref, err := tx.PutSnapshot(v.Snapshots[d.Snapshot])
+		if err == nil && ref != d.Snapshot {
+			err = fmt.Errorf("import: snapshot %s was stored as %s", d.Snapshot, ref)
+		}
+		if err != nil {
+			return err
+		}
+		id, err := tx.NewNodeID()
+		if err == nil && id != e.Node {
+			err = fmt.Errorf("import: event %d creates %s, but the new session's next node is %s", e.Index, e.Node, id)
+		}
+		return err
+	}
+	return nil
+}
+
+// build reads session id and builds its bundle.
+func (s *Service) build(id engine.SessionID, o bundle.ExportOptions) (*bundle.Bundle, error) {
+	h, err := s.store.Health(id)
+	if errors.Is(err, engine.ErrNotFound) {
+		return nil, engine.Errorf(engine.CodeInvalidInput, "there is no session %s in this WorkRail store; `workrail sessions` lists them.", id).
+			With("sessionId", id.String())
+	}
+	if err != nil {
+		return nil, s.internal("export", err)
+	}
+	if h.Status != Healthy {
+		return nil, engine.Errorf(engine.CodeSessionCorrupt,
+			"session %s is %s (%s), so it is not exported: a bundle holds only a log that verifies. Run `workrail doctor` to inspect it.",
+			id, h.Status, h.Reason).With("sessionId", id.String()).With("health", string(h.Status))
+	}
+	src, err := inTx(func(fn func(Tx) error) error { return s.store.View(id, fn) }, source)
+	if err != nil {
+		return nil, corrupt(id, err)
+	}
+	b, err := bundle.Build(src, o)
+	if err != nil {
+		return nil, corrupt(id, err)
+	}
+	return b, nil
+}
+
+// source reads a session's events and what they reference, each
+// snapshot as the canonical JSON its address digests.
+func source(tx Tx) (bundle.Source, error) {
+	src := bundle.Source{Snapshots: map[engine.SnapshotRef][]byte{}, Workflows: map[engine.WorkflowHash][]byte{}}
+	head := tx.Head()
+	src.Events = make([]event.Event, 0, head)
+	for i := engine.EventIndex(1); i <= head; i++ {
+		e, err := tx.Event(i)
+		if err != nil {
+			return src, err
+		}
+		src.Events = append(src.Events, e)
+		switch d := e.Data.(type) {
+		case *event.NodeCreatedData:
+			if err := readSnapshot(tx, src.Snapshots, d.Snapshot); err != nil {
+				return src, err
+			}
+		case *event.RunStartedData:
+			if _, ok := src.Workflows[d.WorkflowHash]; ok {
+				continue
+			}
+			c, err := tx.Workflow(d.WorkflowHash)
+			if err != nil {
+				return src, err
+			}
+			src.Workflows[d.WorkflowHash] = c.Canonical
+		}
+	}
+	return src, nil
+}
+
+func readSnapshot(tx Tx, into map[engine.SnapshotRef][]byte, ref engine.SnapshotRef) error {
+	if _, ok := into[ref]; ok {
+		return nil
+	}
+	snap, err := tx.Snapshot(ref)
+	if err != nil {
+		return err
+	}
+	b, d, err := canon.Digest(snap)
+	if err != nil {
+		return err
+	}
+	if d != engine.Digest(ref) {
+		return fmt.Errorf("snapshot %s reads back as %s", ref, d)
+	}
+	into[ref] = b
+	return nil
+}
+
+// internal logs an unexpected failure and returns the INTERNAL error.
+func (s *Service) internal(op string, err error) error {
+	s.logf("%s: %v", op, err)
+	return engine.AsError(err)
+}

@@ -1,0 +1,69 @@
+package server
+
+import (
+	"encoding/json"
+	"net/http"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/workrail/workrail/engine/protocol"
+)
+
+// shareRoutes mounts the API of `workrail sessions`, `export` and
+// `import` on r (behind whatever r's middleware checks), when the wiring
+// hands them in.
+func (d *Daemon) shareRoutes(r chi.Router) {
+	if d.cfg.Sessions != nil {
+		r.Get("/api/sessions", d.sessions)
+	}
+	if d.cfg.Export != nil {
+		r.Get("/api/sessions/{session}/bundle", d.export(false))
+		r.Get("/api/sessions/{session}/markdown", d.export(true))
+	}
+	if d.cfg.Import != nil {
+		r.Post("/api/import", d.importBundle)
+	}
+}
+
+// sessions answers GET /api/sessions: every session, newest first.
+func (d *Daemon) sessions(w http.ResponseWriter, _ *http.Request) {
+	v, refused := d.cfg.Sessions()
+	answerJSON(w, v, refused)
+}
+
+// export answers GET /api/sessions/{session}/bundle[?redactNotes=true]
+// with the bundle's JSON, and …/markdown with the session as Markdown.
+func (d *Daemon) export(markdown bool) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		b, refused := d.cfg.Export(chi.URLParam(r, "session"), r.URL.Query().Get("redactNotes") == "true", markdown)
+		if refused != nil {
+			answerJSON(w, nil, refused)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		if markdown {
+			w.Header().Set("Content-Type", "text/markdown; charset=utf-8")
+		}
+		w.Write(b)
+	}
+}
+
+// importBundle answers POST /api/import[?dryRun=true]: the body is the
+// bundle's JSON (never gzip: the client unpacks a .json.gz), and the
+// answer what was, or would be, created.
+func (d *Daemon) importBundle(w http.ResponseWriter, r *http.Request) {
+	v, refused := d.cfg.Import(r.Body, r.URL.Query().Get("dryRun") == "true")
+	answerJSON(w, v, refused)
+}
+
+// answerJSON writes v, or the error result with 422: the request was
+// understood and refused (an internal failure too: the wiring logged it,
+// and the envelope says whether to retry).
+func answerJSON(w http.ResponseWriter, v any, refused *protocol.ErrorResult) {
+	w.Header().Set("Content-Type", "application/json")
+	if refused != nil {
+		w.WriteHeader(http.StatusUnprocessableEntity)
+		v = refused
+	}
+	json.NewEncoder(w).Encode(v)
+}
