@@ -261,16 +261,7 @@ func rawPipe(t *testing.T, home string) {
 // advances with that of advances 500 steps in: per-call work must not grow
 // with the session.
 func longSession(t *testing.T, home string, c *client.Client) {
-	steps := make([]string, 620)
-	for i := range steps {
-		steps[i] = fmt.Sprintf(`{"id":"s%d","title":"Step %d","prompt":"Do step %d."}`, i, i, i)
-	}
-	dir := filepath.Join(home, "workflows")
-	os.MkdirAll(dir, 0o700)
-	src := `{"id":"user.long","name":"Long","description":"600 steps","version":"1","steps":[` + strings.Join(steps, ",") + `]}`
-	if err := os.WriteFile(filepath.Join(dir, "long.json"), []byte(src), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	writeLongWorkflow(t, home, 620)
 	r := call(t, c, "start_workflow", map[string]any{"workflowId": "user.long"})
 	var early, late []time.Duration
 	for i := 1; i <= 600; i++ {
@@ -286,6 +277,24 @@ func longSession(t *testing.T, home string, c *client.Client) {
 	}
 	logStats(t, "advance at steps 1-50 of one session", early)
 	logStats(t, "advance at steps 501-550 of the same session", late)
+}
+
+// writeLongWorkflow writes user.long, a workflow of n one-line steps,
+// into home's workflows folder.
+func writeLongWorkflow(tb testing.TB, home string, n int) {
+	tb.Helper()
+	steps := make([]string, n)
+	for i := range steps {
+		steps[i] = fmt.Sprintf(`{"id":"s%d","title":"Step %d","prompt":"Do step %d."}`, i, i, i)
+	}
+	dir := filepath.Join(home, "workflows")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		tb.Fatal(err)
+	}
+	src := fmt.Sprintf(`{"id":"user.long","name":"Long","description":"%d steps","version":"1","steps":[`, n) + strings.Join(steps, ",") + `]}`
+	if err := os.WriteFile(filepath.Join(dir, "long.json"), []byte(src), 0o600); err != nil {
+		tb.Fatal(err)
+	}
 }
 
 func logStats(t *testing.T, what string, ds []time.Duration) {
