@@ -117,7 +117,10 @@ func TestSoak(t *testing.T) {
 			}
 		}
 	}
-	v.check(imported == sumOver(agents, func(a *soakAgent) int { return a.imports }), "%d imported sessions in the logs, the agents imported %d", imported, sumOver(agents, func(a *soakAgent) int { return a.imports }))
+	// An import the kill cut off may have been committed before its answer
+	// was lost: sent again, it adds a second copy (an import never merges).
+	done, unsure := sumOver(agents, func(a *soakAgent) int { return a.imports }), sumOver(agents, func(a *soakAgent) int { return a.importsCutOff })
+	v.check(imported >= done && imported <= done+unsure, "%d imported sessions in the logs; the agents imported %d, and %d more imports were cut off", imported, done, unsure)
 	total := soakTotals{kills: int(kills.Load())}
 	for _, a := range agents {
 		for note, what := range a.notes {
@@ -165,9 +168,12 @@ type soakAgent struct {
 	sessions []string
 	retries  int
 	imports  int
-	home     string
-	ops      map[string]int
-	err      error
+	// importsCutOff counts import runs that failed and were run again:
+	// each may have been committed before the kill.
+	importsCutOff int
+	home          string
+	ops           map[string]int
+	err           error
 }
 
 // soakAck is an acknowledged advance: what was sent and the answer.
@@ -321,9 +327,11 @@ func (a *soakAgent) resume() error {
 	if len(a.notes) == 0 {
 		return nil // nothing written yet that the query could match
 	}
+	// The first candidate is this agent's work: its own session or an
+	// imported copy of one (the tag is in no other agent's notes).
 	if len(cands) == 0 || str(cands[0].(map[string]any), "tier") != "notes" ||
-		!slices.Contains(a.sessions, str(cands[0].(map[string]any), "session", "sessionId")) {
-		return fmt.Errorf("resume_session %q did not offer one of the agent's sessions first:\n%s", a.tag, r.Text)
+		!strings.Contains(str(cands[0].(map[string]any), "snippet"), a.tag) {
+		return fmt.Errorf("resume_session %q did not offer the agent's work first:\n%s", a.tag, r.Text)
 	}
 	return nil
 }
@@ -334,30 +342,39 @@ func (a *soakAgent) resume() error {
 // is run again.
 func (a *soakAgent) exportImport(sid string) error {
 	file := fmt.Sprintf("%s/soak-%s-%d.json.gz", a.home, a.tag, a.n)
-	if err := a.cli("export", sid, "-o", file); err != nil {
+	if _, _, err := a.cli("export", sid, "-o", file); err != nil {
 		return err
 	}
-	if err := a.cli("import", file, "--json"); err != nil {
+	tries, out, err := a.cli("import", file, "--json")
+	a.importsCutOff += tries - 1
+	if err != nil {
 		return err
+	}
+	var rep struct {
+		Session string `json:"sessionId"`
+	}
+	if err := json.Unmarshal(out, &rep); err != nil || rep.Session == "" {
+		return fmt.Errorf("import --json printed %s (%v)", out, err)
 	}
 	a.imports++
 	return os.Remove(file)
 }
 
-// cli runs `workrail ARGS` on the agent's home until it exits 0.
-func (a *soakAgent) cli(args ...string) error {
+// cli runs `workrail ARGS` on the agent's home until it exits 0, and
+// says how many times it ran it and what it printed on stdout.
+func (a *soakAgent) cli(args ...string) (int, []byte, error) {
 	var out []byte
 	var err error
-	for try := 0; try < 50; try++ {
+	for try := 1; try <= 50; try++ {
 		cmd := exec.Command(bin, args...)
 		cmd.Env = procEnv(a.home)
-		if out, err = cmd.CombinedOutput(); err == nil {
-			return nil
+		if out, err = cmd.Output(); err == nil {
+			return try, out, nil
 		}
 		a.retries++
 		time.Sleep(time.Duration(50+a.rng.Intn(150)) * time.Millisecond)
 	}
-	return fmt.Errorf("workrail %v: %v\n%s", args, err, out)
+	return 50, out, fmt.Errorf("workrail %v: %v\n%s", args, err, out)
 }
 
 // sumOver sums f over the agents.
