@@ -101,8 +101,8 @@ func TestCheckpointsAreTheirOwnKindOfNode(t *testing.T) {
 	}
 	_, run := getPath(t, h, base)
 	for _, want := range []string{
-		`data-node="node_3" data-kind="node"`, `⚑ checkpoint of node_2</span>`, // the first checkpoint's row, named as one
-		`⚑ checkpoint of node_4</span> <span>c</span> <span class="badge tip" data-testid="tip">◆ preferred tip</span>`, // the tip is the last checkpoint
+		`data-node="node_3" data-kind="node"`, `⚑ checkpoint<span class="wide-only"> of node_2</span></span>`, // the first checkpoint's row, named as one
+		`⚑ checkpoint<span class="wide-only"> of node_4</span></span> <span>c</span> <span class="badge tip" data-testid="tip">◆ <span class="wide-only">preferred </span>tip</span>`, // the tip is the last checkpoint
 	} {
 		if !strings.Contains(run, want) {
 			t.Errorf("the run page lacks %s", want)

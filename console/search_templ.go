@@ -84,14 +84,14 @@ func searchPage(m chrome, v searchView) templ.Component {
 				}()
 			}
 			ctx = templ.InitializeContext(ctx)
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 2, "<h2>Resume a session</h2><p class=\"meta\">The sessions a brand new chat's <code>resume_session</code> call is offered, in its order: a matching HEAD commit first, then the git branch, then words in the latest notes, then words in the workflow's id or name, then recent activity alone. Healthy sessions only, at most ")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 2, "<h2>Resume a session</h2><p class=\"meta\">What <code>resume_session</code> offers a brand-new chat, in its order: a matching HEAD commit first, then the git branch, then words in the latest notes, then words in the workflow's id or name, then recent activity alone. Healthy sessions only, at most ")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var4 string
 			templ_7745c5c3_Var4, templ_7745c5c3_Err = templ.JoinStringErrs(strconv.Itoa(resume.MaxCandidates))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `console/search.templ`, Line: 27, Col: 328}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `console/search.templ`, Line: 27, Col: 309}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var4))
 			if templ_7745c5c3_Err != nil {

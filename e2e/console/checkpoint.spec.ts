@@ -41,6 +41,13 @@ test('a checkpoint made through the shim is its own kind of node on the run page
   await expect(panel.locator('strong', { hasText: 'parser' })).toBeVisible();
   await expect(panel.getByTestId('fork-here')).toHaveCount(0);
   await shootPhoneAndDesktop(page, 'checkpoint-run', info.outputPath.bind(info));
+  // On a phone the row drops "of node_2" so the preferred-tip badge stays
+  // inside the graph's box instead of past its right edge.
+  await page.setViewportSize({ width: 390, height: 844 });
+  await expect(row.getByTestId('checkpoint')).toHaveText('⚑ checkpoint', { useInnerText: true });
+  const box = await page.locator('.graph').boundingBox();
+  const tip = await row.getByTestId('tip').boundingBox();
+  expect(tip!.x + tip!.width).toBeLessThanOrEqual(box!.x + box!.width);
 
   await page.goto(`/sessions/${sessionId}`);
   await expect(page.getByTestId('timeline').getByTestId('timeline-checkpoint')).toHaveText('⚑ 1 checkpoint');
