@@ -40,7 +40,7 @@ const (
 	maxUpload = 32 << 20
 	// An upload is held from its preview until it is confirmed for
 	// uploadTTL, and uploads hold at most maxHeld bytes together (the
-	// oldest preview gives way first).
+	// oldest preview not yet confirmed gives way first).
 	uploadTTL = 15 * time.Minute
 	maxHeld   = 2 * maxUpload
 )
@@ -99,12 +99,14 @@ func (c *Console) exportFailed(w http.ResponseWriter, r *http.Request, id engine
 	switch {
 	case err == nil:
 		return false
-	case errors.Is(err, engine.ErrNotFound):
-		c.notFound(w, r)
-	case errors.As(err, &e) && e.Code != engine.CodeInternal:
-		c.render(w, r, http.StatusConflict, errorPage(c.chrome("Export refused"), "WorkRail could not export "+id.String()+" ("+string(e.Code)+"): "+e.Message))
-	default:
+	case !errors.As(err, &e) || e.Code == engine.CodeInternal:
 		c.fail(w, r, "the export of "+id.String(), err)
+	case e.Code == engine.CodeInvalidInput:
+		// The use case's answer for a session it does not hold: the
+		// session went after the URL was checked.
+		c.notFound(w, r)
+	default:
+		c.render(w, r, http.StatusConflict, errorPage(c.chrome("Export refused"), "WorkRail could not export "+id.String()+" ("+string(e.Code)+"): "+e.Message))
 	}
 	return true
 }
@@ -162,7 +164,7 @@ func (c *Console) importPreview(w http.ResponseWriter, r *http.Request) {
 	if c.importRefused(w, r, m, &v, err) {
 		return
 	}
-	v.Report, v.Digest = &rep, c.uploads.put(name, b, c.now())
+	v.Report, v.Digest = &rep, c.uploads.put(name, b, rep, c.now())
 	c.render(w, r, http.StatusOK, importPage(m, v))
 }
 
@@ -183,7 +185,7 @@ func (c *Console) importRefused(w http.ResponseWriter, r *http.Request, m chrome
 }
 
 // importShow is where a confirmed import lands (what it created), or a
-// held preview.
+// held preview (what its dry run said it would create).
 func (c *Console) importShow(w http.ResponseWriter, r *http.Request) {
 	m := c.chrome("Import a session")
 	digest := chi.URLParam(r, "digest")
@@ -192,15 +194,7 @@ func (c *Console) importShow(w http.ResponseWriter, r *http.Request) {
 		c.render(w, r, http.StatusNotFound, importPage(m, importView{Gone: true}))
 		return
 	}
-	v := importView{Name: u.name, Digest: digest, Report: u.report, Imported: u.report != nil}
-	if !v.Imported {
-		rep, err := c.bundles.Import(u.bundle, true)
-		if c.importRefused(w, r, m, &v, err) {
-			return
-		}
-		v.Report = &rep
-	}
-	c.render(w, r, http.StatusOK, importPage(m, v))
+	c.render(w, r, http.StatusOK, importPage(m, importView{Name: u.name, Digest: digest, Report: &u.report, Imported: !u.report.DryRun}))
 }
 
 // importConfirm imports a held upload, once: confirming it again (a
@@ -215,12 +209,12 @@ func (c *Console) importConfirm(w http.ResponseWriter, r *http.Request) {
 		c.render(w, r, http.StatusNotFound, importPage(c.chrome("Import a session"), importView{Gone: true}))
 		return
 	}
-	if u.report == nil {
+	if u.report.DryRun {
 		rep, err := c.bundles.Import(u.bundle, false)
 		if c.importRefused(w, r, c.chrome("Import a session"), &importView{Name: u.name, Digest: digest}, err) {
 			return
 		}
-		c.uploads.imported(digest, rep)
+		c.uploads.imported(u, rep, c.now())
 	}
 	http.Redirect(w, r, "/import/"+digest, http.StatusSeeOther)
 }
@@ -337,22 +331,24 @@ func multipartToken(w http.ResponseWriter, r *http.Request) (string, *http.Reque
 // uploadTTL; a restart forgets them (the reader uploads the file again).
 type uploads struct {
 	mu    sync.Mutex
-	slots []*upload // oldest preview first
+	slots []*upload // oldest first
 }
 
-// upload is one slot: the bundle until it is imported, then what the
-// import created.
+// upload is one slot: the bundle and its dry run's report until it is
+// imported, then what the import created (a report that is no dry run)
+// without the bundle.
 type upload struct {
 	digest, name string
 	bundle       []byte
 	at           time.Time
-	report       *bundle.ImportReport
+	report       bundle.ImportReport
 }
 
-// put holds b under its digest and returns the digest; the same bytes
-// previewed again take their old slot (confirmed again, they make one
-// more new session).
-func (u *uploads) put(name string, b []byte, now time.Time) string {
+// put holds b, with the report of its dry run, under its digest and
+// returns the digest; the same bytes previewed again take their old slot
+// (confirmed again, they make one more new session). To keep within
+// maxHeld, the oldest slots still holding a bundle give way.
+func (u *uploads) put(name string, b []byte, dry bundle.ImportReport, now time.Time) string {
 	sum := sha256.Sum256(b)
 	digest := hex.EncodeToString(sum[:])
 	u.mu.Lock()
@@ -363,11 +359,15 @@ func (u *uploads) put(name string, b []byte, now time.Time) string {
 	for _, s := range u.slots {
 		held += len(s.bundle)
 	}
-	for len(u.slots) > 0 && held > maxHeld {
-		held -= len(u.slots[0].bundle)
-		u.slots = u.slots[1:]
+	for i := 0; held > maxHeld && i < len(u.slots); {
+		if s := u.slots[i]; s.bundle != nil {
+			held -= len(s.bundle)
+			u.slots = slices.Delete(u.slots, i, i+1)
+			continue
+		}
+		i++
 	}
-	u.slots = append(u.slots, &upload{digest: digest, name: name, bundle: b, at: now})
+	u.slots = append(u.slots, &upload{digest: digest, name: name, bundle: b, at: now, report: dry})
 	return digest
 }
 
@@ -384,16 +384,14 @@ func (u *uploads) get(digest string, now time.Time) (upload, bool) {
 	return upload{}, false
 }
 
-// imported records what the import of slot digest created, and lets its
-// bytes go.
-func (u *uploads) imported(digest string, rep bundle.ImportReport) {
+// imported records what the import of slot up created, letting its bytes
+// go, as the newest slot: held again if it expired or gave way while the
+// import ran, so the confirmation lands on the session it created.
+func (u *uploads) imported(up upload, rep bundle.ImportReport, now time.Time) {
 	u.mu.Lock()
 	defer u.mu.Unlock()
-	for _, s := range u.slots {
-		if s.digest == digest {
-			s.report, s.bundle = &rep, nil
-		}
-	}
+	u.slots = slices.DeleteFunc(u.slots, func(s *upload) bool { return s.digest == up.digest })
+	u.slots = append(u.slots, &upload{digest: up.digest, name: up.name, at: now, report: rep})
 }
 
 // expire drops the slots older than uploadTTL.

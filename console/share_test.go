@@ -27,10 +27,23 @@ import (
 // sharing is a Console with export and import over an in-memory store
 // holding ses_1, a run of wr.hello driven to completion.
 type sharing struct {
-	h    http.Handler
-	st   *memstore.Store
-	x    *execute.Service
-	csrf string
+	h       http.Handler
+	st      *memstore.Store
+	x       *execute.Service
+	bundles *counted
+	csrf    string
+}
+
+// counted is the use cases as the Console calls them, counting its
+// imports (dry runs included).
+type counted struct {
+	console.Bundles
+	imports int
+}
+
+func (c *counted) Import(b []byte, dryRun bool) (bundle.ImportReport, error) {
+	c.imports++
+	return c.Bundles.Import(b, dryRun)
 }
 
 func newSharing(t *testing.T) *sharing {
@@ -38,10 +51,11 @@ func newSharing(t *testing.T) *sharing {
 	s := &sharing{st: memstore.New()}
 	wf := executetest.Catalog(t, workflows.FS)
 	s.x = execute.New(s.st, executetest.Ring(t), wf, workflow.Preferences{}, executetest.Clock, t.Logf)
+	s.bundles = &counted{Bundles: s.x}
 	executetest.Drive(t, s.x, "wr.hello", "")
 	clock := func() time.Time { return time.Date(2026, 3, 4, 5, 6, 7, 0, time.UTC) }
 	r := chi.NewRouter()
-	console.New(console.Config{Store: s.st, Workflows: wf, Runs: s.x, Bundles: s.x, About: console.About{Version: "test", StartedAt: clock()},
+	console.New(console.Config{Store: s.st, Workflows: wf, Runs: s.x, Bundles: s.bundles, About: console.About{Version: "test", StartedAt: clock()},
 		Secret: []byte("test secret"), Now: clock, Logf: t.Logf}).Routes(r)
 	s.h = r
 	_, page := getPath(t, s.h, "/import")
@@ -155,6 +169,18 @@ func TestExportDownloads(t *testing.T) {
 	}
 }
 
+// A session that goes between the check of its URL and its export is
+// not found, as the use case says, not an export refused.
+func TestExportOfAVanishedSession(t *testing.T) {
+	s := newSharing(t)
+	s.bundles.Bundles = execute.New(memstore.New(), executetest.Ring(t), executetest.Catalog(t, workflows.FS), workflow.Preferences{}, executetest.Clock, t.Logf)
+	for _, p := range []string{"/sessions/ses_1/bundle", "/sessions/ses_1/markdown"} {
+		if code, page := getPath(t, s.h, p); code != http.StatusNotFound {
+			t.Errorf("GET %s = %d, want 404:\n%s", p, code, page)
+		}
+	}
+}
+
 // Without the use cases the Console offers no export and no import.
 func TestNoSharingWithoutBundles(t *testing.T) {
 	h := consoleWith(t, memstore.New(), 1)
@@ -188,6 +214,14 @@ func TestImportPreviewThenConfirm(t *testing.T) {
 			}
 			if s.sessions(t) != before {
 				t.Fatal("the preview wrote a session")
+			}
+			imports := s.bundles.imports
+			if code, held := getPath(t, s.h, action[1]); code != http.StatusOK || !strings.Contains(held, `data-testid="import-confirm"`) ||
+				!strings.Contains(held, `<dd data-testid="report-runs">1</dd>`) {
+				t.Fatalf("the held preview (%d):\n%s", code, held)
+			}
+			if s.bundles.imports != imports {
+				t.Fatal("showing a held preview checked the bundle again")
 			}
 			var landed string
 			for range 2 {
@@ -265,8 +299,8 @@ func TestImportRefusals(t *testing.T) {
 	if rec := s.confirm(t, gone); rec.Code != http.StatusNotFound || !strings.Contains(rec.Body.String(), `data-testid="import-gone"`) {
 		t.Errorf("confirming an upload not held: %d\n%s", rec.Code, rec.Body)
 	}
-	if rec := s.confirm(t, "/import/"); rec.Code == http.StatusOK {
-		t.Errorf("POST /import/ = %d", rec.Code)
+	if rec := s.confirm(t, "/import/"); rec.Code != http.StatusNotFound {
+		t.Errorf("POST /import/ = %d, want 404", rec.Code)
 	}
 }
 

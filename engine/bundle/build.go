@@ -22,11 +22,11 @@ type ExportOptions struct {
 }
 
 // Source is what a bundle is built from: one session's verified events,
-// in log order, and what they reference (node snapshots and pinned
-// workflows, as the canonical JSON their addresses digest).
+// in log order, and what they reference: node snapshots, and pinned
+// workflows as the canonical JSON their addresses digest.
 type Source struct {
 	Events    []event.Event
-	Snapshots map[engine.SnapshotRef][]byte
+	Snapshots map[engine.SnapshotRef]run.Snapshot
 	Workflows map[engine.WorkflowHash][]byte
 }
 
@@ -46,22 +46,19 @@ func Build(src Source, o ExportOptions) (*Bundle, error) {
 	}
 	b := &Bundle{Format: Format, Version: SchemaVersion, Events: raw,
 		Snapshots: map[engine.SnapshotRef]json.RawMessage{}, Workflows: map[engine.WorkflowHash]json.RawMessage{}}
-	snaps := map[engine.SnapshotRef]run.Snapshot{}
-	for _, e := range evs {
-		switch d := e.Data.(type) {
-		case *event.NodeCreatedData:
-			if err := addSnapshot(b, snaps, src.Snapshots, d.Snapshot); err != nil {
-				return nil, err
-			}
-		case *event.RunStartedData:
-			w, ok := src.Workflows[d.WorkflowHash]
-			if !ok {
-				return nil, fmt.Errorf("bundle: build: pinned workflow %s: %w", d.WorkflowHash, engine.ErrNotFound)
-			}
-			b.Workflows[d.WorkflowHash] = w
+	if err := WalkReferences(evs, func(_ event.Event, ref engine.SnapshotRef) error {
+		return addSnapshot(b, src.Snapshots, ref)
+	}, func(_ event.Event, h engine.WorkflowHash) error {
+		w, ok := src.Workflows[h]
+		if !ok {
+			return fmt.Errorf("bundle: build: pinned workflow %s: %w", h, engine.ErrNotFound)
 		}
+		b.Workflows[h] = w
+		return nil
+	}); err != nil {
+		return nil, err
 	}
-	g, ov, err := fold(evs[0].Session, evs, snaps)
+	g, ov, err := fold(evs[0].Session, evs, src.Snapshots)
 	if err != nil {
 		return nil, fmt.Errorf("bundle: build: %w", err)
 	}
@@ -71,27 +68,54 @@ func Build(src Source, o ExportOptions) (*Bundle, error) {
 	}
 	d.fill(b)
 	b.Manifest = Manifest{EventCount: len(evs), ChainHead: head}
-	for _, p := range b.parts() {
-		if *p.entry, err = digestOf(p.value); err != nil {
-			return nil, err
-		}
+	if err := b.seal(); err != nil {
+		return nil, err
 	}
 	return b, nil
 }
 
-func addSnapshot(b *Bundle, decoded map[engine.SnapshotRef]run.Snapshot, src map[engine.SnapshotRef][]byte, ref engine.SnapshotRef) error {
-	if _, ok := decoded[ref]; ok {
-		return nil
-	}
-	raw, ok := src[ref]
+// addSnapshot writes snapshot ref of src into b as its canonical JSON,
+// which must digest to ref.
+func addSnapshot(b *Bundle, src map[engine.SnapshotRef]run.Snapshot, ref engine.SnapshotRef) error {
+	s, ok := src[ref]
 	if !ok {
 		return fmt.Errorf("bundle: build: snapshot %s: %w", ref, engine.ErrNotFound)
 	}
-	var s run.Snapshot
-	if err := json.Unmarshal(raw, &s); err != nil {
+	raw, d, err := canon.Digest(s)
+	if err != nil {
 		return fmt.Errorf("bundle: build: snapshot %s: %w", ref, err)
 	}
-	decoded[ref], b.Snapshots[ref] = s, raw
+	if d != engine.Digest(ref) {
+		return fmt.Errorf("bundle: build: snapshot %s reads back as %s", ref, d)
+	}
+	b.Snapshots[ref] = raw
+	return nil
+}
+
+// WalkReferences calls snapshot for each snapshot the node_created
+// events of evs name and workflow for each workflow their run_started
+// events pin: once each, with the first event that names it, in log
+// order. It stops at the first error and returns it.
+func WalkReferences(evs []event.Event, snapshot func(event.Event, engine.SnapshotRef) error, workflow func(event.Event, engine.WorkflowHash) error) error {
+	snaps, wfs := map[engine.SnapshotRef]bool{}, map[engine.WorkflowHash]bool{}
+	for _, e := range evs {
+		var err error
+		switch d := e.Data.(type) {
+		case *event.NodeCreatedData:
+			if !snaps[d.Snapshot] {
+				snaps[d.Snapshot] = true
+				err = snapshot(e, d.Snapshot)
+			}
+		case *event.RunStartedData:
+			if !wfs[d.WorkflowHash] {
+				wfs[d.WorkflowHash] = true
+				err = workflow(e, d.WorkflowHash)
+			}
+		}
+		if err != nil {
+			return err
+		}
+	}
 	return nil
 }
 

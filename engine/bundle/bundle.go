@@ -162,6 +162,18 @@ type part struct {
 	value any
 }
 
+// seal sets every manifest digest to its part's.
+func (b *Bundle) seal() error {
+	for _, p := range b.parts() {
+		d, err := digestOf(p.value)
+		if err != nil {
+			return err
+		}
+		*p.entry = d
+	}
+	return nil
+}
+
 // parts lists b's parts in manifest order.
 func (b *Bundle) parts() []part {
 	p := &b.Manifest.Parts

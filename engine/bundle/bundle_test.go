@@ -73,17 +73,8 @@ func forge(t *testing.T, b *bundle.Bundle, evs []event.Event) []byte {
 		}
 		b.Manifest.ChainHead, b.Manifest.EventCount = head, len(evs)
 	}
-	p := &b.Manifest.Parts
-	for _, part := range []struct {
-		d *engine.Digest
-		v any
-	}{{&p.Session, b.Session}, {&p.Observations, b.Observations}, {&p.Runs, b.Runs}, {&p.Outputs, b.Outputs}, {&p.Gaps, b.Gaps},
-		{&p.Preferences, b.Preferences}, {&p.Events, b.Events}, {&p.Snapshots, b.Snapshots}, {&p.Workflows, b.Workflows}} {
-		_, d, err := canon.Digest(part.v)
-		if err != nil {
-			t.Fatal(err)
-		}
-		*part.d = d
+	if err := b.Seal(); err != nil {
+		t.Fatal(err)
 	}
 	out, err := bundle.Encode(b)
 	if err != nil {
@@ -283,10 +274,13 @@ func TestReadRefusesDamage(t *testing.T) {
 	seen := map[bundle.Problem]bool{}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := bundle.Read(tc.damage(t))
+			v, err := bundle.Read(tc.damage(t))
 			var e *engine.Error
 			if !errors.As(err, &e) || e.Code != engine.CodeBundleInvalid {
 				t.Fatalf("Read = %v; want BUNDLE_INVALID", err)
+			}
+			if v != nil {
+				t.Error("Read refused the bundle and returned it too")
 			}
 			if got := e.Details["problem"]; got != string(tc.problem) {
 				t.Fatalf("problem %v; want %s (%s)", got, tc.problem, e.Message)
@@ -326,5 +320,24 @@ func TestEncodeReadRoundTrip(t *testing.T) {
 	}
 	if _, err := bundle.Read(pretty.Bytes()); err != nil {
 		t.Fatalf("an indented bundle: %v", err)
+	}
+}
+
+// A part that says more than its events is reported at its first
+// difference in key order, keys only the bundle has included, the same
+// on every read.
+func TestDerivedMismatchIsReportedAtOnePlace(t *testing.T) {
+	b := read(t, sample(t))
+	b.Outputs[0].Supersedes, b.Outputs[0].SupersededBy = "evt_1_1", []engine.EventID{"evt_1_2"}
+	forged := forge(t, b, nil)
+	for range 10 {
+		_, err := bundle.Read(forged)
+		var e *engine.Error
+		if !errors.As(err, &e) || e.Details["problem"] != string(bundle.DerivedMismatch) {
+			t.Fatalf("Read = %v; want %s", err, bundle.DerivedMismatch)
+		}
+		if at := e.Details["at"]; at != "outputs/0/supersededBy" {
+			t.Fatalf("the first difference is reported at %v; want outputs/0/supersededBy", at)
+		}
 	}
 }

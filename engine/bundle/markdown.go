@@ -79,8 +79,8 @@ func (m *markdown) run(r Run) {
 	for _, id := range path {
 		node, _ := m.v.Graph.Node(id)
 		for _, at := range node.Outputs {
-			o, ok := m.outputs[engine.NewEventID(m.v.Graph.Session, at)]
-			if !ok || len(o.SupersededBy) > 0 {
+			o, ok := m.standing(at)
+			if !ok {
 				continue
 			}
 			n++
@@ -186,11 +186,19 @@ func (m *markdown) stepAt(n project.Node) workflow.StepID {
 	return snap.Position.Step
 }
 
-// latestNote is the first line of the newest note from leaf up to stop.
+// standing is the output appended at event at, unless a later one
+// supersedes it.
+func (m *markdown) standing(at engine.EventIndex) (Output, bool) {
+	o, ok := m.outputs[engine.NewEventID(m.v.Graph.Session, at)]
+	return o, ok && len(o.SupersededBy) == 0
+}
+
+// latestNote is the first line of the newest standing note from leaf up
+// to stop.
 func (m *markdown) latestNote(leaf project.Node, stop engine.NodeID) string {
 	for n := leaf; n.ID != stop && n.ID != 0; {
 		for i := len(n.Outputs) - 1; i >= 0; i-- {
-			if o, ok := m.outputs[engine.NewEventID(m.v.Graph.Session, n.Outputs[i])]; ok && o.NotesMarkdown != "" {
+			if o, ok := m.standing(n.Outputs[i]); ok && o.NotesMarkdown != "" {
 				line, _, _ := strings.Cut(strings.TrimSpace(o.NotesMarkdown), "\n")
 				return project.Cut(line, 120)
 			}

@@ -59,7 +59,10 @@ func Read(data []byte) (*Verified, error) {
 	if err := checkHistory(v.Events); err != nil {
 		return nil, err
 	}
-	return v, v.refold()
+	if err := v.refold(); err != nil {
+		return nil, err
+	}
+	return v, nil
 }
 
 // decode reads data as a bundle of this version, strictly.
@@ -186,17 +189,8 @@ func (v *Verified) readReferences() error {
 	b := v.Bundle
 	v.Snapshots = map[engine.SnapshotRef]run.Snapshot{}
 	v.Workflows = map[engine.WorkflowHash]compile.Compiled{}
-	for _, e := range v.Events {
-		switch d := e.Data.(type) {
-		case *event.RunStartedData:
-			if err := v.readWorkflow(e, d.WorkflowHash); err != nil {
-				return err
-			}
-		case *event.NodeCreatedData:
-			if err := v.readSnapshot(e, d.Snapshot); err != nil {
-				return err
-			}
-		}
+	if err := WalkReferences(v.Events, v.readSnapshot, v.readWorkflow); err != nil {
+		return err
 	}
 	for _, ref := range sortedKeys(b.Snapshots) {
 		if _, ok := v.Snapshots[ref]; !ok {
@@ -212,9 +206,6 @@ func (v *Verified) readReferences() error {
 }
 
 func (v *Verified) readWorkflow(e event.Event, h engine.WorkflowHash) error {
-	if _, ok := v.Workflows[h]; ok {
-		return nil
-	}
 	raw, ok := v.Bundle.Workflows[h]
 	if !ok {
 		return invalid(MissingReference, "%s (event %d) is pinned to workflow %s, which the bundle does not hold", e.Run, e.Index, h).
@@ -240,9 +231,6 @@ func (v *Verified) readWorkflow(e event.Event, h engine.WorkflowHash) error {
 }
 
 func (v *Verified) readSnapshot(e event.Event, ref engine.SnapshotRef) error {
-	if _, ok := v.Snapshots[ref]; ok {
-		return nil
-	}
 	raw, ok := v.Bundle.Snapshots[ref]
 	if !ok {
 		return invalid(MissingReference, "%s (event %d) names snapshot %s, which the bundle does not hold", e.Node, e.Index, ref).
@@ -308,7 +296,8 @@ func (v *Verified) refold() error {
 		}
 		got, err := digestOf(p.value)
 		if err != nil {
-			return err
+			return invalid(InvalidHistory, "the events fold into a part %q that cannot be written as canonical JSON: %v", p.name, err).
+				With("part", p.name)
 		}
 		if want := *theirs[i].entry; got != want {
 			at := p.name + difference(p.value, theirs[i].value)
@@ -340,13 +329,9 @@ func differ(x, y any) string {
 		if !ok {
 			return ""
 		}
-		keys := slices.Sorted(maps.Keys(xv))
-		for k := range yv {
-			if _, ok := xv[k]; !ok {
-				keys = append(keys, k)
-			}
-		}
-		for _, k := range keys {
+		keys := slices.AppendSeq(slices.Collect(maps.Keys(xv)), maps.Keys(yv))
+		slices.Sort(keys)
+		for _, k := range slices.Compact(keys) {
 			if !reflect.DeepEqual(xv[k], yv[k]) {
 				return "/" + k + differ(xv[k], yv[k])
 			}

@@ -110,3 +110,18 @@ func TestFastPathsTakeARunsEvents(t *testing.T) {
 		}
 	}
 }
+
+// Every kind Kinds lists has its payload type, and the list names each
+// kind once.
+func TestKindsHavePayloads(t *testing.T) {
+	seen := map[Kind]bool{}
+	for _, k := range Kinds() {
+		if p, ok := newPayload(k); !ok || p.Kind() != k {
+			t.Errorf("kind %s has no payload of its own", k)
+		}
+		if seen[k] {
+			t.Errorf("Kinds lists %s twice", k)
+		}
+		seen[k] = true
+	}
+}

@@ -31,6 +31,12 @@ const (
 	AdvanceRecorded       Kind = "advance_recorded"
 )
 
+// Kinds lists the event kinds in a fixed order.
+func Kinds() []Kind {
+	return []Kind{SessionCreated, ObservationRecorded, RunStarted, NodeCreated, EdgeCreated, NodeOutputAppended,
+		PreferencesChanged, CapabilityObserved, GapRecorded, DivergenceRecorded, DecisionTraceAppended, AdvanceRecorded}
+}
+
 // Payload is the typed body of an event; each kind has exactly one type.
 type Payload interface{ Kind() Kind }
 

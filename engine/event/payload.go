@@ -42,6 +42,11 @@ const (
 	ObsRepoRoot ObservationKey = "repo_root"
 )
 
+// ObservationKeys lists the observation keys in a fixed order.
+func ObservationKeys() []ObservationKey {
+	return []ObservationKey{ObsGitBranch, ObsGitHeadSHA, ObsRepoRoot}
+}
+
 // RunStartedData pins a run to one compiled workflow. RestartOf names the
 // run of the same session this one starts over (from the Console: a fork
 // at a run's first node, or a restart on the current version); it is
@@ -61,6 +66,9 @@ const (
 	NodeCheckpoint NodeKind = "checkpoint"
 )
 
+// NodeKinds lists the node kinds in a fixed order.
+func NodeKinds() []NodeKind { return []NodeKind{NodeStep, NodeCheckpoint} }
+
 // NodeCreatedData records a durable snapshot node.
 type NodeCreatedData struct {
 	NodeKind NodeKind           `json:"nodeKind"`
@@ -76,6 +84,9 @@ const (
 	EdgeForkedFromNonTip EdgeKind = "forked_from_non_tip"
 	EdgeCheckpoint       EdgeKind = "checkpoint"
 )
+
+// EdgeKinds lists the edge kinds in a fixed order.
+func EdgeKinds() []EdgeKind { return []EdgeKind{EdgeAckedStep, EdgeForkedFromNonTip, EdgeCheckpoint} }
 
 // EdgeCreatedData links a parent node to a child node. A checkpoint edge
 // also records what makes its checkpoint idempotent and its answer
@@ -126,6 +137,11 @@ const (
 	CapabilityUnavailable CapabilityStatus = "unavailable"
 )
 
+// CapabilityStatuses lists the capability states in a fixed order.
+func CapabilityStatuses() []CapabilityStatus {
+	return []CapabilityStatus{CapabilityUnknown, CapabilityAvailable, CapabilityUnavailable}
+}
+
 // Provenance is the closed set of ways a capability was observed. Only
 // strong provenance (probe_step, attempted_use) can unlock a required
 // capability.
@@ -137,6 +153,9 @@ const (
 	AttemptedUse Provenance = "attempted_use"
 	ManualClaim  Provenance = "manual_claim"
 )
+
+// Provenances lists the provenances, strong first.
+func Provenances() []Provenance { return []Provenance{ProbeStep, AttemptedUse, ManualClaim} }
 
 // Strong reports whether p is enforcement-grade.
 func (p Provenance) Strong() bool { return p == ProbeStep || p == AttemptedUse }
@@ -195,6 +214,11 @@ const (
 	DivergeScopeChange       DivergenceReason = "scope_change"
 )
 
+// DivergenceReasons lists the divergence reasons in a fixed order.
+func DivergenceReasons() []DivergenceReason {
+	return []DivergenceReason{DivergeUserInstruction, DivergeStepNotApplicable, DivergeBetterApproach, DivergeMissingCapability, DivergeScopeChange}
+}
+
 // DivergenceRecordedData marks an intentional deviation from a step.
 type DivergenceRecordedData struct {
 	Reason        DivergenceReason `json:"reason"`
@@ -212,6 +236,11 @@ const (
 	TraceLoopExitedAtMax        TraceKind = "loop_exited_at_max_iterations"
 )
 
+// TraceKinds lists the decision trace kinds in a fixed order.
+func TraceKinds() []TraceKind {
+	return []TraceKind{TraceDetectedNonTipAdvance, TraceRecommendationExceeded, TraceLoopExitedAtMax}
+}
+
 // DecisionTraceAppendedData explains a decision; never needed for
 // correctness, always bounded.
 type DecisionTraceAppendedData struct {
@@ -228,6 +257,9 @@ const (
 	OutcomeBlocked  Outcome = "blocked"
 )
 
+// Outcomes lists the attempt outcomes in a fixed order.
+func Outcomes() []Outcome { return []Outcome{OutcomeAdvanced, OutcomeBlocked} }
+
 // SkipReason is the closed set of reasons a step or loop did not run.
 type SkipReason string
 
@@ -236,6 +268,9 @@ const (
 	ConditionFalse SkipReason = "condition_false"
 	LoopNotEntered SkipReason = "loop_not_entered"
 )
+
+// SkipReasons lists the skip reasons in a fixed order.
+func SkipReasons() []SkipReason { return []SkipReason{ConditionFalse, LoopNotEntered} }
 
 // Skip records a step or loop passed over, and the variables its condition
 // read that were not set: the data the seeds' incident lacked.
@@ -257,6 +292,11 @@ const (
 	StopRequested ExitReason = "stop_requested"
 	MaxIterations ExitReason = "max_iterations"
 )
+
+// ExitReasons lists the loop exit reasons in a fixed order.
+func ExitReasons() []ExitReason {
+	return []ExitReason{ConditionMet, CountDone, ItemsDone, StopRequested, MaxIterations}
+}
 
 // LoopExit records a loop that ended during a move.
 type LoopExit struct {
@@ -311,6 +351,11 @@ const (
 	PointCapability     PointerKind = "capability"
 	PointWorkflowStep   PointerKind = "workflow_step"
 )
+
+// PointerKinds lists the pointer kinds in a fixed order.
+func PointerKinds() []PointerKind {
+	return []PointerKind{PointContextKey, PointOutputContract, PointCapability, PointWorkflowStep}
+}
 
 // Pointer says what a blocker is about; exactly the field of its kind is set.
 type Pointer struct {

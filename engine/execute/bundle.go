@@ -6,8 +6,8 @@ import (
 
 	"github.com/workrail/workrail/engine"
 	"github.com/workrail/workrail/engine/bundle"
-	"github.com/workrail/workrail/engine/canon"
 	"github.com/workrail/workrail/engine/event"
+	"github.com/workrail/workrail/engine/run"
 )
 
 // Export returns session id as a bundle: deterministic JSON bytes (the
@@ -53,7 +53,7 @@ func (s *Service) ExportMarkdown(id engine.SessionID) (string, error) {
 func (s *Service) Import(b []byte, dryRun bool) (bundle.ImportReport, error) {
 	v, err := bundle.Read(b)
 	if err != nil {
-		return bundle.ImportReport{}, err
+		return bundle.ImportReport{}, engine.AsError(err)
 	}
 	rep := v.Report(dryRun)
 	snaps, wfs := v.References()
@@ -68,10 +68,6 @@ func (s *Service) Import(b []byte, dryRun bool) (bundle.ImportReport, error) {
 	}
 	id, err := s.store.Create(func(tx Tx) error { return importInto(tx, v) })
 	if err != nil {
-		var e *engine.Error
-		if errors.As(err, &e) {
-			return bundle.ImportReport{}, e
-		}
 		return bundle.ImportReport{}, s.internal("import", err)
 	}
 	rep.Session = id
@@ -158,10 +154,10 @@ func (s *Service) build(id engine.SessionID, o bundle.ExportOptions) (*bundle.Bu
 	return b, nil
 }
 
-// source reads a session's events and what they reference, each
-// snapshot as the canonical JSON its address digests.
+// source reads a session's events and the snapshots and pinned
+// workflows they name.
 func source(tx Tx) (bundle.Source, error) {
-	src := bundle.Source{Snapshots: map[engine.SnapshotRef][]byte{}, Workflows: map[engine.WorkflowHash][]byte{}}
+	src := bundle.Source{Snapshots: map[engine.SnapshotRef]run.Snapshot{}, Workflows: map[engine.WorkflowHash][]byte{}}
 	head := tx.Head()
 	src.Events = make([]event.Event, 0, head)
 	for i := engine.EventIndex(1); i <= head; i++ {
@@ -170,42 +166,17 @@ func source(tx Tx) (bundle.Source, error) {
 			return src, err
 		}
 		src.Events = append(src.Events, e)
-		switch d := e.Data.(type) {
-		case *event.NodeCreatedData:
-			if err := readSnapshot(tx, src.Snapshots, d.Snapshot); err != nil {
-				return src, err
-			}
-		case *event.RunStartedData:
-			if _, ok := src.Workflows[d.WorkflowHash]; ok {
-				continue
-			}
-			c, err := tx.Workflow(d.WorkflowHash)
-			if err != nil {
-				return src, err
-			}
-			src.Workflows[d.WorkflowHash] = c.Canonical
-		}
 	}
-	return src, nil
-}
-
-func readSnapshot(tx Tx, into map[engine.SnapshotRef][]byte, ref engine.SnapshotRef) error {
-	if _, ok := into[ref]; ok {
-		return nil
-	}
-	snap, err := tx.Snapshot(ref)
-	if err != nil {
+	err := bundle.WalkReferences(src.Events, func(_ event.Event, ref engine.SnapshotRef) error {
+		snap, err := tx.Snapshot(ref)
+		src.Snapshots[ref] = snap
 		return err
-	}
-	b, d, err := canon.Digest(snap)
-	if err != nil {
+	}, func(_ event.Event, h engine.WorkflowHash) error {
+		c, err := tx.Workflow(h)
+		src.Workflows[h] = c.Canonical
 		return err
-	}
-	if d != engine.Digest(ref) {
-		return fmt.Errorf("snapshot %s reads back as %s", ref, d)
-	}
-	into[ref] = b
-	return nil
+	})
+	return src, err
 }
 
 // internal logs an unexpected failure and returns the INTERNAL error.

@@ -161,22 +161,7 @@ func finish(t *testing.T, r *rig, id engine.SessionID) []string {
 				t.Fatalf("%s of %s: no completion within 300 results", rn.ID, id)
 			}
 			kinds = append(kinds, string(res.ResultKind()))
-			var next protocol.ContinueArgs
-			switch v := res.(type) {
-			case protocol.StepResult:
-				next = v.NextCall.Arguments
-				if next.Output == nil {
-					next.Output = &protocol.Output{}
-				}
-				next.Output.NotesMarkdown = "Did " + string(v.Pending.StepID) + "."
-			case protocol.BlockedResult:
-				next = v.NextCall.Arguments
-			default:
-				b, _ := json.Marshal(res)
-				t.Fatalf("%s of %s: %s", rn.ID, id, b)
-			}
-			raw, _ := json.Marshal(next)
-			res = r.x.Continue(raw)
+			res = r.x.Continue(mustMarshal(t, executetest.NextArgs(t, res)))
 		}
 	}
 	return kinds
@@ -262,7 +247,7 @@ func unmapped(t *testing.T, b []byte, id engine.SessionID) []byte {
 		_, i, _ := strings.Cut(strings.TrimPrefix(string(ref), "evt_"), "_")
 		return engine.EventID("evt_" + fmt.Sprint(uint64(id)) + "_" + i)
 	}
-	src := bundle.Source{Snapshots: map[engine.SnapshotRef][]byte{}, Workflows: map[engine.WorkflowHash][]byte{}}
+	src := bundle.Source{Snapshots: v.Snapshots, Workflows: map[engine.WorkflowHash][]byte{}}
 	for _, e := range v.Events {
 		e.Session, e.ID = id, engine.NewEventID(id, e.Index)
 		switch d := e.Data.(type) {
@@ -280,9 +265,6 @@ func unmapped(t *testing.T, b []byte, id engine.SessionID) []byte {
 			e.Data = &c
 		}
 		src.Events = append(src.Events, e)
-	}
-	for ref, raw := range v.Bundle.Snapshots {
-		src.Snapshots[ref] = raw
 	}
 	for h, raw := range v.Bundle.Workflows {
 		src.Workflows[h] = raw
@@ -359,18 +341,7 @@ func drivePart(t *testing.T, r *rig, id engine.WorkflowID, n int) engine.Session
 		t.Fatalf("start %s: %s", id, mustMarshal(t, res))
 	}
 	for i := 0; i < n && res.ResultKind() != protocol.KindComplete; i++ {
-		var next protocol.ContinueArgs
-		switch v := res.(type) {
-		case protocol.StepResult:
-			next = v.NextCall.Arguments
-			if next.Output == nil {
-				next.Output = &protocol.Output{}
-			}
-			next.Output.NotesMarkdown = "Did " + string(v.Pending.StepID) + "."
-		case protocol.BlockedResult:
-			next = v.NextCall.Arguments
-		}
-		res = r.x.Continue(mustMarshal(t, next))
+		res = r.x.Continue(mustMarshal(t, executetest.NextArgs(t, res)))
 	}
 	return s.Session.SessionID
 }

@@ -25,6 +25,9 @@ const (
 	Complete PositionKind = "complete"
 )
 
+// PositionKinds lists the position kinds in a fixed order.
+func PositionKinds() []PositionKind { return []PositionKind{Pending, Complete} }
+
 // Frame is one level of the cursor: the index in a step list and, below
 // the top level, which iteration of the enclosing loop is running.
 type Frame struct {

@@ -78,20 +78,32 @@ func Drive(tb testing.TB, a Agent, id engine.WorkflowID, mode outcome.ModeID) []
 		if i > 300 {
 			tb.Fatalf("%s: no completion within 300 results", id)
 		}
-		var next protocol.ContinueArgs
-		switch v := res.(type) {
-		case protocol.StepResult:
-			next = v.NextCall.Arguments
-			next.Output.NotesMarkdown = "Did " + string(v.Pending.StepID) + "."
-		case protocol.BlockedResult:
-			next = v.NextCall.Arguments
-		default:
-			tb.Fatalf("%s: unexpected result:\n%s", id, res.RenderedText())
-		}
-		res = a.Continue(mustJSON(tb, next))
+		res = a.Continue(mustJSON(tb, NextArgs(tb, res)))
 		out = append(out, res)
 	}
 	return out
+}
+
+// NextArgs is what an agent that copies nextCall sends after res: its
+// nextCall's arguments, with "Did <step>." as the notes of a step. Any
+// result but a step or a blocked attempt fails the test.
+func NextArgs(tb testing.TB, res protocol.Result) protocol.ContinueArgs {
+	tb.Helper()
+	switch v := res.(type) {
+	case protocol.StepResult:
+		next := v.NextCall.Arguments
+		var o protocol.Output // a copy: res keeps the nextCall it was given
+		if next.Output != nil {
+			o = *next.Output
+		}
+		o.NotesMarkdown = "Did " + string(v.Pending.StepID) + "."
+		next.Output = &o
+		return next
+	case protocol.BlockedResult:
+		return v.NextCall.Arguments
+	}
+	tb.Fatalf("unexpected %s result:\n%s", res.ResultKind(), res.RenderedText())
+	return protocol.ContinueArgs{}
 }
 
 // RequiredInputs gives every required context input of workflow id its
