@@ -13,27 +13,70 @@ import (
 	"github.com/workrail/workrail/engine/event"
 	"github.com/workrail/workrail/engine/execute"
 	"github.com/workrail/workrail/engine/project"
+	"github.com/workrail/workrail/engine/resume"
 )
 
 // Each session's bucket keeps its overview (project.Overview as JSON)
 // under keyOverview: derived like the indexes, written in the transaction
 // of every append, refolded and compared with them.
 
-// addOverview folds e into the overview this transaction holds, reading
-// the stored one first.
-func (t *Tx) addOverview(e event.Event) error {
-	if t.ov == nil {
-		o, err := t.storedOverview(e.Index - 1)
+// storedIndex is a record derived from a session's log that its bucket
+// keeps as JSON under key; last is the index of the last event the
+// record folded.
+type storedIndex[T any] struct {
+	key  []byte
+	what string
+	last func(*T) engine.EventIndex
+}
+
+var (
+	overviewIndex = storedIndex[project.Overview]{keyOverview, "overview",
+		func(o *project.Overview) engine.EventIndex { return o.Last }}
+	resumeRecordIndex = storedIndex[resume.Record]{keyResume, "resume record",
+		func(r *resume.Record) engine.EventIndex { return r.Last }}
+)
+
+// read reads the record of t's session for a log of head events: the
+// zero one for an empty log.
+func (x storedIndex[T]) read(t *Tx, head engine.EventIndex) (T, error) {
+	var v T
+	raw := t.ix.get(nil, x.key)
+	switch {
+	case raw == nil && head == 0:
+		return v, nil
+	case raw == nil:
+		return v, fmt.Errorf("store: session %s has no %s: its log did not verify or fold when it was made (see workrail doctor): %w", t.id, x.what, engine.ErrNotFound)
+	}
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return v, fmt.Errorf("store: session %s: %s: %w", t.id, x.what, err)
+	}
+	if last := x.last(&v); last != head {
+		return v, fmt.Errorf("store: session %s: %s ends at event %d, the log at %d (run workrail doctor --rebuild-indexes)", t.id, x.what, last, head)
+	}
+	return v, nil
+}
+
+// add folds e into *held, the record this transaction holds, with fold
+// (the record's Add), reading the stored record first. A record whose
+// fold fails is dropped: half folded, it must never be written.
+func (x storedIndex[T]) add(t *Tx, held **T, e event.Event, fold func(*T) error) error {
+	if *held == nil {
+		v, err := x.read(t, e.Index-1)
 		if err != nil {
 			return err
 		}
-		t.ov = &o
+		*held = &v
 	}
-	if err := t.ov.Add(t, e); err != nil {
-		t.ov = nil
-		return fmt.Errorf("store: overview of event %d: %w", e.Index, err)
+	if err := fold(*held); err != nil {
+		*held = nil
+		return fmt.Errorf("store: %s of event %d: %w", x.what, e.Index, err)
 	}
 	return nil
+}
+
+// addOverview folds e into the overview this transaction holds.
+func (t *Tx) addOverview(e event.Event) error {
+	return overviewIndex.add(t, &t.ov, e, func(o *project.Overview) error { return o.Add(t, e) })
 }
 
 // foldOverview folds e into the session's overview and writes it.
@@ -42,26 +85,6 @@ func (t *Tx) foldOverview(e event.Event) error {
 		return err
 	}
 	return t.putJSON(nil, keyOverview, t.ov)
-}
-
-// storedOverview reads the overview of a log of head events: the zero
-// one for an empty log.
-func (t *Tx) storedOverview(head engine.EventIndex) (project.Overview, error) {
-	var o project.Overview
-	v := t.ix.get(nil, keyOverview)
-	switch {
-	case v == nil && head == 0:
-		return o, nil
-	case v == nil:
-		return o, fmt.Errorf("store: session %s has no overview: its log did not verify or fold when it was made (see workrail doctor): %w", t.id, engine.ErrNotFound)
-	}
-	if err := json.Unmarshal(v, &o); err != nil {
-		return o, fmt.Errorf("store: session %s: overview: %w", t.id, err)
-	}
-	if o.Last != head {
-		return o, fmt.Errorf("store: session %s: overview ends at event %d, the log at %d (run workrail doctor --rebuild-indexes)", t.id, o.Last, head)
-	}
-	return o, nil
 }
 
 // Overview reads session id's overview: the derived record lists of
@@ -95,7 +118,7 @@ func (s *Store) overviewOf(t *Tx) (project.Overview, error) {
 	if ok && d.head == head && bytes.Equal(d.raw, raw) {
 		return d.o.Clone(), nil
 	}
-	o, err := t.storedOverview(head)
+	o, err := overviewIndex.read(t, head)
 	if err != nil || raw == nil {
 		return o, err
 	}
@@ -175,7 +198,7 @@ func (s *Store) readOverview(tx *bbolt.Tx, root *bbolt.Bucket, key []byte, id en
 		if b == nil {
 			return fmt.Errorf("store: session %s: %w", id, engine.ErrNotFound)
 		}
-		o, err = s.overviewOf(&Tx{tx: tx, b: b, id: id, ix: bucketKV{b}})
+		o, err = s.overviewOf(newTx(tx, b, id))
 		return err
 	})
 	return o, err
@@ -214,11 +237,14 @@ func (s *Store) probeOverviews(below engine.SessionID, fn func(engine.SessionID,
 	return nil
 }
 
-// addOverviews gives every session without an overview (a file of schema
-// 1 kept none) one folded from its verified log, in memory, not from the
-// stored indexes. A session whose log does not verify or fold is left
-// without: reading its overview says so, and doctor says why.
-func addOverviews(tx *bbolt.Tx) error {
+// addIndexes gives every session without an overview (a file of schema
+// 1 kept none) or a resume record (a file of schema 2 or older kept none)
+// what it lacks, from one fold of its verified log, in memory, not from
+// the stored indexes. A session whose log does not verify or fold is
+// left without: reading it says so, it is not offered to resume, and
+// doctor says why. An overview that folds is written even where the
+// resume record does not.
+func addIndexes(tx *bbolt.Tx) error {
 	root := tx.Bucket(bucketSessions)
 	keys, err := sessionKeys(root)
 	if err != nil {
@@ -226,27 +252,41 @@ func addOverviews(tx *bbolt.Tx) error {
 	}
 	for _, k := range keys {
 		b := root.Bucket(k)
-		if b.Get(keyOverview) != nil {
+		needOverview, needResume := b.Get(keyOverview) == nil, b.Get(keyResume) == nil
+		if !needOverview && !needResume {
 			continue
 		}
+		// Not newTx: the upgrade writes none of the appended buckets, and
+		// a damaged session may lack one.
 		t := &Tx{tx: tx, b: b, id: engine.SessionID(binary.BigEndian.Uint64(k)), ix: bucketKV{b}}
 		g := project.NewGraph(t.id, t.Snapshot)
 		var o project.Overview
+		var r resume.Record
+		var resumeErr error
 		h := t.verifyChain(func(e event.Event) error {
 			if err := g.Add(e); err != nil {
 				return err
 			}
-			return o.Add(g, e)
+			if err := o.Add(g, e); err != nil {
+				return err
+			}
+			if resumeErr == nil && needResume {
+				resumeErr = r.Add(g, e)
+			}
+			return nil
 		})
 		if h.Status != execute.Healthy || h.LastGood == 0 {
 			continue
 		}
-		v, err := json.Marshal(o)
-		if err != nil {
-			return err
+		if needOverview {
+			if err := t.putJSON(nil, keyOverview, o); err != nil {
+				return err
+			}
 		}
-		if err := b.Put(keyOverview, v); err != nil {
-			return err
+		if needResume && resumeErr == nil && r.Refresh(g, o) == nil {
+			if err := t.putJSON(nil, keyResume, r); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
@@ -263,4 +303,20 @@ func sessionKeys(root *bbolt.Bucket) ([][]byte, error) {
 		return nil
 	})
 	return keys, err
+}
+
+// dropResumes removes every session's resume record, for addIndexes to
+// fold again.
+func dropResumes(tx *bbolt.Tx) error {
+	root := tx.Bucket(bucketSessions)
+	keys, err := sessionKeys(root)
+	if err != nil {
+		return err
+	}
+	for _, k := range keys {
+		if err := root.Bucket(k).Delete(keyResume); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -197,9 +197,9 @@ func refold(t *Tx, evs []event.Event) error {
 // log. The log must verify: indexes are never rebuilt from events that
 // might be damaged.
 func (s *Store) RebuildIndexes(id engine.SessionID) error {
+	var head engine.EventIndex
 	var rec *resume.Record
 	err := s.commit.update(func(btx *bbolt.Tx) error {
-		rec = nil
 		b := btx.Bucket(bucketSessions).Bucket(sessionKey(id))
 		if b == nil {
 			return fmt.Errorf("store: session %s: %w", id, engine.ErrNotFound)
@@ -226,15 +226,12 @@ func (s *Store) RebuildIndexes(id engine.SessionID) error {
 		if err := refold(t, evs); err != nil {
 			return err
 		}
-		if r, err := t.storedResume(t.Head()); err == nil && r.Last != 0 {
-			rec = &r
-			s.resume.name(rec, t)
-		}
+		head, rec = t.Head(), s.namedResume(t)
 		return nil
 	})
 	if err == nil {
 		s.forgetHealth(id)
-		s.resume.replace(id, rec)
+		s.resume.replace(id, head, rec)
 	}
 	return err
 }

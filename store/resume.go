@@ -12,8 +12,6 @@ import (
 
 	"github.com/workrail/workrail/engine"
 	"github.com/workrail/workrail/engine/event"
-	"github.com/workrail/workrail/engine/execute"
-	"github.com/workrail/workrail/engine/project"
 	"github.com/workrail/workrail/engine/resume"
 )
 
@@ -25,20 +23,9 @@ import (
 // on the first query and kept by every commit after, so it reads no log
 // and no file.
 
-// addResume folds e into the record this transaction holds, reading the
-// stored one first.
+// addResume folds e into the record this transaction holds.
 func (t *Tx) addResume(e event.Event) error {
-	if t.rs == nil {
-		r, err := t.storedResume(e.Index - 1)
-		if err != nil {
-			return err
-		}
-		t.rs = &r
-	}
-	if err := t.rs.Add(t, e); err != nil {
-		return fmt.Errorf("store: resume record of event %d: %w", e.Index, err)
-	}
-	return nil
+	return resumeRecordIndex.add(t, &t.rs, e, func(r *resume.Record) error { return r.Add(t, e) })
 }
 
 // resumeRecord finishes the record of this transaction's appends: nil
@@ -61,26 +48,6 @@ func (t *Tx) flushResume() (*resume.Record, error) {
 		return nil, err
 	}
 	return r, t.putJSON(nil, keyResume, r)
-}
-
-// storedResume reads the resume record of a log of head events: the zero
-// one for an empty log.
-func (t *Tx) storedResume(head engine.EventIndex) (resume.Record, error) {
-	var r resume.Record
-	v := t.ix.get(nil, keyResume)
-	switch {
-	case v == nil && head == 0:
-		return r, nil
-	case v == nil:
-		return r, fmt.Errorf("store: session %s has no resume record (run workrail doctor): %w", t.id, engine.ErrNotFound)
-	}
-	if err := json.Unmarshal(v, &r); err != nil {
-		return r, fmt.Errorf("store: session %s: resume record: %w", t.id, err)
-	}
-	if r.Last != head {
-		return r, fmt.Errorf("store: session %s: resume record ends at event %d, the log at %d (run workrail doctor --rebuild-indexes)", t.id, r.Last, head)
-	}
-	return r, nil
 }
 
 // workflowName is the name of the pinned workflow h, "" when it cannot
@@ -174,12 +141,14 @@ func (x *resumeIndex) committed(r *resume.Record) {
 	x.recs[r.Session] = r
 }
 
-// replace sets the record of session id whatever it was (nil: none), for
-// a rebuild, which rewrites a record without a later log.
-func (x *resumeIndex) replace(id engine.SessionID, r *resume.Record) {
+// replace keeps the record a rebuild of session id's log of head events
+// wrote (nil: none), whatever the record it had: the rebuild rewrote it
+// without a later log. A record of a later log, which a write since the
+// rebuild committed and may have reported first, is kept.
+func (x *resumeIndex) replace(id engine.SessionID, head engine.EventIndex, r *resume.Record) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	if !x.loaded {
+	if old, ok := x.recs[id]; !x.loaded || ok && old.Last > head {
 		return
 	}
 	if r == nil {
@@ -187,6 +156,13 @@ func (x *resumeIndex) replace(id engine.SessionID, r *resume.Record) {
 		return
 	}
 	x.recs[id] = r
+}
+
+// drop forgets the record of session id, which was deleted.
+func (x *resumeIndex) drop(id engine.SessionID) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	delete(x.recs, id)
 }
 
 // loadResume reads every session's resume record. A session whose record
@@ -200,8 +176,7 @@ func (s *Store) loadResume() (map[engine.SessionID]*resume.Record, error) {
 			return root.ForEachBucket(func(k []byte) error {
 				if len(k) == 8 {
 					id := engine.SessionID(binary.BigEndian.Uint64(k))
-					b := root.Bucket(k)
-					s.keepResume(recs, &Tx{tx: tx, b: b, id: id, ix: bucketKV{b}})
+					s.keepResume(recs, newTx(tx, root.Bucket(k), id))
 				}
 				return nil
 			})
@@ -224,50 +199,18 @@ func (s *Store) loadResume() (map[engine.SessionID]*resume.Record, error) {
 // keepResume adds t's session's record, named, to recs if it can be
 // read.
 func (s *Store) keepResume(recs map[engine.SessionID]*resume.Record, t *Tx) {
-	if r, err := t.storedResume(t.Head()); err == nil && r.Last != 0 {
-		s.resume.name(&r, t)
-		recs[t.id] = &r
+	if r := s.namedResume(t); r != nil {
+		recs[t.id] = r
 	}
 }
 
-// addResumes gives every session without a resume record (a file of
-// schema 2 or older kept none) one folded from its verified log, in
-// memory, not from the stored indexes. A session whose log does not
-// verify or fold is left without: it is not offered, and doctor says why.
-func addResumes(tx *bbolt.Tx) error {
-	root := tx.Bucket(bucketSessions)
-	keys, err := sessionKeys(root)
-	if err != nil {
-		return err
+// namedResume is t's session's stored record, named; nil when it cannot
+// be read or its log is empty.
+func (s *Store) namedResume(t *Tx) *resume.Record {
+	r, err := resumeRecordIndex.read(t, t.Head())
+	if err != nil || r.Last == 0 {
+		return nil
 	}
-	for _, k := range keys {
-		b := root.Bucket(k)
-		if b.Get(keyResume) != nil {
-			continue
-		}
-		t := &Tx{tx: tx, b: b, id: engine.SessionID(binary.BigEndian.Uint64(k)), ix: bucketKV{b}}
-		g := project.NewGraph(t.id, t.Snapshot)
-		var o project.Overview
-		var r resume.Record
-		h := t.verifyChain(func(e event.Event) error {
-			if err := g.Add(e); err != nil {
-				return err
-			}
-			if err := o.Add(g, e); err != nil {
-				return err
-			}
-			return r.Add(g, e)
-		})
-		if h.Status != execute.Healthy || h.LastGood == 0 || r.Refresh(g, o) != nil {
-			continue
-		}
-		v, err := json.Marshal(r)
-		if err != nil {
-			return err
-		}
-		if err := b.Put(keyResume, v); err != nil {
-			return err
-		}
-	}
-	return nil
+	s.resume.name(&r, t)
+	return &r
 }

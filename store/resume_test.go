@@ -3,6 +3,7 @@ package store_test
 import (
 	"bytes"
 	"encoding/binary"
+	"fmt"
 	"reflect"
 	"slices"
 	"testing"
@@ -55,13 +56,16 @@ func resumeBytes(t *testing.T, path string) map[engine.SessionID][]byte {
 	}
 	defer db.Close()
 	out := map[engine.SessionID][]byte{}
-	db.View(func(tx *bbolt.Tx) error {
+	err = db.View(func(tx *bbolt.Tx) error {
 		root := tx.Bucket([]byte("sessions"))
 		return root.ForEachBucket(func(k []byte) error {
 			out[engine.SessionID(binary.BigEndian.Uint64(k))] = bytes.Clone(root.Bucket(k).Get([]byte("resume")))
 			return nil
 		})
 	})
+	if err != nil {
+		t.Fatal(err)
+	}
 	return out
 }
 
@@ -95,7 +99,10 @@ func TestResumeIndexRebuiltEqualsFolded(t *testing.T) {
 	if after := r.ranked(t, q); !reflect.DeepEqual(after, got) {
 		t.Fatalf("after a restart:\n%+v\nbefore\n%+v", after, got)
 	}
-	ids, _ := r.store.SessionIDs()
+	ids, err := r.store.SessionIDs()
+	if err != nil || len(ids) != 3 {
+		t.Fatalf("SessionIDs = %v, %v; want 3 sessions", ids, err)
+	}
 	for _, id := range ids {
 		if err := r.store.RebuildIndexes(id); err != nil {
 			t.Fatal(err)
@@ -151,45 +158,63 @@ func TestResumeOffersHealthySessionsOnly(t *testing.T) {
 }
 
 // Opening a file of schema 2 folds a resume record for every session
-// whose log verifies, once, and ranks as the file it was made from.
-func TestOpenAddsResumeRecordsToAnOlderFile(t *testing.T) {
-	r := newRig(t, executetest.Long(t, 3))
-	r.noted(t, "fixing the auth bug")
-	r.noted(t, "reading the docs")
-	q := resume.NewQuery("auth bug", "", "", "")
-	want := r.ranked(t, q)
-	r.store.Close()
-	folded := resumeBytes(t, r.path)
-	db, err := bbolt.Open(r.path, 0o600, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = db.Update(func(tx *bbolt.Tx) error {
-		sessions := tx.Bucket([]byte("sessions"))
-		if err := sessions.ForEachBucket(func(k []byte) error { return sessions.Bucket(k).Delete([]byte("resume")) }); err != nil {
-			return err
-		}
-		return tx.Bucket([]byte("meta")).Put([]byte("schema"), binary.BigEndian.AppendUint64(nil, 2))
-	})
-	db.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := resumeBytes(t, r.path); got[1] != nil {
-		t.Fatal("the records were not removed")
-	}
-	r.open(t)
-	if got := r.ranked(t, q); !reflect.DeepEqual(got, want) {
-		t.Fatalf("after the upgrade:\n%+v\nwant\n%+v", got, want)
-	}
-	if rep, err := r.store.Doctor(); err != nil || len(rep) != 2 || !rep[0].OK() || !rep[1].OK() {
-		t.Fatalf("Doctor = %+v, %v", rep, err)
-	}
-	r.store.Close()
-	if got := resumeBytes(t, r.path); !reflect.DeepEqual(got, folded) {
-		t.Fatalf("upgraded records\n%q\nwant\n%q", got, folded)
-	}
-	if got := schemaOf(t, r.path); got != store.SchemaVersion {
-		t.Fatalf("schema %d", got)
+// whose log verifies, once, and ranks as the file it was made from; a file
+// of schema 3, whose records cut the newest note on its raw text, has its
+// records folded again.
+func TestOpenFoldsResumeRecordsOfAnOlderFile(t *testing.T) {
+	for _, tc := range []struct {
+		schema uint64
+		record []byte // what the old file holds under "resume"; nil: nothing
+	}{
+		{2, nil},
+		{3, []byte(`{"last":1}`)},
+	} {
+		t.Run(fmt.Sprintf("schema %d", tc.schema), func(t *testing.T) {
+			r := newRig(t, executetest.Long(t, 3))
+			r.noted(t, "fixing the auth bug")
+			r.noted(t, "reading the docs")
+			q := resume.NewQuery("auth bug", "", "", "")
+			want := r.ranked(t, q)
+			r.store.Close()
+			folded := resumeBytes(t, r.path)
+			db, err := bbolt.Open(r.path, 0o600, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = db.Update(func(tx *bbolt.Tx) error {
+				sessions := tx.Bucket([]byte("sessions"))
+				err := sessions.ForEachBucket(func(k []byte) error {
+					if tc.record == nil {
+						return sessions.Bucket(k).Delete([]byte("resume"))
+					}
+					return sessions.Bucket(k).Put([]byte("resume"), tc.record)
+				})
+				if err != nil {
+					return err
+				}
+				return tx.Bucket([]byte("meta")).Put([]byte("schema"), binary.BigEndian.AppendUint64(nil, tc.schema))
+			})
+			db.Close()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := resumeBytes(t, r.path); reflect.DeepEqual(got, folded) {
+				t.Fatal("the records were not changed")
+			}
+			r.open(t)
+			if got := r.ranked(t, q); !reflect.DeepEqual(got, want) {
+				t.Fatalf("after the upgrade:\n%+v\nwant\n%+v", got, want)
+			}
+			if rep, err := r.store.Doctor(); err != nil || len(rep) != 2 || !rep[0].OK() || !rep[1].OK() {
+				t.Fatalf("Doctor = %+v, %v", rep, err)
+			}
+			r.store.Close()
+			if got := resumeBytes(t, r.path); !reflect.DeepEqual(got, folded) {
+				t.Fatalf("upgraded records\n%q\nwant\n%q", got, folded)
+			}
+			if got := schemaOf(t, r.path); got != store.SchemaVersion {
+				t.Fatalf("schema %d", got)
+			}
+		})
 	}
 }

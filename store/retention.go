@@ -349,7 +349,7 @@ func (s *Store) drop(batch []doomed, cut time.Time) (deleted []StaleSession, wri
 // forget drops what this process remembers of a deleted session.
 func (s *Store) forget(id engine.SessionID) {
 	s.forgetHealth(id)
-	s.resume.replace(id, nil)
+	s.resume.drop(id)
 	s.decodedMu.Lock()
 	delete(s.decoded, id)
 	s.decodedMu.Unlock()

@@ -21,7 +21,7 @@ import (
 )
 
 // SchemaVersion is the layout version recorded in the meta bucket.
-const SchemaVersion = 3
+const SchemaVersion = 4
 
 // schemaOverviews is the first version that keeps each session's overview.
 const schemaOverviews = 2
@@ -29,6 +29,11 @@ const schemaOverviews = 2
 // schemaResume is the first version that keeps each session's resume
 // record.
 const schemaResume = 3
+
+// schemaWordCut is the first version whose resume records cut the newest
+// note on whole words of its normalized text; the records of schema 3
+// cut the raw text and are folded again.
+const schemaWordCut = 4
 
 var (
 	bucketMeta      = []byte("meta")
@@ -227,13 +232,13 @@ func migrate(tx *bbolt.Tx) error {
 		return meta.Put([]byte("schema"), u64(SchemaVersion))
 	case binary.BigEndian.Uint64(v) > SchemaVersion:
 		return fmt.Errorf("store: database schema %d is newer than this workrail (%d): upgrade workrail", binary.BigEndian.Uint64(v), SchemaVersion)
-	case binary.BigEndian.Uint64(v) < schemaResume:
-		if binary.BigEndian.Uint64(v) < schemaOverviews {
-			if err := addOverviews(tx); err != nil {
+	case binary.BigEndian.Uint64(v) < schemaWordCut:
+		if binary.BigEndian.Uint64(v) == schemaResume {
+			if err := dropResumes(tx); err != nil {
 				return err
 			}
 		}
-		if err := addResumes(tx); err != nil {
+		if err := addIndexes(tx); err != nil {
 			return err
 		}
 	default:

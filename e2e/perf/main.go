@@ -231,13 +231,11 @@ func commit() string {
 	return c
 }
 
-// gomaxprocs is the GOMAXPROCS the test binaries run with.
-func gomaxprocs() int {
-	if n, err := strconv.Atoi(os.Getenv("GOMAXPROCS")); err == nil && n > 0 {
-		return n
-	}
-	return runtime.NumCPU()
-}
+// gomaxprocs is the GOMAXPROCS the test binaries run with: this
+// process's, which the same GOMAXPROCS variable sets, and otherwise the
+// same default (since Go 1.25 the CPU limit of the process's cgroup,
+// which can be below the machine's CPU count).
+func gomaxprocs() int { return runtime.GOMAXPROCS(0) }
 
 func goOutput(args ...string) (string, error) {
 	var stderr bytes.Buffer

@@ -127,7 +127,9 @@ func TestNatural(t *testing.T) {
 		{"BenchmarkX/sessions=0", "BenchmarkX/sessions=10000", -1},
 		{"BenchmarkLayout1000", "BenchmarkLayout1000SVG", -1},
 		{"BenchmarkA", "BenchmarkB", -1},
-		{"BenchmarkX/n=007", "BenchmarkX/n=7", 0},
+		// Equal by value, so compared as text: no two names tie.
+		{"BenchmarkX/n=007", "BenchmarkX/n=7", -1},
+		{"BenchmarkX/n=7", "BenchmarkX/n=007", 1},
 		{"BenchmarkSame", "BenchmarkSame", 0},
 	} {
 		if got := natural(c.a, c.b); got != c.want {

@@ -122,8 +122,14 @@ func (r results) names(pkg string) []string {
 	return ns
 }
 
-// natural compares a and b piece by piece, runs of digits by their value.
-func natural(a, b string) int {
+// natural compares a and b piece by piece, runs of digits by their
+// value; names equal that way ("n=007", "n=7") compare as text, so no two
+// names tie and the order is the same on every run.
+func natural(a, b string) int { return cmp.Or(byPieces(a, b), strings.Compare(a, b)) }
+
+// byPieces compares a and b piece by piece, runs of digits by their
+// value.
+func byPieces(a, b string) int {
 	for a != "" && b != "" {
 		da, db := digits(a), digits(b)
 		if da > 0 && db > 0 {

@@ -45,7 +45,7 @@ type Match struct {
 // compares, the session id already as text, and where its run is, small
 // enough to move at every swap.
 type ranked struct {
-	tier     Tier
+	tier     int // the position of the tier in tierOrder
 	sameRepo bool
 	activity engine.EventIndex
 	id       [20]byte // the decimal digits of session, id[:idLen]
@@ -56,19 +56,19 @@ type ranked struct {
 }
 
 func (k ranked) match() Match {
-	return Match{Session: k.session, Tier: k.tier, SameRepo: k.sameRepo, Run: k.rec.Runs[k.run]}
+	return Match{Session: k.session, Tier: tierOrder[k.tier], SameRepo: k.sameRepo, Run: k.rec.Runs[k.run]}
 }
 
 // rank ranks one session: the first tier it reaches, and of the runs
 // that reach it the one with the latest tip activity (then the lower run
 // id). A session without a run that has a tip has nothing to resume.
 func (q Query) rank(r *Record) (ranked, bool) {
-	for _, t := range tierOrder {
+	for rank, t := range tierOrder {
 		if !q.sessionReaches(r, t) {
 			continue
 		}
 		if i, ok := q.best(r, t); ok {
-			k := ranked{tier: t, sameRepo: q.sameRepo(r.RepoRoot), activity: r.Runs[i].Activity, session: r.Session, rec: r, run: i}
+			k := ranked{tier: rank, sameRepo: q.sameRepo(r.RepoRoot), activity: r.Runs[i].Activity, session: r.Session, rec: r, run: i}
 			k.idLen = uint8(len(strconv.AppendUint(k.id[:0], uint64(r.Session), 10)))
 			return k, true
 		}
@@ -131,13 +131,15 @@ func (q Query) sameRepo(root string) bool {
 }
 
 // compare is the locked order: the better tier; within a tier the
-// session of the query's repository first, then the later tip activity,
-// then the session id compared as text (so "ses_10" comes before
+// session of the query's repository first, then the higher tip activity
+// (an index into each session's own log, so across sessions the longer
+// log comes first, not the more recently active one), then the session
+// id compared as text (so "ses_10" comes before
 // "ses_9"). It is total, since no two sessions share an id, and
 // allocates nothing: a sort calls it for every pair it visits.
 func compare(a, b ranked) int {
-	if ra, rb := a.tier.rank(), b.tier.rank(); ra != rb {
-		return cmp.Compare(ra, rb)
+	if a.tier != b.tier {
+		return cmp.Compare(a.tier, b.tier)
 	}
 	if a.sameRepo != b.sameRepo {
 		if a.sameRepo {

@@ -180,8 +180,11 @@ func (ru *Run) readTip(rd project.Reader, o project.Overview) error {
 		return err
 	}
 	ru.Snippet = Snippet(notes[0])
+	for i := range notes {
+		notes[i] = normalize(notes[i])
+	}
 	notes[0] = wholeWords(notes[0], RecentNotesBytes)
-	ru.NoteTokens = Tokens(strings.Join(notes, "\n"))
+	ru.NoteTokens = tokenize(strings.Join(notes, "\n"))
 	return nil
 }
 
@@ -219,8 +222,11 @@ func latestNotes(rd project.Reader, tip engine.NodeID) ([]string, error) {
 	return nil, err
 }
 
-// wholeWords is s cut to at most n bytes before the word the cut falls
-// in, so a cut never makes a token the notes do not hold.
+// wholeWords is normalized text s cut to at most n bytes before the
+// word the cut falls in, so a cut never makes a token the notes do not
+// hold. It cuts the normalized text, where words are what tokenize
+// finds: in the notes as written, an uppercase or fullwidth letter would
+// look like a separator.
 func wholeWords(s string, n int) string {
 	if len(s) <= n {
 		return s

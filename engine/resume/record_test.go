@@ -3,7 +3,6 @@ package resume_test
 import (
 	"encoding/json"
 	"reflect"
-	"slices"
 	"strings"
 	"testing"
 
@@ -198,24 +197,36 @@ func TestRecordContents(t *testing.T) {
 
 // A run is matched by its latest notes only: those on the tip and the
 // nodes above it up to RecentNodes, within RecentNotesBytes, the newest
-// always (cut before the word the budget falls in).
+// always (cut before the word the budget falls in, as Tokens reads words:
+// an uppercase or fullwidth letter at the cut is part of one).
 func TestLatestNotesAreBounded(t *testing.T) {
-	type want struct {
-		has, hasNot []string
-	}
+	// pad is a note's start, n bytes long, that leaves its last word at
+	// byte n: the cut, at RecentNotesBytes, falls in that word when it is
+	// longer than RecentNotesBytes-n.
+	pad := func(n int) string { return strings.Repeat("x ", n/2) + strings.Repeat(" ", n%2) }
 	cases := []struct {
-		name  string
-		notes []string // one node each, oldest first
-		want  want
+		name   string
+		notes  []string // one node each, oldest first
+		tokens []string // the run's note tokens
 	}{
 		{"the tip and seven above", []string{"w0", "w1", "w2", "w3", "w4", "w5", "w6", "w7", "w8", "w9"},
-			want{[]string{"w2", "w5", "w9"}, []string{"w0", "w1"}}},
+			[]string{"w2", "w3", "w4", "w5", "w6", "w7", "w8", "w9"}},
 		{"within the byte budget", []string{"old " + strings.Repeat("a ", 600), "mid " + strings.Repeat("b ", 300), "new " + strings.Repeat("c ", 300)},
-			want{[]string{"new", "mid", "b", "c"}, []string{"old", "a"}}},
-		{"the newest alone, cut before a word", []string{"older", strings.Repeat("x ", resume.RecentNotesBytes/2-1) + "needle"},
-			want{[]string{"x"}, []string{"needle", "need", "older"}}},
+			[]string{"b", "c", "mid", "new"}},
+		{"the newest alone, cut before a word", []string{"older", pad(resume.RecentNotesBytes-2) + "needle"},
+			[]string{"x"}},
+		{"an uppercase word at the cut", []string{"older", pad(resume.RecentNotesBytes-6) + "AUTHENTICATION"},
+			[]string{"x"}},
+		{"a camelCase word at the cut", []string{"older", pad(resume.RecentNotesBytes-7) + "refreshToken"},
+			[]string{"x"}},
+		// Five fullwidth letters are 15 bytes written, 5 normalized: the
+		// normalized note fits whole.
+		{"a fullwidth word past the written budget", []string{"older", pad(resume.RecentNotesBytes-6) + "ｔｏｋｅｎ"},
+			[]string{"token", "x"}},
+		{"a word ending at the cut", []string{"older", pad(resume.RecentNotesBytes-6) + "needle tail"},
+			[]string{"needle", "x"}},
 		{"nodes without notes are passed over", []string{"first", "", "", ""},
-			want{[]string{"first"}, nil}},
+			[]string{"first"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -231,15 +242,8 @@ func TestLatestNotesAreBounded(t *testing.T) {
 			}
 			rec, _ := fold(t, l, func(int) bool { return false })
 			ru := rec.Runs[0]
-			for _, w := range c.want.has {
-				if !slices.Contains(ru.NoteTokens, w) {
-					t.Errorf("%q is not among the tokens %q", w, ru.NoteTokens)
-				}
-			}
-			for _, w := range c.want.hasNot {
-				if slices.Contains(ru.NoteTokens, w) {
-					t.Errorf("%q is among the tokens", w)
-				}
+			if !reflect.DeepEqual(ru.NoteTokens, c.tokens) {
+				t.Errorf("tokens %q; want %q", ru.NoteTokens, c.tokens)
 			}
 			if len(ru.Snippet) > resume.MaxSnippetBytes || !strings.HasPrefix(c.notes[len(c.notes)-1], strings.TrimSuffix(ru.Snippet, marker)) && c.notes[len(c.notes)-1] != "" {
 				t.Errorf("snippet %q", ru.Snippet)

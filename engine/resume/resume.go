@@ -34,8 +34,14 @@ const (
 // never a locale's), then every maximal run of [a-z0-9_-]. Anything else
 // separates tokens, so a letter that stays outside ASCII after NFKC
 // splits a word: "Ｃａｆé" is "café", whose one token is "caf".
-func Tokens(text string) []string {
-	s := strings.ToLower(norm.NFKC.String(text))
+func Tokens(text string) []string { return tokenize(normalize(text)) }
+
+// normalize is text as Tokens reads it: NFKC, then lowercase.
+func normalize(text string) string { return strings.ToLower(norm.NFKC.String(text)) }
+
+// tokenize returns the tokens of normalized text s, sorted and without
+// repeats.
+func tokenize(s string) []string {
 	var out []string
 	for i := 0; i < len(s); {
 		if !tokenByte(s[i]) {
@@ -97,28 +103,13 @@ const (
 	// TierWorkflow: every query token is among the tokens of a run's
 	// workflow id and name.
 	TierWorkflow Tier = "workflow"
-	// TierRecency: nothing matched; offered by recency alone.
+	// TierRecency: nothing matched; offered by tip activity alone (a
+	// count of the session's own events, not a time: see Run.Activity).
 	TierRecency Tier = "recency"
 )
 
-// tierOrder is every tier, best first.
+// tierOrder is every tier, best first: a tier's rank is its position.
 var tierOrder = [...]Tier{TierHeadSHA, TierBranch, TierNotes, TierWorkflow, TierRecency}
 
 // Tiers lists every tier, best first.
 func Tiers() []Tier { return slices.Clone(tierOrder[:]) }
-
-// rank is t's position in Tiers (ranking compares it for every pair, so
-// it builds no list).
-func (t Tier) rank() int {
-	switch t {
-	case TierHeadSHA:
-		return 0
-	case TierBranch:
-		return 1
-	case TierNotes:
-		return 2
-	case TierWorkflow:
-		return 3
-	}
-	return 4
-}

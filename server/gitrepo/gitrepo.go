@@ -256,13 +256,22 @@ func (r Repo) Observations() []event.ObservationRecordedData {
 
 // Observer observes workspaces for the use cases, each read bounded by
 // Timeout: a read still running then (a hung network filesystem) is
-// given up, and further reads of that workspace are skipped until it
-// returns, so a stuck mount costs one goroutine, not one per call.
+// given up. One read of a workspace runs at a time: a call while it runs
+// waits for it until its timeout, and once that has passed skips the
+// workspace until the read returns, so a stuck mount costs one
+// goroutine, not one per call.
 type Observer struct {
 	Timeout time.Duration
 
 	mu    sync.Mutex
-	stuck map[string]int // reads given up that have not returned, per workspace
+	reads map[string]*read // the read running, per workspace
+}
+
+// read is one read of a workspace: repo is set when done is closed.
+type read struct {
+	done     chan struct{}
+	deadline time.Time
+	repo     Repo
 }
 
 // DefaultTimeout bounds one workspace's read.
@@ -274,41 +283,36 @@ func NewObserver() *Observer { return &Observer{Timeout: DefaultTimeout} }
 // Observe reads workspace's repository within the timeout; nothing when
 // there is none, it is odd, or it does not answer in time.
 func (o *Observer) Observe(workspace string) []event.ObservationRecordedData {
-	if o.count(workspace, 0) > 0 {
-		return nil
-	}
-	done := make(chan Repo, 1)
-	go func() {
-		repo, _ := Read(workspace)
-		done <- repo
-	}()
-	timer := time.NewTimer(o.Timeout)
+	r := o.start(workspace)
+	timer := time.NewTimer(time.Until(r.deadline))
 	defer timer.Stop()
 	select {
-	case repo := <-done:
-		return repo.Observations()
+	case <-r.done:
+		return r.repo.Observations()
 	case <-timer.C:
+		return nil
 	}
-	o.count(workspace, 1)
-	go func() {
-		<-done
-		o.count(workspace, -1)
-	}()
-	return nil
 }
 
-// count adds d to workspace's reads given up and returns how many remain.
-func (o *Observer) count(workspace string, d int) int {
+// start returns the read of workspace running, starting one when none
+// is.
+func (o *Observer) start(workspace string) *read {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	if o.stuck == nil {
-		o.stuck = map[string]int{}
+	if r, ok := o.reads[workspace]; ok {
+		return r
 	}
-	n := o.stuck[workspace] + d
-	if n == 0 {
-		delete(o.stuck, workspace)
-	} else {
-		o.stuck[workspace] = n
+	if o.reads == nil {
+		o.reads = map[string]*read{}
 	}
-	return n
+	r := &read{done: make(chan struct{}), deadline: time.Now().Add(o.Timeout)}
+	o.reads[workspace] = r
+	go func() {
+		r.repo, _ = Read(workspace)
+		o.mu.Lock()
+		delete(o.reads, workspace)
+		o.mu.Unlock()
+		close(r.done)
+	}()
+	return r
 }
