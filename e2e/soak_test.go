@@ -24,14 +24,14 @@ import (
 	"github.com/workrail/workrail/engine/event"
 )
 
-var soakFor = flag.Duration("soak", 20*time.Second, "how long TestSoak drives its agents while the daemon is killed under them")
+var soakFor = flag.Duration("soak", 10*time.Second, "how long TestSoak drives its agents while the daemon is killed under them")
 
 // soakAgents is how many simulated agents drive the daemon at once, each
 // through its own shim.
 const soakAgents = 16
 
 // TestSoak drives 16 agents through their own shims for -soak (default
-// 20 s): each starts wr.hello runs and, at random, advances, re-reads,
+// 10 s): each starts wr.hello runs and, at random, advances, re-reads,
 // replays its last advance, checkpoints, forks from an older token and
 // resumes by a word of its notes, while a chaos loop kill -9s the daemon
 // at random intervals (the shims start it again). A call cut off by a

@@ -206,12 +206,15 @@ func TestImportRefusals(t *testing.T) {
 		}
 		return p
 	}
-	bomb := func() []byte { // more than maxBundle once unpacked
+	// bomb unpacks to more than maxBundle: one gzip member of 1 MiB of
+	// zeros, repeated (a gzip reader reads every member), so making it
+	// compresses 1 MiB, not maxBundle.
+	bomb := func() []byte {
 		var z bytes.Buffer
 		w := gzip.NewWriter(&z)
-		w.Write(make([]byte, maxBundle+1))
+		w.Write(make([]byte, 1<<20))
 		w.Close()
-		return z.Bytes()
+		return bytes.Repeat(z.Bytes(), maxBundle>>20+1)
 	}
 	t.Setenv("WORKRAIL_HOME", t.TempDir())
 	for _, tc := range []struct {
