@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"sync"
 	"testing"
 	"time"
 
@@ -92,48 +93,71 @@ func TestPageDamageNeverCrashesAndSalvageKeepsIntactSessions(t *testing.T) {
 	}
 	t.Logf("seed %d (WORKRAIL_FLIP_SEED to repeat)", seed)
 	rng := rand.New(rand.NewPCG(seed, 0))
+	// The flips are drawn in order, so a seed names the same files; each
+	// file is then checked on its own, beside the others.
+	var mu sync.Mutex
 	var refused, reported, salvaged, lost int
-	for i := 0; i < flips; i++ {
-		path, where := flip(t, src, rng)
-		// Doctor and salvage read their own copy, as a fresh process would:
-		// a write that failed on damage may leave this process holding the
-		// lock of the copy a daemon opened.
-		copied := filepath.Join(t.TempDir(), "copy.db")
-		if b, err := os.ReadFile(path); err != nil || os.WriteFile(copied, b, 0o600) != nil {
-			t.Fatal(err)
+	t.Run("flips", func(t *testing.T) {
+		for i := 0; i < flips; i++ {
+			path, where := flip(t, src, rng)
+			t.Run(fmt.Sprint(i), func(t *testing.T) {
+				t.Parallel()
+				r := checkFlip(t, path, where, heads)
+				mu.Lock()
+				defer mu.Unlock()
+				refused, reported, salvaged, lost = refused+r.refused, reported+r.reported, salvaged+r.salvaged, lost+r.lost
+			})
 		}
-		damaged := false
-		if s, err := store.Open(path, store.Options{}); err == nil {
-			damaged = exercise(t, s, heads) || damaged
-			s.Close()
-		} else {
-			var de *store.DamagedError
-			if !errors.As(err, &de) {
-				t.Fatalf("%s: open failed without naming the damage: %v", where, err)
-			}
-			refused++
-			damaged = true
-		}
-		doc, err := store.DoctorFile(copied, time.Second)
-		if err != nil {
-			t.Fatalf("%s: doctor: %v", where, err)
-		}
-		for _, r := range doc.Sessions {
-			damaged = damaged || !r.OK()
-		}
-		if len(doc.Structure) > 0 || damaged {
-			reported++
-		}
-		out := filepath.Join(t.TempDir(), "salvaged.db")
-		rep, err := store.Salvage(copied, out)
-		if err != nil {
-			t.Fatalf("%s: salvage: %v", where, err)
-		}
-		salvaged, lost = salvaged+len(rep.Salvaged), lost+len(rep.Lost)
-		checkSalvaged(t, where, out, rep, heads)
-	}
+	})
 	t.Logf("%d flips: %d files refused for writing, %d with damage reported by doctor; salvage kept %d sessions, lost %d",
 		flips, refused, reported, salvaged, lost)
+}
+
+// flipResult is what one flipped file did: refused for writing, reported
+// damaged by doctor (0 or 1 each), and the sessions salvage kept and lost.
+type flipResult struct{ refused, reported, salvaged, lost int }
+
+// checkFlip opens the flipped file at path as a daemon would, runs doctor
+// and salvage on a copy, and checks what salvage kept.
+func checkFlip(t *testing.T, path, where string, heads map[engine.SessionID]engine.Digest) flipResult {
+	var r flipResult
+	// Doctor and salvage read their own copy, as a fresh process would:
+	// a write that failed on damage may leave this process holding the
+	// lock of the copy a daemon opened.
+	copied := filepath.Join(t.TempDir(), "copy.db")
+	if b, err := os.ReadFile(path); err != nil || os.WriteFile(copied, b, 0o600) != nil {
+		t.Fatal(err)
+	}
+	damaged := false
+	if s, err := store.Open(path, store.Options{}); err == nil {
+		damaged = exercise(t, s, heads)
+		s.Close()
+	} else {
+		var de *store.DamagedError
+		if !errors.As(err, &de) {
+			t.Fatalf("%s: open failed without naming the damage: %v", where, err)
+		}
+		r.refused = 1
+		damaged = true
+	}
+	doc, err := store.DoctorFile(copied, time.Second)
+	if err != nil {
+		t.Fatalf("%s: doctor: %v", where, err)
+	}
+	for _, s := range doc.Sessions {
+		damaged = damaged || !s.OK()
+	}
+	if len(doc.Structure) > 0 || damaged {
+		r.reported = 1
+	}
+	out := filepath.Join(t.TempDir(), "salvaged.db")
+	rep, err := store.Salvage(copied, out)
+	if err != nil {
+		t.Fatalf("%s: salvage: %v", where, err)
+	}
+	r.salvaged, r.lost = len(rep.Salvaged), len(rep.Lost)
+	checkSalvaged(t, where, out, rep, heads)
+	return r
 }
 
 // exercise runs a daemon's reads and one write on a file that opened; it
