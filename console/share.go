@@ -30,7 +30,7 @@ import (
 // new session.
 type Bundles interface {
 	Export(id engine.SessionID, o bundle.ExportOptions) ([]byte, error)
-	ExportMarkdown(id engine.SessionID) (string, error)
+	ExportMarkdown(id engine.SessionID, o bundle.ExportOptions) (string, error)
 	Import(b []byte, dryRun bool) (bundle.ImportReport, error)
 }
 
@@ -55,8 +55,16 @@ func (c *Console) shareRoutes(r chi.Router) {
 	r.Post("/import/{digest}", c.importConfirm)
 }
 
-// exportBundle downloads a session's bundle: ?redactNotes=1 leaves the
-// note bodies out, ?gzip=1 packs it as <session>.json.gz.
+// exportOptions are the redactions a download's URL asks for:
+// ?redactNotes=1 leaves the note bodies out, ?redact=1 everything
+// free-form.
+func exportOptions(r *http.Request) bundle.ExportOptions {
+	q := r.URL.Query()
+	return bundle.ExportOptions{RedactNotes: q.Get("redactNotes") == "1", Redact: q.Get("redact") == "1"}
+}
+
+// exportBundle downloads a session's bundle, redacted as exportOptions
+// says; ?gzip=1 packs it as <session>.json.gz.
 func (c *Console) exportBundle(w http.ResponseWriter, r *http.Request) {
 	id, ok := c.sessionParam(r)
 	if !ok {
@@ -64,7 +72,7 @@ func (c *Console) exportBundle(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	q := r.URL.Query()
-	b, err := c.bundles.Export(id, bundle.ExportOptions{RedactNotes: q.Get("redactNotes") == "1"})
+	b, err := c.bundles.Export(id, exportOptions(r))
 	if c.exportFailed(w, r, id, err) {
 		return
 	}
@@ -79,14 +87,15 @@ func (c *Console) exportBundle(w http.ResponseWriter, r *http.Request) {
 	download(w, name, kind, b)
 }
 
-// exportMarkdown downloads a session as Markdown, for a pull request.
+// exportMarkdown downloads a session as Markdown, for a pull request,
+// redacted as exportOptions says.
 func (c *Console) exportMarkdown(w http.ResponseWriter, r *http.Request) {
 	id, ok := c.sessionParam(r)
 	if !ok {
 		c.notFound(w, r)
 		return
 	}
-	md, err := c.bundles.ExportMarkdown(id)
+	md, err := c.bundles.ExportMarkdown(id, exportOptions(r))
 	if c.exportFailed(w, r, id, err) {
 		return
 	}

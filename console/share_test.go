@@ -146,11 +146,16 @@ func gzZeros(n int) []byte {
 func TestExportDownloads(t *testing.T) {
 	s := newSharing(t)
 	code, page := getPath(t, s.h, "/sessions/ses_1")
-	if code != http.StatusOK || !strings.Contains(page, `data-testid="export-bundle"`) || !strings.Contains(page, `href="/sessions/ses_1/markdown"`) ||
+	if code != http.StatusOK || !strings.Contains(page, `data-testid="export-bundle"`) || !strings.Contains(page, `formaction="/sessions/ses_1/markdown"`) ||
+		!strings.Contains(page, `name="redact"`) ||
 		!strings.Contains(page, `<a href="/import">Import</a>`) {
 		t.Fatalf("the session page offers no export or no import link (%d):\n%s", code, page)
 	}
-	md, err := s.x.ExportMarkdown(1)
+	md, err := s.x.ExportMarkdown(1, bundle.ExportOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	redactedMD, err := s.x.ExportMarkdown(1, bundle.ExportOptions{Redact: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -161,7 +166,9 @@ func TestExportDownloads(t *testing.T) {
 		{"/sessions/ses_1/bundle", "application/json", "ses_1.json", s.export(t, bundle.ExportOptions{})},
 		{"/sessions/ses_1/bundle?redactNotes=1", "application/json", "ses_1.json", s.export(t, bundle.ExportOptions{RedactNotes: true})},
 		{"/sessions/ses_1/bundle?redactNotes=1&gzip=1", "application/gzip", "ses_1.json.gz", gz(s.export(t, bundle.ExportOptions{RedactNotes: true}))},
+		{"/sessions/ses_1/bundle?redact=1", "application/json", "ses_1.json", s.export(t, bundle.ExportOptions{Redact: true})},
 		{"/sessions/ses_1/markdown", "text/markdown; charset=utf-8", "ses_1.md", []byte(md)},
+		{"/sessions/ses_1/markdown?redact=1&gzip=1", "text/markdown; charset=utf-8", "ses_1.md", []byte(redactedMD)},
 	} {
 		req := httptest.NewRequest(http.MethodGet, tc.path, nil)
 		rec := httptest.NewRecorder()

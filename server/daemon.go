@@ -58,9 +58,9 @@ type Config struct {
 	// Sessions lists every session, newest first, for `workrail sessions`
 	// (nil: not served).
 	Sessions func() (any, *protocol.ErrorResult)
-	// Export is a session's bundle (JSON) or, with markdown, the session as
-	// Markdown, for `workrail export` (nil: not served).
-	Export func(session string, redactNotes, markdown bool) ([]byte, *protocol.ErrorResult)
+	// Export is a session's bundle (JSON) or, with ask.Markdown, the
+	// session as Markdown, for `workrail export` (nil: not served).
+	Export func(session string, ask ExportAsk) ([]byte, *protocol.ErrorResult)
 	// Import reads a bundle from body and verifies it; unless dryRun it
 	// stores it as a new session, for `workrail import` (nil: not served).
 	Import func(body io.Reader, dryRun bool) (any, *protocol.ErrorResult)

@@ -31,11 +31,21 @@ func (d *Daemon) sessions(w http.ResponseWriter, _ *http.Request) {
 	answerJSON(w, v, refused)
 }
 
-// export answers GET /api/sessions/{session}/bundle[?redactNotes=true]
-// with the bundle's JSON, and …/markdown with the session as Markdown.
+// ExportAsk is what an export request asks for: the bundle or Markdown,
+// with the note bodies (RedactNotes) or everything free-form (Redact)
+// left out.
+type ExportAsk struct {
+	RedactNotes, Redact, Markdown bool
+}
+
+// export answers GET /api/sessions/{session}/bundle with the bundle's
+// JSON, and …/markdown with the session as Markdown; ?redactNotes=true
+// leaves the note bodies out, ?redact=true everything free-form.
 func (d *Daemon) export(markdown bool) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		b, refused := d.cfg.Export(chi.URLParam(r, "session"), r.URL.Query().Get("redactNotes") == "true", markdown)
+		q := r.URL.Query()
+		ask := ExportAsk{RedactNotes: q.Get("redactNotes") == "true", Redact: q.Get("redact") == "true", Markdown: markdown}
+		b, refused := d.cfg.Export(chi.URLParam(r, "session"), ask)
 		if refused != nil {
 			answerJSON(w, nil, refused)
 			return

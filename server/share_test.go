@@ -33,11 +33,11 @@ func sharing(t *testing.T) (tcp, socket http.Handler) {
 	d := &Daemon{cfg: Config{Home: "/h", Version: "test", Token: testToken, Tools: uc, Console: func(chi.Router) {},
 		Static: fstest.MapFS{}, Log: slog.New(slog.DiscardHandler),
 		Sessions: func() (any, *protocol.ErrorResult) { return map[string]any{"sessions": []string{"ses_1"}}, nil },
-		Export: func(session string, redact, markdown bool) ([]byte, *protocol.ErrorResult) {
+		Export: func(session string, ask ExportAsk) ([]byte, *protocol.ErrorResult) {
 			if session != "ses_1" {
 				return nil, refuse("no such session")
 			}
-			b, _ := json.Marshal(map[string]any{"session": session, "redact": redact, "markdown": markdown})
+			b, _ := json.Marshal(map[string]any{"session": session, "redactNotes": ask.RedactNotes, "redact": ask.Redact, "markdown": ask.Markdown})
 			return b, nil
 		},
 		Import: func(body io.Reader, dryRun bool) (any, *protocol.ErrorResult) {
@@ -68,9 +68,11 @@ func TestShareRoutes(t *testing.T) {
 		{"sessions over the socket", socket, "GET", "/api/sessions", "", "", 200, "application/json", `{"sessions":["ses_1"]}`},
 		{"sessions over tcp without the bearer", tcp, "GET", "/api/sessions", "", "", 401, "", ""},
 		{"sessions over tcp with the bearer", tcp, "GET", "/api/sessions", bearer, "", 200, "application/json", `{"sessions":["ses_1"]}`},
-		{"a bundle", socket, "GET", "/api/sessions/ses_1/bundle", "", "", 200, "application/json", `{"markdown":false,"redact":false,"session":"ses_1"}`},
-		{"a redacted bundle", tcp, "GET", "/api/sessions/ses_1/bundle?redactNotes=true", bearer, "", 200, "application/json", `{"markdown":false,"redact":true,"session":"ses_1"}`},
-		{"markdown", socket, "GET", "/api/sessions/ses_1/markdown", "", "", 200, "text/markdown; charset=utf-8", `{"markdown":true,"redact":false,"session":"ses_1"}`},
+		{"a bundle", socket, "GET", "/api/sessions/ses_1/bundle", "", "", 200, "application/json", `{"markdown":false,"redact":false,"redactNotes":false,"session":"ses_1"}`},
+		{"a bundle with its notes redacted", tcp, "GET", "/api/sessions/ses_1/bundle?redactNotes=true", bearer, "", 200, "application/json", `{"markdown":false,"redact":false,"redactNotes":true,"session":"ses_1"}`},
+		{"a redacted bundle", socket, "GET", "/api/sessions/ses_1/bundle?redact=true", "", "", 200, "application/json", `{"markdown":false,"redact":true,"redactNotes":false,"session":"ses_1"}`},
+		{"markdown", socket, "GET", "/api/sessions/ses_1/markdown", "", "", 200, "text/markdown; charset=utf-8", `{"markdown":true,"redact":false,"redactNotes":false,"session":"ses_1"}`},
+		{"redacted markdown", socket, "GET", "/api/sessions/ses_1/markdown?redact=true", "", "", 200, "text/markdown; charset=utf-8", `{"markdown":true,"redact":true,"redactNotes":false,"session":"ses_1"}`},
 		{"export refused", socket, "GET", "/api/sessions/ses_9/bundle", "", "", 422, "application/json", "BUNDLE_INVALID"},
 		{"export over tcp without the bearer", tcp, "GET", "/api/sessions/ses_1/bundle", "", "", 401, "", ""},
 		{"import", socket, "POST", "/api/import", "", "{}", 200, "application/json", `{"body":"{}","dryRun":false}`},

@@ -36,7 +36,8 @@ func gzipped(name string) bool { return strings.HasSuffix(name, ".json.gz") }
 func runExport(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("export", flag.ContinueOnError)
 	out := fs.String("o", "", "write to `FILE` instead of stdout (gzip when it ends in .json.gz)")
-	redact := fs.Bool("redact-notes", false, "replace every note body with a marker (the bundle says so), for sharing without them")
+	redactNotes := fs.Bool("redact-notes", false, "replace every note body with a marker (the bundle says so), for sharing without them")
+	redact := fs.Bool("redact", false, "mask everything an agent or a person wrote (notes, artifacts, gap texts, context values) and the observations (paths, branch, commit); it implies --redact-notes")
 	markdown := fs.Bool("markdown", false, "write the session as Markdown (notes, steps, gaps, forks) for a pull request, not a bundle")
 	schema := fs.Bool("schema", false, "print the bundle format's JSON Schema and exit")
 	pos, code, done := parseFlagsAnywhere(fs, args, stdout, stderr)
@@ -57,7 +58,8 @@ func runExport(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "workrail export: %q is not a session id (ses_N, as `workrail sessions` lists them)\n", pos[0])
 		return 2
 	}
-	b, err := exportSession(id, *redact, *markdown, stderr)
+	o := bundle.ExportOptions{RedactNotes: *redactNotes, Redact: *redact}
+	b, err := exportSession(id, o, *markdown, stderr)
 	if err == nil {
 		err = writeOut(*out, b, !*markdown && gzipped(*out), stdout)
 	}
@@ -65,25 +67,29 @@ func runExport(args []string, stdout, stderr io.Writer) int {
 		return printFailure(false, "export", err, stdout, stderr)
 	}
 	if *out != "" {
-		fmt.Fprintf(stderr, "Wrote %s (%s).\n", *out, exportedText(id, *redact, *markdown))
+		fmt.Fprintf(stderr, "Wrote %s (%s).\n", *out, exportedText(id, o.Level(), *markdown))
 	}
 	return 0
 }
 
 // exportedText names what export wrote.
-func exportedText(id engine.SessionID, redact, markdown bool) string {
-	switch {
-	case markdown:
-		return "session " + id.String() + " as Markdown"
-	case redact:
-		return "the bundle of session " + id.String() + ", note bodies redacted"
+func exportedText(id engine.SessionID, level bundle.Redaction, markdown bool) string {
+	what := "the bundle of session " + id.String()
+	if markdown {
+		what = "session " + id.String() + " as Markdown"
 	}
-	return "the bundle of session " + id.String()
+	switch level {
+	case bundle.RedactNotes:
+		what += ", note bodies redacted"
+	case bundle.RedactAll:
+		what += ", redacted (notes, artifacts, gap texts, context values and observations masked)"
+	}
+	return what
 }
 
 // exportSession asks the running daemon for the export, or reads the
 // file itself, read-only, while none runs.
-func exportSession(id engine.SessionID, redact, markdown bool, stderr io.Writer) ([]byte, error) {
+func exportSession(id engine.SessionID, o bundle.ExportOptions, markdown bool, stderr io.Writer) ([]byte, error) {
 	h, err := home.Resolve()
 	if err != nil {
 		return nil, err
@@ -91,7 +97,11 @@ func exportSession(id engine.SessionID, redact, markdown bool, stderr io.Writer)
 	path := "/api/sessions/" + url.PathEscape(id.String()) + "/bundle"
 	if markdown {
 		path = "/api/sessions/" + url.PathEscape(id.String()) + "/markdown"
-	} else if redact {
+	}
+	switch o.Level() {
+	case bundle.RedactAll:
+		path += "?redact=true"
+	case bundle.RedactNotes:
 		path += "?redactNotes=true"
 	}
 	b, err := exchange(h, "GET", path, nil, maxBundle)
@@ -111,10 +121,10 @@ func exportSession(id engine.SessionID, redact, markdown bool, stderr io.Writer)
 		return nil, err
 	}
 	if markdown {
-		md, err := uc.ExportMarkdown(id)
+		md, err := uc.ExportMarkdown(id, o)
 		return []byte(md), err
 	}
-	return uc.Export(id, bundle.ExportOptions{RedactNotes: redact})
+	return uc.Export(id, o)
 }
 
 // writeOut writes b to the file named out (packed with gzip when zip),

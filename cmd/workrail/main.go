@@ -39,7 +39,7 @@ func commands() []command {
 		{"restart", "workrail restart [--json]", "restart the daemon in place, reading config.json afresh (starts it if none runs)", runRestart},
 		{"config", "workrail config [show | get KEY | set KEY VALUE | unset KEY | schema]", "show or change config.json: desired vs applied, restart-required or runtime-safe", runConfig},
 		{"sessions", "workrail sessions [--json]", "list the sessions, newest first: id, status, workflow, last activity, title", runSessions},
-		{"export", "workrail export SESSION [-o FILE] [--redact-notes] [--markdown] | export --schema",
+		{"export", "workrail export SESSION [-o FILE] [--redact-notes | --redact] [--markdown] | export --schema",
 			"write a session as one bundle file (gzip when FILE ends in .json.gz) to move or share it, or as Markdown for a pull request", runExport},
 		{"import", "workrail import FILE [--dry-run] [--json]", "verify a bundle (.json or .json.gz) and add it as a new session", runImport},
 		{"compact", "workrail compact [--json]", "with the daemon stopped, rewrite the database without its free space, verify every session, and report bytes before and after", runCompact},

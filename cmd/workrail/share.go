@@ -7,6 +7,7 @@ import (
 	"github.com/workrail/workrail/engine/bundle"
 	"github.com/workrail/workrail/engine/execute"
 	"github.com/workrail/workrail/engine/protocol"
+	"github.com/workrail/workrail/server"
 	"github.com/workrail/workrail/store"
 )
 
@@ -26,19 +27,20 @@ func (a shareAPI) sessions() (any, *protocol.ErrorResult) {
 	return l, nil
 }
 
-func (a shareAPI) export(session string, redactNotes, markdown bool) ([]byte, *protocol.ErrorResult) {
+func (a shareAPI) export(session string, ask server.ExportAsk) ([]byte, *protocol.ErrorResult) {
 	var id engine.SessionID
 	if err := id.UnmarshalText([]byte(session)); err != nil {
 		return nil, a.refusal("export", engine.Errorf(engine.CodeInvalidInput, "%q is not a session id (ses_N)", session).With("sessionId", session))
 	}
 	var b []byte
 	var err error
-	if markdown {
+	o := bundle.ExportOptions{RedactNotes: ask.RedactNotes, Redact: ask.Redact}
+	if ask.Markdown {
 		var md string
-		md, err = a.uc.ExportMarkdown(id)
+		md, err = a.uc.ExportMarkdown(id, o)
 		b = []byte(md)
 	} else {
-		b, err = a.uc.Export(id, bundle.ExportOptions{RedactNotes: redactNotes})
+		b, err = a.uc.Export(id, o)
 	}
 	if err != nil {
 		return nil, a.refusal("export "+session, err)

@@ -19,6 +19,20 @@ type ExportOptions struct {
 	// RedactNotes replaces every note body with RedactedMarker before any
 	// digest is computed; the bundle says it is redacted.
 	RedactNotes bool `json:"redactNotes,omitempty"`
+	// Redact masks everything free-form (RedactAll), note bodies
+	// included, so it implies RedactNotes.
+	Redact bool `json:"redact,omitempty"`
+}
+
+// Level is the redaction o asks for.
+func (o ExportOptions) Level() Redaction {
+	switch {
+	case o.Redact:
+		return RedactAll
+	case o.RedactNotes:
+		return RedactNotes
+	}
+	return RedactNone
 }
 
 // Source is what a bundle is built from: one session's verified events,
@@ -30,15 +44,16 @@ type Source struct {
 	Workflows map[engine.WorkflowHash][]byte
 }
 
-// Build makes the bundle of src. With o.RedactNotes, note bodies are
-// replaced before anything is derived or digested.
+// Build makes the bundle of src. What o's redaction leaves out is left
+// out before anything is derived or digested.
 func Build(src Source, o ExportOptions) (*Bundle, error) {
 	if len(src.Events) == 0 {
 		return nil, fmt.Errorf("bundle: build: the session has no events")
 	}
-	evs := src.Events
-	if o.RedactNotes {
-		evs = redact(evs)
+	level := o.Level()
+	evs, snaps, err := redacted(level, src.Events, src.Snapshots)
+	if err != nil {
+		return nil, err
 	}
 	raw, head, err := encodeEvents(evs)
 	if err != nil {
@@ -47,7 +62,7 @@ func Build(src Source, o ExportOptions) (*Bundle, error) {
 	b := &Bundle{Format: Format, Version: SchemaVersion, Events: raw,
 		Snapshots: map[engine.SnapshotRef]json.RawMessage{}, Workflows: map[engine.WorkflowHash]json.RawMessage{}}
 	if err := WalkReferences(evs, func(_ event.Event, ref engine.SnapshotRef) error {
-		return addSnapshot(b, src.Snapshots, ref)
+		return addSnapshot(b, snaps, ref)
 	}, func(_ event.Event, h engine.WorkflowHash) error {
 		w, ok := src.Workflows[h]
 		if !ok {
@@ -58,11 +73,11 @@ func Build(src Source, o ExportOptions) (*Bundle, error) {
 	}); err != nil {
 		return nil, err
 	}
-	g, ov, err := fold(evs[0].Session, evs, src.Snapshots)
+	g, ov, err := fold(evs[0].Session, evs, snaps)
 	if err != nil {
 		return nil, fmt.Errorf("bundle: build: %w", err)
 	}
-	d, err := derive(g, ov, o.RedactNotes)
+	d, err := derive(g, ov, level, level)
 	if err != nil {
 		return nil, fmt.Errorf("bundle: build: %w", err)
 	}

@@ -23,12 +23,13 @@ import (
 // Format names the document kind; a bundle says it in its "format" key.
 const Format = "workrail.session-bundle"
 
-// SchemaVersion is the version of the bundle format this package writes
-// and reads. A change to any part's shape or meaning is a new version.
-const SchemaVersion = 1
+// SchemaVersion is the version of the bundle format this package writes.
+// A change to any part's shape or meaning is a new version. Version 2
+// added session.redaction; Read reads versions 1 and 2.
+const SchemaVersion = 2
 
-// RedactedMarker replaces every note body of a bundle exported with
-// RedactNotes.
+// RedactedMarker replaces every masked text of a redacted bundle: every
+// note body (RedactNotes), or every free-form text (RedactAll).
 const RedactedMarker = "[redacted]"
 
 // Bundle is the whole document. Its JSON is its format: the field tags
@@ -57,11 +58,27 @@ type Session struct {
 	CreatedAt     string           `json:"createdAt"`
 	WorkspacePath string           `json:"workspacePath,omitempty"`
 	Title         string           `json:"title,omitempty"`
-	// Redacted says every note body reads RedactedMarker.
+	// Redacted says every note body reads RedactedMarker: Redaction is
+	// RedactNotes or RedactAll.
 	Redacted bool `json:"redacted"`
+	// Redaction is what the export left out. Version 2 always writes it;
+	// a version 1 bundle has none (see Level).
+	Redaction Redaction `json:"redaction,omitempty"`
 	// ImportedFrom is set when the session was itself made by an import:
 	// the session and chain head of the bundle it came from.
 	ImportedFrom *event.ImportSource `json:"importedFrom,omitempty"`
+}
+
+// Level is what the bundle's export left out; a version 1 bundle, which
+// predates Redaction, redacted notes or nothing.
+func (s Session) Level() Redaction {
+	switch {
+	case s.Redaction != "":
+		return s.Redaction
+	case s.Redacted:
+		return RedactNotes
+	}
+	return RedactNone
 }
 
 // Observation is one observation_recorded event (git branch, HEAD, repo).

@@ -126,6 +126,56 @@ func flip(t *testing.T, b []byte, s string, nth int) []byte {
 	}
 }
 
+// rebuild builds the bundle good copies again, with o.
+func rebuild(t *testing.T, good []byte, o bundle.ExportOptions) *bundle.Bundle {
+	t.Helper()
+	v, err := bundle.Read(good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wfs := map[engine.WorkflowHash][]byte{}
+	for h, raw := range v.Bundle.Workflows {
+		wfs[h] = raw
+	}
+	b, err := bundle.Build(bundle.Source{Events: v.Events, Snapshots: v.Snapshots, Workflows: wfs}, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// forgeSnapshot moves snapshot ref of b to the address of its content,
+// renames it in every event and node that names it, and forges the rest.
+func forgeSnapshot(t *testing.T, b *bundle.Bundle, ref engine.SnapshotRef) []byte {
+	t.Helper()
+	enc, err := canon.JSON(b.Snapshots[ref])
+	if err != nil {
+		t.Fatal(err)
+	}
+	to := engine.SnapshotRef(engine.Sum(enc))
+	b.Snapshots[to] = enc
+	delete(b.Snapshots, ref)
+	for i := range b.Runs {
+		for j := range b.Runs[i].Nodes {
+			if b.Runs[i].Nodes[j].Snapshot == ref {
+				b.Runs[i].Nodes[j].Snapshot = to
+			}
+		}
+	}
+	var evs []event.Event
+	for _, raw := range b.Events {
+		e, err := event.Decode(raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d, ok := e.Data.(*event.NodeCreatedData); ok && d.Snapshot == ref {
+			e.Data = &event.NodeCreatedData{NodeKind: d.NodeKind, Snapshot: to}
+		}
+		evs = append(evs, e)
+	}
+	return forge(t, b, evs)
+}
+
 func firstSnapshot(b *bundle.Bundle) engine.SnapshotRef {
 	ref := b.Runs[0].Nodes[1].Snapshot
 	return ref
@@ -180,9 +230,40 @@ func TestReadRefusesDamage(t *testing.T) {
 			b.Manifest.EventCount++
 			return forge(t, b, nil)
 		}, bundle.EventOrder, map[string]any{"expected": len(read(t, good).Events) + 1}, "counts"},
-		{"schema version 2", func(t *testing.T) []byte {
-			return generic(t, good, func(m map[string]any) { m["bundleSchemaVersion"] = 2 })
-		}, bundle.UnsupportedVersion, map[string]any{"bundleSchemaVersion": "2", "supported": 1}, "version 1"},
+		{"schema version 3", func(t *testing.T) []byte {
+			return generic(t, good, func(m map[string]any) { m["bundleSchemaVersion"] = 3 })
+		}, bundle.UnsupportedVersion, map[string]any{"bundleSchemaVersion": "3", "supported": 2}, "versions 1 to 2"},
+		{"a version 1 bundle with a redaction", func(t *testing.T) []byte {
+			b := read(t, good)
+			b.Version = 1
+			return forge(t, b, nil)
+		}, bundle.SchemaViolation, map[string]any{"violation": "/session/redaction"}, "version 2 added"},
+		{"a redaction that is not one", func(t *testing.T) []byte {
+			b := read(t, good)
+			b.Session.Redaction = "most"
+			return forge(t, b, nil)
+		}, bundle.SchemaViolation, map[string]any{"violation": "/session/redaction"}, `"most"`},
+		{"redacted, but redacting nothing", func(t *testing.T) []byte {
+			b := read(t, good)
+			b.Session.Redacted = true
+			return forge(t, b, nil)
+		}, bundle.SchemaViolation, map[string]any{"violation": "/session/redacted"}, "session.redacted is true"},
+		{"all redacted, but only the notes are", func(t *testing.T) []byte {
+			b := rebuild(t, good, bundle.ExportOptions{RedactNotes: true})
+			b.Session.Redaction = bundle.RedactAll
+			return forge(t, b, nil)
+		}, bundle.NotRedacted, nil, "says everything is redacted, but event"},
+		{"all redacted, but a snapshot holds context", func(t *testing.T) []byte {
+			b := rebuild(t, good, bundle.ExportOptions{Redact: true})
+			ref := firstSnapshot(b)
+			raw := string(b.Snapshots[ref])
+			if strings.Contains(raw, `"context"`) {
+				t.Fatalf("the sample's snapshot has a context already: %s", raw)
+			}
+			b.Snapshots[ref] = json.RawMessage(strings.Replace(raw, `"position":`, `"context":{"planted":"a secret"},"position":`, 1))
+			// The forger renames the snapshot to its new address.
+			return forgeSnapshot(t, b, ref)
+		}, bundle.NotRedacted, nil, "holds context values"},
 		{"no schema version", func(t *testing.T) []byte {
 			return generic(t, good, func(m map[string]any) { delete(m, "bundleSchemaVersion") })
 		}, bundle.UnsupportedVersion, map[string]any{"bundleSchemaVersion": "missing"}, ""},
@@ -339,5 +420,35 @@ func TestDerivedMismatchIsReportedAtOnePlace(t *testing.T) {
 		if at := e.Details["at"]; at != "outputs/0/supersededBy" {
 			t.Fatalf("the first difference is reported at %v; want outputs/0/supersededBy", at)
 		}
+	}
+}
+
+// A version 1 bundle, written before session.redaction, still reads:
+// plain, and with its notes redacted.
+func TestReadsVersion1(t *testing.T) {
+	good := sample(t)
+	for _, tc := range []struct {
+		name string
+		o    bundle.ExportOptions
+		want bundle.Redaction
+	}{
+		{"plain", bundle.ExportOptions{}, bundle.RedactNone},
+		{"notes redacted", bundle.ExportOptions{RedactNotes: true}, bundle.RedactNotes},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := rebuild(t, good, tc.o)
+			b.Version, b.Session.Redaction = 1, ""
+			v1 := forge(t, b, nil)
+			if !bytes.Contains(v1, []byte(`"bundleSchemaVersion":1`)) || bytes.Contains(v1, []byte(`"redaction"`)) {
+				t.Fatal("the forged bundle is not version 1")
+			}
+			got := read(t, v1)
+			if got.Session.Level() != tc.want {
+				t.Fatalf("a version 1 bundle reads as redaction %q; want %q", got.Session.Level(), tc.want)
+			}
+			if err := validate(t, compiledSchema(t), v1); err != nil {
+				t.Fatalf("the schema refuses a version 1 bundle: %v", err)
+			}
+		})
 	}
 }

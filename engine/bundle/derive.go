@@ -42,11 +42,13 @@ func fold(id engine.SessionID, evs []event.Event, snaps map[engine.SnapshotRef]r
 }
 
 // derive projects a folded session into the bundle's readable parts.
-func derive(g *project.Graph, ov project.Overview, redacted bool) (derived, error) {
+// level is the session's redaction, and written what its session part
+// says of it: level itself in version 2, nothing in version 1.
+func derive(g *project.Graph, ov project.Overview, level, written Redaction) (derived, error) {
 	created := g.Created()
 	d := derived{
 		session: Session{ID: g.Session, CreatedAt: created.CreatedAt, WorkspacePath: created.WorkspacePath,
-			Redacted: redacted, ImportedFrom: created.ImportedFrom},
+			Redacted: level != RedactNone, Redaction: written, ImportedFrom: created.ImportedFrom},
 		observations: []Observation{}, runs: []Run{}, outputs: []Output{}, gaps: project.Gaps(g.Events()),
 		preferences: []Preference{},
 	}

@@ -55,8 +55,11 @@ func (m *markdown) header() {
 	if s.ImportedFrom != nil {
 		m.f("- Imported from `%s` (chain head `%s`)\n", s.ImportedFrom.Session, short(s.ImportedFrom.ChainHead.String()))
 	}
-	if s.Redacted {
+	switch s.Level() {
+	case RedactNotes:
 		m.f("- Notes are redacted.\n")
+	case RedactAll:
+		m.f("- Redacted: notes, artifacts, gap texts, context values and observations are masked.\n")
 	}
 	m.f("\n")
 }

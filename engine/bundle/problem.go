@@ -46,12 +46,15 @@ const (
 	// DerivedMismatch: a readable part differs from the refold of the
 	// events.
 	DerivedMismatch Problem = "derived_mismatch"
+	// NotRedacted: the bundle says everything is redacted (RedactAll),
+	// but an event or snapshot holds what a redaction masks.
+	NotRedacted Problem = "not_redacted"
 )
 
 // Problems lists every problem, in verification order.
 func Problems() []Problem {
 	return []Problem{Malformed, NotABundle, UnsupportedVersion, SchemaViolation, DigestMismatch, InvalidEvent,
-		EventOrder, ChainMismatch, MissingReference, ReferenceMismatch, Unreferenced, InvalidHistory, DerivedMismatch}
+		EventOrder, ChainMismatch, MissingReference, ReferenceMismatch, Unreferenced, InvalidHistory, DerivedMismatch, NotRedacted}
 }
 
 // invalid is the BUNDLE_INVALID error for problem p.

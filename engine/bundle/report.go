@@ -13,6 +13,7 @@ type ImportReport struct {
 	SourceChainHead engine.Digest    `json:"sourceChainHead"`
 	Title           string           `json:"title,omitempty"`
 	Redacted        bool             `json:"redacted"`
+	Redaction       Redaction        `json:"redaction"`
 	Events          int              `json:"events"`
 	Runs            int              `json:"runs"`
 	Nodes           int              `json:"nodes"`
@@ -34,9 +35,13 @@ func (v *Verified) Report(dryRun bool) ImportReport {
 		nodes += len(r.Nodes)
 	}
 	rep := ImportReport{DryRun: dryRun, Source: b.Session.ID, SourceChainHead: b.Manifest.ChainHead, Title: b.Session.Title,
-		Redacted: b.Session.Redacted, Events: len(v.Events), Runs: len(b.Runs), Nodes: nodes}
-	if b.Session.Redacted {
+		Redacted: b.Session.Redacted, Redaction: b.Session.Level(), Events: len(v.Events), Runs: len(b.Runs), Nodes: nodes}
+	switch rep.Redaction {
+	case RedactNotes:
 		rep.Warnings = append(rep.Warnings, "the bundle's notes are redacted: every note reads "+RedactedMarker+", and so will the imported session's")
+	case RedactAll:
+		rep.Warnings = append(rep.Warnings, "the bundle is redacted: every note, artifact, gap text and context value reads "+RedactedMarker+
+			" (or 0), its observations too, and its workspace is left out, and so will the imported session's; a run continued from it reads the masked context")
 	}
 	return rep
 }

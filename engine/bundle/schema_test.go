@@ -83,11 +83,14 @@ func TestSchemaRefusesBrokenBundles(t *testing.T) {
 				v.(map[string]any)["x"] = 1
 			}
 		},
-		"version 2":       func(m map[string]any) { m["bundleSchemaVersion"] = 2 },
-		"a bad digest":    func(m map[string]any) { m["manifest"].(map[string]any)["chainHead"] = "sha256:00" },
-		"a missing part":  func(m map[string]any) { delete(m, "runs") },
-		"an unknown kind": func(m map[string]any) { m["events"].([]any)[0].(map[string]any)["kind"] = "session_deleted" },
-		"a bad node id":   func(m map[string]any) { m["runs"].([]any)[0].(map[string]any)["rootNodeId"] = "node_0" },
+		"version 3":                  func(m map[string]any) { m["bundleSchemaVersion"] = 3 },
+		"version 1 with a redaction": func(m map[string]any) { m["bundleSchemaVersion"] = 1 },
+		"no redaction":               func(m map[string]any) { delete(m["session"].(map[string]any), "redaction") },
+		"an unknown redaction":       func(m map[string]any) { m["session"].(map[string]any)["redaction"] = "some" },
+		"a bad digest":               func(m map[string]any) { m["manifest"].(map[string]any)["chainHead"] = "sha256:00" },
+		"a missing part":             func(m map[string]any) { delete(m, "runs") },
+		"an unknown kind":            func(m map[string]any) { m["events"].([]any)[0].(map[string]any)["kind"] = "session_deleted" },
+		"a bad node id":              func(m map[string]any) { m["runs"].([]any)[0].(map[string]any)["rootNodeId"] = "node_0" },
 		"an unknown edge": func(m map[string]any) {
 			m["runs"].([]any)[0].(map[string]any)["edges"].([]any)[0].(map[string]any)["edgeKind"] = "jump"
 		},
@@ -210,6 +213,8 @@ func TestSchemaEnumsMatchTheClosedSets(t *testing.T) {
 	doc := schemaDoc(t)
 	want := map[string][]string{
 		"$defs/event/properties/kind":                                                        toStrings(event.Kinds()),
+		"properties/bundleSchemaVersion":                                                     {"1", fmt.Sprint(bundle.SchemaVersion)},
+		"$defs/session/properties/redaction":                                                 toStrings(bundle.Redactions()),
 		"$defs/nodeKind":                                                                     toStrings(event.NodeKinds()),
 		"$defs/edgeKind":                                                                     toStrings(event.EdgeKinds()),
 		"$defs/observation/properties/key":                                                   toStrings(event.ObservationKeys()),

@@ -33,12 +33,14 @@ func (v *Verified) Origin() event.ImportSource {
 }
 
 // Read decodes data and verifies it, in this order, stopping at the
-// first problem: it is JSON; it is a bundle of SchemaVersion with no
-// unknown fields; every part matches its manifest digest; the
-// events decode as WorkRail writes them, are numbered 1..n in one session
-// and chain to the manifest's head; every snapshot and pinned workflow
-// they name is present and matches its address, and nothing else is; the
-// events make a possible history; the readable parts equal their refold.
+// first problem: it is JSON; it is a bundle of a version this package
+// reads (1 or SchemaVersion) with no unknown fields; every part matches
+// its manifest digest; the events decode as WorkRail writes them, are
+// numbered 1..n in one session and chain to the manifest's head; every
+// snapshot and pinned workflow they name is present and matches its
+// address, and nothing else is; the events make a possible history; the
+// readable parts equal their refold; a bundle that says everything is
+// redacted holds nothing a redaction would mask.
 // Every failure is a BUNDLE_INVALID *engine.Error naming the problem and
 // where it is.
 func Read(data []byte) (*Verified, error) {
@@ -62,8 +64,14 @@ func Read(data []byte) (*Verified, error) {
 	if err := v.refold(); err != nil {
 		return nil, err
 	}
+	if err := v.checkMasked(); err != nil {
+		return nil, err
+	}
 	return v, nil
 }
+
+// versions are the bundleSchemaVersions Read reads, as their JSON.
+var versions = map[string]int{"1": 1, "2": 2}
 
 // decode reads data as a bundle of this version, strictly.
 func decode(data []byte) (*Bundle, error) {
@@ -80,21 +88,44 @@ func decode(data []byte) (*Bundle, error) {
 		return nil, invalid(NotABundle, "it is JSON but not a WorkRail session bundle (its \"format\" is %s, not %q)", got, Format).
 			With("format", got)
 	}
-	if raw, ok := top["bundleSchemaVersion"]; !ok || string(raw) != fmt.Sprint(SchemaVersion) {
+	raw, ok := top["bundleSchemaVersion"]
+	version, known := versions[string(raw)]
+	if !ok || !known {
 		got := "missing"
 		if ok {
 			got = string(raw)
 		}
-		return nil, invalid(UnsupportedVersion, "its bundleSchemaVersion is %s; this WorkRail reads version %d", got, SchemaVersion).
+		return nil, invalid(UnsupportedVersion, "its bundleSchemaVersion is %s; this WorkRail reads versions 1 to %d (a newer WorkRail wrote it? Export it again from a WorkRail of this version or older, or upgrade this one)", got, SchemaVersion).
 			With("bundleSchemaVersion", got).With("supported", SchemaVersion)
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	var b Bundle
 	if err := dec.Decode(&b); err != nil {
-		return nil, schemaViolation(data, err)
+		return nil, schemaViolation(data, version, err)
+	}
+	if err := checkRedaction(b.Session, version); err != nil {
+		return nil, err
 	}
 	return &b, nil
+}
+
+// checkRedaction holds session.redaction to its version: absent in
+// version 1, one of Redactions in version 2, and agreeing with
+// session.redacted.
+func checkRedaction(s Session, version int) error {
+	switch {
+	case version == 1 && s.Redaction != "":
+		return invalid(SchemaViolation, "it is a version 1 bundle with session.redaction, which version 2 added").
+			With("violation", "/session/redaction")
+	case version > 1 && !s.Redaction.valid():
+		return invalid(SchemaViolation, "session.redaction is %q, not one of %q", s.Redaction, Redactions()).
+			With("violation", "/session/redaction")
+	case s.Redacted != (s.Level() != RedactNone):
+		return invalid(SchemaViolation, "session.redacted is %t but session.redaction is %q", s.Redacted, s.Redaction).
+			With("violation", "/session/redacted")
+	}
+	return nil
 }
 
 // malformed describes JSON that does not parse, with where it stops.
@@ -115,12 +146,12 @@ func malformed(data []byte, err error) *engine.Error {
 
 // schemaViolation describes a document of the right version that the
 // strict decoder refuses, where it can, by the schema's own verdict.
-func schemaViolation(data []byte, err error) *engine.Error {
+func schemaViolation(data []byte, version int, err error) *engine.Error {
 	where := violations(data)
 	if where == "" {
 		where = err.Error()
 	}
-	return invalid(SchemaViolation, "it does not follow bundle schema version %d: %s", SchemaVersion, where).With("violation", where)
+	return invalid(SchemaViolation, "it does not follow bundle schema version %d: %s", version, where).With("violation", where)
 }
 
 // checkManifest compares every part with its manifest digest.
@@ -283,7 +314,7 @@ func (v *Verified) refold() error {
 			}
 		}
 	}
-	d, err := derive(g, ov, b.Session.Redacted)
+	d, err := derive(g, ov, b.Session.Level(), b.Session.Redaction)
 	if err != nil {
 		return invalid(InvalidHistory, "the events do not fold into a session: %v", err)
 	}
@@ -351,6 +382,39 @@ func differ(x, y any) string {
 		}
 	}
 	return ""
+}
+
+// checkMasked holds a bundle that says everything is redacted to it: each
+// event and snapshot is as redaction leaves it, so masking it again
+// changes nothing. A bundle edited after export to put text back is
+// refused.
+func (v *Verified) checkMasked() error {
+	if v.Bundle.Session.Level() != RedactAll {
+		return nil
+	}
+	for i, e := range v.Events {
+		p, err := maskPayload(e.Data, nil)
+		if err == nil {
+			e.Data = p
+			var again, stored []byte
+			if again, err = event.Encode(e); err == nil {
+				stored, err = canon.JSON(v.Bundle.Events[i])
+			}
+			if err == nil && !bytes.Equal(again, stored) {
+				err = fmt.Errorf("it holds text a redaction masks")
+			}
+		}
+		if err != nil {
+			return invalid(NotRedacted, "the bundle says everything is redacted, but event %d is not: %v", e.Index, err).With("index", e.Index)
+		}
+	}
+	for _, ref := range sortedKeys(v.Snapshots) {
+		if !reflect.DeepEqual(maskSnapshot(v.Snapshots[ref]), v.Snapshots[ref]) {
+			return invalid(NotRedacted, "the bundle says everything is redacted, but snapshot %s holds context values", ref).
+				With("snapshotRef", ref.String())
+		}
+	}
+	return nil
 }
 
 // derivedPart names the parts that are derived from the events.

@@ -27,10 +27,10 @@ func (s *Service) Export(id engine.SessionID, o bundle.ExportOptions) ([]byte, e
 
 // ExportMarkdown renders session id as Markdown for a pull request: its
 // runs, steps, notes, gaps (open and resolved), forks and checkpoints,
-// from the same bundle Export writes, so it says nothing the bundle does
-// not.
-func (s *Service) ExportMarkdown(id engine.SessionID) (string, error) {
-	out, err := s.Export(id, bundle.ExportOptions{})
+// from the same bundle Export writes with o, so it says nothing the
+// bundle does not.
+func (s *Service) ExportMarkdown(id engine.SessionID, o bundle.ExportOptions) (string, error) {
+	out, err := s.Export(id, o)
 	if err != nil {
 		return "", err
 	}

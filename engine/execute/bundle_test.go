@@ -453,7 +453,7 @@ func TestExportRefusals(t *testing.T) {
 	if _, err := sick.Export(id, bundle.ExportOptions{}); codeOf(err) != engine.CodeSessionCorrupt {
 		t.Fatalf("export of a damaged session: %v", err)
 	}
-	if _, err := sick.ExportMarkdown(id); codeOf(err) != engine.CodeSessionCorrupt {
+	if _, err := sick.ExportMarkdown(id, bundle.ExportOptions{}); codeOf(err) != engine.CodeSessionCorrupt {
 		t.Fatalf("markdown of a damaged session: %v", err)
 	}
 }
@@ -471,12 +471,12 @@ func codeOf(err error) engine.Code {
 func TestExportMarkdownGolden(t *testing.T) {
 	r := autonomyRig(t)
 	id := richSession(t, r)
-	md, err := r.x.ExportMarkdown(id)
+	md, err := r.x.ExportMarkdown(id, bundle.ExportOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	compareGolden(t, filepath.Join("testdata", "golden", "bundle_markdown.md"), []byte(md))
-	again, _ := r.x.ExportMarkdown(id)
+	again, _ := r.x.ExportMarkdown(id, bundle.ExportOptions{})
 	if again != md {
 		t.Fatal("two renderings of one session differ")
 	}
