@@ -16,7 +16,9 @@ import (
 // session, then each run (its status, the notes of its preferred branch
 // step by step with checkpoints marked, and the branches forked off it),
 // then the gaps, open before resolved. Notes are the agent's Markdown,
-// kept as written inside block quotes. The same bundle always renders the same text.
+// kept inside block quotes, with no raw HTML (see inertBlock): every text
+// an agent, a person or a workflow wrote comes out inert. The same bundle
+// always renders the same text.
 func Markdown(v *Verified) string {
 	m := &markdown{v: v, outputs: map[engine.EventID]Output{}}
 	for _, o := range v.Bundle.Outputs {
@@ -44,13 +46,13 @@ func (m *markdown) header() {
 	if title == "" {
 		title = "Session " + s.ID.String()
 	}
-	m.f("# %s\n\n", oneLine(title))
+	m.f("# %s\n\n", inline(title))
 	m.f("- Session: `%s`, created %s\n", s.ID, s.CreatedAt)
 	if s.WorkspacePath != "" {
-		m.f("- Workspace: `%s`\n", s.WorkspacePath)
+		m.f("- Workspace: %s\n", code(s.WorkspacePath))
 	}
 	for _, o := range m.v.Bundle.Observations {
-		m.f("- %s: `%s`\n", observationLabel[o.Key], o.Value)
+		m.f("- %s: %s\n", observationLabel[o.Key], code(o.Value))
 	}
 	if s.ImportedFrom != nil {
 		m.f("- Imported from `%s` (chain head `%s`)\n", s.ImportedFrom.Session, short(s.ImportedFrom.ChainHead.String()))
@@ -70,7 +72,7 @@ var observationLabel = map[event.ObservationKey]string{
 
 func (m *markdown) run(r Run) {
 	c := m.v.Workflows[r.WorkflowHash]
-	m.f("## %s: %s (`%s` v%s)\n\n", r.ID, oneLine(c.Name), r.WorkflowID, c.Version)
+	m.f("## %s: %s (%s v%s)\n\n", r.ID, inline(c.Name), code(string(r.WorkflowID)), inline(c.Version))
 	m.f("- Status: %s\n", m.status(r, c))
 	m.f("- Pinned workflow: `%s`\n", short(r.WorkflowHash.String()))
 	if r.RestartOf != 0 {
@@ -113,7 +115,7 @@ func (m *markdown) output(n int, node project.Node, o Output, c compile.Compiled
 		m.f("#### %d. %s (%s)\n\n", n, stepName(c, o.StepID), node.ID)
 	}
 	if notes := strings.TrimSpace(o.NotesMarkdown); notes != "" {
-		m.f("%s\n\n", quote(notes))
+		m.f("%s\n\n", quote(inertBlock(notes)))
 	}
 	if len(o.Artifacts) > 0 {
 		m.f("_%d artifact(s) recorded._\n\n", len(o.Artifacts))
@@ -176,7 +178,7 @@ func (m *markdown) branch(r Run, parent project.Node, child engine.NodeID) strin
 		s += ", complete"
 	}
 	if note := m.latestNote(leaf, parent.ID); note != "" {
-		s += ": “" + note + "”"
+		s += ": “" + inline(note) + "”"
 	}
 	return s
 }
@@ -247,14 +249,14 @@ func (m *markdown) gaps() {
 func (m *markdown) gap(g Gap) {
 	where := string(g.Run.String())
 	if g.Gap.RelatedStepID != "" {
-		where += ", step `" + string(g.Gap.RelatedStepID) + "`"
+		where += ", step " + code(string(g.Gap.RelatedStepID))
 	}
-	m.f("- **%s** %s: %s (%s, `%s`)\n", g.Gap.Severity, strings.ReplaceAll(string(g.Gap.Reason), "_", " "), oneLine(g.Gap.Summary), where, g.ID)
+	m.f("- **%s** %s: %s (%s, `%s`)\n", g.Gap.Severity, strings.ReplaceAll(string(g.Gap.Reason), "_", " "), inline(g.Gap.Summary), where, g.ID)
 	if g.Gap.HowToResolve != "" && !g.Resolved() {
-		m.f("  - To resolve: %s\n", oneLine(g.Gap.HowToResolve))
+		m.f("  - To resolve: %s\n", inline(g.Gap.HowToResolve))
 	}
 	for _, r := range g.Resolutions {
-		m.f("  - Resolved at %s: %s\n", r.Node, oneLine(r.Summary))
+		m.f("  - Resolved at %s: %s\n", r.Node, inline(r.Summary))
 	}
 }
 
@@ -262,9 +264,9 @@ func (m *markdown) gap(g Gap) {
 // has no such step.
 func stepName(c compile.Compiled, id workflow.StepID) string {
 	if st, ok := c.Step(id); ok && st.Title != "" {
-		return fmt.Sprintf("%s (`%s`)", oneLine(st.Title), id)
+		return fmt.Sprintf("%s (%s)", inline(st.Title), code(string(id)))
 	}
-	return fmt.Sprintf("`%s`", id)
+	return code(string(id))
 }
 
 // quote sets notes off as a block quote, so their own headings and lists

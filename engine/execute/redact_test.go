@@ -4,18 +4,23 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"regexp"
+	"strings"
 	"testing"
+
+	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/extension"
+	"github.com/yuin/goldmark/renderer/html"
 
 	"github.com/workrail/workrail/engine"
 	"github.com/workrail/workrail/engine/bundle"
 	"github.com/workrail/workrail/engine/event"
 	"github.com/workrail/workrail/engine/execute"
+	"github.com/workrail/workrail/engine/execute/executetest"
 	"github.com/workrail/workrail/engine/execute/memstore"
 	"github.com/workrail/workrail/engine/project"
 	"github.com/workrail/workrail/engine/protocol"
 	"github.com/workrail/workrail/engine/workflow"
-
-	"github.com/workrail/workrail/engine/execute/executetest"
 )
 
 // planted is every private thing secretSession records, each where an
@@ -186,4 +191,38 @@ func structure(t *testing.T, r *rig, id engine.SessionID) string {
 		fmt.Fprintf(&b, "gap %s %s %s resolved %t\n", gap.Run, gap.Gap.Reason, gap.Gap.Severity, gap.Resolved())
 	}
 	return b.String()
+}
+
+// The Markdown export carries no raw HTML from what an agent wrote
+// (rendered as a renderer that passes raw HTML, no element of it is
+// made), and with Redact none of what was planted.
+func TestMarkdownExportIsInert(t *testing.T) {
+	r := secretRig(t)
+	probe := r.step(t, "start", map[string]any{"workflowId": "wr.auto", "mode": "wr.modes.full_auto_never_stop"})
+	hostile := "<script>alert(1)</script>\n<img src=x onerror=alert(2)>\n`ok` <iframe src=javascript:alert(3)></iframe>"
+	gaps := map[string]any{"kind": "wr.contracts.gaps", "gaps": []any{map[string]any{"summary": "<svg onload=alert(4)>", "severity": "warning", "howToResolve": "<details open ontoggle=alert(5)>"}}}
+	next := r.step(t, "continue", map[string]any{"stateToken": probe.StateToken, "ackToken": probe.AckToken,
+		"output": map[string]any{"notesMarkdown": hostile}})
+	r.step(t, "continue", map[string]any{"stateToken": next.StateToken, "ackToken": next.AckToken,
+		"output": map[string]any{"notesMarkdown": "```\n<b>code</b>\n```\n" + hostile, "artifacts": []any{gaps}}})
+	id := probe.Session.SessionID
+	for _, o := range []bundle.ExportOptions{{}, {Redact: true}} {
+		md, err := r.x.ExportMarkdown(id, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out bytes.Buffer
+		if err := goldmark.New(goldmark.WithExtensions(extension.GFM), goldmark.WithRendererOptions(html.WithUnsafe())).Convert([]byte(md), &out); err != nil {
+			t.Fatal(err)
+		}
+		if m := regexp.MustCompile(`<(?:script|img|iframe|svg|details)\b`).FindString(out.String()); m != "" {
+			t.Errorf("the Markdown (%+v) renders a raw %s:\n%s", o, m, md)
+		}
+		if o.Redact && (strings.Contains(md, "alert(") || strings.Contains(md, "/home/victim") || !strings.Contains(md, "Redacted:")) {
+			t.Errorf("the redacted Markdown says what it should not, or not that it is redacted:\n%s", md)
+		}
+		if !o.Redact && !strings.Contains(md, "&lt;script>alert(1)&lt;/script>") {
+			t.Errorf("the Markdown does not show the note's text:\n%s", md)
+		}
+	}
 }
