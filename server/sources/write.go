@@ -165,15 +165,46 @@ func (r *Registry) publish(src catalog.Source, path string, text []byte, place f
 }
 
 // makeFolder creates src's folder (0700) when it is missing; a project
-// folder only inside a workspace that exists.
+// folder only inside a workspace that exists, and never through a
+// symbolic link (see realFolders).
 func makeFolder(src catalog.Source) error {
 	if src.Kind == catalog.Project {
 		ws := filepath.Dir(filepath.Dir(src.Path))
 		if info, err := os.Stat(ws); err != nil || !info.IsDir() {
 			return &catalog.WriteError{Kind: catalog.WriteNotWritable, Message: fmt.Sprintf("the workspace %s is not an existing folder", ws)}
 		}
+		if err := realFolders(ws); err != nil {
+			return err
+		}
 	}
 	return os.MkdirAll(src.Path, 0o700)
+}
+
+// realFolders refuses a workspace whose .workrail or .workrail/workflows
+// is a symbolic link, wherever it points. A repository decides what its
+// links point at (a clone, a checkout, a pull can change them), so a
+// save through one could land anywhere the user may write, out of the
+// repository; WorkRail writes project workflows only into real folders
+// of the workspace. The workspace itself may be reached through links:
+// the user named it. A missing folder is fine: makeFolder creates it.
+func realFolders(ws string) error {
+	dir := ws
+	for _, name := range []string{".workrail", "workflows"} {
+		dir = filepath.Join(dir, name)
+		info, err := os.Lstat(dir)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			return nil
+		case err != nil:
+			return err
+		case info.Mode()&fs.ModeSymlink != 0:
+			target, _ := os.Readlink(dir)
+			return &catalog.WriteError{Kind: catalog.WriteNotWritable, Message: fmt.Sprintf(
+				"%s is a symbolic link to %s; WorkRail writes project workflows only into a real .workrail/workflows folder of the workspace, "+
+					"never through a link that could lead out of it: replace the link with a folder, or edit the files where it points", dir, target)}
+		}
+	}
+	return nil
 }
 
 // onDisk reads the workflow file at path as it is now, under the rules of

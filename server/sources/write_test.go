@@ -310,3 +310,82 @@ func TestFolder(t *testing.T) {
 		t.Errorf("Folder(user) without a user folder = %v", err)
 	}
 }
+
+// A project whose .workrail, or .workrail/workflows, is a symbolic link
+// is never written through, wherever the link points (out of the
+// repository or not): a create and a save are refused as not writable,
+// naming the link, and the folder it points at is left as it was. A
+// workspace reached through a link of its own is written as usual.
+func TestProjectWritesRefuseSymlinkedFolders(t *testing.T) {
+	ptext := []byte(strings.Replace(greetText("1"), "user.greet", "project.greet", 1))
+	for _, tc := range []struct {
+		name string
+		link func(t *testing.T, ws, outside string) // makes the link
+	}{
+		{".workrail out of the repository", func(t *testing.T, ws, outside string) {
+			symlink(t, outside, filepath.Join(ws, ".workrail"))
+		}},
+		{".workrail/workflows out of the repository", func(t *testing.T, ws, outside string) {
+			os.Mkdir(filepath.Join(ws, ".workrail"), 0o755)
+			symlink(t, outside, filepath.Join(ws, ".workrail", "workflows"))
+		}},
+		{".workrail to a folder inside the repository", func(t *testing.T, ws, _ string) {
+			inside := filepath.Join(ws, "config")
+			os.MkdirAll(filepath.Join(inside, "workflows"), 0o755)
+			symlink(t, "config", filepath.Join(ws, ".workrail"))
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFolders(t)
+			// outside stands for any folder of the user's: it holds a
+			// workflows folder with a file the save would replace.
+			outside := filepath.Join(filepath.Dir(f.ws), "outside")
+			writeFile(t, filepath.Join(outside, "workflows"), "project.greet.json", "precious\n")
+			writeFile(t, outside, "project.greet.json", "precious\n")
+			tc.link(t, f.ws, outside)
+			before := snapshot(t, filepath.Dir(f.ws))
+			project, err := f.reg.Folder(catalog.Project, f.ws)
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = f.reg.Create(project, "project.fresh.json", bytes.Replace(ptext, []byte("project.greet"), []byte("project.fresh"), 1))
+			if kindOf(err) != catalog.WriteNotWritable || !strings.Contains(err.Error(), "is a symbolic link") {
+				t.Fatalf("Create through the link = %v; want not writable, naming the link", err)
+			}
+			err = f.reg.Save(project, "project.greet.json", catalog.HashFile([]byte("precious\n")), ptext)
+			if kindOf(err) != catalog.WriteNotWritable {
+				t.Fatalf("Save through the link = %v; want not writable", err)
+			}
+			if after := snapshot(t, filepath.Dir(f.ws)); !equalMaps(before, after) {
+				t.Fatalf("a refused write changed files:\nbefore %v\nafter  %v", before, after)
+			}
+		})
+	}
+	t.Run("a workspace reached through a link", func(t *testing.T) {
+		f := newFolders(t)
+		via := filepath.Join(filepath.Dir(f.ws), "via")
+		symlink(t, f.ws, via)
+		project, err := f.reg.Folder(catalog.Project, via)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := f.reg.Create(project, "project.greet.json", ptext); err != nil {
+			t.Fatalf("Create in a linked workspace: %v", err)
+		}
+		if got, _ := os.ReadFile(filepath.Join(f.ws, ".workrail", "workflows", "project.greet.json")); !bytes.Equal(got, ptext) {
+			t.Fatalf("the file holds %q", got)
+		}
+	})
+}
+
+func equalMaps(a, b map[string]string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if w, ok := b[k]; !ok || w != v {
+			return false
+		}
+	}
+	return true
+}
