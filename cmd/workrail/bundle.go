@@ -266,8 +266,11 @@ func importText(r bundle.ImportReport) string {
 	if n := r.SnapshotsPresent + r.WorkflowsPresent; n > 0 {
 		fmt.Fprintf(&b, "Already stored here: %s and %s.\n", plural(r.SnapshotsPresent, "snapshot"), plural(r.WorkflowsPresent, "pinned workflow"))
 	}
-	if r.Redacted {
+	switch r.Redaction {
+	case bundle.RedactNotes:
 		b.WriteString("Its note bodies were redacted when it was exported.\n")
+	case bundle.RedactAll:
+		b.WriteString("It was redacted when it was exported: what was written in it is masked.\n")
 	}
 	for _, w := range r.Warnings {
 		fmt.Fprintf(&b, "warning: %s\n", w)

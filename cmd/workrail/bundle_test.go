@@ -31,6 +31,7 @@ func TestShareCommandLine(t *testing.T) {
 	}{
 		{"sessions --help", 0, "Usage: workrail sessions [--json]", ""},
 		{"export --help", 0, "-redact-notes", ""},
+		{"export --help", 0, "mask everything an agent or a person wrote", ""},
 		{"export -h", 0, "-o FILE", ""},
 		{"import --help", 0, "-dry-run", ""},
 		{"help import", 0, "Usage: workrail import FILE", ""},
@@ -163,6 +164,16 @@ func TestExportThenImportWithNoDaemon(t *testing.T) {
 	if redacted, _ := cli(t, 0, "export", "ses_1", "--redact-notes"); redacted == plain || !strings.Contains(redacted, bundle.RedactedMarker) || strings.Contains(redacted, "Did greet.") {
 		t.Error("export --redact-notes kept the notes")
 	}
+	redacted, _ := cli(t, 0, "export", "ses_1", "--redact")
+	if !strings.Contains(redacted, `"redaction":"all"`) || strings.Contains(redacted, "Did greet.") {
+		t.Error("export --redact kept the notes, or does not say it is redacted")
+	}
+	if both, _ := cli(t, 0, "export", "ses_1", "--redact", "--redact-notes"); both != redacted {
+		t.Error("export --redact --redact-notes differs from --redact: --redact implies --redact-notes")
+	}
+	if md, _ := cli(t, 0, "export", "--markdown", "--redact", "ses_1"); !strings.Contains(md, "Redacted:") || strings.Contains(md, "Did greet.") {
+		t.Errorf("export --markdown --redact:\n%.400s", md)
+	}
 	if md, _ := cli(t, 0, "export", "--markdown", "ses_1"); !strings.Contains(md, "wr.hello") || strings.HasPrefix(md, "{") {
 		t.Errorf("export --markdown:\n%.400s", md)
 	}
@@ -225,7 +236,7 @@ func TestImportRefusals(t *testing.T) {
 	}{
 		{"a note changed", write("tampered.json", []byte(strings.Replace(plain, "Did greet.", "Did greeT.", 1))), engine.CodeBundleInvalid,
 			map[string]any{"problem": string(bundle.DigestMismatch)}},
-		{"another format version", write("v2.json", []byte(strings.Replace(plain, `"bundleSchemaVersion":1`, `"bundleSchemaVersion":2`, 1))), engine.CodeBundleInvalid,
+		{"another format version", write("v3.json", []byte(strings.Replace(plain, `"bundleSchemaVersion":2`, `"bundleSchemaVersion":3`, 1))), engine.CodeBundleInvalid,
 			map[string]any{"problem": string(bundle.UnsupportedVersion)}},
 		{"not JSON", write("cut.json", []byte(plain[:len(plain)/2])), engine.CodeBundleInvalid, map[string]any{"problem": string(bundle.Malformed)}},
 		{"named .json.gz but plain", write("plain.json.gz", []byte(plain)), engine.CodeInvalidInput, nil},
