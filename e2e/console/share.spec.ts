@@ -53,6 +53,20 @@ test.describe('Share a session', () => {
     expect(redacted).toContain('[redacted]');
     expect(redacted).not.toContain('second branch');
     await share.getByTestId('export-redact').uncheck();
+
+    // Everything written redacted, as a bundle and as Markdown.
+    await share.getByTestId('export-redact-all').check();
+    download = page.waitForEvent('download');
+    await share.getByTestId('export-bundle').click();
+    const all = fs.readFileSync(await (await download).path(), 'utf8');
+    expect(all).toContain('"redaction":"all"');
+    expect(all).not.toContain('second branch');
+    download = page.waitForEvent('download');
+    await share.getByTestId('export-markdown').click();
+    const allMd = fs.readFileSync(await (await download).path(), 'utf8');
+    expect(allMd).toContain('Redacted:');
+    expect(allMd).not.toContain('second branch');
+    await share.getByTestId('export-redact-all').uncheck();
     download = page.waitForEvent('download');
     await share.getByTestId('export-bundle').click();
     const bundle = await download;
