@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"bytes"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -104,5 +105,11 @@ func TestRedactedExportImportsAndFinishes(t *testing.T) {
 		r = advance(t, c2, r, "finished from the redacted copy")
 	}
 	mustKind(t, r, "complete")
+	// The Console shows the imported session, masked values and all.
+	token := strings.TrimSpace(string(mustRead(t, filepath.Join(to, "auth.token"))))
+	code, _, page := get(t, mustInfo(t, to).URL+"/sessions/"+imported, "", "Authorization", "Bearer "+token)
+	if code != http.StatusOK || !strings.Contains(page, "[redacted]") {
+		t.Errorf("GET /sessions/%s = %d; want the page with the masked notes", imported, code)
+	}
 	healthyDoctor(t, to)
 }

@@ -421,8 +421,8 @@ func TestExportRedactsNotes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !v.Bundle.Session.Redacted {
-		t.Fatal("the bundle does not say it is redacted")
+	if !v.Bundle.Session.Redacted || v.Bundle.Session.Redaction != bundle.RedactNotes {
+		t.Fatalf("the bundle does not say its notes are redacted: %+v", v.Bundle.Session)
 	}
 	for _, o := range v.Bundle.Outputs {
 		if o.NotesMarkdown != bundle.RedactedMarker {
