@@ -47,7 +47,7 @@ func (m *markdown) header() {
 		title = "Session " + s.ID.String()
 	}
 	m.f("# %s\n\n", inline(title))
-	m.f("- Session: `%s`, created %s\n", s.ID, s.CreatedAt)
+	m.f("- Session: `%s`, created %s\n", s.ID, inline(s.CreatedAt))
 	if s.WorkspacePath != "" {
 		m.f("- Workspace: %s\n", code(s.WorkspacePath))
 	}
@@ -251,7 +251,8 @@ func (m *markdown) gap(g Gap) {
 	if g.Gap.RelatedStepID != "" {
 		where += ", step " + code(string(g.Gap.RelatedStepID))
 	}
-	m.f("- **%s** %s: %s (%s, `%s`)\n", g.Gap.Severity, strings.ReplaceAll(string(g.Gap.Reason), "_", " "), inline(g.Gap.Summary), where, g.ID)
+	m.f("- **%s** %s: %s (%s, `%s`)\n", inline(string(g.Gap.Severity)), inline(strings.ReplaceAll(string(g.Gap.Reason), "_", " ")),
+		inline(g.Gap.Summary), where, g.ID)
 	if g.Gap.HowToResolve != "" && !g.Resolved() {
 		m.f("  - To resolve: %s\n", inline(g.Gap.HowToResolve))
 	}
