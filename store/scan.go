@@ -1,0 +1,303 @@
+package store
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"os"
+	"slices"
+	"syscall"
+
+	"github.com/workrail/workrail/engine"
+	"github.com/workrail/workrail/engine/event"
+)
+
+// pageScan is what reading every page of a file, whatever the tree above
+// them says, found: the pieces of session logs, content-addressed records
+// and the session-id counter, each still to be verified. bbolt is
+// copy-on-write, so freed pages may hold older versions of a session's
+// pages: every piece is kept as a candidate and a log is assembled only
+// from pieces its digest chain proves belong together.
+type pageScan struct {
+	events map[engine.SessionID]map[engine.EventIndex][][]byte
+	chain  map[chainEntry]bool        // every chain digest found
+	heads  map[chainEntry]bool        // every head record found: true if one is on a page in use
+	blobs  map[engine.Digest][]byte   // snapshots and pinned workflows whose content hashes to their key
+	listed map[engine.SessionID]bool  // ids found as keys of the sessions bucket
+	// counter is the highest session-id counter found on a copy of the
+	// root bucket's page; 0 when none was found.
+	counter uint64
+	// freeKnown says the free list was read, so a head record on a free
+	// page is known to be an older version.
+	freeKnown bool
+	damaged   int // pages in use whose header or elements do not parse
+	missing   int // pages in use past the end of the file
+}
+
+// chainEntry is an event index and the chain digest up to it.
+type chainEntry struct {
+	i engine.EventIndex
+	d engine.Digest
+}
+
+// scanFile reads every page of the file at path below the high-water mark
+// its meta page names (pages above it were never committed). Sessions in
+// skip (already copied from the tree) are not gathered.
+func scanFile(path string, skip map[engine.SessionID]bool) (*pageScan, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	data, err := syscall.Mmap(int(f.Fd()), 0, int(fi.Size()), syscall.PROT_READ, syscall.MAP_SHARED)
+	if err != nil {
+		return nil, fmt.Errorf("store: map %s: %w", path, err)
+	}
+	defer syscall.Munmap(data)
+	r := &pageReader{data: data}
+	if _, err := r.meta(); err != nil {
+		return nil, err
+	}
+	sc := &pageScan{events: map[engine.SessionID]map[engine.EventIndex][][]byte{}, chain: map[chainEntry]bool{},
+		heads: map[chainEntry]bool{}, blobs: map[engine.Digest][]byte{}, listed: map[engine.SessionID]bool{}}
+	free, known := r.freePages()
+	sc.freeKnown = known
+	continued := map[uint64]bool{} // overflow pages a page's header names as its own
+	for id := uint64(2); id < r.high; id++ {
+		if int(id+1)*r.pageSize > len(data) {
+			sc.missing = int(r.high - id)
+			break
+		}
+		p, flags, overflow, ok := r.scanPage(id)
+		for i := uint64(1); ok && i <= overflow; i++ {
+			continued[id+i] = true
+		}
+		switch {
+		case !ok && !continued[id]:
+			sc.damaged++
+		case ok && flags == leafPage && !sc.leaf(p, !free[id], skip, 0):
+			sc.damaged++
+		}
+	}
+	return sc, nil
+}
+
+// scanPage is page id's bytes (with its overflow pages), type and
+// overflow count, if its header names it, a known type, and pages inside
+// the file.
+func (r *pageReader) scanPage(id uint64) ([]byte, uint16, uint64, bool) {
+	off := int(id) * r.pageSize
+	hdr := r.data[off : off+pageHeaderSize]
+	flags, overflow := binary.LittleEndian.Uint16(hdr[8:]), uint64(binary.LittleEndian.Uint32(hdr[12:]))
+	end := off + int(1+overflow)*r.pageSize
+	known := flags == leafPage || flags == branchPage || flags == freelistPage
+	if binary.LittleEndian.Uint64(hdr) != id || !known || id+overflow >= r.high || end > len(r.data) || end < off {
+		return nil, 0, 0, false
+	}
+	return r.data[off:end], flags, overflow, true
+}
+
+// freePages reads the free list the meta page names; known is false when
+// there is none or it does not parse.
+func (r *pageReader) freePages() (map[uint64]bool, bool) {
+	id := r.freelist
+	off := int(id) * r.pageSize
+	if id == noFreelist || id < 2 || id >= r.high || off+r.pageSize > len(r.data) {
+		return nil, false
+	}
+	hdr := r.data[off : off+pageHeaderSize]
+	overflow := int(binary.LittleEndian.Uint32(hdr[12:]))
+	end := off + (1+overflow)*r.pageSize
+	if binary.LittleEndian.Uint64(hdr) != id || binary.LittleEndian.Uint16(hdr[8:]) != freelistPage || end > len(r.data) || end < off {
+		return nil, false
+	}
+	ids, count := r.data[off+pageHeaderSize:end], uint64(binary.LittleEndian.Uint16(hdr[10:]))
+	if count == 0xFFFF && len(ids) >= 8 {
+		count, ids = binary.LittleEndian.Uint64(ids), ids[8:]
+	}
+	if count > uint64(len(ids)/8) {
+		return nil, false
+	}
+	free := make(map[uint64]bool, count)
+	for i := range count {
+		free[binary.LittleEndian.Uint64(ids[i*8:])] = true
+	}
+	return free, true
+}
+
+// leafElement is one key and value of a leaf page; bucket marks a nested
+// bucket's header (and inline page) as the value.
+type leafElement struct {
+	bucket     bool
+	key, value []byte
+}
+
+// leafElements reads the elements of leaf page p (its header included),
+// checking that each lies inside p and that keys ascend.
+func leafElements(p []byte) ([]leafElement, bool) {
+	if len(p) < pageHeaderSize {
+		return nil, false
+	}
+	count := int(binary.LittleEndian.Uint16(p[10:]))
+	if pageHeaderSize+count*elementSize > len(p) {
+		return nil, false
+	}
+	out := make([]leafElement, count)
+	for i := range out {
+		e := pageHeaderSize + i*elementSize
+		el := p[e : e+elementSize]
+		pos, ksize, vsize := int(binary.LittleEndian.Uint32(el[4:])), int(binary.LittleEndian.Uint32(el[8:])), int(binary.LittleEndian.Uint32(el[12:]))
+		start := e + pos
+		if pos < 0 || ksize < 0 || vsize < 0 || start+ksize+vsize > len(p) || start+ksize+vsize < start {
+			return nil, false
+		}
+		out[i] = leafElement{bucket: binary.LittleEndian.Uint32(el)&bucketLeaf != 0, key: p[start : start+ksize], value: p[start+ksize : start+ksize+vsize]}
+		if i > 0 && bytes.Compare(out[i-1].key, out[i].key) >= 0 {
+			return nil, false
+		}
+	}
+	return out, true
+}
+
+// leaf gathers what leaf page p holds; inUse says the page is not on the
+// free list. Inline buckets (a nested bucket's page inside its header's
+// value) are read as pages of their own. It reports whether p parsed.
+func (sc *pageScan) leaf(p []byte, inUse bool, skip map[engine.SessionID]bool, depth int) bool {
+	els, ok := leafElements(p)
+	if !ok {
+		return false
+	}
+	names, ids := map[string]bool{}, true
+	for _, el := range els {
+		names[string(el.key)] = el.bucket
+		ids = ids && el.bucket && len(el.key) == 8
+	}
+	for _, el := range els {
+		switch {
+		case el.bucket:
+			sc.nested(el, names, ids, inUse, skip, depth)
+		case len(el.key) == 8 && len(el.value) == len(engine.Digest{}):
+			sc.chain[chainEntry{engine.EventIndex(binary.BigEndian.Uint64(el.key)), engine.Digest(el.value)}] = true
+		case len(el.key) == 8 && len(el.value) > 0 && el.value[0] == '{':
+			sc.event(el, skip)
+		case len(el.key) == len(engine.Digest{}) && engine.Sum(el.value) == engine.Digest(el.key):
+			sc.blobs[engine.Digest(el.key)] = bytes.Clone(el.value)
+		case bytes.Equal(el.key, keyHead) && len(el.value) == 8+len(engine.Digest{}) && names[string(bucketEvents)] && names[string(bucketChain)]:
+			h := chainEntry{engine.EventIndex(binary.BigEndian.Uint64(el.value)), engine.Digest(el.value[8:])}
+			sc.heads[h] = sc.heads[h] || inUse
+		}
+	}
+	return true
+}
+
+// nested gathers what a nested bucket's header says: a session id (a key
+// of the sessions bucket, whose page holds only such keys), the
+// session-id counter (the sessions bucket's sequence, on the root
+// bucket's page), or an inline bucket's page.
+func (sc *pageScan) nested(el leafElement, siblings map[string]bool, ids, inUse bool, skip map[engine.SessionID]bool, depth int) {
+	if len(el.value) < 16 {
+		return
+	}
+	switch {
+	case bytes.Equal(el.key, bucketSessions) && siblings[string(bucketSnapshots)] && siblings[string(bucketMeta)]:
+		sc.counter = max(sc.counter, binary.LittleEndian.Uint64(el.value[8:]))
+	case ids:
+		if id := engine.SessionID(binary.BigEndian.Uint64(el.key)); id != 0 {
+			sc.listed[id] = true
+		}
+	}
+	if binary.LittleEndian.Uint64(el.value) == 0 && depth < 2 {
+		sc.leaf(el.value[16:], inUse, skip, depth+1)
+	}
+}
+
+// event keeps a candidate for the event a leaf element holds, if it
+// decodes as the event its key numbers.
+func (sc *pageScan) event(el leafElement, skip map[engine.SessionID]bool) {
+	e, err := event.Decode(el.value)
+	if err != nil || uint64(e.Index) != binary.BigEndian.Uint64(el.key) || e.Session == 0 || skip[e.Session] {
+		return
+	}
+	byIndex := sc.events[e.Session]
+	if byIndex == nil {
+		byIndex = map[engine.EventIndex][][]byte{}
+		sc.events[e.Session] = byIndex
+	}
+	for _, v := range byIndex[e.Index] {
+		if bytes.Equal(v, el.value) {
+			return
+		}
+	}
+	byIndex[e.Index] = append(byIndex[e.Index], bytes.Clone(el.value))
+}
+
+// maxForks bounds the versions of one log followed at once: different
+// bytes for one event of one session arise only from damage or an
+// unfinished write, and each such version must also match a chain digest.
+const maxForks = 8
+
+// logOf assembles session id's log from the scanned pieces: events 1..n,
+// each one's digest found on a chain page, ending where a head record
+// names it. Of the logs that verify it picks the longest (the newest
+// version), the first in byte order among equals. It refuses one that a
+// verified event continues past (the newest head record is lost), or
+// whose head is only on free pages (an older version: the newest is
+// lost): a salvage never silently rolls a session back.
+func (sc *pageScan) logOf(id engine.SessionID) (*rawBucket, string) {
+	type link struct {
+		prev *link
+		d    engine.Digest
+		v    []byte
+	}
+	frontier := []*link{{}}
+	var best *link
+	var reach, n engine.EventIndex
+	for i := engine.EventIndex(1); len(frontier) > 0; i++ {
+		cands := slices.Clone(sc.events[id][i])
+		slices.SortFunc(cands, bytes.Compare)
+		var next []*link
+		for _, l := range frontier {
+			for _, v := range cands {
+				d := event.Chain(l.d, v)
+				if !sc.chain[chainEntry{i, d}] || len(next) == maxForks {
+					continue
+				}
+				l2 := &link{prev: l, d: d, v: v}
+				next = append(next, l2)
+				if _, ok := sc.heads[chainEntry{i, d}]; ok && i > n {
+					best, n = l2, i
+				}
+			}
+		}
+		if len(next) > 0 {
+			reach = i
+		}
+		frontier = next
+	}
+	switch {
+	case reach == 0 && len(sc.events[id][1]) == 0:
+		return nil, "its first event was not found"
+	case reach == 0:
+		return nil, "its first event does not match any chain digest found"
+	case best == nil:
+		return nil, fmt.Sprintf("events 1 to %d verify, but no head record names any of them: its newest pages are damaged", reach)
+	}
+	switch {
+	case n < reach:
+		return nil, fmt.Sprintf("events 1 to %d verify, but the newest head record found names event %d: its newest pages are damaged", reach, n)
+	case sc.freeKnown && !sc.heads[chainEntry{n, best.d}]:
+		return nil, fmt.Sprintf("only an older version of its log was found (%d events, on freed pages): its newest pages are damaged", n)
+	}
+	b := &rawBucket{entries: map[string][]byte{string(keyHead): append(u64(uint64(n)), best.d[:]...)}, buckets: map[string]*rawBucket{}}
+	evs, chain := &rawBucket{entries: map[string][]byte{}}, &rawBucket{entries: map[string][]byte{}}
+	for l, i := best, n; l.prev != nil; l, i = l.prev, i-1 {
+		evs.entries[string(u64(uint64(i)))] = l.v
+		chain.entries[string(u64(uint64(i)))] = bytes.Clone(l.d[:])
+	}
+	b.buckets[string(bucketEvents)], b.buckets[string(bucketChain)] = evs, chain
+	return b, ""
+}
