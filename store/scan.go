@@ -20,10 +20,10 @@ import (
 // from pieces its digest chain proves belong together.
 type pageScan struct {
 	events map[engine.SessionID]map[engine.EventIndex][][]byte
-	chain  map[chainEntry]bool        // every chain digest found
-	heads  map[chainEntry]bool        // every head record found: true if one is on a page in use
-	blobs  map[engine.Digest][]byte   // snapshots and pinned workflows whose content hashes to their key
-	listed map[engine.SessionID]bool  // ids found as keys of the sessions bucket
+	chain  map[chainEntry]bool       // every chain digest found
+	heads  map[chainEntry]bool       // every head record found: true if one is on a page in use
+	blobs  map[engine.Digest][]byte  // snapshots and pinned workflows whose content hashes to their key
+	listed map[engine.SessionID]bool // ids found as keys of the sessions bucket
 	// counter is the highest session-id counter found on a copy of the
 	// root bucket's page; 0 when none was found.
 	counter uint64
