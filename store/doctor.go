@@ -83,13 +83,9 @@ func (t *Tx) verify(check func(event.Event) error) (Report, error) {
 type FileReport struct {
 	Structure []string `json:"structure"`
 	Sessions  []Report `json:"sessions"`
-	// Unreached, Count, DamagedPages and MissingPages are a damaged
-	// file's salvage's (see SalvageReport); for a whole file, 0 and
-	// CountExact.
-	Unreached    int   `json:"unreached"`
-	Count        Count `json:"count"`
-	DamagedPages int   `json:"damagedPages"`
-	MissingPages int   `json:"missingPages"`
+	// Reach is, for a damaged file, what its salvage could find; for a
+	// whole one, an exact count.
+	Reach
 }
 
 // DoctorFile checks the database at path, which no daemon may be
@@ -97,7 +93,7 @@ type FileReport struct {
 // daemon checks it; a damaged one is salvaged into a scratch file, and
 // what that keeps is what doctor reports healthy.
 func DoctorFile(path string, timeout time.Duration) (FileReport, error) {
-	rep := FileReport{Structure: []string{}, Sessions: []Report{}, Count: CountExact}
+	rep := FileReport{Structure: []string{}, Sessions: []Report{}, Reach: Reach{Count: CountExact}}
 	f, err := os.Open(path)
 	if err != nil {
 		return rep, fmt.Errorf("store: %w", err)
@@ -137,8 +133,7 @@ func doctorDamaged(path string) (FileReport, error) {
 		return FileReport{}, err
 	}
 	defer s.Close()
-	rep := FileReport{Structure: salvage.Structure, Unreached: salvage.Unreached, Count: salvage.Count,
-		DamagedPages: salvage.DamagedPages, MissingPages: salvage.MissingPages}
+	rep := FileReport{Structure: salvage.Structure, Reach: salvage.Reach}
 	if rep.Sessions, err = s.Doctor(); err != nil {
 		return rep, err
 	}

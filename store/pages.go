@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"os"
+	"strings"
 	"syscall"
 )
 
@@ -167,11 +168,13 @@ func (r *pageReader) bucket(hdr []byte, where *loc) *rawBucket {
 	return b
 }
 
-// damage records a problem found at where.
+// damage records a problem found at where: in the file's problems with
+// the whole path to it, in the bucket's naming only the page (a
+// session's reason, in a report that lists the file's problems too).
 func (r *pageReader) damage(b *rawBucket, where *loc, format string, args ...any) {
-	p := where.String() + ": " + fmt.Sprintf(format, args...)
-	b.problems = append(b.problems, p)
-	r.problems = append(r.problems, p)
+	p := fmt.Sprintf(format, args...)
+	b.problems = append(b.problems, where.short()+": "+p)
+	r.problems = append(r.problems, where.String()+": "+p)
 }
 
 // bounds are the keys a page's subtree must lie in, as its parent's
@@ -338,19 +341,30 @@ type loc struct {
 }
 
 func (l *loc) String() string {
-	var s string
+	if l.parent == nil {
+		return l.last()
+	}
+	return l.parent.String() + l.last()
+}
+
+// short names l by its page or bucket alone.
+func (l *loc) short() string {
+	s := l.last()
+	if l.text != "" && l.parent != nil { // " (inline)"
+		s = l.parent.last() + s
+	}
+	return strings.TrimPrefix(s, ": ")
+}
+
+// last is the last step of the path to l.
+func (l *loc) last() string {
 	switch {
 	case l.text != "":
-		s = l.text
+		return l.text
 	case l.bucket != nil:
-		s = fmt.Sprintf(": bucket %x", l.bucket)
-	default:
-		s = fmt.Sprintf(": page %d", l.page)
+		return fmt.Sprintf(": bucket %x", l.bucket)
 	}
-	if l.parent == nil {
-		return s
-	}
-	return l.parent.String() + s
+	return fmt.Sprintf(": page %d", l.page)
 }
 
 func (r *pageReader) mark(id uint64)         { r.seen[id/64] |= 1 << (id % 64) }

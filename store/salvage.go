@@ -24,14 +24,21 @@ type SalvageReport struct {
 	// Lost are the sessions found whose logs could not be verified or
 	// completed, each with why (naming at most one page).
 	Lost []Lost `json:"lost"`
-	// Scanned says the tree above some sessions was damaged, so every page
-	// of the file was read to find them.
+	Reach
+}
+
+// Reach is how much of a damaged file a salvage could find: how the
+// number of sessions it held is known, how many of them no intact page
+// was found of, and the damage the page scan met.
+type Reach struct {
+	// Scanned says the tree above some sessions was damaged, so every
+	// page of the file was read to find them.
 	Scanned bool `json:"scanned"`
-	// Unreached is how many sessions the file held that no intact page
-	// was found of, as far as Count allows knowing.
-	Unreached int `json:"unreached"`
-	// Count says how the sessions the file held are known.
+	// Count says how the number of sessions the file held is known.
 	Count Count `json:"count"`
+	// Unreached is how many sessions the file held, as far as Count
+	// allows knowing, that no intact page was found of.
+	Unreached int `json:"unreached"`
 	// DamagedPages are pages in use whose header or elements do not
 	// parse; MissingPages, pages in use past the end of the file.
 	DamagedPages int `json:"damagedPages"`
@@ -82,7 +89,7 @@ func (e errLost) Error() string { return e.reason }
 // is handed out again: tokens agents hold still name the same sessions,
 // or none.
 func Salvage(src, out string) (SalvageReport, error) {
-	rep := SalvageReport{Structure: []string{}, Salvaged: []engine.SessionID{}, Lost: []Lost{}, Count: CountExact}
+	rep := SalvageReport{Structure: []string{}, Salvaged: []engine.SessionID{}, Lost: []Lost{}, Reach: Reach{Count: CountExact}}
 	if _, err := os.Stat(out); !errors.Is(err, os.ErrNotExist) {
 		return rep, fmt.Errorf("store: salvage: %s already exists; name a new file", out)
 	}
