@@ -166,6 +166,9 @@ func (s source) scan(src string, dst *Store, copied map[engine.SessionID]bool, l
 		top = max(top, uint64(id))
 	}
 	for _, id := range slices.Sorted(maps.Keys(sc.events)) {
+		if _, damaged := lost[id]; s.count(0) == CountExact && !damaged {
+			continue // not in the whole list of sessions: deleted
+		}
 		top = max(top, uint64(id))
 		sb, why := sc.logOf(id)
 		if sb != nil {

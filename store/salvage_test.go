@@ -334,8 +334,68 @@ func TestSalvagePicksTheNewestVersionOfASession(t *testing.T) {
 			scramble(t, f, pageSize, current)
 		}))
 		if !slices.Equal(rep.Salvaged, idRange(2, 6)) || len(rep.Lost) != 1 || rep.Lost[0].Session != first ||
-			!strings.Contains(rep.Lost[0].Reason, "older version") {
+			!strings.Contains(rep.Lost[0].Reason, "only a version on freed pages") {
 			t.Fatalf("salvaged %v, lost %v; want %s lost as only older versions were found", rep.Salvaged, rep.Lost, first)
+		}
+	})
+}
+
+// sessionPage is the page of session id's bucket in the file at path.
+func sessionPage(t *testing.T, path string, id engine.SessionID) uint64 {
+	t.Helper()
+	db, err := bbolt.Open(path, 0o600, &bbolt.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var page uint64
+	db.View(func(tx *bbolt.Tx) error {
+		page = uint64(tx.Bucket([]byte("sessions")).Bucket(binary.BigEndian.AppendUint64(nil, uint64(id))).Root())
+		return nil
+	})
+	return page
+}
+
+// A session retention deleted has its pages freed, not erased: the scan
+// never brings it back, and when the list of sessions is lost too it
+// says the session may have been deleted.
+func TestSalvageDoesNotBringBackADeletedSession(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "workrail.db")
+	s := mustOpen(t, path)
+	for range 6 {
+		seed(t, s, 3)
+	}
+	s.Close()
+	// Deleted as retention deletes a session's records, in one write.
+	const gone = engine.SessionID(6)
+	db, err := bbolt.Open(path, 0o600, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = db.Update(func(tx *bbolt.Tx) error {
+		return tx.Bucket([]byte("sessions")).DeleteBucket(binary.BigEndian.AppendUint64(nil, uint64(gone)))
+	})
+	db.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if store.ScannedHeads(t, path, gone) == 0 {
+		t.Fatalf("the deleted %s's pages were written over; the test needs them", gone)
+	}
+	pageSize, root, _ := store.Pages(t, path)
+	second := sessionPage(t, path, 2)
+
+	t.Run("list intact", func(t *testing.T) {
+		rep, _ := salvage(t, damaged(t, path, func(f *os.File, _ int64) { scramble(t, f, pageSize, second) }))
+		if !slices.Equal(rep.Salvaged, []engine.SessionID{1, 3, 4, 5}) || len(rep.Lost) != 1 || rep.Lost[0].Session != 2 || rep.Count != store.CountExact {
+			t.Fatalf("salvaged %v, lost %v, count %s; want 1, 3 to 5 salvaged, 2 lost, the deleted one in neither", rep.Salvaged, rep.Lost, rep.Count)
+		}
+	})
+	t.Run("root damaged", func(t *testing.T) {
+		rep, _ := salvage(t, damaged(t, path, func(f *os.File, _ int64) { scramble(t, f, pageSize, root) }))
+		if !slices.Equal(rep.Salvaged, idRange(1, 5)) || len(rep.Lost) != 1 || rep.Lost[0].Session != gone ||
+			!strings.Contains(rep.Lost[0].Reason, "the session was deleted, or") {
+			t.Fatalf("salvaged %v, lost %v; want 1 to 5 salvaged and %s not brought back", rep.Salvaged, rep.Lost, gone)
 		}
 	})
 }

@@ -235,62 +235,29 @@ func (sc *pageScan) event(el leafElement, skip map[engine.SessionID]bool) {
 	byIndex[e.Index] = append(byIndex[e.Index], bytes.Clone(el.value))
 }
 
-// maxForks bounds the versions of one log followed at once: different
-// bytes for one event of one session arise only from damage or an
-// unfinished write, and each such version must also match a chain digest.
-const maxForks = 8
-
 // logOf assembles session id's log from the scanned pieces: events 1..n,
 // each one's digest found on a chain page, ending where a head record
-// names it. Of the logs that verify it picks the longest (the newest
-// version), the first in byte order among equals. It refuses one that a
-// verified event continues past (the newest head record is lost), or
-// whose head is only on free pages (an older version: the newest is
-// lost): a salvage never silently rolls a session back.
+// names it (see versions). A log is refused rather than rolled back: one
+// whose head is only on freed pages (an older version, or a deleted
+// session), and, when the free list is unknown, one that verified events
+// continue past (its newest head record is lost).
 func (sc *pageScan) logOf(id engine.SessionID) (*rawBucket, string) {
-	type link struct {
-		prev *link
-		d    engine.Digest
-		v    []byte
-	}
-	frontier := []*link{{}}
-	var best *link
-	var reach, n engine.EventIndex
-	for i := engine.EventIndex(1); len(frontier) > 0; i++ {
-		cands := slices.Clone(sc.events[id][i])
-		slices.SortFunc(cands, bytes.Compare)
-		var next []*link
-		for _, l := range frontier {
-			for _, v := range cands {
-				d := event.Chain(l.d, v)
-				if !sc.chain[chainEntry{i, d}] || len(next) == maxForks {
-					continue
-				}
-				l2 := &link{prev: l, d: d, v: v}
-				next = append(next, l2)
-				if _, ok := sc.heads[chainEntry{i, d}]; ok && i > n {
-					best, n = l2, i
-				}
-			}
-		}
-		if len(next) > 0 {
-			reach = i
-		}
-		frontier = next
+	v := sc.versions(id)
+	best, n := v.inUse, v.inUseN
+	if !sc.freeKnown {
+		best, n = v.any, v.anyN
 	}
 	switch {
-	case reach == 0 && len(sc.events[id][1]) == 0:
+	case v.reach == 0 && len(sc.events[id][1]) == 0:
 		return nil, "its first event was not found"
-	case reach == 0:
+	case v.reach == 0:
 		return nil, "its first event does not match any chain digest found"
+	case best == nil && v.any != nil:
+		return nil, fmt.Sprintf("only a version on freed pages was found (%d events): the session was deleted, or its newest pages are damaged", v.anyN)
 	case best == nil:
-		return nil, fmt.Sprintf("events 1 to %d verify, but no head record names any of them: its newest pages are damaged", reach)
-	}
-	switch {
-	case n < reach:
-		return nil, fmt.Sprintf("events 1 to %d verify, but the newest head record found names event %d: its newest pages are damaged", reach, n)
-	case sc.freeKnown && !sc.heads[chainEntry{n, best.d}]:
-		return nil, fmt.Sprintf("only an older version of its log was found (%d events, on freed pages): its newest pages are damaged", n)
+		return nil, fmt.Sprintf("events 1 to %d verify, but no head record names any of them: its newest pages are damaged", v.reach)
+	case !sc.freeKnown && n < v.reach:
+		return nil, fmt.Sprintf("events 1 to %d verify, but the newest head record found names event %d: its newest pages are damaged", v.reach, n)
 	}
 	b := &rawBucket{entries: map[string][]byte{string(keyHead): append(u64(uint64(n)), best.d[:]...)}, buckets: map[string]*rawBucket{}}
 	evs, chain := &rawBucket{entries: map[string][]byte{}}, &rawBucket{entries: map[string][]byte{}}
@@ -300,4 +267,62 @@ func (sc *pageScan) logOf(id engine.SessionID) (*rawBucket, string) {
 	}
 	b.buckets[string(bucketEvents)], b.buckets[string(bucketChain)] = evs, chain
 	return b, ""
+}
+
+// link is one event of a version of a log, and the chain digest up to it.
+type link struct {
+	prev *link
+	d    engine.Digest
+	v    []byte
+}
+
+// logVersions are the versions of one session's log the scanned pieces
+// hold: the longest whose head record is on a page in use, the longest
+// whose head record is anywhere, and how far any version verifies.
+type logVersions struct {
+	inUse, any   *link
+	inUseN, anyN engine.EventIndex
+	reach        engine.EventIndex
+}
+
+// versions follows every version of session id's log that its chain
+// digests verify, event by event. bbolt is copy-on-write, so older
+// versions are prefixes of newer ones and share their bytes; different
+// bytes for one event arise only from damage or an unfinished write.
+// Among versions of equal length the first in byte order wins.
+func (sc *pageScan) versions(id engine.SessionID) logVersions {
+	var v logVersions
+	frontier := []*link{{}}
+	for i := engine.EventIndex(1); len(frontier) > 0; i++ {
+		cands := slices.Clone(sc.events[id][i])
+		slices.SortFunc(cands, bytes.Compare)
+		// Versions that reach the same digest hold the same events, so
+		// each digest is followed once: no more versions than chain
+		// digests found for index i.
+		var next []*link
+		seen := map[engine.Digest]bool{}
+		for _, l := range frontier {
+			for _, b := range cands {
+				d := event.Chain(l.d, b)
+				if !sc.chain[chainEntry{i, d}] || seen[d] {
+					continue
+				}
+				seen[d] = true
+				ext := &link{prev: l, d: d, v: b}
+				next = append(next, ext)
+				inUse, ok := sc.heads[chainEntry{i, d}]
+				if ok && i > v.anyN {
+					v.any, v.anyN = ext, i
+				}
+				if inUse && i > v.inUseN {
+					v.inUse, v.inUseN = ext, i
+				}
+			}
+		}
+		if len(next) > 0 {
+			v.reach = i
+		}
+		frontier = next
+	}
+	return v
 }
