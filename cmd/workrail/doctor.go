@@ -88,12 +88,16 @@ func printReport(w io.Writer, h home.Dir, rep store.FileReport, healthy int) {
 		}
 	}
 	printFirst(w, len(bad), "sessions not healthy", func(i int) string { return sessionLine(bad[i]) })
-	fmt.Fprintf(w, "%d of %d sessions healthy%s\n", healthy, len(rep.Sessions), byState(states, healthy))
+	found := ""
+	if rep.Count != store.CountExact {
+		found = " found"
+	}
+	fmt.Fprintf(w, "%d of %d sessions%s healthy%s\n", healthy, len(rep.Sessions), found, byState(states, healthy))
 	if r := reach(rep.Reach, len(rep.Sessions)); r != "" {
 		fmt.Fprintln(w, r)
 	}
 	if len(rep.Structure) > 0 {
-		fmt.Fprintf(w, "The database file is damaged; the healthy sessions above are those a salvage keeps. Stop the daemon, then run\n"+
+		fmt.Fprintf(w, "The database file is damaged; the healthy sessions are those a salvage keeps. Stop the daemon, then run\n"+
 			"  workrail doctor --salvage %s\n", filepath.Join(string(h), "salvaged.db"))
 	}
 }
