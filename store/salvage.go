@@ -166,7 +166,7 @@ func (s source) scan(src string, dst *Store, copied map[engine.SessionID]bool, l
 		top = max(top, uint64(id))
 	}
 	for _, id := range slices.Sorted(maps.Keys(sc.events)) {
-		if _, damaged := lost[id]; s.count(0) == CountExact && !damaged {
+		if _, damaged := lost[id]; s.listed() && !damaged {
 			continue // not in the whole list of sessions: deleted
 		}
 		top = max(top, uint64(id))
@@ -232,10 +232,13 @@ func sourceOf(root *rawBucket) source {
 	return source{sessions: pick(bucketSessions), snapshots: pick(bucketSnapshots), workflows: pick(bucketWorkflows), counted: counted}
 }
 
+// listed reports whether the walk read the whole list of sessions.
+func (s source) listed() bool { return len(s.sessions.problems) == 0 }
+
 // count says how top, the highest session id known, is known.
 func (s source) count(top uint64) Count {
 	switch {
-	case len(s.sessions.problems) == 0:
+	case s.listed():
 		return CountExact
 	case s.counted:
 		return CountCounter

@@ -36,7 +36,7 @@ func runDoctor(args []string, stdout, stderr io.Writer) int {
 	}
 	switch {
 	case *salvage != "":
-		err = salvageInto(h, *salvage, stdout)
+		err = salvageInto(h, *salvage, *asJSON, stdout)
 	case *rebuild:
 		err = rebuildIndexes(h, stdout)
 	}
@@ -228,8 +228,8 @@ func stopped(h home.Dir) error {
 }
 
 // salvageInto copies every intact session into a new database and says
-// how to put it in place.
-func salvageInto(h home.Dir, out string, w io.Writer) error {
+// how to put it in place (with asJSON, prints the whole report instead).
+func salvageInto(h home.Dir, out string, asJSON bool, w io.Writer) error {
 	if err := stopped(h); err != nil {
 		return err
 	}
@@ -240,6 +240,11 @@ func salvageInto(h home.Dir, out string, w io.Writer) error {
 	rep, err := store.Salvage(h.DB(), out)
 	if err != nil {
 		return err
+	}
+	if asJSON {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(rep)
 	}
 	printFirst(w, len(rep.Lost), "sessions lost", func(i int) string {
 		return fmt.Sprintf("%-10s lost: %s", rep.Lost[i].Session, rep.Lost[i].Reason)

@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"go.etcd.io/bbolt"
+
+	"github.com/workrail/workrail/store"
 )
 
 // damagedHome writes n sessions into a new home's database, closes it and
@@ -117,11 +119,12 @@ func TestSalvageSaysWhatItCouldNotReach(t *testing.T) {
 		name  string
 		pages func(tx *bbolt.Tx) []int64
 		cut   bool
+		count store.Count
 		want  []string
 	}{
-		{"sessions branch", func(tx *bbolt.Tx) []int64 { return []int64{int64(tx.Bucket([]byte("sessions")).Root())} }, false,
+		{"sessions branch", func(tx *bbolt.Tx) []int64 { return []int64{int64(tx.Bucket([]byte("sessions")).Root())} }, false, store.CountCounter,
 			[]string{"Salvaged 120 of 120 sessions", "The list of sessions is damaged: 0 more of the 120 session ids handed out were not found", "1 page was found damaged"}},
-		{"cut short", nil, true,
+		{"cut short", nil, true, store.CountAtLeast,
 			[]string{"sessions into", "Salvaged ", " of at least ", "pages in use are missing past the end of the file"}},
 		{"every page", func(tx *bbolt.Tx) []int64 {
 			var all []int64
@@ -129,7 +132,7 @@ func TestSalvageSaysWhatItCouldNotReach(t *testing.T) {
 				all = append(all, p)
 			}
 			return all
-		}, false, []string{"Found 0 intact sessions", "so how many sessions it held is unknown", "pages were found damaged"}},
+		}, false, store.CountUnknown, []string{"Found 0 intact sessions", "so how many sessions it held is unknown", "pages were found damaged"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			pick := tc.pages
@@ -144,7 +147,6 @@ func TestSalvageSaysWhatItCouldNotReach(t *testing.T) {
 			if code := run([]string{"doctor", "--salvage", filepath.Join(home, "new.db")}, &out, &stderr); code != 0 {
 				t.Fatalf("salvage: exit %d\n%s%s", code, &out, &stderr)
 			}
-			t.Logf("%s", &out)
 			for _, want := range tc.want {
 				if !strings.Contains(out.String(), want) {
 					t.Errorf("salvage does not say %q:\n%s", want, &out)
@@ -152,6 +154,15 @@ func TestSalvageSaysWhatItCouldNotReach(t *testing.T) {
 			}
 			if strings.Contains(out.String(), " 0 of 0 ") {
 				t.Errorf("salvage says 0 of 0 of a file that held %d sessions:\n%s", n, &out)
+			}
+			// --json prints the whole report.
+			var js bytes.Buffer
+			if code := run([]string{"doctor", "--json", "--salvage", filepath.Join(home, "again.db")}, &js, &stderr); code != 0 {
+				t.Fatalf("salvage --json: exit %d\n%s%s", code, &js, &stderr)
+			}
+			var rep store.SalvageReport
+			if err := json.Unmarshal(js.Bytes(), &rep); err != nil || rep.Count != tc.count || !rep.Scanned {
+				t.Fatalf("salvage --json: %v, count %s; want %s\n%s", err, rep.Count, tc.count, &js)
 			}
 		})
 	}
