@@ -28,7 +28,7 @@ type pageScan struct {
 	// root bucket's page; 0 when none was found.
 	counter uint64
 	// freeKnown says the free list was read, so a head record on a free
-	// page is known to be an older version.
+	// page is known to be an older version (or a deleted session's).
 	freeKnown bool
 	damaged   int // pages in use whose header or elements do not parse
 	missing   int // pages in use past the end of the file
@@ -101,30 +101,19 @@ func (r *pageReader) scanPage(id uint64) ([]byte, uint16, uint64, bool) {
 	return r.data[off:end], flags, overflow, true
 }
 
-// freePages reads the free list the meta page names; known is false when
-// there is none or it does not parse.
-func (r *pageReader) freePages() (map[uint64]bool, bool) {
-	id := r.freelist
-	off := int(id) * r.pageSize
-	if id == noFreelist || id < 2 || id >= r.high || off+r.pageSize > len(r.data) {
+// freePages are the pages the free list names; known is false when there
+// is none or it does not parse.
+func (r *pageReader) freePages() (free map[uint64]bool, known bool) {
+	if r.freelist == noFreelist {
 		return nil, false
 	}
-	hdr := r.data[off : off+pageHeaderSize]
-	overflow := int(binary.LittleEndian.Uint32(hdr[12:]))
-	end := off + (1+overflow)*r.pageSize
-	if binary.LittleEndian.Uint64(hdr) != id || binary.LittleEndian.Uint16(hdr[8:]) != freelistPage || end > len(r.data) || end < off {
+	ids, _, problem := r.freeList()
+	if problem != "" {
 		return nil, false
 	}
-	ids, count := r.data[off+pageHeaderSize:end], uint64(binary.LittleEndian.Uint16(hdr[10:]))
-	if count == 0xFFFF && len(ids) >= 8 {
-		count, ids = binary.LittleEndian.Uint64(ids), ids[8:]
-	}
-	if count > uint64(len(ids)/8) {
-		return nil, false
-	}
-	free := make(map[uint64]bool, count)
-	for i := range count {
-		free[binary.LittleEndian.Uint64(ids[i*8:])] = true
+	free = make(map[uint64]bool, len(ids))
+	for _, id := range ids {
+		free[id] = true
 	}
 	return free, true
 }
