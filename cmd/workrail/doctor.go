@@ -88,11 +88,14 @@ func printReport(w io.Writer, h home.Dir, rep store.FileReport, healthy int) {
 		}
 	}
 	printFirst(w, len(bad), "sessions not healthy", func(i int) string { return sessionLine(bad[i]) })
-	found := ""
-	if rep.Count != store.CountExact {
-		found = " found"
+	switch rep.Count {
+	case store.CountExact:
+		fmt.Fprintf(w, "%d of %d sessions healthy%s\n", healthy, len(rep.Sessions), byState(states, healthy))
+	case store.CountUnknown: // nothing naming a session was found
+		fmt.Fprintln(w, "Found 0 intact sessions.")
+	default:
+		fmt.Fprintf(w, "%d of %d sessions found healthy%s\n", healthy, len(rep.Sessions), byState(states, healthy))
 	}
-	fmt.Fprintf(w, "%d of %d sessions%s healthy%s\n", healthy, len(rep.Sessions), found, byState(states, healthy))
 	if r := reach(rep.Reach, len(rep.Sessions)); r != "" {
 		fmt.Fprintln(w, r)
 	}

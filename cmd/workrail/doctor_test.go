@@ -120,19 +120,23 @@ func TestSalvageSaysWhatItCouldNotReach(t *testing.T) {
 		pages func(tx *bbolt.Tx) []int64
 		cut   bool
 		count store.Count
-		want  []string
+		want  []string // in salvage's report
+		doc   string   // in doctor's
 	}{
 		{"sessions branch", func(tx *bbolt.Tx) []int64 { return []int64{int64(tx.Bucket([]byte("sessions")).Root())} }, false, store.CountCounter,
-			[]string{"Salvaged 120 of 120 sessions", "The list of sessions is damaged: 0 more of the 120 session ids handed out were not found", "1 page was found damaged"}},
+			[]string{"Salvaged 120 of 120 sessions", "The list of sessions is damaged: 0 more of the 120 session ids handed out were not found", "1 page was found damaged"},
+			"120 of 120 sessions found healthy"},
 		{"cut short", nil, true, store.CountAtLeast,
-			[]string{"sessions into", "Salvaged ", " of at least ", "pages in use are missing past the end of the file"}},
+			[]string{"sessions into", "Salvaged ", " of at least ", "pages in use are missing past the end of the file"},
+			"how many sessions it held is unknown: at least"},
 		{"every page", func(tx *bbolt.Tx) []int64 {
 			var all []int64
 			for p := int64(2); p < tx.Size()/4096; p++ {
 				all = append(all, p)
 			}
 			return all
-		}, false, store.CountUnknown, []string{"Found 0 intact sessions", "so how many sessions it held is unknown", "pages were found damaged"}},
+		}, false, store.CountUnknown, []string{"Found 0 intact sessions", "so how many sessions it held is unknown", "pages were found damaged"},
+			"Found 0 intact sessions."},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			pick := tc.pages
@@ -154,6 +158,11 @@ func TestSalvageSaysWhatItCouldNotReach(t *testing.T) {
 			}
 			if strings.Contains(out.String(), " 0 of 0 ") {
 				t.Errorf("salvage says 0 of 0 of a file that held %d sessions:\n%s", n, &out)
+			}
+			// Nor does doctor, which also says what the damage hides.
+			var doc bytes.Buffer
+			if code := run([]string{"doctor"}, &doc, &stderr); code != 1 || strings.Contains(doc.String(), " 0 of 0 ") || !strings.Contains(doc.String(), tc.doc) {
+				t.Errorf("doctor: exit %d; want 1, no 0 of 0, and %q:\n%s", code, tc.doc, &doc)
 			}
 			// --json prints the whole report.
 			var js bytes.Buffer
