@@ -81,6 +81,62 @@ func TestDamagedFileIsRefusedAndSalvaged(t *testing.T) {
 	healthyDoctor(t, home)
 }
 
+// A damaged root page used to leave salvage nothing to walk ("Salvaged 0
+// of 0"). The page scan finds every session under it; the runs go on
+// with the tokens the agent holds, and new sessions get new ids.
+func TestSalvageUnderADamagedRootKeepsEverySession(t *testing.T) {
+	home := newHome(t)
+	c := startShim(t, home)
+	var runs []result
+	for _, notes := range []string{"one", "two", "three"} {
+		runs = append(runs, advance(t, c, startHello(t, c), notes))
+	}
+	stopDaemon(t, home)
+	db := filepath.Join(home, "workrail.db")
+	root := rootPage(t, db)
+	for i := range 16 {
+		flipByte(t, db, root*4096+int64(i), 0xa5)
+	}
+
+	out := filepath.Join(home, "salvaged.db")
+	code, msg, stderr := command(t, home, "doctor", "--salvage", out)
+	if code != 0 || !strings.Contains(msg, "Salvaged 3 of at least 3 sessions") || strings.Contains(msg, "0 of 0") {
+		t.Fatalf("salvage: exit %d\n%s%s", code, msg, stderr)
+	}
+	if err := os.Rename(db, db+".damaged"); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(out, db); err != nil {
+		t.Fatal(err)
+	}
+	c = startShim(t, home)
+	for i, r := range runs {
+		if next := advance(t, c, r, "after salvage"); next.kind() != "step" && next.kind() != "complete" {
+			t.Fatalf("run %d after salvage: %s", i+1, next.Text)
+		}
+	}
+	if fresh := startHello(t, c); str(fresh.S, "session", "sessionId") != "ses_4" {
+		t.Fatalf("a new session after salvage is %s; want ses_4", str(fresh.S, "session", "sessionId"))
+	}
+	healthyDoctor(t, home)
+}
+
+// rootPage is the root bucket's page, as the newer of the two meta pages
+// (page size 4096) names it: magic, version, page size, flags, then the
+// root bucket's page id; the transaction id at byte 48 of each.
+func rootPage(t *testing.T, path string) int64 {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := b[16:]
+	if m1 := b[4096+16:]; binary.LittleEndian.Uint64(m1[48:]) > binary.LittleEndian.Uint64(m[48:]) {
+		m = m1
+	}
+	return int64(binary.LittleEndian.Uint64(m[16:]))
+}
+
 func flipByte(t *testing.T, path string, at int64, mask byte) {
 	t.Helper()
 	f, err := os.OpenFile(path, os.O_RDWR, 0)

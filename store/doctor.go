@@ -83,6 +83,9 @@ func (t *Tx) verify(check func(event.Event) error) (Report, error) {
 type FileReport struct {
 	Structure []string `json:"structure"`
 	Sessions  []Report `json:"sessions"`
+	// Reach is, for a damaged file, what its salvage could find; for a
+	// whole one, an exact count.
+	Reach
 }
 
 // DoctorFile checks the database at path, which no daemon may be
@@ -90,7 +93,7 @@ type FileReport struct {
 // daemon checks it; a damaged one is salvaged into a scratch file, and
 // what that keeps is what doctor reports healthy.
 func DoctorFile(path string, timeout time.Duration) (FileReport, error) {
-	rep := FileReport{Structure: []string{}, Sessions: []Report{}}
+	rep := FileReport{Structure: []string{}, Sessions: []Report{}, Reach: Reach{Count: CountExact}}
 	f, err := os.Open(path)
 	if err != nil {
 		return rep, fmt.Errorf("store: %w", err)
@@ -130,7 +133,7 @@ func doctorDamaged(path string) (FileReport, error) {
 		return FileReport{}, err
 	}
 	defer s.Close()
-	rep := FileReport{Structure: salvage.Structure}
+	rep := FileReport{Structure: salvage.Structure, Reach: salvage.Reach}
 	if rep.Sessions, err = s.Doctor(); err != nil {
 		return rep, err
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"os"
+	"strings"
 	"syscall"
 )
 
@@ -167,11 +168,13 @@ func (r *pageReader) bucket(hdr []byte, where *loc) *rawBucket {
 	return b
 }
 
-// damage records a problem found at where.
+// damage records a problem found at where: in the file's problems with
+// the whole path to it, in the bucket's naming only the page (a
+// session's reason, in a report that lists the file's problems too).
 func (r *pageReader) damage(b *rawBucket, where *loc, format string, args ...any) {
-	p := where.String() + ": " + fmt.Sprintf(format, args...)
-	b.problems = append(b.problems, p)
-	r.problems = append(r.problems, p)
+	p := fmt.Sprintf(format, args...)
+	b.problems = append(b.problems, where.short()+": "+p)
+	r.problems = append(r.problems, where.String()+": "+p)
 }
 
 // bounds are the keys a page's subtree must lie in, as its parent's
@@ -289,43 +292,58 @@ func (r *pageReader) elements(b *rawBucket, p []byte, flags uint16, where *loc, 
 // use would be overwritten. The damage is the file's, not any bucket's:
 // salvage, which copies buckets into a new file, is not hindered by it.
 func (r *pageReader) checkFreelist() {
-	file := &rawBucket{}
-	id := r.freelist
-	if id == noFreelist {
+	if r.freelist == noFreelist {
 		return
 	}
-	where := &loc{text: fmt.Sprintf("free list (page %d)", id)}
-	off := int(id) * r.pageSize
-	if id < 2 || id >= r.high || off+r.pageSize > len(r.data) || r.reached(id) {
+	file := &rawBucket{}
+	where := &loc{text: fmt.Sprintf("free list (page %d)", r.freelist)}
+	if r.freelist < r.high && r.reached(r.freelist) {
 		r.damage(file, where, "its page is outside the pages in use or in use by a bucket")
 		return
 	}
-	hdr := r.data[off : off+pageHeaderSize]
-	flags, overflow := binary.LittleEndian.Uint16(hdr[8:]), uint64(binary.LittleEndian.Uint32(hdr[12:]))
-	end := off + int(1+overflow)*r.pageSize
-	if binary.LittleEndian.Uint64(hdr) != id || flags != freelistPage || id+overflow >= r.high || end > len(r.data) || end < off {
-		r.damage(file, where, "its page header does not describe a free list")
-		return
-	}
-	ids, count := r.data[off+pageHeaderSize:end], uint64(binary.LittleEndian.Uint16(hdr[10:]))
-	if count == 0xFFFF && len(ids) >= 8 {
-		count, ids = binary.LittleEndian.Uint64(ids), ids[8:]
-	}
-	if count > uint64(len(ids)/8) {
-		r.damage(file, where, "%d free pages do not fit in it", count)
+	ids, overflow, problem := r.freeList()
+	if problem != "" {
+		r.damage(file, where, "%s", problem)
 		return
 	}
 	for i := uint64(0); i <= overflow; i++ {
-		r.mark(id + i)
+		r.mark(r.freelist + i)
 	}
-	for i := range count {
-		free := binary.LittleEndian.Uint64(ids[i*8:])
+	for _, free := range ids {
 		if free < 2 || free >= r.high || r.reached(free) {
 			r.damage(file, where, "page %d is listed as free but is outside the pages in use, in use, or listed twice", free)
 			return
 		}
 		r.mark(free)
 	}
+}
+
+// freeList reads the free list the meta page names: the free pages and
+// the list's own overflow pages, or what is wrong with it.
+func (r *pageReader) freeList() (ids []uint64, overflow uint64, problem string) {
+	id := r.freelist
+	off := int(id) * r.pageSize
+	if id < 2 || id >= r.high || off+r.pageSize > len(r.data) {
+		return nil, 0, "its page is outside the pages in use or in use by a bucket"
+	}
+	hdr := r.data[off : off+pageHeaderSize]
+	flags, overflow := binary.LittleEndian.Uint16(hdr[8:]), uint64(binary.LittleEndian.Uint32(hdr[12:]))
+	end := off + int(1+overflow)*r.pageSize
+	if binary.LittleEndian.Uint64(hdr) != id || flags != freelistPage || id+overflow >= r.high || end > len(r.data) || end < off {
+		return nil, 0, "its page header does not describe a free list"
+	}
+	raw, count := r.data[off+pageHeaderSize:end], uint64(binary.LittleEndian.Uint16(hdr[10:]))
+	if count == 0xFFFF && len(raw) >= 8 {
+		count, raw = binary.LittleEndian.Uint64(raw), raw[8:]
+	}
+	if count > uint64(len(raw)/8) {
+		return nil, 0, fmt.Sprintf("%d free pages do not fit in it", count)
+	}
+	ids = make([]uint64, count)
+	for i := range ids {
+		ids[i] = binary.LittleEndian.Uint64(raw[i*8:])
+	}
+	return ids, overflow, ""
 }
 
 // loc is where in the file a page or bucket was reached from, spelled
@@ -338,19 +356,30 @@ type loc struct {
 }
 
 func (l *loc) String() string {
-	var s string
+	if l.parent == nil {
+		return l.last()
+	}
+	return l.parent.String() + l.last()
+}
+
+// short names l by its page or bucket alone.
+func (l *loc) short() string {
+	s := l.last()
+	if l.text != "" && l.parent != nil { // " (inline)"
+		s = l.parent.last() + s
+	}
+	return strings.TrimPrefix(s, ": ")
+}
+
+// last is the last step of the path to l.
+func (l *loc) last() string {
 	switch {
 	case l.text != "":
-		s = l.text
+		return l.text
 	case l.bucket != nil:
-		s = fmt.Sprintf(": bucket %x", l.bucket)
-	default:
-		s = fmt.Sprintf(": page %d", l.page)
+		return fmt.Sprintf(": bucket %x", l.bucket)
 	}
-	if l.parent == nil {
-		return s
-	}
-	return l.parent.String() + s
+	return fmt.Sprintf(": page %d", l.page)
 }
 
 func (r *pageReader) mark(id uint64)         { r.seen[id/64] |= 1 << (id % 64) }

@@ -6,9 +6,12 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/workrail/workrail/engine"
@@ -33,7 +36,7 @@ func runDoctor(args []string, stdout, stderr io.Writer) int {
 	}
 	switch {
 	case *salvage != "":
-		err = salvageInto(h, *salvage, stdout)
+		err = salvageInto(h, *salvage, *asJSON, stdout)
 	case *rebuild:
 		err = rebuildIndexes(h, stdout)
 	}
@@ -56,7 +59,8 @@ func runDoctor(args []string, stdout, stderr io.Writer) int {
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
-		enc.Encode(map[string]any{"structure": rep.Structure, "sessions": rep.Sessions, "healthy": healthy, "total": len(rep.Sessions)})
+		enc.Encode(map[string]any{"structure": rep.Structure, "sessions": rep.Sessions, "healthy": healthy, "total": len(rep.Sessions),
+			"count": rep.Count, "unreached": rep.Unreached, "damagedPages": rep.DamagedPages, "missingPages": rep.MissingPages})
 	} else {
 		printReport(stdout, h, rep, healthy)
 	}
@@ -66,27 +70,126 @@ func runDoctor(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
+// reportLines bounds each list the text reports print: past it they
+// count what they left out, which --json lists.
+const reportLines = 10
+
+// printReport prints a summary: the first damaged pages and unhealthy
+// sessions, then counts, so a file with thousands of sessions gets a
+// report of a few KB.
 func printReport(w io.Writer, h home.Dir, rep store.FileReport, healthy int) {
-	for _, p := range rep.Structure {
-		fmt.Fprintf(w, "file damaged: %s\n", p)
-	}
+	printFirst(w, len(rep.Structure), "damaged pages", func(i int) string { return "file damaged: " + rep.Structure[i] })
+	var bad []store.Report
+	states := map[string]int{}
 	for _, r := range rep.Sessions {
-		switch {
-		case r.OK():
-			fmt.Fprintf(w, "%-10s healthy (%d events)\n", r.Session, r.Health.LastGood)
-		case r.Health.Status == execute.Healthy:
-			fmt.Fprintf(w, "%-10s healthy log, damaged indexes: %s\n", r.Session, r.IndexProblem)
-		case r.Health.Status == execute.Unreadable:
-			fmt.Fprintf(w, "%-10s unreadable: %s\n", r.Session, r.Health.Reason)
-		default:
-			fmt.Fprintf(w, "%-10s %s at index %d: %s\n", r.Session, r.Health.Status, r.Health.FirstBad, r.Health.Reason)
+		states[state(r)]++
+		if !r.OK() {
+			bad = append(bad, r)
 		}
 	}
-	fmt.Fprintf(w, "%d of %d sessions healthy\n", healthy, len(rep.Sessions))
+	printFirst(w, len(bad), "sessions not healthy", func(i int) string { return sessionLine(bad[i]) })
+	switch rep.Count {
+	case store.CountExact:
+		fmt.Fprintf(w, "%d of %d sessions healthy%s\n", healthy, len(rep.Sessions), byState(states, healthy))
+	case store.CountUnknown: // nothing naming a session was found
+		fmt.Fprintln(w, "Found 0 intact sessions.")
+	default:
+		fmt.Fprintf(w, "%d of %d sessions found healthy%s\n", healthy, len(rep.Sessions), byState(states, healthy))
+	}
+	if r := reach(rep.Reach, len(rep.Sessions)); r != "" {
+		fmt.Fprintln(w, r)
+	}
 	if len(rep.Structure) > 0 {
-		fmt.Fprintf(w, "The database file is damaged; the healthy sessions above are those a salvage keeps. Stop the daemon, then run\n"+
+		fmt.Fprintf(w, "The database file is damaged; the healthy sessions are those a salvage keeps. Stop the daemon, then run\n"+
 			"  workrail doctor --salvage %s\n", filepath.Join(string(h), "salvaged.db"))
 	}
+}
+
+// printFirst prints line(i) for the first reportLines of n items, then
+// how many it left out.
+func printFirst(w io.Writer, n int, what string, line func(i int) string) {
+	for i := range min(n, reportLines) {
+		fmt.Fprintln(w, line(i))
+	}
+	if n > reportLines {
+		fmt.Fprintf(w, "… and %d more %s (workrail doctor --json lists every one)\n", n-reportLines, what)
+	}
+}
+
+func sessionLine(r store.Report) string {
+	switch {
+	case r.OK():
+		return fmt.Sprintf("%-10s healthy (%d events)", r.Session, r.Health.LastGood)
+	case r.Health.Status == execute.Healthy:
+		return fmt.Sprintf("%-10s healthy log, damaged indexes: %s", r.Session, r.IndexProblem)
+	case r.Health.Status == execute.Unreadable:
+		return fmt.Sprintf("%-10s unreadable: %s", r.Session, r.Health.Reason)
+	}
+	return fmt.Sprintf("%-10s %s at index %d: %s", r.Session, r.Health.Status, r.Health.FirstBad, r.Health.Reason)
+}
+
+// state is the word a session is counted under.
+func state(r store.Report) string {
+	if r.Health.Status == execute.Healthy && !r.OK() {
+		return "with damaged indexes"
+	}
+	return string(r.Health.Status)
+}
+
+// byState counts the sessions that are not healthy by state, in a fixed
+// order: " (3 unreadable, 1 corrupt_tail)".
+func byState(states map[string]int, healthy int) string {
+	if healthy == sum(states) {
+		return ""
+	}
+	var parts []string
+	for _, k := range slices.Sorted(maps.Keys(states)) {
+		if k != string(execute.Healthy) {
+			parts = append(parts, fmt.Sprintf("%d %s", states[k], k))
+		}
+	}
+	return " (" + strings.Join(parts, ", ") + ")"
+}
+
+// wasWere is one for n = 1, else many.
+func wasWere(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+func sum(m map[string]int) int {
+	n := 0
+	for _, v := range m {
+		n += v
+	}
+	return n
+}
+
+// reach says what a damaged file's report cannot know, or "" when the
+// sessions it found are all it held: found is the sessions found.
+func reach(r store.Reach, found int) string {
+	var parts []string
+	switch r.Count {
+	case store.CountCounter:
+		parts = append(parts, fmt.Sprintf("the list of sessions is damaged: %d more of the %d session ids handed out were not found (retention may have deleted some of them)", r.Unreached, found+r.Unreached))
+	case store.CountAtLeast:
+		parts = append(parts, fmt.Sprintf("the file's root is damaged, so how many sessions it held is unknown: at least %d, of which %d were not found", found+r.Unreached, r.Unreached))
+	case store.CountUnknown:
+		parts = append(parts, "the file's root is damaged, so how many sessions it held is unknown")
+	}
+	if r.DamagedPages > 0 {
+		parts = append(parts, fmt.Sprintf("%s %s found damaged", plural(r.DamagedPages, "page"), wasWere(r.DamagedPages, "was", "were")))
+	}
+	if r.MissingPages > 0 {
+		parts = append(parts, fmt.Sprintf("%s in use %s missing past the end of the file (it was cut short)", plural(r.MissingPages, "page"), wasWere(r.MissingPages, "is", "are")))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	s := strings.Join(parts, "; ")
+	return strings.ToUpper(s[:1]) + s[1:] + "."
 }
 
 // doctorReport asks the daemon on the home's socket when one answers (it
@@ -94,10 +197,10 @@ func printReport(w io.Writer, h home.Dir, rep store.FileReport, healthy int) {
 func doctorReport(h home.Dir) (store.FileReport, error) {
 	reports, err := doctorViaDaemon(h)
 	if err == nil {
-		return store.FileReport{Structure: []string{}, Sessions: reports}, nil
+		return store.FileReport{Structure: []string{}, Sessions: reports, Reach: store.Reach{Count: store.CountExact}}, nil
 	}
 	if _, err := os.Stat(h.DB()); errors.Is(err, os.ErrNotExist) {
-		return store.FileReport{Structure: []string{}, Sessions: []store.Report{}}, nil // nothing recorded yet
+		return store.FileReport{Structure: []string{}, Sessions: []store.Report{}, Reach: store.Reach{Count: store.CountExact}}, nil // nothing recorded yet
 	}
 	rep, err := store.DoctorFile(h.DB(), time.Second)
 	if errors.Is(err, store.ErrLocked) {
@@ -128,8 +231,8 @@ func stopped(h home.Dir) error {
 }
 
 // salvageInto copies every intact session into a new database and says
-// how to put it in place.
-func salvageInto(h home.Dir, out string, w io.Writer) error {
+// how to put it in place (with asJSON, prints the whole report instead).
+func salvageInto(h home.Dir, out string, asJSON bool, w io.Writer) error {
 	if err := stopped(h); err != nil {
 		return err
 	}
@@ -141,10 +244,26 @@ func salvageInto(h home.Dir, out string, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	for _, l := range rep.Lost {
-		fmt.Fprintf(w, "%-10s lost: %s\n", l.Session, l.Reason)
+	if asJSON {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(rep)
 	}
-	fmt.Fprintf(w, "Salvaged %d of %d sessions into %s.\n", len(rep.Salvaged), len(rep.Salvaged)+len(rep.Lost), out)
+	printFirst(w, len(rep.Lost), "sessions lost", func(i int) string {
+		return fmt.Sprintf("%-10s lost: %s", rep.Lost[i].Session, rep.Lost[i].Reason)
+	})
+	found := len(rep.Salvaged) + len(rep.Lost)
+	switch rep.Count {
+	case store.CountExact, store.CountCounter:
+		fmt.Fprintf(w, "Salvaged %d of %d sessions into %s.\n", len(rep.Salvaged), rep.Held(), out)
+	case store.CountAtLeast:
+		fmt.Fprintf(w, "Salvaged %d of at least %d sessions into %s.\n", len(rep.Salvaged), rep.Held(), out)
+	default: // nothing naming a session was found, so none was copied
+		fmt.Fprintf(w, "Found %d intact sessions; %s holds none.\n", len(rep.Salvaged), out)
+	}
+	if r := reach(rep.Reach, found); r != "" {
+		fmt.Fprintln(w, r)
+	}
 	fmt.Fprintf(w, "To use it, with the daemon stopped:\n  mv %s %s.damaged && mv %s %s\n", h.DB(), h.DB(), out, h.DB())
 	return nil
 }

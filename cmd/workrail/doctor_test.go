@@ -1,0 +1,193 @@
+package main
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"go.etcd.io/bbolt"
+
+	"github.com/workrail/workrail/store"
+)
+
+// damagedHome writes n sessions into a new home's database, closes it and
+// overwrites the page header of each page pick names (reading the file
+// with bbolt, before the damage).
+func damagedHome(t *testing.T, n int, pick func(tx *bbolt.Tx) []int64) string {
+	t.Helper()
+	home := t.TempDir()
+	t.Setenv("WORKRAIL_HOME", home)
+	path := filepath.Join(home, "workrail.db")
+	now := t0
+	st := openAt(t, path, &now)
+	addSessions(t, st, n, 2)
+	st.Close()
+	db, err := bbolt.Open(path, 0o600, &bbolt.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pages []int64
+	db.View(func(tx *bbolt.Tx) error {
+		pages = pick(tx)
+		return nil
+	})
+	db.Close()
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	for _, p := range pages {
+		if _, err := f.WriteAt(bytes.Repeat([]byte{0xa5}, 16), p*4096); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return home
+}
+
+// On a file with hundreds of damaged sessions doctor's text report is a
+// summary of a few KB; --json lists every session and damaged page once,
+// each session's reason naming only its own page.
+func TestDoctorReportOnADamagedFileIsBounded(t *testing.T) {
+	const n = 300
+	damagedHome(t, n, func(tx *bbolt.Tx) (pages []int64) {
+		for i := range n {
+			if i%3 != 0 {
+				b := tx.Bucket([]byte("sessions")).Bucket(binary.BigEndian.AppendUint64(nil, uint64(i+1)))
+				pages = append(pages, int64(b.Root()))
+			}
+		}
+		return pages
+	})
+	const lost = n - n/3
+	var text, stderr bytes.Buffer
+	if code := run([]string{"doctor"}, &text, &stderr); code != 1 {
+		t.Fatalf("doctor: exit %d\n%s%s", code, &text, &stderr)
+	}
+	for _, want := range []string{
+		"… and 190 more damaged pages", "… and 190 more sessions not healthy",
+		"100 of 300 sessions healthy (200 unreadable)", "workrail doctor --salvage",
+	} {
+		if !strings.Contains(text.String(), want) {
+			t.Errorf("the report does not say %q:\n%s", want, &text)
+		}
+	}
+	if text.Len() > 4<<10 {
+		t.Errorf("the text report is %d bytes; want a summary of at most 4 KB:\n%s", text.Len(), &text)
+	}
+
+	var js bytes.Buffer
+	run([]string{"doctor", "--json"}, &js, &stderr)
+	var rep struct {
+		Structure []string `json:"structure"`
+		Sessions  []struct {
+			SessionID string `json:"sessionId"`
+			Health    struct {
+				Status string `json:"status"`
+				Reason string `json:"reason"`
+			} `json:"health"`
+		} `json:"sessions"`
+		Count string `json:"count"`
+	}
+	if err := json.Unmarshal(js.Bytes(), &rep); err != nil {
+		t.Fatalf("doctor --json: %v\n%s", err, &js)
+	}
+	if len(rep.Sessions) != n || len(rep.Structure) != lost || rep.Count != "exact" {
+		t.Fatalf("doctor --json lists %d sessions and %d damaged pages (count %s); want %d and %d", len(rep.Sessions), len(rep.Structure), rep.Count, n, lost)
+	}
+	for _, s := range rep.Sessions {
+		if strings.Contains(s.Health.Reason, "root") || len(s.Health.Reason) > 200 {
+			t.Fatalf("%s's reason repeats the path to its page: %q", s.SessionID, s.Health.Reason)
+		}
+	}
+	// Each session and each damaged page costs a bounded number of bytes.
+	if limit := 400 * (n + lost); js.Len() > limit {
+		t.Errorf("doctor --json printed %d bytes; want at most %d", js.Len(), limit)
+	}
+	t.Logf("text %d bytes, json %d bytes", text.Len(), js.Len())
+}
+
+// A salvage says how many sessions it copied of how many, and when the
+// damage hides how many the file held, says that instead of a count.
+func TestSalvageSaysWhatItCouldNotReach(t *testing.T) {
+	const n = 120
+	for _, tc := range []struct {
+		name  string
+		pages func(tx *bbolt.Tx) []int64
+		cut   bool
+		count store.Count
+		want  []string // in salvage's report
+		doc   string   // in doctor's
+	}{
+		{"sessions branch", func(tx *bbolt.Tx) []int64 { return []int64{int64(tx.Bucket([]byte("sessions")).Root())} }, false, store.CountCounter,
+			[]string{"Salvaged 120 of 120 sessions", "The list of sessions is damaged: 0 more of the 120 session ids handed out were not found", "1 page was found damaged"},
+			"120 of 120 sessions found healthy"},
+		{"cut short", nil, true, store.CountAtLeast,
+			[]string{"sessions into", "Salvaged ", " of at least ", "pages in use are missing past the end of the file"},
+			"how many sessions it held is unknown: at least"},
+		{"every page", func(tx *bbolt.Tx) []int64 {
+			var all []int64
+			for p := int64(2); p < tx.Size()/4096; p++ {
+				all = append(all, p)
+			}
+			return all
+		}, false, store.CountUnknown, []string{"Found 0 intact sessions", "so how many sessions it held is unknown", "pages were found damaged"},
+			"Found 0 intact sessions."},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			pick := tc.pages
+			if pick == nil {
+				pick = func(*bbolt.Tx) []int64 { return nil }
+			}
+			home := damagedHome(t, n, pick)
+			if tc.cut {
+				cut(t, filepath.Join(home, "workrail.db"))
+			}
+			var out, stderr bytes.Buffer
+			if code := run([]string{"doctor", "--salvage", filepath.Join(home, "new.db")}, &out, &stderr); code != 0 {
+				t.Fatalf("salvage: exit %d\n%s%s", code, &out, &stderr)
+			}
+			for _, want := range tc.want {
+				if !strings.Contains(out.String(), want) {
+					t.Errorf("salvage does not say %q:\n%s", want, &out)
+				}
+			}
+			if strings.Contains(out.String(), " 0 of 0 ") {
+				t.Errorf("salvage says 0 of 0 of a file that held %d sessions:\n%s", n, &out)
+			}
+			// Nor does doctor, which also says what the damage hides.
+			var doc bytes.Buffer
+			if code := run([]string{"doctor"}, &doc, &stderr); code != 1 || strings.Contains(doc.String(), " 0 of 0 ") || !strings.Contains(doc.String(), tc.doc) {
+				t.Errorf("doctor: exit %d; want 1, no 0 of 0, and %q:\n%s", code, tc.doc, &doc)
+			}
+			// --json prints the whole report.
+			var js bytes.Buffer
+			if code := run([]string{"doctor", "--json", "--salvage", filepath.Join(home, "again.db")}, &js, &stderr); code != 0 {
+				t.Fatalf("salvage --json: exit %d\n%s%s", code, &js, &stderr)
+			}
+			var rep store.SalvageReport
+			if err := json.Unmarshal(js.Bytes(), &rep); err != nil || rep.Count != tc.count || !rep.Scanned {
+				t.Fatalf("salvage --json: %v, count %s; want %s\n%s", err, rep.Count, tc.count, &js)
+			}
+		})
+	}
+}
+
+// cut truncates the file at path to 60 % of its pages in use.
+func cut(t *testing.T, path string) {
+	t.Helper()
+	db, err := bbolt.Open(path, 0o600, &bbolt.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var used int64
+	db.View(func(tx *bbolt.Tx) error { used = tx.Size(); return nil })
+	db.Close()
+	if err := os.Truncate(path, used*6/10); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,0 +1,88 @@
+package store
+
+import (
+	"encoding/binary"
+	"os"
+	"testing"
+
+	"github.com/workrail/workrail/engine"
+	"github.com/workrail/workrail/engine/event"
+)
+
+// Page flags, for tests that damage a file at pages they find here.
+const (
+	BranchPage = branchPage
+	LeafPage   = leafPage
+)
+
+// Pages reads the file at path with the store's own page reader: its
+// page size, the root bucket's page (as its newest meta page names it),
+// and each top-level bucket's root page (0 when inline).
+func Pages(tb testing.TB, path string) (pageSize int, root uint64, buckets map[string]uint64) {
+	tb.Helper()
+	r := mapped(tb, path)
+	hdr, err := r.meta()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	root = leU64(hdr)
+	p, flags, _, ok := r.scanPage(root)
+	if !ok || flags != leafPage {
+		tb.Fatalf("the root bucket's page %d is not one leaf", root)
+	}
+	els, ok := leafElements(p)
+	if !ok {
+		tb.Fatalf("the root bucket's page %d does not parse", root)
+	}
+	buckets = map[string]uint64{}
+	for _, el := range els {
+		if el.bucket {
+			buckets[string(el.key)] = leU64(el.value)
+		}
+	}
+	return r.pageSize, root, buckets
+}
+
+// PageFlags is the type page id's header names.
+func PageFlags(tb testing.TB, path string, id uint64) uint16 {
+	tb.Helper()
+	r := mapped(tb, path)
+	if _, err := r.meta(); err != nil {
+		tb.Fatal(err)
+	}
+	_, flags, _, ok := r.scanPage(id)
+	if !ok {
+		tb.Fatalf("page %d does not parse", id)
+	}
+	return flags
+}
+
+// ScannedHeads counts the head records a page scan of path finds for
+// versions of session id's log (each a prefix of the next).
+func ScannedHeads(tb testing.TB, path string, id engine.SessionID) int {
+	tb.Helper()
+	sc, err := scanFile(path, nil)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var d engine.Digest
+	n := 0
+	for i := engine.EventIndex(1); len(sc.events[id][i]) > 0; i++ {
+		d = event.Chain(d, sc.events[id][i][0])
+		if _, ok := sc.heads[chainEntry{i, d}]; ok {
+			n++
+		}
+	}
+	return n
+}
+
+func mapped(tb testing.TB, path string) *pageReader {
+	tb.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return &pageReader{data: b}
+}
+
+func leU64(b []byte) uint64 { return binary.LittleEndian.Uint64(b) }

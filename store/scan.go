@@ -1,0 +1,317 @@
+package store
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"os"
+	"slices"
+	"syscall"
+
+	"github.com/workrail/workrail/engine"
+	"github.com/workrail/workrail/engine/event"
+)
+
+// pageScan is what reading every page of a file, whatever the tree above
+// them says, found: the pieces of session logs, content-addressed records
+// and the session-id counter, each still to be verified. bbolt is
+// copy-on-write, so freed pages may hold older versions of a session's
+// pages: every piece is kept as a candidate and a log is assembled only
+// from pieces its digest chain proves belong together.
+type pageScan struct {
+	events map[engine.SessionID]map[engine.EventIndex][][]byte
+	chain  map[chainEntry]bool       // every chain digest found
+	heads  map[chainEntry]bool       // every head record found: true if one is on a page in use
+	blobs  map[engine.Digest][]byte  // snapshots and pinned workflows whose content hashes to their key
+	listed map[engine.SessionID]bool // ids found as keys of the sessions bucket
+	// counter is the highest session-id counter found on a copy of the
+	// root bucket's page; 0 when none was found.
+	counter uint64
+	// freeKnown says the free list was read, so a head record on a free
+	// page is known to be an older version (or a deleted session's).
+	freeKnown bool
+	damaged   int // pages in use whose header or elements do not parse
+	missing   int // pages in use past the end of the file
+}
+
+// chainEntry is an event index and the chain digest up to it.
+type chainEntry struct {
+	i engine.EventIndex
+	d engine.Digest
+}
+
+// scanFile reads every page of the file at path below the high-water mark
+// its meta page names (pages above it were never committed). Sessions in
+// skip (already copied from the tree) are not gathered.
+func scanFile(path string, skip map[engine.SessionID]bool) (*pageScan, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	data, err := syscall.Mmap(int(f.Fd()), 0, int(fi.Size()), syscall.PROT_READ, syscall.MAP_SHARED)
+	if err != nil {
+		return nil, fmt.Errorf("store: map %s: %w", path, err)
+	}
+	defer syscall.Munmap(data)
+	r := &pageReader{data: data}
+	if _, err := r.meta(); err != nil {
+		return nil, err
+	}
+	sc := &pageScan{events: map[engine.SessionID]map[engine.EventIndex][][]byte{}, chain: map[chainEntry]bool{},
+		heads: map[chainEntry]bool{}, blobs: map[engine.Digest][]byte{}, listed: map[engine.SessionID]bool{}}
+	free, known := r.freePages()
+	sc.freeKnown = known
+	continued := map[uint64]bool{} // overflow pages a page's header names as its own
+	for id := uint64(2); id < r.high; id++ {
+		if int(id+1)*r.pageSize > len(data) {
+			sc.missing = int(r.high - id)
+			break
+		}
+		p, flags, overflow, ok := r.scanPage(id)
+		for i := uint64(1); ok && i <= overflow; i++ {
+			continued[id+i] = true
+		}
+		switch {
+		case !ok && !continued[id]:
+			sc.damaged++
+		case ok && flags == leafPage && !sc.leaf(p, !free[id], skip, 0):
+			sc.damaged++
+		}
+	}
+	return sc, nil
+}
+
+// scanPage is page id's bytes (with its overflow pages), type and
+// overflow count, if its header names it, a known type, and pages inside
+// the file.
+func (r *pageReader) scanPage(id uint64) ([]byte, uint16, uint64, bool) {
+	off := int(id) * r.pageSize
+	hdr := r.data[off : off+pageHeaderSize]
+	flags, overflow := binary.LittleEndian.Uint16(hdr[8:]), uint64(binary.LittleEndian.Uint32(hdr[12:]))
+	end := off + int(1+overflow)*r.pageSize
+	known := flags == leafPage || flags == branchPage || flags == freelistPage
+	if binary.LittleEndian.Uint64(hdr) != id || !known || id+overflow >= r.high || end > len(r.data) || end < off {
+		return nil, 0, 0, false
+	}
+	return r.data[off:end], flags, overflow, true
+}
+
+// freePages are the pages the free list names; known is false when there
+// is none or it does not parse.
+func (r *pageReader) freePages() (free map[uint64]bool, known bool) {
+	if r.freelist == noFreelist {
+		return nil, false
+	}
+	ids, _, problem := r.freeList()
+	if problem != "" {
+		return nil, false
+	}
+	free = make(map[uint64]bool, len(ids))
+	for _, id := range ids {
+		free[id] = true
+	}
+	return free, true
+}
+
+// leafElement is one key and value of a leaf page; bucket marks a nested
+// bucket's header (and inline page) as the value.
+type leafElement struct {
+	bucket     bool
+	key, value []byte
+}
+
+// leafElements reads the elements of leaf page p (its header included),
+// checking that each lies inside p and that keys ascend.
+func leafElements(p []byte) ([]leafElement, bool) {
+	if len(p) < pageHeaderSize {
+		return nil, false
+	}
+	count := int(binary.LittleEndian.Uint16(p[10:]))
+	if pageHeaderSize+count*elementSize > len(p) {
+		return nil, false
+	}
+	out := make([]leafElement, count)
+	for i := range out {
+		e := pageHeaderSize + i*elementSize
+		el := p[e : e+elementSize]
+		pos, ksize, vsize := int(binary.LittleEndian.Uint32(el[4:])), int(binary.LittleEndian.Uint32(el[8:])), int(binary.LittleEndian.Uint32(el[12:]))
+		start := e + pos
+		if pos < 0 || ksize < 0 || vsize < 0 || start+ksize+vsize > len(p) || start+ksize+vsize < start {
+			return nil, false
+		}
+		out[i] = leafElement{bucket: binary.LittleEndian.Uint32(el)&bucketLeaf != 0, key: p[start : start+ksize], value: p[start+ksize : start+ksize+vsize]}
+		if i > 0 && bytes.Compare(out[i-1].key, out[i].key) >= 0 {
+			return nil, false
+		}
+	}
+	return out, true
+}
+
+// leaf gathers what leaf page p holds; inUse says the page is not on the
+// free list. Inline buckets (a nested bucket's page inside its header's
+// value) are read as pages of their own. It reports whether p parsed.
+func (sc *pageScan) leaf(p []byte, inUse bool, skip map[engine.SessionID]bool, depth int) bool {
+	els, ok := leafElements(p)
+	if !ok {
+		return false
+	}
+	names, ids := map[string]bool{}, true
+	for _, el := range els {
+		names[string(el.key)] = el.bucket
+		ids = ids && el.bucket && len(el.key) == 8
+	}
+	for _, el := range els {
+		switch {
+		case el.bucket:
+			sc.nested(el, names, ids, inUse, skip, depth)
+		case len(el.key) == 8 && len(el.value) == len(engine.Digest{}):
+			sc.chain[chainEntry{engine.EventIndex(binary.BigEndian.Uint64(el.key)), engine.Digest(el.value)}] = true
+		case len(el.key) == 8 && len(el.value) > 0 && el.value[0] == '{':
+			sc.event(el, skip)
+		case len(el.key) == len(engine.Digest{}) && engine.Sum(el.value) == engine.Digest(el.key):
+			sc.blobs[engine.Digest(el.key)] = bytes.Clone(el.value)
+		case bytes.Equal(el.key, keyHead) && len(el.value) == 8+len(engine.Digest{}) && names[string(bucketEvents)] && names[string(bucketChain)]:
+			h := chainEntry{engine.EventIndex(binary.BigEndian.Uint64(el.value)), engine.Digest(el.value[8:])}
+			sc.heads[h] = sc.heads[h] || inUse
+		}
+	}
+	return true
+}
+
+// nested gathers what a nested bucket's header says: a session id (a key
+// of the sessions bucket, whose page holds only such keys), the
+// session-id counter (the sessions bucket's sequence, on the root
+// bucket's page), or an inline bucket's page.
+func (sc *pageScan) nested(el leafElement, siblings map[string]bool, ids, inUse bool, skip map[engine.SessionID]bool, depth int) {
+	if len(el.value) < 16 {
+		return
+	}
+	switch {
+	case bytes.Equal(el.key, bucketSessions) && siblings[string(bucketSnapshots)] && siblings[string(bucketMeta)]:
+		sc.counter = max(sc.counter, binary.LittleEndian.Uint64(el.value[8:]))
+	case ids:
+		if id := engine.SessionID(binary.BigEndian.Uint64(el.key)); id != 0 {
+			sc.listed[id] = true
+		}
+	}
+	if binary.LittleEndian.Uint64(el.value) == 0 && depth < 2 {
+		sc.leaf(el.value[16:], inUse, skip, depth+1)
+	}
+}
+
+// event keeps a candidate for the event a leaf element holds, if it
+// decodes as the event its key numbers.
+func (sc *pageScan) event(el leafElement, skip map[engine.SessionID]bool) {
+	e, err := event.Decode(el.value)
+	if err != nil || uint64(e.Index) != binary.BigEndian.Uint64(el.key) || e.Session == 0 || skip[e.Session] {
+		return
+	}
+	byIndex := sc.events[e.Session]
+	if byIndex == nil {
+		byIndex = map[engine.EventIndex][][]byte{}
+		sc.events[e.Session] = byIndex
+	}
+	for _, v := range byIndex[e.Index] {
+		if bytes.Equal(v, el.value) {
+			return
+		}
+	}
+	byIndex[e.Index] = append(byIndex[e.Index], bytes.Clone(el.value))
+}
+
+// logOf assembles session id's log from the scanned pieces: events 1..n,
+// each one's digest found on a chain page, ending where a head record
+// names it (see versions). A log is refused rather than rolled back: one
+// whose head is only on freed pages (an older version, or a deleted
+// session), and, when the free list is unknown, one that verified events
+// continue past (its newest head record is lost).
+func (sc *pageScan) logOf(id engine.SessionID) (*rawBucket, string) {
+	v := sc.versions(id)
+	best, n := v.inUse, v.inUseN
+	if !sc.freeKnown {
+		best, n = v.any, v.anyN
+	}
+	switch {
+	case v.reach == 0 && len(sc.events[id][1]) == 0:
+		return nil, "its first event was not found"
+	case v.reach == 0:
+		return nil, "its first event does not match any chain digest found"
+	case best == nil && v.any != nil:
+		return nil, fmt.Sprintf("only a version on freed pages was found (%d events): the session was deleted, or its newest pages are damaged", v.anyN)
+	case best == nil:
+		return nil, fmt.Sprintf("events 1 to %d verify, but no head record names any of them: its newest pages are damaged", v.reach)
+	case !sc.freeKnown && n < v.reach:
+		return nil, fmt.Sprintf("events 1 to %d verify, but the newest head record found names event %d: its newest pages are damaged", v.reach, n)
+	}
+	b := &rawBucket{entries: map[string][]byte{string(keyHead): append(u64(uint64(n)), best.d[:]...)}, buckets: map[string]*rawBucket{}}
+	evs, chain := &rawBucket{entries: map[string][]byte{}}, &rawBucket{entries: map[string][]byte{}}
+	for l, i := best, n; l.prev != nil; l, i = l.prev, i-1 {
+		evs.entries[string(u64(uint64(i)))] = l.v
+		chain.entries[string(u64(uint64(i)))] = bytes.Clone(l.d[:])
+	}
+	b.buckets[string(bucketEvents)], b.buckets[string(bucketChain)] = evs, chain
+	return b, ""
+}
+
+// link is one event of a version of a log, and the chain digest up to it.
+type link struct {
+	prev *link
+	d    engine.Digest
+	v    []byte
+}
+
+// logVersions are the versions of one session's log the scanned pieces
+// hold: the longest whose head record is on a page in use, the longest
+// whose head record is anywhere, and how far any version verifies.
+type logVersions struct {
+	inUse, any   *link
+	inUseN, anyN engine.EventIndex
+	reach        engine.EventIndex
+}
+
+// versions follows every version of session id's log that its chain
+// digests verify, event by event. bbolt is copy-on-write, so older
+// versions are prefixes of newer ones and share their bytes; different
+// bytes for one event arise only from damage or an unfinished write.
+// Among versions of equal length the first in byte order wins.
+func (sc *pageScan) versions(id engine.SessionID) logVersions {
+	var v logVersions
+	frontier := []*link{{}}
+	for i := engine.EventIndex(1); len(frontier) > 0; i++ {
+		cands := slices.Clone(sc.events[id][i])
+		slices.SortFunc(cands, bytes.Compare)
+		// Versions that reach the same digest hold the same events, so
+		// each digest is followed once: no more versions than chain
+		// digests found for index i.
+		var next []*link
+		seen := map[engine.Digest]bool{}
+		for _, l := range frontier {
+			for _, b := range cands {
+				d := event.Chain(l.d, b)
+				if !sc.chain[chainEntry{i, d}] || seen[d] {
+					continue
+				}
+				seen[d] = true
+				ext := &link{prev: l, d: d, v: b}
+				next = append(next, ext)
+				inUse, ok := sc.heads[chainEntry{i, d}]
+				if ok && i > v.anyN {
+					v.any, v.anyN = ext, i
+				}
+				if inUse && i > v.inUseN {
+					v.inUse, v.inUseN = ext, i
+				}
+			}
+		}
+		if len(next) > 0 {
+			v.reach = i
+		}
+		frontier = next
+	}
+	return v
+}
