@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -103,18 +102,37 @@ func restartInPlace(listen portChoice, bound int, stderr io.Writer) int {
 	fmt.Fprintln(stderr, "workrail: restarting")
 	args := os.Args
 	if listen.given {
-		args = append(slices.Clip(args), "--port", strconv.Itoa(bound))
+		args = withPort(args, bound)
 	}
 	err := syscall.Exec(executable(), args, os.Environ())
 	fmt.Fprintln(stderr, "workrail: restart:", err) // Exec returns only on failure
 	return 1
 }
 
+// withPort is a daemon's command line args with its --port replaced by
+// port: every restart would otherwise add one more. A daemon takes no
+// positional arguments, so each argument after the command is a flag or
+// a flag's value.
+func withPort(args []string, port int) []string {
+	out := []string{args[0]}
+	for i := 1; i < len(args); i++ {
+		name, _, hasValue := strings.Cut(strings.TrimLeft(args[i], "-"), "=")
+		if !strings.HasPrefix(args[i], "-") || name != "port" {
+			out = append(out, args[i])
+			continue
+		}
+		if !hasValue {
+			i++ // the value is the next argument
+		}
+	}
+	return append(out, "--port", strconv.Itoa(port))
+}
+
 // banner prints where the Console is and how to register WorkRail in an IDE.
 func banner(w io.Writer, h home.Dir, d *server.Daemon) {
 	exe := executable()
 	fmt.Fprintf(w, "WorkRail %s is running.\n\n", version)
-	fmt.Fprintf(w, "  Console:  %s/\n  Home:     %s\n\n", d.URL(), h)
+	fmt.Fprintf(w, "  Console:  %s/\n  Log in:   %s\n            (works once, for 10 minutes; `workrail console` opens a fresh one)\n  Home:     %s\n\n", d.URL(), d.LoginURL(), h)
 	fmt.Fprintf(w, "Register it in your IDE (it launches `workrail mcp`, which talks to this daemon):\n\n")
 	for _, s := range snippets(exe, h) {
 		where := ""
