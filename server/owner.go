@@ -103,12 +103,18 @@ func (o *owner) admits(r *http.Request) bool {
 }
 
 // check lets the owner through; anyone else gets the login page (401),
-// htmx requests included, before any handler reads anything.
+// htmx requests included, before any handler reads anything. An open
+// page whose login is gone (auth.token was replaced) reloads at its next
+// poll and shows the login page; an htmx POST does not, so a form's text
+// stays on the page.
 func (o *owner) check(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if o.admits(r) {
 			next.ServeHTTP(w, r)
 			return
+		}
+		if r.Method == http.MethodGet && r.Header.Get("HX-Request") == "true" {
+			w.Header().Set("HX-Refresh", "true")
 		}
 		loginPage(w, http.StatusUnauthorized, "")
 	})
@@ -155,7 +161,7 @@ const loginBody = `<p>The Console belongs to the user who runs this WorkRail dae
 <pre><code>workrail console</code></pre>
 <p>It opens a one-time login link in your browser (<code>workrail console --print</code> prints it instead).
 The link the daemon printed when it started works as well, once, for 10 minutes.</p>
-<p>Scripts send the token from <code>auth.token</code> in the WorkRail home folder as <code>Authorization: Bearer …</code>.</p>
+<p>Scripts send the token in <code>auth.token</code> (in the WorkRail home folder) in the header <code>Authorization: Bearer &lt;token&gt;</code>.</p>
 <p><a href="/">Logged in already? Open the Console.</a></p>
 </section></main></body></html>
 `

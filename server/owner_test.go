@@ -135,6 +135,15 @@ func TestLoginPageRevealsNothing(t *testing.T) {
 		if rec.Header().Get("Set-Cookie") != "" {
 			t.Errorf("the login page sets a cookie")
 		}
+		// An htmx GET (a poll, a panel) reloads its page into the login
+		// page; an htmx POST leaves the page, and a form's text, alone.
+		want := ""
+		if r.Method == "GET" && r.Header.Get("HX-Request") == "true" {
+			want = "true"
+		}
+		if got := rec.Header().Get("HX-Refresh"); got != want {
+			t.Errorf("%s %s: HX-Refresh %q; want %q", r.Method, r.URL, got, want)
+		}
 	}
 }
 
