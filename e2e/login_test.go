@@ -1,9 +1,11 @@
 package e2e
 
 import (
+	"bytes"
 	"fmt"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -139,5 +141,29 @@ func TestShimStartedDaemonLogIsPrivate(t *testing.T) {
 	}
 	if c, code := logIn(t, m[1]); c == nil {
 		t.Fatalf("the link in daemon.log = %d, no cookie", code)
+	}
+}
+
+// `workrail console` starts a daemon when none runs, like restart; with
+// no browser to open it prints the link, and says why on stderr.
+func TestConsoleCommandStartsTheDaemonAndPrintsWithoutABrowser(t *testing.T) {
+	home := newHome(t)
+	cmd := exec.Command(bin, "console")
+	cmd.Env = append(procEnv(home), "PATH=/nonexistent")
+	var out, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("workrail console: %v\n%s%s", err, out.String(), stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "no browser opened") {
+		t.Errorf("stderr does not say why it printed the link: %q", stderr.String())
+	}
+	base := mustInfo(t, home).URL
+	link := strings.TrimSpace(out.String()[strings.LastIndex(out.String(), "\n  ")+1:])
+	if !strings.HasPrefix(link, base+"/login?token=") {
+		t.Fatalf("workrail console printed %q; want a login link for %s", out.String(), base)
+	}
+	if c, code := logIn(t, link); c == nil {
+		t.Fatalf("the printed link = %d, no cookie", code)
 	}
 }
