@@ -167,3 +167,40 @@ func TestConsoleCommandStartsTheDaemonAndPrintsWithoutABrowser(t *testing.T) {
 		t.Fatalf("the printed link = %d, no cookie", code)
 	}
 }
+
+// A daemon whose port WORKRAIL_PORT chose keeps it over restarts through
+// its environment: its arguments stay as they were, and the variable is
+// set once, to the port it bound.
+func TestRestartKeepsAPortTheEnvironmentChose(t *testing.T) {
+	home := newHome(t)
+	d, err := launchCommand(home, "daemon") // procEnv sets WORKRAIL_PORT=0
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { d.terminate(t) })
+	for i := range 2 {
+		previous := statusOf(t, home, 0).StartedAt
+		if out, code := cli(t, home, "restart"); code != 0 {
+			t.Fatalf("restart %d: exit %d:\n%s", i+1, code, out)
+		}
+		if s := statusOf(t, home, 0); s.PID != d.info.PID || mustInfo(t, home).URL != d.info.URL || s.StartedAt == previous {
+			t.Fatalf("after restart %d: %+v at %s; want pid %d at %s, started again", i+1, s, mustInfo(t, home).URL, d.info.PID, d.info.URL)
+		}
+		if args := cmdline(t, d.info.PID); !slices.Equal(args, []string{bin, "daemon"}) {
+			t.Fatalf("after restart %d the command line is %q", i+1, args)
+		}
+		env, err := os.ReadFile(fmt.Sprintf("/proc/%d/environ", d.info.PID))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ports []string
+		for _, kv := range strings.Split(string(env), "\x00") {
+			if v, ok := strings.CutPrefix(kv, "WORKRAIL_PORT="); ok {
+				ports = append(ports, v)
+			}
+		}
+		if want := strings.TrimPrefix(d.info.URL, "http://127.0.0.1:"); !slices.Equal(ports, []string{want}) {
+			t.Fatalf("after restart %d WORKRAIL_PORT is %q; want once, %s", i+1, ports, want)
+		}
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -72,10 +73,11 @@ func runDaemon(args []string, stdout, stderr io.Writer) int {
 }
 
 // portChoice is the port a daemon listens on, and whether the command line
-// or the environment chose it (else config.json does).
+// or the environment chose it (else config.json does), and which.
 type portChoice struct {
 	port  int
 	given bool
+	flag  bool // --port chose it, not WORKRAIL_PORT
 }
 
 // choosePort reads --port, then WORKRAIL_PORT; neither leaves the port to
@@ -84,7 +86,7 @@ func choosePort(fs *flag.FlagSet, port int) portChoice {
 	given := false
 	fs.Visit(func(f *flag.Flag) { given = given || f.Name == "port" })
 	if given {
-		return portChoice{port: port, given: true}
+		return portChoice{port: port, given: true, flag: true}
 	}
 	if p, err := strconv.Atoi(os.Getenv("WORKRAIL_PORT")); err == nil {
 		return portChoice{port: p, given: true}
@@ -97,14 +99,19 @@ func choosePort(fs *flag.FlagSet, port int) portChoice {
 // shim, a terminal) keeps it. The store and listeners are closed, and Go
 // opens every file close-on-exec, so the new daemon finds them free. A
 // port chosen by --port or WORKRAIL_PORT (0 included) is kept, so open
-// Console pages find the daemon again; one config.json chose is read anew.
+// Console pages find the daemon again: where it was chosen, the bound
+// port replaces it, so restarts never add arguments. One config.json chose
+// is read anew.
 func restartInPlace(listen portChoice, bound int, stderr io.Writer) int {
 	fmt.Fprintln(stderr, "workrail: restarting")
-	args := os.Args
-	if listen.given {
+	args, env := os.Args, os.Environ()
+	switch {
+	case listen.flag:
 		args = withPort(args, bound)
+	case listen.given:
+		env = withEnvPort(env, bound)
 	}
-	err := syscall.Exec(executable(), args, os.Environ())
+	err := syscall.Exec(executable(), args, env)
 	fmt.Fprintln(stderr, "workrail: restart:", err) // Exec returns only on failure
 	return 1
 }
@@ -126,6 +133,12 @@ func withPort(args []string, port int) []string {
 		}
 	}
 	return append(out, "--port", strconv.Itoa(port))
+}
+
+// withEnvPort is env with WORKRAIL_PORT set to port, once.
+func withEnvPort(env []string, port int) []string {
+	out := slices.DeleteFunc(slices.Clone(env), func(kv string) bool { return strings.HasPrefix(kv, "WORKRAIL_PORT=") })
+	return append(out, "WORKRAIL_PORT="+strconv.Itoa(port))
 }
 
 // banner prints where the Console is and how to register WorkRail in an IDE.

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 
@@ -128,5 +129,11 @@ func TestWithPort(t *testing.T) {
 		if again := strings.Join(withPort(strings.Fields(got), 7777), " "); again != got {
 			t.Errorf("withPort twice = %s; want %s", again, got)
 		}
+	}
+	// A port WORKRAIL_PORT chose is replaced there, never added to the arguments.
+	env := []string{"HOME=/root", "WORKRAIL_PORT=0", "WORKRAIL_PORT=1", "PATH=/bin"}
+	want := []string{"HOME=/root", "PATH=/bin", "WORKRAIL_PORT=7777"}
+	if got := withEnvPort(withEnvPort(env, 7777), 7777); !slices.Equal(got, want) {
+		t.Errorf("withEnvPort twice = %q; want %q", got, want)
 	}
 }
