@@ -145,7 +145,8 @@ func TestStartRecordsGitObservations(t *testing.T) {
 	fromShim := call(t, inRepo.c, "start_workflow", map[string]any{"workflowId": "wr.hello"})
 	mustKind(t, fromShim, "step")
 
-	code, _, page := get(t, mustInfo(t, home).URL+"/", "")
+	name, value := ownerAuth(t, home)
+	code, _, page := get(t, mustInfo(t, home).URL+"/", "", name, value)
 	if code != http.StatusOK || !strings.Contains(page, "feature/e2e-observe") {
 		t.Errorf("GET / = %d; the sessions page does not show the branch", code)
 	}

@@ -277,8 +277,13 @@ func startDaemon(t testing.TB, home string) *daemonProc {
 
 // launchDaemon runs `workrail daemon --port 0` with args on home.
 func launchDaemon(home string, args ...string) (*daemonProc, error) {
+	return launchCommand(home, append([]string{"daemon", "--port", "0"}, args...)...)
+}
+
+// launchCommand runs `workrail ARGS…` (a daemon) on home, as launchDaemon.
+func launchCommand(home string, args ...string) (*daemonProc, error) {
 	d := &daemonProc{stdout: &syncBuffer{}, stderr: &syncBuffer{}, done: make(chan struct{})}
-	d.cmd = exec.Command(bin, append([]string{"daemon", "--port", "0"}, args...)...)
+	d.cmd = exec.Command(bin, args...)
 	d.cmd.Env = procEnv(home)
 	d.cmd.Stdout, d.cmd.Stderr = d.stdout, d.stderr
 	if err := d.cmd.Start(); err != nil {

@@ -16,6 +16,16 @@ import (
 
 var httpClient = &http.Client{Timeout: 30 * time.Second}
 
+// ownerAuth is the header pair that opens home's Console, for get.
+func ownerAuth(t testing.TB, home string) (string, string) {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(home, "auth.token"))
+	if err != nil {
+		t.Fatalf("auth.token: %v", err)
+	}
+	return "Authorization", "Bearer " + strings.TrimSpace(string(b))
+}
+
 func get(t *testing.T, u, host string, hdr ...string) (int, http.Header, string) {
 	t.Helper()
 	req, err := http.NewRequest(http.MethodGet, u, nil)
@@ -107,7 +117,10 @@ func TestHTTPSurface(t *testing.T) {
 
 	const htmx = "/static/htmx-2.0.11.min.js"
 	t.Run("console", func(t *testing.T) {
-		code, hdr, body := get(t, base+"/", "")
+		if code, _, body := get(t, base+"/", ""); code != http.StatusUnauthorized || !strings.Contains(body, "workrail console") {
+			t.Fatalf("GET / without a credential = %d; want 401 and how to log in:\n%s", code, body)
+		}
+		code, hdr, body := get(t, base+"/", "", "Authorization", "Bearer "+token)
 		if code != http.StatusOK {
 			t.Fatalf("GET / = %d", code)
 		}

@@ -176,7 +176,12 @@ func TestAutoStartedDaemonTakesAFreePort(t *testing.T) {
 	if u.Port() == port || u.Port() == "" {
 		t.Fatalf("daemon.json url %s: want a port other than the taken %s", u, port)
 	}
-	resp, err := http.Get(u.String() + "/")
+	req, err := http.NewRequest(http.MethodGet, u.String()+"/", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set(ownerAuth(t, home))
+	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatalf("the Console at daemon.json's url: %v", err)
 	}

@@ -35,7 +35,8 @@ type Config struct {
 	// a shim started; daemon.json records the port).
 	AnyPort bool
 	Version string
-	// Token is the bearer HTTP MCP clients send to /mcp.
+	// Token is the bearer HTTP MCP clients send to /mcp; it opens the
+	// Console too, and the Console's session cookie is derived from it.
 	Token string
 	// Tools runs the MCP tools.
 	Tools Tools
@@ -76,6 +77,8 @@ type Daemon struct {
 	tcp, unix *http.Server
 	errs      chan error
 	doctors   singleflight.Group
+	owner     *owner // who may open the Console
+	routes    chi.Routes
 	act       activity
 	control   chan Action
 	started   time.Time
@@ -100,7 +103,11 @@ func Start(cfg Config) (*Daemon, error) {
 		return nil, err
 	}
 	d.url = "http://" + tcpLn.Addr().String()
-	d.tcp = &http.Server{Handler: d.router(tcpLn.Addr().(*net.TCPAddr).Port, mcpHTTP), ReadHeaderTimeout: 10 * time.Second}
+	port := tcpLn.Addr().(*net.TCPAddr).Port
+	d.owner = newOwner(cfg.Token, port, cfg.Now)
+	tcpRouter := d.router(port, mcpHTTP)
+	d.routes = tcpRouter
+	d.tcp = &http.Server{Handler: tcpRouter, ReadHeaderTimeout: 10 * time.Second}
 	d.unix = &http.Server{Handler: d.socketRouter(mcpHTTP), ReadHeaderTimeout: 10 * time.Second, ConnState: d.act.connState}
 	// daemon.json names this daemon before anyone is served: a client that
 	// got an answer can rely on it. Connections made meanwhile wait in the
@@ -159,6 +166,10 @@ func listenUnix(path string) (net.Listener, error) {
 	}
 	return ln, nil
 }
+
+// Routes is the TCP surface's routing tree, for tests that must reach
+// every route.
+func (d *Daemon) Routes() chi.Routes { return d.routes }
 
 // URL is the Console's base URL.
 func (d *Daemon) URL() string { return d.url }

@@ -12,9 +12,11 @@ import (
 	"github.com/go-chi/chi/v5"
 )
 
-// router is the loopback TCP surface: the Console, its static assets and,
-// behind the bearer token, MCP over streamable HTTP and the API.
-func (d *Daemon) router(port int, mcpHTTP http.Handler) http.Handler {
+// router is the loopback TCP surface: the Console behind the owner's
+// credential, its static assets (open: they reveal no data, and the login
+// page uses the stylesheet), the login link and, behind the bearer token,
+// MCP over streamable HTTP and the API.
+func (d *Daemon) router(port int, mcpHTTP http.Handler) chi.Router {
 	r := chi.NewRouter()
 	// Cross-origin protection refuses a browser's state-changing request
 	// from another site (Sec-Fetch-Site), whatever it carries.
@@ -25,13 +27,21 @@ func (d *Daemon) router(port int, mcpHTTP http.Handler) http.Handler {
 	r.With(bearer(d.cfg.Token)).Get("/api/doctor", d.doctor)
 	r.With(bearer(d.cfg.Token)).Get("/api/status", d.status)
 	r.With(bearer(d.cfg.Token)).Group(d.shareRoutes)
-	d.cfg.Console(r)
+	r.Get("/login", d.owner.login)
+	// Every Console route is the owner's, and so is every other path: the
+	// not-found answer goes through the group's check (the Console may set
+	// its own not-found page; it is checked too).
+	r.Group(func(r chi.Router) {
+		r.Use(d.owner.check)
+		r.NotFound(http.NotFound)
+		d.cfg.Console(r)
+	})
 	return r
 }
 
 // socketRouter is the unix socket surface, reachable only by this user:
 // MCP for shims, the daemon's identity, doctor, status, stop, restart,
-// sessions, export and import for the CLI, and retiring
+// sessions, export and import, a Console login link for the CLI, and retiring
 // for a newer shim (never on TCP: a web page could ask it).
 func (d *Daemon) socketRouter(mcpHTTP http.Handler) http.Handler {
 	r := chi.NewRouter()
@@ -43,6 +53,7 @@ func (d *Daemon) socketRouter(mcpHTTP http.Handler) http.Handler {
 	r.Get("/api/status", d.status)
 	r.Post("/api/stop", d.stop)
 	r.Post("/api/restart", d.restart)
+	r.Post("/api/login-link", d.loginLink)
 	d.shareRoutes(r)
 	return r
 }

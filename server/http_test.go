@@ -35,7 +35,7 @@ func surfaces(t *testing.T) (tcp, socket http.Handler) {
 		},
 		Static: fstest.MapFS{"static/app.css": {Data: []byte("body{}")}},
 		Doctor: func() ([]store.Report, error) { return []store.Report{}, nil },
-		Log:    slog.New(slog.DiscardHandler)}}
+		Log:    slog.New(slog.DiscardHandler)}, url: "http://127.0.0.1:7421", owner: newOwner(testToken, 7421, executetest.Clock)}
 	mcpHTTP := mcpserver.NewStreamableHTTPServer(NewMCPServer(uc, protocol.Features{CheckpointWorkflow: true}, "test", slog.New(slog.DiscardHandler)), mcpserver.WithStateLess(true), mcpserver.WithEndpointPath("/mcp"))
 	return d.router(7421, mcpHTTP), d.socketRouter(mcpHTTP)
 }
@@ -61,7 +61,13 @@ func TestRoutes(t *testing.T) {
 		auth         string
 		want         int
 	}{
-		{"console", tcp, "GET", "/", "", 200},
+		{"console without a credential", tcp, "GET", "/", "", 401},
+		{"console with a wrong bearer", tcp, "GET", "/", "Bearer nope", 401},
+		{"console with the bearer", tcp, "GET", "/", "Bearer " + testToken, 200},
+		{"console's not-found page without a credential", tcp, "GET", "/nope", "", 401},
+		{"console's not-found page with the bearer", tcp, "GET", "/nope", "Bearer " + testToken, 404},
+		{"no health over tcp", tcp, "GET", "/health", "", 401},
+		{"a login without a code", tcp, "GET", "/login", "", 401},
 		{"a static file", tcp, "GET", "/static/app.css", "", 200},
 		{"no folder listing", tcp, "GET", "/static/", "", 404},
 		{"doctor without the bearer", tcp, "GET", "/api/doctor", "", 401},
@@ -74,6 +80,8 @@ func TestRoutes(t *testing.T) {
 		{"no event stream over the socket", socket, "GET", "/mcp", "", 405},
 		{"doctor over the socket", socket, "GET", "/api/doctor", "", 200},
 		{"health over the socket", socket, "GET", "/health", "", 200},
+		{"a login link over the socket", socket, "POST", "/api/login-link", "", 200},
+		{"no login link over tcp", tcp, "POST", "/api/login-link", "Bearer " + testToken, 404},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -86,7 +94,7 @@ func TestRoutes(t *testing.T) {
 
 func TestConsoleResponsesCarrySecurityHeaders(t *testing.T) {
 	tcp, _ := surfaces(t)
-	h := request(tcp, "GET", "/", "", "").Header()
+	h := request(tcp, "GET", "/", "Bearer "+testToken, "").Header()
 	for k, want := range map[string]string{"X-Content-Type-Options": "nosniff", "Referrer-Policy": "same-origin", "X-Frame-Options": "DENY"} {
 		if h.Get(k) != want {
 			t.Errorf("%s = %q; want %q", k, h.Get(k), want)

@@ -73,10 +73,11 @@ func runDaemon(args []string, stdout, stderr io.Writer) int {
 }
 
 // portChoice is the port a daemon listens on, and whether the command line
-// or the environment chose it (else config.json does).
+// or the environment chose it (else config.json does), and which.
 type portChoice struct {
 	port  int
 	given bool
+	flag  bool // --port chose it, not WORKRAIL_PORT
 }
 
 // choosePort reads --port, then WORKRAIL_PORT; neither leaves the port to
@@ -85,7 +86,7 @@ func choosePort(fs *flag.FlagSet, port int) portChoice {
 	given := false
 	fs.Visit(func(f *flag.Flag) { given = given || f.Name == "port" })
 	if given {
-		return portChoice{port: port, given: true}
+		return portChoice{port: port, given: true, flag: true}
 	}
 	if p, err := strconv.Atoi(os.Getenv("WORKRAIL_PORT")); err == nil {
 		return portChoice{port: p, given: true}
@@ -98,23 +99,53 @@ func choosePort(fs *flag.FlagSet, port int) portChoice {
 // shim, a terminal) keeps it. The store and listeners are closed, and Go
 // opens every file close-on-exec, so the new daemon finds them free. A
 // port chosen by --port or WORKRAIL_PORT (0 included) is kept, so open
-// Console pages find the daemon again; one config.json chose is read anew.
+// Console pages find the daemon again: where it was chosen, the bound
+// port replaces it, so restarts never add arguments. One config.json chose
+// is read anew.
 func restartInPlace(listen portChoice, bound int, stderr io.Writer) int {
 	fmt.Fprintln(stderr, "workrail: restarting")
-	args := os.Args
-	if listen.given {
-		args = append(slices.Clip(args), "--port", strconv.Itoa(bound))
+	args, env := os.Args, os.Environ()
+	switch {
+	case listen.flag:
+		args = withPort(args, bound)
+	case listen.given:
+		env = withEnvPort(env, bound)
 	}
-	err := syscall.Exec(executable(), args, os.Environ())
+	err := syscall.Exec(executable(), args, env)
 	fmt.Fprintln(stderr, "workrail: restart:", err) // Exec returns only on failure
 	return 1
+}
+
+// withPort is a daemon's command line args with its --port replaced by
+// port: every restart would otherwise add one more. A daemon takes no
+// positional arguments, so each argument after the command is a flag or
+// a flag's value.
+func withPort(args []string, port int) []string {
+	out := []string{args[0]}
+	for i := 1; i < len(args); i++ {
+		name, _, hasValue := strings.Cut(strings.TrimLeft(args[i], "-"), "=")
+		if !strings.HasPrefix(args[i], "-") || name != "port" {
+			out = append(out, args[i])
+			continue
+		}
+		if !hasValue {
+			i++ // the value is the next argument
+		}
+	}
+	return append(out, "--port", strconv.Itoa(port))
+}
+
+// withEnvPort is env with WORKRAIL_PORT set to port, once.
+func withEnvPort(env []string, port int) []string {
+	out := slices.DeleteFunc(slices.Clone(env), func(kv string) bool { return strings.HasPrefix(kv, "WORKRAIL_PORT=") })
+	return append(out, "WORKRAIL_PORT="+strconv.Itoa(port))
 }
 
 // banner prints where the Console is and how to register WorkRail in an IDE.
 func banner(w io.Writer, h home.Dir, d *server.Daemon) {
 	exe := executable()
 	fmt.Fprintf(w, "WorkRail %s is running.\n\n", version)
-	fmt.Fprintf(w, "  Console:  %s/\n  Home:     %s\n\n", d.URL(), h)
+	fmt.Fprintf(w, "  Console:  %s/\n  Log in:   %s\n            (works once, for 10 minutes; `workrail console` opens a fresh one)\n  Home:     %s\n\n", d.URL(), d.LoginURL(), h)
 	fmt.Fprintf(w, "Register it in your IDE (it launches `workrail mcp`, which talks to this daemon):\n\n")
 	for _, s := range snippets(exe, h) {
 		where := ""

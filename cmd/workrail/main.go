@@ -29,6 +29,7 @@ type command struct {
 func commands() []command {
 	return []command{
 		{"daemon", "workrail [daemon] [--port N]", "run the daemon (Console + MCP) in the foreground", runDaemon},
+		{"console", "workrail console [--print]", "open the Console in your browser with a one-time login link (starts the daemon if none runs)", runConsole},
 		{"mcp", "workrail mcp", "stdio MCP server for your IDE (starts the daemon if needed)", runShim},
 		{"validate", "workrail validate [--json] [--bundled] FILE…", "check workflow files; exit 0 only if all are valid", runValidate},
 		{"doctor", "workrail doctor [--json] [--rebuild-indexes | --salvage NEW.db]",

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 
@@ -28,6 +29,8 @@ func TestCommandLine(t *testing.T) {
 		{"daemon -h", 0, "-port int", ""},
 		{"daemon -help", 0, "-verbose", ""},
 		{"mcp --help", 0, "Usage: workrail mcp\n", ""},
+		{"console --help", 0, "Usage: workrail console [--print]\n\nOpen the Console in your browser", ""},
+		{"console now", 2, "", `unexpected argument "now"`},
 		{"mcp -h", 0, "Usage: workrail mcp\n", ""},
 		{"validate --help", 0, "-bundled", ""},
 		{"doctor --help", 0, "-salvage FILE", ""},
@@ -105,5 +108,32 @@ func TestSnippetsCarryANonDefaultHome(t *testing.T) {
 	}
 	if got := shellQuote(`/tmp/it's`); got != `'/tmp/it'\''s'` {
 		t.Errorf("shellQuote = %s", got)
+	}
+}
+
+// A restart re-runs the daemon with its --port replaced, however it was
+// written: never one more each time.
+func TestWithPort(t *testing.T) {
+	for _, tc := range []struct{ args, want string }{
+		{"workrail daemon --port 0", "workrail daemon --port 7777"},
+		{"workrail daemon --port 7777", "workrail daemon --port 7777"},
+		{"workrail daemon -port=0 --verbose", "workrail daemon --verbose --port 7777"},
+		{"workrail --port=0", "workrail --port 7777"},
+		{"workrail daemon --verbose --any-port --port 0 -port 1", "workrail daemon --verbose --any-port --port 7777"},
+		{"workrail", "workrail --port 7777"},
+	} {
+		got := strings.Join(withPort(strings.Fields(tc.args), 7777), " ")
+		if got != tc.want {
+			t.Errorf("withPort(%s) = %s; want %s", tc.args, got, tc.want)
+		}
+		if again := strings.Join(withPort(strings.Fields(got), 7777), " "); again != got {
+			t.Errorf("withPort twice = %s; want %s", again, got)
+		}
+	}
+	// A port WORKRAIL_PORT chose is replaced there, never added to the arguments.
+	env := []string{"HOME=/root", "WORKRAIL_PORT=0", "WORKRAIL_PORT=1", "PATH=/bin"}
+	want := []string{"HOME=/root", "PATH=/bin", "WORKRAIL_PORT=7777"}
+	if got := withEnvPort(withEnvPort(env, 7777), 7777); !slices.Equal(got, want) {
+		t.Errorf("withEnvPort twice = %q; want %q", got, want)
 	}
 }

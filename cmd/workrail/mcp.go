@@ -58,6 +58,11 @@ func startDetached(h home.Dir) (<-chan struct{}, error) {
 		return nil, err
 	}
 	defer logf.Close()
+	// The banner it gets holds a login link: only this user may read it,
+	// whatever mode an older file had.
+	if err := logf.Chmod(0o600); err != nil {
+		return nil, err
+	}
 	cmd := exec.Command(exe, "daemon", "--any-port")
 	cmd.Env = append(os.Environ(), "WORKRAIL_HOME="+string(h))
 	cmd.Stdout, cmd.Stderr = logf, logf

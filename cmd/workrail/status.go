@@ -126,7 +126,7 @@ func printStatus(w io.Writer, r statusReport) {
 		return
 	}
 	fmt.Fprintf(w, "WorkRail %s is running (pid %d, up %s).\n", r.Version, r.PID, time.Duration(r.UptimeSeconds)*time.Second)
-	fmt.Fprintf(w, "  Console:   %s/\n  Home:      %s\n", r.URL, r.Home)
+	fmt.Fprintf(w, "  Console:   %s/ (`workrail console` logs you in)\n  Home:      %s\n", r.URL, r.Home)
 	fmt.Fprintf(w, "  Config:    %s applied\n", shortHash(r.AppliedConfigHash))
 	switch {
 	case r.ConfigProblem != nil:

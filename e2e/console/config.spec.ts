@@ -7,15 +7,21 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { test, expect } from './fixtures';
-import { Daemon, makeWorkspace, readInfo } from './daemon';
+import { Daemon, loginLink, makeWorkspace, readInfo, type Workspace } from './daemon';
 
 let daemon: Daemon;
 let home: string;
+let ws: Workspace;
 
 test.beforeAll(async () => {
-  const ws = { ...makeWorkspace(), bin: process.env.WORKRAIL_E2E_BIN! };
+  ws = { ...makeWorkspace(), bin: process.env.WORKRAIL_E2E_BIN! };
   home = ws.home;
   daemon = await Daemon.start(ws);
+});
+
+// This daemon has a home, and so an owner's cookie, of its own: log in to it.
+test.beforeEach(async ({ page }) => {
+  await page.goto(loginLink(ws));
 });
 
 test.afterAll(async () => {

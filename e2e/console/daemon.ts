@@ -44,6 +44,14 @@ export function build(ws: Workspace) {
   execFileSync('go', ['build', '-o', ws.bin, './cmd/workrail'], { cwd: repoRoot, stdio: ['ignore', 'inherit', 'inherit'] });
 }
 
+/** loginLink asks the daemon for a one-time Console login link, as a person does: `workrail console --print`. */
+export function loginLink(ws: Workspace): string {
+  const out = execFileSync(ws.bin, ['console', '--print'], { env: { ...process.env, WORKRAIL_HOME: ws.home }, encoding: 'utf8' });
+  const link = out.match(/http:\/\/\S+\/login\?token=\S+/);
+  if (!link) throw new Error(`workrail console --print printed no link:\n${out}`);
+  return link[0];
+}
+
 export function readInfo(home: string): DaemonInfo | undefined {
   try {
     return JSON.parse(fs.readFileSync(path.join(home, 'daemon.json'), 'utf8'));

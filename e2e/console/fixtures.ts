@@ -1,6 +1,7 @@
 // The fixtures every Console spec imports instead of @playwright/test's:
 //   import { test, expect, htmxIdle } from './fixtures';
-// baseURL is the daemon global setup started; seed is what it seeded; agent
+// baseURL is the daemon global setup started, and every page and request
+// carries its owner's session cookie; seed is what it seeded; agent
 // is an MCP client over the real shim, for specs that act as an agent
 // mid-test. Every page counts htmx requests in flight (for htmxIdle) and
 // fails its test on any console error or uncaught exception: CSP
@@ -35,6 +36,11 @@ type Fixtures = {
 export const test = base.extend<Fixtures>({
   baseURL: async ({}, use) => {
     await use(env('WORKRAIL_E2E_URL'));
+  },
+  // Every page and request is the owner's: the session cookie global
+  // setup got through a login link (login.spec.ts tests that flow).
+  storageState: async ({}, use) => {
+    await use(env('WORKRAIL_E2E_STATE'));
   },
   seed: async ({}, use) => {
     await use(JSON.parse(env('WORKRAIL_E2E_SEED')));

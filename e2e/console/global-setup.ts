@@ -10,7 +10,8 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { build, Daemon, killStrays, makeWorkspace, repoRoot } from './daemon';
+import { request } from '@playwright/test';
+import { build, Daemon, killStrays, loginLink, makeWorkspace, repoRoot } from './daemon';
 import { seed } from './seed';
 
 export default async function globalSetup() {
@@ -38,6 +39,16 @@ export default async function globalSetup() {
       damaged.damagedAt = Number(out.trim());
       daemon = await Daemon.start(ws);
     }
+    // The Console is its owner's: log in as the owner does (a one-time
+    // link from `workrail console --print`), and hand the specs the
+    // session cookie it set as a storage state.
+    const state = path.join(ws.root, 'owner.json');
+    const owner = await request.newContext();
+    const login = await owner.get(loginLink(ws), { maxRedirects: 0 });
+    if (login.status() !== 303) throw new Error(`logging in to the Console: ${login.status()} ${await login.text()}`);
+    await owner.storageState({ path: state });
+    await owner.dispose();
+    process.env.WORKRAIL_E2E_STATE = state;
     process.env.WORKRAIL_E2E_URL = daemon.info.url;
     process.env.WORKRAIL_E2E_BIN = ws.bin;
     process.env.WORKRAIL_E2E_HOME = ws.home;

@@ -69,3 +69,45 @@ func TestAuthTokenMustBePrivate(t *testing.T) {
 		t.Fatalf("the refused token was overwritten: %q", b)
 	}
 }
+
+// A token written by hand is used only if it could not be guessed: at
+// least home.MinTokenLen characters of hex or base64url. A refusal says
+// the minimum and how to fix it, and leaves the file alone.
+func TestAuthTokenMustBeStrong(t *testing.T) {
+	for _, tc := range []struct {
+		name, token string
+		refused     string // "" when accepted
+	}{
+		{"5 bytes", "abcde", "a 5-character token; a token must be at least 32 characters"},
+		{"one short of the minimum", strings.Repeat("a1", 15) + "b", "a 31-character token"},
+		{"a passphrase", "correct horse battery staple, twice over", "with the character ' '"},
+		{"32 hex", strings.Repeat("0f", 16), ""},
+		{"43 base64url", "ZmFrZS10b2tlbi1mb3ItdGVzdHMtb25seS1ub3QtcmVh", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			path := filepath.Join(dir, "auth.token")
+			if err := os.WriteFile(path, []byte(tc.token+"\n"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			tok, err := home.Dir(dir).AuthToken()
+			if tc.refused == "" {
+				if err != nil || tok != tc.token {
+					t.Fatalf("AuthToken = %q, %v; want %q", tok, err, tc.token)
+				}
+				return
+			}
+			if err == nil {
+				t.Fatalf("the token %q was accepted", tok)
+			}
+			for _, want := range []string{tc.refused, "delete " + path + " and start WorkRail again"} {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("error %q does not say %q", err, want)
+				}
+			}
+			if b, _ := os.ReadFile(path); string(b) != tc.token+"\n" {
+				t.Errorf("the refused token was overwritten: %q", b)
+			}
+		})
+	}
+}
