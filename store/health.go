@@ -13,9 +13,14 @@ import (
 	"github.com/workrail/workrail/engine/execute"
 )
 
-// Health verifies session id's chain and derived indexes on first use and
-// remembers the result: this process is the only writer, and its appends
-// keep both valid.
+// Health verifies session id's chain and derived records on first use
+// and remembers the result: this process is the only writer, and its
+// appends keep both valid. Derived records of another definition, or
+// that differ from a refold of a log that verifies, are rebuilt from the
+// log before Health answers (a difference is logged): the session is
+// healthy, and whatever runs it next reads the refold, never the records
+// that differed. Only a read-only store (doctor) reports them as
+// indexes_damaged, and a log that fails verification stays as it is.
 func (s *Store) Health(id engine.SessionID) (execute.Health, error) {
 	s.mu.Lock()
 	h, ok := s.health[id]
@@ -23,7 +28,9 @@ func (s *Store) Health(id engine.SessionID) (execute.Health, error) {
 	if ok {
 		return h, nil
 	}
+	var stored bool
 	err := s.view(id, func(t *Tx) error {
+		stored = stale(t.b)
 		r, err := t.verify(nil)
 		h = r.Health
 		if r.IndexProblem != "" {
@@ -37,6 +44,30 @@ func (s *Store) Health(id engine.SessionID) (execute.Health, error) {
 	if err != nil {
 		return execute.Health{}, err
 	}
+	if (stored && h.Status == execute.Healthy || h.Status == execute.IndexesDamaged) && !s.readOnly {
+		return s.repair(id, h)
+	}
+	s.setHealth(id, h)
+	return h, nil
+}
+
+// repair rebuilds session id's derived records, of another definition
+// or differing from its log (h says which), from its log. A log that
+// turns out not to verify (a snapshot or pin it references is damaged)
+// leaves h as it was.
+func (s *Store) repair(id engine.SessionID, h execute.Health) (execute.Health, error) {
+	if err := s.RebuildIndexes(id); err != nil {
+		if errors.Is(err, engine.ErrNotFound) {
+			return execute.Health{}, err
+		}
+		s.logf("session %s: derived records not rebuilt: %v", id, err)
+		s.setHealth(id, h)
+		return h, nil
+	}
+	if h.Status == execute.IndexesDamaged {
+		s.logf("session %s: derived records differed from the log (%s); rebuilt from the log", id, h.Reason)
+	}
+	h = execute.Health{Status: execute.Healthy, LastGood: h.LastGood}
 	s.setHealth(id, h)
 	return h, nil
 }

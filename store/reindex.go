@@ -3,6 +3,7 @@ package store
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sort"
 
@@ -55,6 +56,11 @@ var indexBuckets = [][]byte{bucketNodes, bucketRuns, bucketAttempts}
 // damaged (a damaged attempts entry could turn a replay into a second
 // advance). It returns "" when they match.
 func (t *Tx) checkIndexes(evs []event.Event) (string, error) {
+	if stale(t.b) {
+		// Records of another definition are not compared: they are
+		// rebuilt, not trusted, and no difference in them is damage.
+		return "", nil
+	}
 	mem := memKV{}
 	shadow := &Tx{tx: t.tx, b: t.b, id: t.id, ix: mem}
 	var overviewErr error
@@ -87,7 +93,7 @@ func (t *Tx) checkIndexes(evs []event.Event) (string, error) {
 	if overviewErr == nil && schema(t.tx) >= schemaOverviews {
 		var want []byte
 		if shadow.ov != nil {
-			b, err := json.Marshal(shadow.ov)
+			b, err := json.Marshal(shaped(shadow.ov))
 			if err != nil {
 				return "", err
 			}
@@ -180,7 +186,7 @@ func refold(t *Tx, evs []event.Event) error {
 		}
 	}
 	if overviewErr == nil && t.ov != nil {
-		if err := t.putJSON(nil, keyOverview, t.ov); err != nil {
+		if err := t.putJSON(nil, keyOverview, shaped(t.ov)); err != nil {
 			return err
 		}
 		if _, err := t.flushResume(); err != nil {
@@ -190,48 +196,86 @@ func refold(t *Tx, evs []event.Event) error {
 	if err := t.b.Bucket(bucketNodes).SetSequence(uint64(nodes)); err != nil {
 		return err
 	}
-	return t.b.Bucket(bucketRuns).SetSequence(uint64(runs))
+	if err := t.b.Bucket(bucketRuns).SetSequence(uint64(runs)); err != nil {
+		return err
+	}
+	return labelRecords(t.b)
 }
 
-// RebuildIndexes replaces session id's derived indexes with a refold of its
-// log. The log must verify: indexes are never rebuilt from events that
-// might be damaged.
+// RebuildIndexes replaces session id's derived records with a refold of
+// its log, in this build's definitions. The log must verify (chain,
+// snapshots, pinned workflows): records are never rebuilt from events
+// that might be damaged.
 func (s *Store) RebuildIndexes(id engine.SessionID) error {
-	var head engine.EventIndex
-	var rec *resume.Record
+	var r *rebuiltRecords
 	err := s.commit.update(func(btx *bbolt.Tx) error {
 		b := btx.Bucket(bucketSessions).Bucket(sessionKey(id))
 		if b == nil {
 			return fmt.Errorf("store: session %s: %w", id, engine.ErrNotFound)
 		}
-		t := newTx(btx, b, id)
-		var evs []event.Event
-		if h := t.verifyChain(func(e event.Event) error { evs = append(evs, e); return nil }); h.Status != execute.Healthy {
-			return fmt.Errorf("store: session %s is %s at event %d; its indexes are not rebuilt from a damaged log", id, h.Status, h.FirstBad)
-		}
-		for _, name := range indexBuckets {
-			if err := b.DeleteBucket(name); err != nil {
-				return err
-			}
-			if _, err := b.CreateBucket(name); err != nil {
-				return err
-			}
-		}
-		for _, k := range [][]byte{keyOverview, keyResume} {
-			if err := b.Delete(k); err != nil {
-				return err
-			}
-		}
-		t = newTx(btx, b, id)
-		if err := refold(t, evs); err != nil {
-			return err
-		}
-		head, rec = t.Head(), s.namedResume(t)
-		return nil
+		var err error
+		r, err = s.rebuildIn(btx, b, id)
+		return err
 	})
 	if err == nil {
-		s.forgetHealth(id)
-		s.resume.replace(id, head, rec)
+		s.rebuilt(id, r)
 	}
 	return err
+}
+
+// errDamagedLog means a session's log does not verify, so its derived
+// records are not rebuilt from it.
+var errDamagedLog = errors.New("store: derived records are never rebuilt from a damaged log")
+
+// rebuiltRecords is what a rebuild leaves: the log's head and the
+// session's resume record (named; nil when it has none).
+type rebuiltRecords struct {
+	head engine.EventIndex
+	rec  *resume.Record
+}
+
+// rebuildIn replaces the derived records in session bucket b with a
+// refold of its log, in write transaction btx, once the log verifies.
+func (s *Store) rebuildIn(btx *bbolt.Tx, b *bbolt.Bucket, id engine.SessionID) (*rebuiltRecords, error) {
+	t := newTx(btx, b, id)
+	var evs []event.Event
+	var refErr error
+	h := t.verifyChain(func(e event.Event) error {
+		evs = append(evs, e)
+		if refErr == nil {
+			refErr = t.checkRefs(e)
+		}
+		return nil
+	})
+	if h.Status != execute.Healthy {
+		return nil, fmt.Errorf("%w: session %s is %s at event %d (%s)", errDamagedLog, id, h.Status, h.FirstBad, h.Reason)
+	}
+	if refErr != nil {
+		return nil, fmt.Errorf("%w: session %s references %v", errDamagedLog, id, refErr)
+	}
+	for _, name := range indexBuckets {
+		if err := b.DeleteBucket(name); err != nil {
+			return nil, err
+		}
+		if _, err := b.CreateBucket(name); err != nil {
+			return nil, err
+		}
+	}
+	for _, k := range [][]byte{keyOverview, keyResume} {
+		if err := b.Delete(k); err != nil {
+			return nil, err
+		}
+	}
+	t = newTx(btx, b, id)
+	if err := refold(t, evs); err != nil {
+		return nil, err
+	}
+	return &rebuiltRecords{head: t.Head(), rec: s.namedResume(t)}, nil
+}
+
+// rebuilt tells the caches of a committed rebuild of session id: its
+// health is checked again, and the in-memory resume record replaced.
+func (s *Store) rebuilt(id engine.SessionID, r *rebuiltRecords) {
+	s.forgetHealth(id)
+	s.resume.replace(id, r.head, r.rec)
 }

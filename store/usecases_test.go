@@ -3,6 +3,7 @@ package store_test
 import (
 	"encoding/binary"
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -84,15 +85,6 @@ func TestDamagedStoreRefusesExecution(t *testing.T) {
 			v[10] ^= 0x20
 			return ev.Put(k, v)
 		}, engine.CodeSessionCorrupt, `"firstBadIndex":3`},
-		{"attempts index forged", func(tx *bbolt.Tx, id engine.SessionID) error {
-			// A forged record of attempt 0 on the root would turn the
-			// first advance into a replay of something never answered.
-			at := sessionBucket(tx, id).Bucket([]byte("attempts"))
-			return at.Put(binary.BigEndian.AppendUint32(binary.BigEndian.AppendUint32(nil, 1), 0), binary.BigEndian.AppendUint64(nil, 1))
-		}, engine.CodeSessionCorrupt, `"indexProblem":"attempts index`},
-		{"overview garbled", func(tx *bbolt.Tx, id engine.SessionID) error {
-			return sessionBucket(tx, id).Put([]byte("overview"), []byte(`{"title":`))
-		}, engine.CodeSessionCorrupt, `"indexProblem":"overview index: differs`},
 		{"pinned workflow missing", func(tx *bbolt.Tx, id engine.SessionID) error {
 			b := tx.Bucket([]byte("workflows"))
 			k, _ := b.Cursor().First()
@@ -124,6 +116,65 @@ func TestDamagedStoreRefusesExecution(t *testing.T) {
 			}
 			// A new run still works: damage stays contained.
 			r.step(t, r.x.Start, map[string]any{"workflowId": "wr.hello"})
+		})
+	}
+}
+
+// Indexes that differ from a log that verifies are rebuilt from it on
+// the session's first touch: the call runs from the refold, never from
+// the damaged records, and nothing answers SESSION_CORRUPT.
+func TestDamagedIndexesAreRebuiltOnFirstTouch(t *testing.T) {
+	cases := []struct {
+		name   string
+		damage func(tx *bbolt.Tx, id engine.SessionID) error
+		logged string
+	}{
+		{"attempts index forged", func(tx *bbolt.Tx, id engine.SessionID) error {
+			// A forged record of attempt 0 on the root, if it were
+			// read, would turn the first advance into a replay of
+			// something never answered.
+			at := sessionBucket(tx, id).Bucket([]byte("attempts"))
+			return at.Put(binary.BigEndian.AppendUint32(binary.BigEndian.AppendUint32(nil, 1), 0), binary.BigEndian.AppendUint64(nil, 1))
+		}, "attempts index"},
+		{"overview garbled", func(tx *bbolt.Tx, id engine.SessionID) error {
+			return sessionBucket(tx, id).Put([]byte("overview"), []byte(`{"title":`))
+		}, "overview index: differs"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := newRig(t, nil)
+			s := r.step(t, r.x.Start, map[string]any{"workflowId": "wr.hello"})
+			r.store.Close()
+			db, err := bbolt.Open(r.path, 0o600, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := db.Update(func(tx *bbolt.Tx) error { return c.damage(tx, s.Session.SessionID) }); err != nil {
+				t.Fatal(err)
+			}
+			db.Close()
+			var logged []string
+			st, err := store.Open(r.path, store.Options{Logf: func(f string, a ...any) { logged = append(logged, fmt.Sprintf(f, a...)) }})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { st.Close() })
+			r.store = st
+			r.x = execute.New(st, executetest.Ring(t), r.wf, workflow.Preferences{}, executetest.Clock, t.Logf)
+			next := r.step(t, r.x.Continue, s.NextCall.Arguments)
+			if next.Pending.StepID == s.Pending.StepID || next.StateToken == s.StateToken {
+				t.Fatalf("the advance did not advance: %+v", next.Session)
+			}
+			again := r.step(t, r.x.Continue, s.NextCall.Arguments)
+			if again.Text != next.Text {
+				t.Fatalf("the replay differs from the answer:\n%s\n---\n%s", again.Text, next.Text)
+			}
+			if len(logged) != 1 || !strings.Contains(logged[0], c.logged) {
+				t.Fatalf("logged %q; want a line naming %q", logged, c.logged)
+			}
+			if rep, err := st.Verify(s.Session.SessionID); err != nil || !rep.OK() {
+				t.Fatalf("after the repair: %+v, %v", rep, err)
+			}
 		})
 	}
 }
