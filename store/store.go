@@ -96,7 +96,7 @@ type Options struct {
 
 // Store is an open WorkRail database.
 type Store struct {
-	db     *bbolt.DB
+	db       *bbolt.DB
 	commit   *committer
 	now      func() time.Time
 	logf     func(format string, args ...any)
