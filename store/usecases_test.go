@@ -15,6 +15,7 @@ import (
 	"github.com/workrail/workrail/engine/execute/executetest"
 	"github.com/workrail/workrail/engine/outcome"
 	"github.com/workrail/workrail/engine/protocol"
+	"github.com/workrail/workrail/engine/token"
 	"github.com/workrail/workrail/engine/workflow"
 	"github.com/workrail/workrail/store"
 	"github.com/workrail/workrail/store/storetest"
@@ -27,6 +28,8 @@ type rig struct {
 	store *store.Store
 	x     *execute.Service
 	wf    execute.Workflows
+	// ring signs and checks tokens: executetest.Ring when nil.
+	ring *token.Ring
 }
 
 func newRig(tb testing.TB, wf execute.Workflows) *rig {
@@ -43,7 +46,11 @@ func newRig(tb testing.TB, wf execute.Workflows) *rig {
 func (r *rig) open(tb testing.TB) {
 	tb.Helper()
 	r.store = mustOpen(tb, r.path)
-	r.x = execute.New(r.store, executetest.Ring(tb), r.wf, workflow.Preferences{}, executetest.Clock, tb.Logf)
+	ring := r.ring
+	if ring == nil {
+		ring = executetest.Ring(tb)
+	}
+	r.x = execute.New(r.store, ring, r.wf, workflow.Preferences{}, executetest.Clock, tb.Logf)
 }
 
 func (r *rig) call(tb testing.TB, fn func([]byte) protocol.Result, args any) protocol.Result {
