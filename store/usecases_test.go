@@ -46,11 +46,16 @@ func newRig(tb testing.TB, wf execute.Workflows) *rig {
 func (r *rig) open(tb testing.TB) {
 	tb.Helper()
 	r.store = mustOpen(tb, r.path)
+	r.x = newService(tb, r)
+}
+
+// newService is the use cases over r's store.
+func newService(tb testing.TB, r *rig) *execute.Service {
 	ring := r.ring
 	if ring == nil {
 		ring = executetest.Ring(tb)
 	}
-	r.x = execute.New(r.store, ring, r.wf, workflow.Preferences{}, executetest.Clock, tb.Logf)
+	return execute.New(r.store, ring, r.wf, workflow.Preferences{}, executetest.Clock, tb.Logf)
 }
 
 func (r *rig) call(tb testing.TB, fn func([]byte) protocol.Result, args any) protocol.Result {
