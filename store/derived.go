@@ -86,30 +86,68 @@ func shaped(o *project.Overview) *project.Overview {
 const refreshBatch = 128
 
 // RefreshDerived rebuilds from their logs the derived records of every
-// session written under definitions other than this build's, in write
-// transactions of refreshBatch sessions, so agents' writes go between
-// them. A session whose log does not verify is left as it is (its health
-// says why). It returns how many sessions it rebuilt; ctx stops it
+// session written under definitions other than this build's. Sessions
+// are verified and folded in read transactions, a batch ahead, and their
+// records written, where they differ, in write transactions of
+// refreshBatch sessions, so agents' writes go between them and wait for
+// no fold. A session whose log does not verify is left as it is (its
+// health says why). It returns how many sessions it rebuilt; ctx stops it
 // between two transactions.
 func (s *Store) RefreshDerived(ctx context.Context) (int, error) {
 	ids, err := s.staleSessions()
 	if err != nil {
 		return 0, err
 	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	batches := make(chan []foldedSession, 1)
+	go s.foldBatches(ctx, ids, batches)
 	n := 0
-	for len(ids) > 0 {
-		if err := ctx.Err(); err != nil {
-			return n, err
-		}
-		batch := ids[:min(len(ids), refreshBatch)]
-		ids = ids[len(batch):]
+	for batch := range batches {
 		done, err := s.refresh(batch)
 		if err != nil {
+			cancel()
+			for range batches {
+			}
 			return n, err
 		}
 		n += done
 	}
-	return n, nil
+	return n, ctx.Err()
+}
+
+// foldedSession is a stale session's records folded from its log ahead
+// of the write (nil when its log could not be read).
+type foldedSession struct {
+	id engine.SessionID
+	f  *folded
+}
+
+// foldBatches verifies and folds the sessions of ids, refreshBatch at a
+// time, and sends each batch to out, which it closes at the end.
+// Sessions whose logs do not verify are left out.
+func (s *Store) foldBatches(ctx context.Context, ids []engine.SessionID, out chan<- []foldedSession) {
+	defer close(out)
+	for len(ids) > 0 {
+		batch := make([]foldedSession, 0, refreshBatch)
+		for _, id := range ids[:min(len(ids), refreshBatch)] {
+			var f *folded
+			err := s.view(id, func(t *Tx) error {
+				var err error
+				f, err = foldLog(t)
+				return err
+			})
+			if !errors.Is(err, errDamagedLog) {
+				batch = append(batch, foldedSession{id, f})
+			}
+		}
+		ids = ids[min(len(ids), refreshBatch):]
+		select {
+		case out <- batch:
+		case <-ctx.Done():
+			return
+		}
+	}
 }
 
 // staleSessions lists the sessions whose records are of another
@@ -134,27 +172,35 @@ func (s *Store) staleSessions() ([]engine.SessionID, error) {
 	return ids, err
 }
 
-// refresh rebuilds the stale sessions of batch in one transaction; when
-// that fails (a session's pages are damaged) it rebuilds each on its own,
-// so one damaged session costs only itself.
-func (s *Store) refresh(batch []engine.SessionID) (int, error) {
+// refresh writes the records folded for batch in one transaction; a
+// session written since its fold (its log's head moved) is folded again
+// there. When the transaction fails (a session's pages are damaged) it
+// writes each session on its own, so one damaged session costs only
+// itself.
+func (s *Store) refresh(batch []foldedSession) (int, error) {
 	done := map[engine.SessionID]*rebuiltRecords{}
 	err := s.commit.update(func(btx *bbolt.Tx) error {
 		clear(done)
 		root := btx.Bucket(bucketSessions)
-		for _, id := range batch {
-			b := root.Bucket(sessionKey(id))
+		for _, fs := range batch {
+			b := root.Bucket(sessionKey(fs.id))
 			if b == nil || !stale(b) {
 				continue // deleted, or rebuilt by a write since the list was made
 			}
-			r, err := s.rebuildIn(btx, b, id)
+			var r *rebuiltRecords
+			var err error
+			if head, _ := headOf(b); fs.f != nil && fs.f.head == head {
+				r, err = s.keep(btx, b, fs.id, fs.f)
+			} else {
+				r, err = s.rebuildIn(btx, b, fs.id)
+			}
 			if errors.Is(err, errDamagedLog) {
 				continue
 			}
 			if err != nil {
 				return err
 			}
-			done[id] = r
+			done[fs.id] = r
 		}
 		return nil
 	})
@@ -165,11 +211,12 @@ func (s *Store) refresh(batch []engine.SessionID) (int, error) {
 		return len(done), nil
 	}
 	if len(batch) == 1 {
+		s.logf("session %s: derived records not rebuilt: %v", batch[0].id, err)
 		return 0, nil
 	}
 	n := 0
-	for _, id := range batch {
-		k, _ := s.refresh([]engine.SessionID{id})
+	for _, fs := range batch {
+		k, _ := s.refresh([]foldedSession{fs})
 		n += k
 	}
 	return n, nil

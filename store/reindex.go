@@ -159,47 +159,159 @@ func compareBucket(b *bbolt.Bucket, want map[string][]byte) string {
 	return diff[0]
 }
 
-// refold writes the derived indexes of a session's verified events into
-// its empty index buckets, with the id sequences the appends would have
-// left, and its overview where it had none. An overview that does not fold
-// (it reads a damaged snapshot) is left out: reading it says so.
+// refold makes the derived records of a session's verified events those
+// its buckets keep, with the id sequences the appends would have left,
+// and labels them with this build's definitions. It folds in memory (a
+// project.Graph) and writes only the records that differ from those
+// stored, so a change to one kind of record rewrites only that kind. An
+// overview that does not fold (it reads a damaged snapshot) is left out,
+// and so is the resume record: reading them says so.
 func refold(t *Tx, evs []event.Event) error {
-	nodes, runs := 0, 0
+	f, err := foldRecords(t, evs)
+	if err != nil {
+		return err
+	}
+	return f.write(t.b)
+}
+
+// folded is a refold of a log in memory: the derived records its
+// session's bucket is to keep, and its id sequences.
+type folded struct {
+	head        engine.EventIndex
+	want        memKV
+	nodes, runs uint64
+}
+
+// foldRecords folds the derived records of t's session's events evs
+// in memory.
+func foldRecords(t *Tx, evs []event.Event) (*folded, error) {
+	g := project.NewGraph(t.id, t.Snapshot)
+	var o project.Overview
+	var r resume.Record
 	var overviewErr error
 	for _, e := range evs {
-		if err := project.Index(indexes{t}, e); err != nil {
-			return fmt.Errorf("store: refold event %d: %w", e.Index, err)
+		if err := g.Add(e); err != nil {
+			return nil, fmt.Errorf("store: refold event %d: %w", e.Index, err)
 		}
 		if overviewErr == nil {
-			overviewErr = t.addOverview(e)
+			overviewErr = o.Add(g, e)
 		}
 		if overviewErr == nil {
-			if err := t.addResume(e); err != nil {
+			if err := r.Add(g, e); err != nil {
+				return nil, fmt.Errorf("store: resume record of event %d: %w", e.Index, err)
+			}
+		}
+	}
+	f := &folded{head: g.Head(), want: memKV{}}
+	mem := &Tx{tx: t.tx, b: t.b, id: t.id, ix: f.want}
+	var err error
+	if f.nodes, f.runs, err = foldedIndexes(mem, g); err != nil {
+		return nil, err
+	}
+	if overviewErr == nil && len(evs) > 0 {
+		if err := mem.putJSON(nil, keyOverview, shaped(&o)); err != nil {
+			return nil, err
+		}
+		if err := r.Refresh(g, o); err != nil {
+			return nil, fmt.Errorf("store: resume record of session %s: %w", t.id, err)
+		}
+		if err := mem.putJSON(nil, keyResume, &r); err != nil {
+			return nil, err
+		}
+	}
+	return f, nil
+}
+
+// write makes session bucket b keep f's records, writing only those
+// that differ from what it keeps, and labels them with this build's
+// definitions.
+func (f *folded) write(b *bbolt.Bucket) error {
+	if err := keepRecords(b, f.want); err != nil {
+		return err
+	}
+	if err := b.Bucket(bucketNodes).SetSequence(f.nodes); err != nil {
+		return err
+	}
+	if err := b.Bucket(bucketRuns).SetSequence(f.runs); err != nil {
+		return err
+	}
+	return labelRecords(b)
+}
+
+// foldedIndexes puts g's node, run and attempt records into t's indexes,
+// and returns the id sequences of nodes and runs.
+func foldedIndexes(t *Tx, g *project.Graph) (nodes, runs uint64, err error) {
+	ix := indexes{t}
+	for _, r := range g.Runs() {
+		runs++
+		if err := ix.PutRun(r); err != nil {
+			return 0, 0, err
+		}
+		for _, n := range g.Nodes(r.ID) {
+			nodes++
+			if err := ix.PutNode(n); err != nil {
+				return 0, 0, err
+			}
+			for a := range n.Attempts {
+				if at, ok := g.Attempt(n.ID, a); ok {
+					if err := ix.PutAttempt(n.ID, a, at); err != nil {
+						return 0, 0, err
+					}
+				}
+			}
+		}
+	}
+	return nodes, runs, nil
+}
+
+// keepRecords makes session bucket b keep exactly the derived records of
+// want, writing only those that differ.
+func keepRecords(b *bbolt.Bucket, want memKV) error {
+	for _, name := range indexBuckets {
+		ib := b.Bucket(name)
+		if ib == nil {
+			var err error
+			if ib, err = b.CreateBucket(name); err != nil {
 				return err
 			}
 		}
-		switch e.Kind {
-		case event.NodeCreated:
-			nodes++
-		case event.RunStarted:
-			runs++
-		}
-	}
-	if overviewErr == nil && t.ov != nil {
-		if err := t.putJSON(nil, keyOverview, shaped(t.ov)); err != nil {
-			return err
-		}
-		if _, err := t.flushResume(); err != nil {
+		if err := keepKeys(ib, nil, want[string(name)]); err != nil {
 			return err
 		}
 	}
-	if err := t.b.Bucket(bucketNodes).SetSequence(uint64(nodes)); err != nil {
-		return err
+	return keepKeys(b, [][]byte{keyOverview, keyResume}, want[""])
+}
+
+// keepKeys makes b hold want: of keys when given, else of all its keys.
+func keepKeys(b *bbolt.Bucket, keys [][]byte, want map[string][]byte) error {
+	if keys == nil {
+		c := b.Cursor()
+		for k, v := c.First(); k != nil; k, v = c.Next() {
+			if _, ok := want[string(k)]; !ok && v != nil {
+				keys = append(keys, bytes.Clone(k))
+			}
+		}
 	}
-	if err := t.b.Bucket(bucketRuns).SetSequence(uint64(runs)); err != nil {
-		return err
+	for _, k := range keys {
+		if _, ok := want[string(k)]; !ok {
+			if err := b.Delete(k); err != nil {
+				return err
+			}
+		}
 	}
-	return labelRecords(t.b)
+	sorted := make([]string, 0, len(want))
+	for k := range want {
+		sorted = append(sorted, k)
+	}
+	sort.Strings(sorted)
+	for _, k := range sorted {
+		if v := want[k]; !bytes.Equal(b.Get([]byte(k)), v) {
+			if err := b.Put([]byte(k), v); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // RebuildIndexes replaces session id's derived records with a refold of
@@ -238,6 +350,25 @@ type rebuiltRecords struct {
 // refold of its log, in write transaction btx, once the log verifies.
 func (s *Store) rebuildIn(btx *bbolt.Tx, b *bbolt.Bucket, id engine.SessionID) (*rebuiltRecords, error) {
 	t := newTx(btx, b, id)
+	f, err := foldLog(t)
+	if err != nil {
+		return nil, err
+	}
+	return s.keep(btx, b, id, f)
+}
+
+// keep writes f into session bucket b, in write transaction btx.
+func (s *Store) keep(btx *bbolt.Tx, b *bbolt.Bucket, id engine.SessionID, f *folded) (*rebuiltRecords, error) {
+	if err := f.write(b); err != nil {
+		return nil, err
+	}
+	return &rebuiltRecords{head: f.head, rec: s.namedResume(newTx(btx, b, id))}, nil
+}
+
+// foldLog verifies t's session's log (its chain, and every snapshot and
+// pinned workflow it references) and folds its derived records in
+// memory. A log that does not verify is errDamagedLog.
+func foldLog(t *Tx) (*folded, error) {
 	var evs []event.Event
 	var refErr error
 	h := t.verifyChain(func(e event.Event) error {
@@ -248,29 +379,12 @@ func (s *Store) rebuildIn(btx *bbolt.Tx, b *bbolt.Bucket, id engine.SessionID) (
 		return nil
 	})
 	if h.Status != execute.Healthy {
-		return nil, fmt.Errorf("%w: session %s is %s at event %d (%s)", errDamagedLog, id, h.Status, h.FirstBad, h.Reason)
+		return nil, fmt.Errorf("%w: session %s is %s at event %d (%s)", errDamagedLog, t.id, h.Status, h.FirstBad, h.Reason)
 	}
 	if refErr != nil {
-		return nil, fmt.Errorf("%w: session %s references %v", errDamagedLog, id, refErr)
+		return nil, fmt.Errorf("%w: session %s references %v", errDamagedLog, t.id, refErr)
 	}
-	for _, name := range indexBuckets {
-		if err := b.DeleteBucket(name); err != nil {
-			return nil, err
-		}
-		if _, err := b.CreateBucket(name); err != nil {
-			return nil, err
-		}
-	}
-	for _, k := range [][]byte{keyOverview, keyResume} {
-		if err := b.Delete(k); err != nil {
-			return nil, err
-		}
-	}
-	t = newTx(btx, b, id)
-	if err := refold(t, evs); err != nil {
-		return nil, err
-	}
-	return &rebuiltRecords{head: t.Head(), rec: s.namedResume(t)}, nil
+	return foldRecords(t, evs)
 }
 
 // rebuilt tells the caches of a committed rebuild of session id: its
