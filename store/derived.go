@@ -103,15 +103,19 @@ func (s *Store) RefreshDerived(ctx context.Context) (int, error) {
 	batches := make(chan []foldedSession, 1)
 	go s.foldBatches(ctx, ids, batches)
 	n := 0
+	var werr error
 	for batch := range batches {
-		done, err := s.refresh(batch)
-		if err != nil {
+		if werr != nil || ctx.Err() != nil {
+			continue // until foldBatches sees ctx is done
+		}
+		var done int
+		if done, werr = s.refresh(batch); werr != nil {
 			cancel()
-			for range batches {
-			}
-			return n, err
 		}
 		n += done
+	}
+	if werr != nil {
+		return n, werr
 	}
 	return n, ctx.Err()
 }

@@ -1,15 +1,23 @@
 package store_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/binary"
+	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"unicode"
 	"unicode/utf8"
 
+	"go.etcd.io/bbolt"
+
 	"github.com/workrail/workrail/engine"
+	"github.com/workrail/workrail/engine/event"
+	"github.com/workrail/workrail/engine/execute"
 	"github.com/workrail/workrail/engine/execute/executetest"
 	"github.com/workrail/workrail/engine/project"
 	"github.com/workrail/workrail/engine/protocol"
@@ -170,5 +178,62 @@ func TestDefinitionChangeKeepsEverySessionRunning(t *testing.T) {
 	healthy("B unbumped")
 	if l := logged.all(); len(l) != len(runs) || !strings.Contains(l[0], "overview index: differs") {
 		t.Fatalf("logged %q; want one repair per session", l)
+	}
+}
+
+// The background pass rebuilds every session of another definition but
+// one whose log does not verify, which it leaves as it is; a write to a
+// session of another definition rebuilds its records first, so the pass
+// finds nothing left to do there; a second pass finds nothing at all.
+func TestRefreshDerivedLeavesDamagedLogs(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "w.db")
+	s := mustOpen(t, path)
+	ids := []engine.SessionID{seed(t, s, 3), seed(t, s, 3), seed(t, s, 3), seed(t, s, 3)}
+	s.Close()
+	broken, written := ids[1], ids[2]
+	damage(t, path, broken, func(b *bbolt.Bucket) error {
+		ev := b.Bucket([]byte("events"))
+		k := binary.BigEndian.AppendUint64(nil, 4)
+		v := bytes.Clone(ev.Get(k))
+		v[10] ^= 0x20
+		return ev.Put(k, v)
+	})
+	t.Cleanup(store.SetOverviewDefinition(project.OverviewVersion+1, cutTitles))
+	s = mustOpen(t, path)
+	err := s.Update(written, func(tx execute.Tx) error {
+		_, err := tx.Append(1, 1, &event.NodeOutputAppendedData{StepID: "s", NotesMarkdown: "written under the new definition"})
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, err := s.RefreshDerived(context.Background()); err != nil || n != 2 {
+		t.Fatalf("RefreshDerived rebuilt %d sessions, %v; want 2 (one was written, one is damaged)", n, err)
+	}
+	if n, err := s.RefreshDerived(context.Background()); err != nil || n != 0 {
+		t.Fatalf("a second pass rebuilt %d sessions, %v", n, err)
+	}
+	if h, err := s.Health(broken); err != nil || h.Status != execute.CorruptTail {
+		t.Fatalf("the damaged session: %+v, %v", h, err)
+	}
+	for _, id := range ids {
+		if rep, err := s.Verify(id); err != nil || id != broken && !rep.OK() {
+			t.Fatalf("session %s: %+v, %v", id, rep, err)
+		}
+	}
+}
+
+// A cancelled pass stops between two transactions and says so.
+func TestRefreshDerivedStopsWhenCancelled(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "w.db")
+	s := mustOpen(t, path)
+	seed(t, s, 2)
+	s.Close()
+	t.Cleanup(store.SetOverviewDefinition(project.OverviewVersion+1, nil))
+	s = mustOpen(t, path)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if n, err := s.RefreshDerived(ctx); !errors.Is(err, context.Canceled) || n != 0 {
+		t.Fatalf("a cancelled pass rebuilt %d sessions, %v", n, err)
 	}
 }
