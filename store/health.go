@@ -61,6 +61,9 @@ func (s *Store) repair(id engine.SessionID, h execute.Health) (execute.Health, e
 			return execute.Health{}, err
 		}
 		s.logf("session %s: derived records not rebuilt: %v", id, err)
+		if h.Status == execute.IndexesDamaged {
+			h.Reason = fmt.Sprintf("%s; not rebuilt: %v", h.Reason, err)
+		}
 		s.setHealth(id, h)
 		return h, nil
 	}

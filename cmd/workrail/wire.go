@@ -36,7 +36,7 @@ func startDaemon(h home.Dir, port portChoice, anyPort bool, logger *daemonLog) (
 	if err := h.CheckPrivate(); err != nil {
 		return nil, nil, err
 	}
-	st, err := store.Open(h.DB(), store.Options{Now: time.Now, Logf: logger.printf})
+	st, err := store.Open(h.DB(), store.Options{Now: time.Now, Logf: logger.warnf})
 	if errors.Is(err, store.ErrLocked) {
 		return nil, nil, alreadyRunning(h)
 	}
@@ -49,7 +49,7 @@ func startDaemon(h home.Dir, port portChoice, anyPort bool, logger *daemonLog) (
 		return nil, nil, err
 	}
 	stopSweep := startSweeper(st, func() int { return live.Applied().RetentionDays }, logger.printf)
-	stopRefresh := refreshDerived(st, logger.printf)
+	stopRefresh := refreshDerived(st, logger)
 	if live.Applied().Features.ResumeSession {
 		// A new chat's first resume_session should not pay for reading
 		// every session's record (about 140 ms at 10,000 sessions).
@@ -64,7 +64,7 @@ func startDaemon(h home.Dir, port portChoice, anyPort bool, logger *daemonLog) (
 // upgrade or a downgrade changed one); agents are served meanwhile, and a
 // session an agent touches first is rebuilt on that touch. stop ends it
 // between two of its transactions and waits.
-func refreshDerived(st *store.Store, logf func(string, ...any)) (stop func()) {
+func refreshDerived(st *store.Store, logger *daemonLog) (stop func()) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() {
@@ -72,10 +72,10 @@ func refreshDerived(st *store.Store, logf func(string, ...any)) (stop func()) {
 		started := time.Now()
 		n, err := st.RefreshDerived(ctx)
 		if err != nil && !errors.Is(err, context.Canceled) {
-			logf("derived records: rebuild failed after %d sessions: %v", n, err)
+			logger.printf("derived records: the rebuild stopped after %d sessions: %v", n, err)
 		}
 		if n > 0 {
-			logf("derived records: rebuilt those of %d sessions from their logs in this build's definitions (%s)", n, time.Since(started).Round(time.Millisecond))
+			logger.Info("derived records rebuilt from the logs in this build's definitions", "sessions", n, "took", time.Since(started).Round(time.Millisecond).String())
 		}
 	}()
 	return func() {
