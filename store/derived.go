@@ -132,13 +132,14 @@ type foldedSession struct {
 // Sessions whose logs do not verify are left out.
 func (s *Store) foldBatches(ctx context.Context, ids []engine.SessionID, out chan<- []foldedSession) {
 	defer close(out)
+	pins := map[engine.Digest]bool{}
 	for len(ids) > 0 {
 		batch := make([]foldedSession, 0, refreshBatch)
 		for _, id := range ids[:min(len(ids), refreshBatch)] {
 			var f *folded
 			err := s.view(id, func(t *Tx) error {
 				var err error
-				f, err = foldLog(t)
+				f, err = foldLog(t, pins)
 				return err
 			})
 			if !errors.Is(err, errDamagedLog) {

@@ -180,6 +180,9 @@ type folded struct {
 	head        engine.EventIndex
 	want        memKV
 	nodes, runs uint64
+	// resume is the resume record in want, decoded; nil when there is
+	// none.
+	resume *resume.Record
 }
 
 // foldRecords folds the derived records of t's session's events evs
@@ -218,6 +221,7 @@ func foldRecords(t *Tx, evs []event.Event) (*folded, error) {
 		if err := mem.putJSON(nil, keyResume, &r); err != nil {
 			return nil, err
 		}
+		f.resume = &r
 	}
 	return f, nil
 }
@@ -350,7 +354,7 @@ type rebuiltRecords struct {
 // refold of its log, in write transaction btx, once the log verifies.
 func (s *Store) rebuildIn(btx *bbolt.Tx, b *bbolt.Bucket, id engine.SessionID) (*rebuiltRecords, error) {
 	t := newTx(btx, b, id)
-	f, err := foldLog(t)
+	f, err := foldLog(t, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -362,19 +366,27 @@ func (s *Store) keep(btx *bbolt.Tx, b *bbolt.Bucket, id engine.SessionID, f *fol
 	if err := f.write(b); err != nil {
 		return nil, err
 	}
-	return &rebuiltRecords{head: f.head, rec: s.namedResume(newTx(btx, b, id))}, nil
+	r := &rebuiltRecords{head: f.head}
+	if f.resume != nil && f.resume.Last != 0 {
+		r.rec = f.resume
+		s.resume.name(r.rec, newTx(btx, b, id))
+	}
+	return r, nil
 }
 
 // foldLog verifies t's session's log (its chain, and every snapshot and
 // pinned workflow it references) and folds its derived records in
-// memory. A log that does not verify is errDamagedLog.
-func foldLog(t *Tx) (*folded, error) {
+// memory. A log that does not verify is errDamagedLog. pins, when not
+// nil, holds the pinned workflows found whole earlier in the same pass,
+// which are not hashed again: many sessions share one pin, and pins are
+// large.
+func foldLog(t *Tx, pins map[engine.Digest]bool) (*folded, error) {
 	var evs []event.Event
 	var refErr error
 	h := t.verifyChain(func(e event.Event) error {
 		evs = append(evs, e)
 		if refErr == nil {
-			refErr = t.checkRefs(e)
+			refErr = t.checkRefsOnce(e, pins)
 		}
 		return nil
 	})
@@ -385,6 +397,22 @@ func foldLog(t *Tx) (*folded, error) {
 		return nil, fmt.Errorf("%w: session %s references %v", errDamagedLog, t.id, refErr)
 	}
 	return foldRecords(t, evs)
+}
+
+// checkRefsOnce is checkRefs, skipping a pinned workflow pins holds and
+// adding one it finds whole.
+func (t *Tx) checkRefsOnce(e event.Event, pins map[engine.Digest]bool) error {
+	r, ok := referenced(e)
+	if ok && r.kind == blobWorkflow && pins[r.d] {
+		return nil
+	}
+	if err := t.checkRefs(e); err != nil {
+		return err
+	}
+	if ok && r.kind == blobWorkflow && pins != nil {
+		pins[r.d] = true
+	}
+	return nil
 }
 
 // rebuilt tells the caches of a committed rebuild of session id: its
