@@ -19,8 +19,9 @@ import (
 // that differ from a refold of a log that verifies, are rebuilt from the
 // log before Health answers (a difference is logged): the session is
 // healthy, and whatever runs it next reads the refold, never the records
-// that differed. Only a read-only store (doctor) reports them as
-// indexes_damaged, and a log that fails verification stays as it is.
+// that differed. Records that differ are indexes_damaged only where they
+// cannot be rebuilt (a read-only store, a snapshot or pin the log
+// references is damaged); a log that fails verification stays as it is.
 func (s *Store) Health(id engine.SessionID) (execute.Health, error) {
 	s.mu.Lock()
 	h, ok := s.health[id]
@@ -28,9 +29,9 @@ func (s *Store) Health(id engine.SessionID) (execute.Health, error) {
 	if ok {
 		return h, nil
 	}
-	var stored bool
+	var otherDefinition bool
 	err := s.view(id, func(t *Tx) error {
-		stored = stale(t.b)
+		otherDefinition = stale(t.b)
 		r, err := t.verify(nil)
 		h = r.Health
 		if r.IndexProblem != "" {
@@ -44,7 +45,7 @@ func (s *Store) Health(id engine.SessionID) (execute.Health, error) {
 	if err != nil {
 		return execute.Health{}, err
 	}
-	if (stored && h.Status == execute.Healthy || h.Status == execute.IndexesDamaged) && !s.readOnly {
+	if (otherDefinition && h.Status == execute.Healthy || h.Status == execute.IndexesDamaged) && !s.readOnly {
 		return s.repair(id, h)
 	}
 	s.setHealth(id, h)
