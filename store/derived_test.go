@@ -97,10 +97,12 @@ func TestDefinitionChangeKeepsEverySessionRunning(t *testing.T) {
 		answer := r.step(t, r.x.Continue, args)
 		runs = append(runs, definitionRun{id: answer.Session.SessionID, answer: answer, call: args})
 	}
+	// What the Console's list of sessions shows: the walk of overviews.
 	titleUnder := func(want int) {
 		t.Helper()
+		listed := walk(t, r.store, 0)
 		for _, run := range runs {
-			o, err := r.store.Overview(run.id)
+			o, err := listed.overviews[run.id], listed.errs[run.id]
 			if err != nil {
 				t.Fatal(err)
 			}
