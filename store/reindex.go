@@ -323,6 +323,12 @@ func keepKeys(b *bbolt.Bucket, keys [][]byte, want map[string][]byte) error {
 // snapshots, pinned workflows): records are never rebuilt from events
 // that might be damaged.
 func (s *Store) RebuildIndexes(id engine.SessionID) error {
+	_, err := s.rebuild(id)
+	return err
+}
+
+// rebuild is RebuildIndexes, returning what it left.
+func (s *Store) rebuild(id engine.SessionID) (*rebuiltRecords, error) {
 	var r *rebuiltRecords
 	err := s.commit.update(func(btx *bbolt.Tx) error {
 		b := btx.Bucket(bucketSessions).Bucket(sessionKey(id))
@@ -333,10 +339,11 @@ func (s *Store) RebuildIndexes(id engine.SessionID) error {
 		r, err = s.rebuildIn(btx, b, id)
 		return err
 	})
-	if err == nil {
-		s.rebuilt(id, r)
+	if err != nil {
+		return nil, err
 	}
-	return err
+	s.rebuilt(id, r)
+	return r, nil
 }
 
 // errDamagedLog means a session's log does not verify, so its derived
