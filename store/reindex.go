@@ -52,9 +52,11 @@ func (m memKV) put(bucket, key, value []byte) error {
 var indexBuckets = [][]byte{bucketNodes, bucketRuns, bucketAttempts}
 
 // checkIndexes refolds events into memory and compares the result with the
-// stored indexes. They are derived data: any difference means they were
-// damaged (a damaged attempts entry could turn a replay into a second
-// advance). It returns "" when they match.
+// stored indexes of this build's definitions. They are derived data: a
+// difference means they were damaged, or changed by a rule whose version
+// was not bumped, and they must not be read (a wrong attempts entry could
+// turn a replay into a second advance); Health rewrites them from the
+// refold. It returns "" when they match.
 func (t *Tx) checkIndexes(evs []event.Event) (string, error) {
 	if stale(t.b) {
 		// Records of another definition are not compared: they are
