@@ -243,6 +243,8 @@ func TestSessionsPageShowsDamage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Session 3's damaged index is rebuilt from its log when the page
+	// asks its health: it is listed healthy.
 	h := consoleWith(t, openStore(t, path), 0)
 	golden(t, "sessions_damaged.html", get(t, h, true))
 	// The damaged session's page says so, and how far it read (its run's

@@ -5,12 +5,14 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"go.etcd.io/bbolt"
 
 	"github.com/workrail/workrail/engine"
+	"github.com/workrail/workrail/engine/compile"
 	"github.com/workrail/workrail/engine/event"
 	"github.com/workrail/workrail/engine/execute"
 	"github.com/workrail/workrail/engine/project"
@@ -91,16 +93,29 @@ func BenchmarkOpen(b *testing.B) {
 	})
 }
 
+// benchWorkflow is the workflow fillSession's runs are pinned to, so
+// their logs verify whole (a rebuild checks every reference).
+var benchWorkflow = sync.OnceValues(func() (compile.Compiled, error) {
+	return compile.Seal(compile.Workflow{ID: "wr.x", Name: "x", Description: "x", Version: "1"})
+})
+
 // fillSession appends a run of n nodes, each with a small output.
 func fillSession(tx execute.Tx, n int) error {
 	if _, err := tx.Append(0, 0, &event.SessionCreatedData{CreatedAt: "2026-01-01T00:00:00Z"}); err != nil {
+		return err
+	}
+	wf, err := benchWorkflow()
+	if err != nil {
+		return err
+	}
+	if err := tx.PinWorkflow(wf); err != nil {
 		return err
 	}
 	r, err := tx.NewRunID()
 	if err != nil {
 		return err
 	}
-	if _, err := tx.Append(r, 0, &event.RunStartedData{WorkflowID: "wr.x"}); err != nil {
+	if _, err := tx.Append(r, 0, &event.RunStartedData{WorkflowID: "wr.x", WorkflowHash: wf.Hash}); err != nil {
 		return err
 	}
 	return fillRun(tx, r, n, func(i int) run.Snapshot { return run.Snapshot{V: i, Position: run.Position{Kind: run.Complete}} })

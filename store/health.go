@@ -13,15 +13,24 @@ import (
 	"github.com/workrail/workrail/engine/execute"
 )
 
-// Health verifies session id's chain and derived indexes on first use and
-// remembers the result: this process is the only writer, and its appends
-// keep both valid.
+// Health verifies session id's chain and derived records on first use
+// and remembers the result: this process is the only writer, and its
+// appends keep both valid. Derived records of another definition, or
+// that differ from a refold of a log that verifies, are rebuilt from the
+// log before Health answers (a difference is logged): the session is
+// healthy, and whatever runs it next reads the refold, never the records
+// that differed. Records that differ are indexes_damaged only where they
+// cannot be rebuilt (a read-only store, a snapshot or pin the log
+// references is damaged); a log that fails verification stays as it is.
 func (s *Store) Health(id engine.SessionID) (execute.Health, error) {
 	s.mu.Lock()
 	h, ok := s.health[id]
 	s.mu.Unlock()
 	if ok {
 		return h, nil
+	}
+	if h, ok, err := s.rebuildOtherDefinition(id); ok || err != nil {
+		return h, err
 	}
 	err := s.view(id, func(t *Tx) error {
 		r, err := t.verify(nil)
@@ -37,6 +46,55 @@ func (s *Store) Health(id engine.SessionID) (execute.Health, error) {
 	if err != nil {
 		return execute.Health{}, err
 	}
+	if h.Status == execute.IndexesDamaged && !s.readOnly {
+		return s.repair(id, h)
+	}
+	s.setHealth(id, h)
+	return h, nil
+}
+
+// rebuildOtherDefinition rebuilds session id's records when they are of
+// another definition than this build's, verifying its log whole on the
+// way (the rebuild's check is the health check): ok reports that it did,
+// and the session is healthy. A log that does not verify is left to the
+// health check to describe.
+func (s *Store) rebuildOtherDefinition(id engine.SessionID) (h execute.Health, ok bool, err error) {
+	if s.readOnly {
+		return h, false, nil
+	}
+	var other bool
+	err = s.view(id, func(t *Tx) error { other = stale(t.b); return nil })
+	if err != nil || !other {
+		return h, false, nil // the health check reports it
+	}
+	r, err := s.rebuild(id)
+	if err != nil {
+		if errors.Is(err, engine.ErrNotFound) {
+			return h, false, err
+		}
+		return h, false, nil
+	}
+	h = execute.Health{Status: execute.Healthy, LastGood: r.head}
+	s.setHealth(id, h)
+	return h, true, nil
+}
+
+// repair rebuilds session id's derived records, which differ from its
+// log (h says how), from the log. A log that turns out not to verify (a
+// snapshot or pin it references is damaged) leaves the session
+// indexes_damaged, saying why.
+func (s *Store) repair(id engine.SessionID, h execute.Health) (execute.Health, error) {
+	if err := s.RebuildIndexes(id); err != nil {
+		if errors.Is(err, engine.ErrNotFound) {
+			return execute.Health{}, err
+		}
+		s.logf("session %s: derived records not rebuilt: %v", id, err)
+		h.Reason = fmt.Sprintf("%s; not rebuilt: %v", h.Reason, err)
+		s.setHealth(id, h)
+		return h, nil
+	}
+	s.logf("session %s: derived records differed from the log (%s); rebuilt from the log", id, h.Reason)
+	h = execute.Health{Status: execute.Healthy, LastGood: h.LastGood}
 	s.setHealth(id, h)
 	return h, nil
 }

@@ -84,7 +84,7 @@ func (t *Tx) foldOverview(e event.Event) error {
 	if err := t.addOverview(e); err != nil {
 		return err
 	}
-	return t.putJSON(nil, keyOverview, t.ov)
+	return t.putJSON(nil, keyOverview, shaped(t.ov))
 }
 
 // Overview reads session id's overview: the derived record lists of
@@ -279,7 +279,7 @@ func addIndexes(tx *bbolt.Tx) error {
 			continue
 		}
 		if needOverview {
-			if err := t.putJSON(nil, keyOverview, o); err != nil {
+			if err := t.putJSON(nil, keyOverview, shaped(&o)); err != nil {
 				return err
 			}
 		}

@@ -3,6 +3,7 @@ package store
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sort"
 
@@ -51,10 +52,17 @@ func (m memKV) put(bucket, key, value []byte) error {
 var indexBuckets = [][]byte{bucketNodes, bucketRuns, bucketAttempts}
 
 // checkIndexes refolds events into memory and compares the result with the
-// stored indexes. They are derived data: any difference means they were
-// damaged (a damaged attempts entry could turn a replay into a second
-// advance). It returns "" when they match.
+// stored indexes of this build's definitions. They are derived data: a
+// difference means they were damaged, or changed by a rule whose version
+// was not bumped, and they must not be read (a wrong attempts entry could
+// turn a replay into a second advance); Health rewrites them from the
+// refold. It returns "" when they match.
 func (t *Tx) checkIndexes(evs []event.Event) (string, error) {
+	if stale(t.b) {
+		// Records of another definition are not compared: they are
+		// rebuilt, not trusted, and no difference in them is damage.
+		return "", nil
+	}
 	mem := memKV{}
 	shadow := &Tx{tx: t.tx, b: t.b, id: t.id, ix: mem}
 	var overviewErr error
@@ -87,7 +95,7 @@ func (t *Tx) checkIndexes(evs []event.Event) (string, error) {
 	if overviewErr == nil && schema(t.tx) >= schemaOverviews {
 		var want []byte
 		if shadow.ov != nil {
-			b, err := json.Marshal(shadow.ov)
+			b, err := json.Marshal(shaped(shadow.ov))
 			if err != nil {
 				return "", err
 			}
@@ -153,85 +161,272 @@ func compareBucket(b *bbolt.Bucket, want map[string][]byte) string {
 	return diff[0]
 }
 
-// refold writes the derived indexes of a session's verified events into
-// its empty index buckets, with the id sequences the appends would have
-// left, and its overview where it had none. An overview that does not fold
-// (it reads a damaged snapshot) is left out: reading it says so.
+// refold makes the derived records of a session's verified events those
+// its buckets keep, with the id sequences the appends would have left,
+// and labels them with this build's definitions. It folds in memory (a
+// project.Graph) and writes only the records that differ from those
+// stored, so a change to one kind of record rewrites only that kind. An
+// overview that does not fold (it reads a damaged snapshot) is left out,
+// and so is the resume record: reading them says so.
 func refold(t *Tx, evs []event.Event) error {
-	nodes, runs := 0, 0
+	f, err := foldRecords(t, evs)
+	if err != nil {
+		return err
+	}
+	return f.write(t.b)
+}
+
+// folded is a refold of a log in memory: the derived records its
+// session's bucket is to keep, and its id sequences.
+type folded struct {
+	head        engine.EventIndex
+	want        memKV
+	nodes, runs uint64
+	// resume is the resume record in want, decoded; nil when there is
+	// none.
+	resume *resume.Record
+}
+
+// foldRecords folds the derived records of t's session's events evs
+// in memory.
+func foldRecords(t *Tx, evs []event.Event) (*folded, error) {
+	g := project.NewGraph(t.id, t.Snapshot)
+	var o project.Overview
+	var r resume.Record
 	var overviewErr error
 	for _, e := range evs {
-		if err := project.Index(indexes{t}, e); err != nil {
-			return fmt.Errorf("store: refold event %d: %w", e.Index, err)
+		if err := g.Add(e); err != nil {
+			return nil, fmt.Errorf("store: refold event %d: %w", e.Index, err)
 		}
 		if overviewErr == nil {
-			overviewErr = t.addOverview(e)
+			overviewErr = o.Add(g, e)
 		}
 		if overviewErr == nil {
-			if err := t.addResume(e); err != nil {
+			if err := r.Add(g, e); err != nil {
+				return nil, fmt.Errorf("store: resume record of event %d: %w", e.Index, err)
+			}
+		}
+	}
+	f := &folded{head: g.Head(), want: memKV{}}
+	mem := &Tx{tx: t.tx, b: t.b, id: t.id, ix: f.want}
+	var err error
+	if f.nodes, f.runs, err = foldedIndexes(mem, g); err != nil {
+		return nil, err
+	}
+	if overviewErr == nil && len(evs) > 0 {
+		if err := mem.putJSON(nil, keyOverview, shaped(&o)); err != nil {
+			return nil, err
+		}
+		if err := r.Refresh(g, o); err != nil {
+			return nil, fmt.Errorf("store: resume record of session %s: %w", t.id, err)
+		}
+		if err := mem.putJSON(nil, keyResume, &r); err != nil {
+			return nil, err
+		}
+		f.resume = &r
+	}
+	return f, nil
+}
+
+// write makes session bucket b keep f's records, writing only those
+// that differ from what it keeps, and labels them with this build's
+// definitions.
+func (f *folded) write(b *bbolt.Bucket) error {
+	if err := keepRecords(b, f.want); err != nil {
+		return err
+	}
+	if err := b.Bucket(bucketNodes).SetSequence(f.nodes); err != nil {
+		return err
+	}
+	if err := b.Bucket(bucketRuns).SetSequence(f.runs); err != nil {
+		return err
+	}
+	return labelRecords(b)
+}
+
+// foldedIndexes puts g's node, run and attempt records into t's indexes,
+// and returns the id sequences of nodes and runs.
+func foldedIndexes(t *Tx, g *project.Graph) (nodes, runs uint64, err error) {
+	ix := indexes{t}
+	for _, r := range g.Runs() {
+		runs++
+		if err := ix.PutRun(r); err != nil {
+			return 0, 0, err
+		}
+		for _, n := range g.Nodes(r.ID) {
+			nodes++
+			if err := ix.PutNode(n); err != nil {
+				return 0, 0, err
+			}
+			for a := range n.Attempts {
+				if at, ok := g.Attempt(n.ID, a); ok {
+					if err := ix.PutAttempt(n.ID, a, at); err != nil {
+						return 0, 0, err
+					}
+				}
+			}
+		}
+	}
+	return nodes, runs, nil
+}
+
+// keepRecords makes session bucket b keep exactly the derived records of
+// want, writing only those that differ.
+func keepRecords(b *bbolt.Bucket, want memKV) error {
+	for _, name := range indexBuckets {
+		ib := b.Bucket(name)
+		if ib == nil {
+			var err error
+			if ib, err = b.CreateBucket(name); err != nil {
 				return err
 			}
 		}
-		switch e.Kind {
-		case event.NodeCreated:
-			nodes++
-		case event.RunStarted:
-			runs++
-		}
-	}
-	if overviewErr == nil && t.ov != nil {
-		if err := t.putJSON(nil, keyOverview, t.ov); err != nil {
-			return err
-		}
-		if _, err := t.flushResume(); err != nil {
+		if err := keepKeys(ib, nil, want[string(name)]); err != nil {
 			return err
 		}
 	}
-	if err := t.b.Bucket(bucketNodes).SetSequence(uint64(nodes)); err != nil {
-		return err
-	}
-	return t.b.Bucket(bucketRuns).SetSequence(uint64(runs))
+	return keepKeys(b, [][]byte{keyOverview, keyResume}, want[""])
 }
 
-// RebuildIndexes replaces session id's derived indexes with a refold of its
-// log. The log must verify: indexes are never rebuilt from events that
-// might be damaged.
+// keepKeys makes b hold want: of keys when given, else of all its keys.
+func keepKeys(b *bbolt.Bucket, keys [][]byte, want map[string][]byte) error {
+	if keys == nil {
+		c := b.Cursor()
+		for k, v := c.First(); k != nil; k, v = c.Next() {
+			if _, ok := want[string(k)]; !ok && v != nil {
+				keys = append(keys, bytes.Clone(k))
+			}
+		}
+	}
+	for _, k := range keys {
+		if _, ok := want[string(k)]; !ok {
+			if err := b.Delete(k); err != nil {
+				return err
+			}
+		}
+	}
+	sorted := make([]string, 0, len(want))
+	for k := range want {
+		sorted = append(sorted, k)
+	}
+	sort.Strings(sorted)
+	for _, k := range sorted {
+		if v := want[k]; !bytes.Equal(b.Get([]byte(k)), v) {
+			if err := b.Put([]byte(k), v); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// RebuildIndexes replaces session id's derived records with a refold of
+// its log, in this build's definitions. The log must verify (chain,
+// snapshots, pinned workflows): records are never rebuilt from events
+// that might be damaged.
 func (s *Store) RebuildIndexes(id engine.SessionID) error {
-	var head engine.EventIndex
-	var rec *resume.Record
+	_, err := s.rebuild(id)
+	return err
+}
+
+// rebuild is RebuildIndexes, returning what it left.
+func (s *Store) rebuild(id engine.SessionID) (*rebuiltRecords, error) {
+	var r *rebuiltRecords
 	err := s.commit.update(func(btx *bbolt.Tx) error {
 		b := btx.Bucket(bucketSessions).Bucket(sessionKey(id))
 		if b == nil {
 			return fmt.Errorf("store: session %s: %w", id, engine.ErrNotFound)
 		}
-		t := newTx(btx, b, id)
-		var evs []event.Event
-		if h := t.verifyChain(func(e event.Event) error { evs = append(evs, e); return nil }); h.Status != execute.Healthy {
-			return fmt.Errorf("store: session %s is %s at event %d; its indexes are not rebuilt from a damaged log", id, h.Status, h.FirstBad)
+		var err error
+		r, err = s.rebuildIn(btx, b, id)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	s.rebuilt(id, r)
+	return r, nil
+}
+
+// errDamagedLog means a session's log does not verify, so its derived
+// records are not rebuilt from it.
+var errDamagedLog = errors.New("store: derived records are never rebuilt from a damaged log")
+
+// rebuiltRecords is what a rebuild leaves: the log's head and the
+// session's resume record (named; nil when it has none).
+type rebuiltRecords struct {
+	head engine.EventIndex
+	rec  *resume.Record
+}
+
+// rebuildIn replaces the derived records in session bucket b with a
+// refold of its log, in write transaction btx, once the log verifies.
+func (s *Store) rebuildIn(btx *bbolt.Tx, b *bbolt.Bucket, id engine.SessionID) (*rebuiltRecords, error) {
+	t := newTx(btx, b, id)
+	f, err := foldLog(t, nil)
+	if err != nil {
+		return nil, err
+	}
+	return s.keep(btx, b, id, f)
+}
+
+// keep writes f into session bucket b, in write transaction btx.
+func (s *Store) keep(btx *bbolt.Tx, b *bbolt.Bucket, id engine.SessionID, f *folded) (*rebuiltRecords, error) {
+	if err := f.write(b); err != nil {
+		return nil, err
+	}
+	r := &rebuiltRecords{head: f.head}
+	if f.resume != nil && f.resume.Last != 0 {
+		r.rec = f.resume
+		s.resume.name(r.rec, newTx(btx, b, id))
+	}
+	return r, nil
+}
+
+// foldLog verifies t's session's log (its chain, and every snapshot and
+// pinned workflow it references) and folds its derived records in
+// memory. A log that does not verify is errDamagedLog. pins, when not
+// nil, holds the pinned workflows found whole earlier in the same pass,
+// which are not hashed again: many sessions share one pin, and pins are
+// large.
+func foldLog(t *Tx, pins map[engine.Digest]bool) (*folded, error) {
+	var evs []event.Event
+	var refErr error
+	h := t.verifyChain(func(e event.Event) error {
+		evs = append(evs, e)
+		if refErr == nil {
+			refErr = t.checkRefsOnce(e, pins)
 		}
-		for _, name := range indexBuckets {
-			if err := b.DeleteBucket(name); err != nil {
-				return err
-			}
-			if _, err := b.CreateBucket(name); err != nil {
-				return err
-			}
-		}
-		for _, k := range [][]byte{keyOverview, keyResume} {
-			if err := b.Delete(k); err != nil {
-				return err
-			}
-		}
-		t = newTx(btx, b, id)
-		if err := refold(t, evs); err != nil {
-			return err
-		}
-		head, rec = t.Head(), s.namedResume(t)
 		return nil
 	})
-	if err == nil {
-		s.forgetHealth(id)
-		s.resume.replace(id, head, rec)
+	if h.Status != execute.Healthy {
+		return nil, fmt.Errorf("%w: session %s is %s at event %d (%s)", errDamagedLog, t.id, h.Status, h.FirstBad, h.Reason)
 	}
-	return err
+	if refErr != nil {
+		return nil, fmt.Errorf("%w: session %s references %v", errDamagedLog, t.id, refErr)
+	}
+	return foldRecords(t, evs)
+}
+
+// checkRefsOnce is checkRefs, skipping a pinned workflow pins holds and
+// adding one it finds whole.
+func (t *Tx) checkRefsOnce(e event.Event, pins map[engine.Digest]bool) error {
+	r, ok := referenced(e)
+	if ok && r.kind == blobWorkflow && pins[r.d] {
+		return nil
+	}
+	if err := t.checkRefs(e); err != nil {
+		return err
+	}
+	if ok && r.kind == blobWorkflow && pins != nil {
+		pins[r.d] = true
+	}
+	return nil
+}
+
+// rebuilt tells the caches of a committed rebuild of session id: its
+// health is checked again, and the in-memory resume record replaced.
+func (s *Store) rebuilt(id engine.SessionID, r *rebuiltRecords) {
+	s.forgetHealth(id)
+	s.resume.replace(id, r.head, r.rec)
 }

@@ -146,11 +146,13 @@ func TestResumeOffersHealthySessionsOnly(t *testing.T) {
 	if want := []engine.SessionID{corrupt.Session.SessionID, damaged.Session.SessionID, good.Session.SessionID}; !reflect.DeepEqual(ranked, want) {
 		t.Fatalf("ranked %v; want %v", ranked, want)
 	}
+	// The damaged indexes are rebuilt from the log the health check
+	// verified: that session is offered again, the corrupt log is not.
 	res, ok := r.call(t, r.x.ResumeSession, map[string]any{"query": "auth bug"}).(protocol.ResumeResult)
-	if !ok || len(res.Candidates) != 1 || res.Candidates[0].Session.SessionID != good.Session.SessionID {
+	if !ok || len(res.Candidates) != 2 || res.Candidates[0].Session.SessionID != damaged.Session.SessionID || res.Candidates[1].Session.SessionID != good.Session.SessionID {
 		t.Fatalf("resume_session offered:\n%s", res.Text)
 	}
-	for id, want := range map[engine.SessionID]execute.HealthStatus{corrupt.Session.SessionID: execute.CorruptTail, damaged.Session.SessionID: execute.IndexesDamaged} {
+	for id, want := range map[engine.SessionID]execute.HealthStatus{corrupt.Session.SessionID: execute.CorruptTail, damaged.Session.SessionID: execute.Healthy} {
 		if h, err := r.store.Health(id); err != nil || h.Status != want {
 			t.Fatalf("session %s: health %+v, %v; want %s", id, h, err, want)
 		}

@@ -20,8 +20,12 @@ import (
 	"github.com/workrail/workrail/engine/execute"
 )
 
-// SchemaVersion is the layout version recorded in the meta bucket.
-const SchemaVersion = 4
+// SchemaVersion is the layout version recorded in the meta bucket. It
+// changes only when the layout does (what an older build could not read
+// or would write wrongly); a change to what a derived record holds bumps
+// that record's definition version instead (derived.go), which needs no
+// migration.
+const SchemaVersion = 5
 
 // schemaOverviews is the first version that keeps each session's overview.
 const schemaOverviews = 2
@@ -34,6 +38,12 @@ const schemaResume = 3
 // note on whole words of its normalized text; the records of schema 3
 // cut the raw text and are folded again.
 const schemaWordCut = 4
+
+// schemaLabels is the first version whose sessions name the definition
+// versions of their derived records (keyDerived); builds before it would
+// write records of their own definitions under a newer label, so they
+// must refuse the file, and do (its schema is newer than theirs).
+const schemaLabels = 5
 
 var (
 	bucketMeta      = []byte("meta")
@@ -58,7 +68,13 @@ var (
 	keyHead        = []byte("head")     // last EventIndex ‖ last digest
 	keyOverview    = []byte("overview") // project.Overview as JSON (derived)
 	keyResume      = []byte("resume")   // resume.Record as JSON (derived)
+	keyDerived     = []byte("derived")  // the definition versions of the derived records
 )
+
+// ErrNewerSchema means the file was written by a newer workrail, whose
+// layout this build does not know: it is refused before anything is
+// read or written.
+var ErrNewerSchema = errors.New("store: the database was written by a newer workrail")
 
 // ErrLocked means another process holds the database.
 var ErrLocked = errors.New("store: the database is locked by another process")
@@ -72,13 +88,19 @@ type Options struct {
 	// Now stamps each session's last write, which retention counts from
 	// (time.Now when nil). Nothing is ordered by it.
 	Now func() time.Time
+	// Logf gets a line for each session whose derived records a health
+	// check found different from its log, and repaired (discarded when
+	// nil).
+	Logf func(format string, args ...any)
 }
 
 // Store is an open WorkRail database.
 type Store struct {
-	db     *bbolt.DB
-	commit *committer
-	now    func() time.Time
+	db       *bbolt.DB
+	commit   *committer
+	now      func() time.Time
+	logf     func(format string, args ...any)
+	readOnly bool
 
 	// sweeping lets one sweep run at a time; live holds the references
 	// appends make while it collects snapshots and pins.
@@ -114,6 +136,10 @@ func Open(path string, o Options) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := db.View(func(tx *bbolt.Tx) error { return checkSchema(path, tx) }); err != nil {
+		db.Close()
+		return nil, err
+	}
 	if !o.ReadOnly {
 		if err := db.Update(migrate); err != nil {
 			db.Close()
@@ -123,7 +149,10 @@ func Open(path string, o Options) (*Store, error) {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	s := &Store{db: db, now: o.Now, health: map[engine.SessionID]execute.Health{}, decoded: map[engine.SessionID]decodedOverview{}}
+	if o.Logf == nil {
+		o.Logf = func(string, ...any) {}
+	}
+	s := &Store{db: db, now: o.Now, logf: o.Logf, readOnly: o.ReadOnly, health: map[engine.SessionID]execute.Health{}, decoded: map[engine.SessionID]decodedOverview{}}
 	s.commit = newCommitter(db)
 	return s, nil
 }
@@ -230,8 +259,8 @@ func migrate(tx *bbolt.Tx) error {
 	switch {
 	case v == nil:
 		return meta.Put([]byte("schema"), u64(SchemaVersion))
-	case binary.BigEndian.Uint64(v) > SchemaVersion:
-		return fmt.Errorf("store: database schema %d is newer than this workrail (%d): upgrade workrail", binary.BigEndian.Uint64(v), SchemaVersion)
+	case binary.BigEndian.Uint64(v) >= SchemaVersion:
+		return nil // checkSchema refused a newer one
 	case binary.BigEndian.Uint64(v) < schemaWordCut:
 		if binary.BigEndian.Uint64(v) == schemaResume {
 			if err := dropResumes(tx); err != nil {
@@ -241,10 +270,25 @@ func migrate(tx *bbolt.Tx) error {
 		if err := addIndexes(tx); err != nil {
 			return err
 		}
-	default:
-		return nil
 	}
+	// From schema 4 there is nothing to fold: unlabelled records are of
+	// legacyVersions, and any of another definition are rebuilt.
 	return meta.Put([]byte("schema"), u64(SchemaVersion))
+}
+
+// checkSchema refuses a file whose layout is newer than this build's:
+// reading it could misreport it, and writing it could damage it.
+func checkSchema(path string, tx *bbolt.Tx) error {
+	if tx.Bucket(bucketMeta) == nil {
+		return nil // a new file
+	}
+	if v := schema(tx); v > SchemaVersion {
+		return fmt.Errorf("%w: %s has database schema %d, and this workrail reads schema %d at most. "+
+			"Run the newer workrail that wrote it (sessions, tokens and the Console keep working there); "+
+			"to go back to this one instead, stop every workrail, move the file aside and put back a copy made before the upgrade. "+
+			"The file was not changed", ErrNewerSchema, path, v, SchemaVersion)
+	}
+	return nil
 }
 
 // schema is the layout version of the open file.

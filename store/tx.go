@@ -82,7 +82,7 @@ func createSession(root *bbolt.Bucket, id engine.SessionID) (*bbolt.Bucket, erro
 			return nil, err
 		}
 	}
-	return b, nil
+	return b, labelRecords(b)
 }
 
 // Update runs fn in a write transaction on session id. fn may run more than
@@ -90,11 +90,20 @@ func createSession(root *bbolt.Bucket, id engine.SessionID) (*bbolt.Bucket, erro
 // appends is the session's latest activity.
 func (s *Store) Update(id engine.SessionID, fn func(execute.Tx) error) error {
 	var rec *resume.Record
+	var rebuilt *rebuiltRecords
 	err := s.commit.update(func(btx *bbolt.Tx) error {
-		rec = nil
+		rec, rebuilt = nil, nil
 		b := btx.Bucket(bucketSessions).Bucket(sessionKey(id))
 		if b == nil {
 			return fmt.Errorf("store: session %s: %w", id, engine.ErrNotFound)
+		}
+		// Appends fold into the stored records: those of another
+		// definition are rebuilt first, so no record mixes two.
+		if stale(b) {
+			var err error
+			if rebuilt, err = s.rebuildIn(btx, b, id); err != nil {
+				return err
+			}
 		}
 		t := newTx(btx, b, id)
 		t.live = &s.live
@@ -109,6 +118,9 @@ func (s *Store) Update(id engine.SessionID, fn func(execute.Tx) error) error {
 		s.resume.name(rec, t)
 		return s.stamp(btx, id)
 	})
+	if err == nil && rebuilt != nil {
+		s.rebuilt(id, rebuilt)
+	}
 	if err == nil {
 		s.resume.committed(rec)
 	}

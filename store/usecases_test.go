@@ -3,6 +3,7 @@ package store_test
 import (
 	"encoding/binary"
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -14,6 +15,7 @@ import (
 	"github.com/workrail/workrail/engine/execute/executetest"
 	"github.com/workrail/workrail/engine/outcome"
 	"github.com/workrail/workrail/engine/protocol"
+	"github.com/workrail/workrail/engine/token"
 	"github.com/workrail/workrail/engine/workflow"
 	"github.com/workrail/workrail/store"
 	"github.com/workrail/workrail/store/storetest"
@@ -26,6 +28,8 @@ type rig struct {
 	store *store.Store
 	x     *execute.Service
 	wf    execute.Workflows
+	// ring signs and checks tokens: executetest.Ring when nil.
+	ring *token.Ring
 }
 
 func newRig(tb testing.TB, wf execute.Workflows) *rig {
@@ -42,7 +46,16 @@ func newRig(tb testing.TB, wf execute.Workflows) *rig {
 func (r *rig) open(tb testing.TB) {
 	tb.Helper()
 	r.store = mustOpen(tb, r.path)
-	r.x = execute.New(r.store, executetest.Ring(tb), r.wf, workflow.Preferences{}, executetest.Clock, tb.Logf)
+	r.x = newService(tb, r)
+}
+
+// newService is the use cases over r's store.
+func newService(tb testing.TB, r *rig) *execute.Service {
+	ring := r.ring
+	if ring == nil {
+		ring = executetest.Ring(tb)
+	}
+	return execute.New(r.store, ring, r.wf, workflow.Preferences{}, executetest.Clock, tb.Logf)
 }
 
 func (r *rig) call(tb testing.TB, fn func([]byte) protocol.Result, args any) protocol.Result {
@@ -84,15 +97,6 @@ func TestDamagedStoreRefusesExecution(t *testing.T) {
 			v[10] ^= 0x20
 			return ev.Put(k, v)
 		}, engine.CodeSessionCorrupt, `"firstBadIndex":3`},
-		{"attempts index forged", func(tx *bbolt.Tx, id engine.SessionID) error {
-			// A forged record of attempt 0 on the root would turn the
-			// first advance into a replay of something never answered.
-			at := sessionBucket(tx, id).Bucket([]byte("attempts"))
-			return at.Put(binary.BigEndian.AppendUint32(binary.BigEndian.AppendUint32(nil, 1), 0), binary.BigEndian.AppendUint64(nil, 1))
-		}, engine.CodeSessionCorrupt, `"indexProblem":"attempts index`},
-		{"overview garbled", func(tx *bbolt.Tx, id engine.SessionID) error {
-			return sessionBucket(tx, id).Put([]byte("overview"), []byte(`{"title":`))
-		}, engine.CodeSessionCorrupt, `"indexProblem":"overview index: differs`},
 		{"pinned workflow missing", func(tx *bbolt.Tx, id engine.SessionID) error {
 			b := tx.Bucket([]byte("workflows"))
 			k, _ := b.Cursor().First()
@@ -124,6 +128,65 @@ func TestDamagedStoreRefusesExecution(t *testing.T) {
 			}
 			// A new run still works: damage stays contained.
 			r.step(t, r.x.Start, map[string]any{"workflowId": "wr.hello"})
+		})
+	}
+}
+
+// Indexes that differ from a log that verifies are rebuilt from it on
+// the session's first touch: the call runs from the refold, never from
+// the damaged records, and nothing answers SESSION_CORRUPT.
+func TestDamagedIndexesAreRebuiltOnFirstTouch(t *testing.T) {
+	cases := []struct {
+		name   string
+		damage func(tx *bbolt.Tx, id engine.SessionID) error
+		logged string
+	}{
+		{"attempts index forged", func(tx *bbolt.Tx, id engine.SessionID) error {
+			// A forged record of attempt 0 on the root, if it were
+			// read, would turn the first advance into a replay of
+			// something never answered.
+			at := sessionBucket(tx, id).Bucket([]byte("attempts"))
+			return at.Put(binary.BigEndian.AppendUint32(binary.BigEndian.AppendUint32(nil, 1), 0), binary.BigEndian.AppendUint64(nil, 1))
+		}, "attempts index"},
+		{"overview garbled", func(tx *bbolt.Tx, id engine.SessionID) error {
+			return sessionBucket(tx, id).Put([]byte("overview"), []byte(`{"title":`))
+		}, "overview index: differs"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := newRig(t, nil)
+			s := r.step(t, r.x.Start, map[string]any{"workflowId": "wr.hello"})
+			r.store.Close()
+			db, err := bbolt.Open(r.path, 0o600, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := db.Update(func(tx *bbolt.Tx) error { return c.damage(tx, s.Session.SessionID) }); err != nil {
+				t.Fatal(err)
+			}
+			db.Close()
+			var logged []string
+			st, err := store.Open(r.path, store.Options{Logf: func(f string, a ...any) { logged = append(logged, fmt.Sprintf(f, a...)) }})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { st.Close() })
+			r.store = st
+			r.x = execute.New(st, executetest.Ring(t), r.wf, workflow.Preferences{}, executetest.Clock, t.Logf)
+			next := r.step(t, r.x.Continue, s.NextCall.Arguments)
+			if next.Pending.StepID == s.Pending.StepID || next.StateToken == s.StateToken {
+				t.Fatalf("the advance did not advance: %+v", next.Session)
+			}
+			again := r.step(t, r.x.Continue, s.NextCall.Arguments)
+			if again.Text != next.Text {
+				t.Fatalf("the replay differs from the answer:\n%s\n---\n%s", again.Text, next.Text)
+			}
+			if len(logged) != 1 || !strings.Contains(logged[0], c.logged) {
+				t.Fatalf("logged %q; want a line naming %q", logged, c.logged)
+			}
+			if rep, err := st.Verify(s.Session.SessionID); err != nil || !rep.OK() {
+				t.Fatalf("after the repair: %+v, %v", rep, err)
+			}
 		})
 	}
 }

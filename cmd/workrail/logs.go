@@ -43,6 +43,10 @@ func newDaemonLog(h home.Dir, verbose bool, stderr io.Writer) *daemonLog {
 // printf-style.
 func (l *daemonLog) printf(format string, args ...any) { l.Error(fmt.Sprintf(format, args...)) }
 
+// warnf logs what the daemon repaired or worked around itself: no error
+// for the Console to list.
+func (l *daemonLog) warnf(format string, args ...any) { l.Warn(fmt.Sprintf(format, args...)) }
+
 // LastErrors implements console.ErrorLog.
 func (l *daemonLog) LastErrors() []console.LoggedError {
 	var out []console.LoggedError

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"sync/atomic"
@@ -35,7 +36,7 @@ func startDaemon(h home.Dir, port portChoice, anyPort bool, logger *daemonLog) (
 	if err := h.CheckPrivate(); err != nil {
 		return nil, nil, err
 	}
-	st, err := store.Open(h.DB(), store.Options{Now: time.Now})
+	st, err := store.Open(h.DB(), store.Options{Now: time.Now, Logf: logger.warnf})
 	if errors.Is(err, store.ErrLocked) {
 		return nil, nil, alreadyRunning(h)
 	}
@@ -48,13 +49,41 @@ func startDaemon(h home.Dir, port portChoice, anyPort bool, logger *daemonLog) (
 		return nil, nil, err
 	}
 	stopSweep := startSweeper(st, func() int { return live.Applied().RetentionDays }, logger.printf)
-	if live.Applied().Features.ResumeSession {
-		// A new chat's first resume_session should not pay for reading
-		// every session's record (about 140 ms at 10,000 sessions).
-		go st.WarmResume()
-	}
+	// A new chat's first resume_session should not pay for reading every
+	// session's record (about 140 ms at 10,000 sessions): they are read
+	// once the records of another definition are rebuilt.
+	stopRefresh := refreshDerived(st, logger, live.Applied().Features.ResumeSession)
 	logger.Info("daemon started", "version", version, "url", d.URL())
-	return d, func() error { stopSweep(); return st.Close() }, nil
+	return d, func() error { stopSweep(); stopRefresh(); return st.Close() }, nil
+}
+
+// refreshDerived rebuilds, in the background, the derived records of
+// every session written under other definitions than this build's (an
+// upgrade or a downgrade changed one); agents are served meanwhile, and a
+// session an agent touches first is rebuilt on that touch. Then, with
+// warm, it loads the resume records. stop ends it between two of its
+// transactions and waits.
+func refreshDerived(st *store.Store, logger *daemonLog, warm bool) (stop func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		started := time.Now()
+		n, err := st.RefreshDerived(ctx)
+		if err != nil && !errors.Is(err, context.Canceled) {
+			logger.printf("derived records: the rebuild stopped after %d sessions: %v", n, err)
+		}
+		if n > 0 {
+			logger.Info("derived records rebuilt from the logs in this build's definitions", "sessions", n, "took", time.Since(started).Round(time.Millisecond).String())
+		}
+		if warm && ctx.Err() == nil {
+			st.WarmResume()
+		}
+	}()
+	return func() {
+		cancel()
+		<-done
+	}
 }
 
 func serveStore(h home.Dir, port portChoice, anyPort bool, st *store.Store, logger *daemonLog) (*server.Daemon, *config.Live, error) {

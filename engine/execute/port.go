@@ -67,8 +67,10 @@ const (
 	// to LastGood can still be read.
 	CorruptTail HealthStatus = "corrupt_tail"
 	// IndexesDamaged: the log verifies but the indexes derived from it do
-	// not match a refold of it. Nothing is lost; `workrail doctor
-	// --rebuild-indexes` refolds them.
+	// not match a refold of it, and the store could not rebuild them (a
+	// read-only store, or a snapshot or pin the log references is
+	// damaged); a store that can rebuilds them and reports Healthy.
+	// Nothing is lost; `workrail doctor --rebuild-indexes` refolds them.
 	IndexesDamaged HealthStatus = "indexes_damaged"
 	// Unreadable: the database file is damaged where the session's records
 	// live, so they cannot be read at all. `workrail doctor --salvage`

@@ -111,7 +111,7 @@ func (s *Service) checkHealth(sid engine.SessionID) error {
 		return nil
 	case IndexesDamaged:
 		return engine.Errorf(engine.CodeSessionCorrupt,
-			"session %s has a complete, verified log but its indexes do not match it (%s), so it is not run from them. Nothing is lost: stop the daemon and run `workrail doctor --rebuild-indexes`, then send this call again; or start a new run with start_workflow.",
+			"session %s has a complete, verified log but its indexes do not match it and could not be rebuilt from it (%s), so it is not run from them. Stop the daemon and run `workrail doctor` to see why, then `workrail doctor --rebuild-indexes`, and send this call again; or start a new run with start_workflow.",
 			sid, h.Reason).With("indexProblem", h.Reason).With("lastGoodIndex", h.LastGood)
 	case Unreadable:
 		return engine.Errorf(engine.CodeSessionCorrupt,

@@ -11,6 +11,15 @@ import (
 	"github.com/workrail/workrail/engine/workflow"
 )
 
+// OverviewVersion is the definition version of Overview. The stores
+// label what they keep with it and rebuild from the log what was written
+// under another, so a build never runs from, nor shows, an overview of
+// another definition: bump it whenever a change to Overview or to the
+// rules that fill it (Add, headline, maxTitle…) would make a refold
+// differ from what an earlier build stored (store/testdata/derived pins
+// each version's bytes).
+const OverviewVersion = 1
+
 // Overview is the derived record of a whole session: what a list of
 // sessions shows and searches, and what ranks them, without folding the
 // log. The stores keep it up to date in the transaction of every append

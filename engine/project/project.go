@@ -71,6 +71,14 @@ type Reader interface {
 	Snapshot(engine.SnapshotRef) (run.Snapshot, error)
 }
 
+// IndexVersion is the definition version of the records Index derives
+// (Node, Run, and the attempt entries). The stores label what they keep
+// with it and rebuild from the log what was written under another: bump
+// it whenever a change here or in Node or Run would make a refold differ,
+// in shape or in content, from what an earlier build stored
+// (store/testdata/derived pins each version's bytes).
+const IndexVersion = 1
+
 // Index folds one event into the derived records.
 func Index(ix Indexes, e event.Event) error {
 	switch d := e.Data.(type) {

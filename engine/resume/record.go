@@ -10,6 +10,14 @@ import (
 	"github.com/workrail/workrail/engine/project"
 )
 
+// RecordVersion is the definition version of Record. The stores label
+// what they keep with it and rebuild from the log what was written under
+// another: bump it whenever a change to Record or to the rules that fill
+// it (Add, Refresh, the note snippet…) would make a refold differ from
+// what an earlier build stored (store/testdata/derived pins each
+// version's bytes).
+const RecordVersion = 1
+
 // Record is what the resume index keeps of one session: everything
 // ranking reads, so a query never opens a log. It is derived data: Add
 // folds each event after project.Index and Overview.Add folded it, and
