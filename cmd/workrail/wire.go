@@ -11,6 +11,7 @@ import (
 	"github.com/workrail/workrail/engine/catalog"
 	"github.com/workrail/workrail/engine/execute"
 	"github.com/workrail/workrail/engine/protocol"
+	"github.com/workrail/workrail/secrets"
 	"github.com/workrail/workrail/server"
 	"github.com/workrail/workrail/server/config"
 	"github.com/workrail/workrail/server/gitrepo"
@@ -92,7 +93,12 @@ func serveStore(h home.Dir, port portChoice, anyPort bool, st *store.Store, logg
 	}
 	started := time.Now()
 	features := protocol.Features(cfg.Features)
-	uc := execute.New(st, keys, reg, cfg.Preferences(), time.Now, logger.printf, execute.WithObserver(gitrepo.NewObserver()), execute.WithFeatures(features))
+	scanner, err := secrets.New()
+	if err != nil {
+		return nil, nil, err
+	}
+	uc := execute.New(st, keys, reg, cfg.Preferences(), time.Now, logger.printf, execute.WithObserver(gitrepo.NewObserver()), execute.WithFeatures(features),
+		execute.WithSecrets(scanner))
 	var resumer console.Resumer // the Console's search lists what resume_session offers, while the tool is on
 	if features.ResumeSession {
 		resumer = uc
