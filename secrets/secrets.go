@@ -13,7 +13,6 @@ import (
 	"fmt"
 	"math"
 	"regexp"
-	"regexp/syntax"
 	"slices"
 	"strings"
 
@@ -32,18 +31,14 @@ var extraRules string
 type Scanner struct {
 	rules    []rule
 	keywords *ahocorasick.Trie
-	byWord   map[string][]int // lowercased keyword → indexes of rules
+	byWord   [][]int // keyword (in the order added) → indexes of rules
 	global   []*config.Allowlist
 }
 
 // rule is one gitleaks rule that applies to text (not to file paths).
 type rule struct {
 	config.Rule
-	// minDistinct > 0: the rule's secret needs more than 2^entropy
-	// distinct characters, all from one of alphabets, so only runs of an
-	// alphabet with at least this many are worth a look.
-	minDistinct int
-	alphabets   []*alphabet
+	gate *gate // where its secret can be (gate.go); nil: anywhere
 }
 
 var _ redact.Scanner = (*Scanner)(nil)
@@ -71,7 +66,8 @@ func New() (*Scanner, error) {
 	if err := tokens.Validate(); err != nil {
 		return nil, fmt.Errorf("secrets: token allowlist: %w", err)
 	}
-	s := &Scanner{byWord: map[string][]int{}, global: append(cfg.Allowlists, tokens)}
+	s := &Scanner{global: append(cfg.Allowlists, tokens)}
+	index := map[string]int{} // lowercased keyword → its place in words
 	ids := make([]string, 0, len(cfg.Rules))
 	for id := range cfg.Rules {
 		ids = append(ids, id)
@@ -84,14 +80,16 @@ func New() (*Scanner, error) {
 			continue // rules about file names, or never reported
 		}
 		i := len(s.rules)
-		min, abcs := gate(r)
-		s.rules = append(s.rules, rule{Rule: r, minDistinct: min, alphabets: abcs})
+		s.rules = append(s.rules, rule{Rule: r, gate: gateOf(r)})
 		for _, k := range r.Keywords {
 			k = strings.ToLower(k)
-			if _, ok := s.byWord[k]; !ok {
-				words = append(words, k)
+			w, ok := index[k]
+			if !ok {
+				w = len(words)
+				index[k], words = w, append(words, k)
+				s.byWord = append(s.byWord, nil)
 			}
-			s.byWord[k] = append(s.byWord[k], i)
+			s.byWord[w] = append(s.byWord[w], i)
 		}
 	}
 	s.keywords = ahocorasick.NewTrieBuilder().AddStrings(words).Build()
@@ -126,11 +124,11 @@ func (s *Scanner) Scan(text string) []redact.Finding {
 	var out []redact.Finding
 	for _, i := range run {
 		r := &s.rules[i]
-		if r.minDistinct == 0 {
+		if r.gate == nil {
 			out = s.match(out, r, text, 0, len(text))
 			continue
 		}
-		for _, w := range windows(text, r.runs(text)) {
+		for _, w := range windows(text, r.gate.starts(text)) {
 			out = s.match(out, r, text, w.start, w.end)
 		}
 	}
@@ -158,11 +156,12 @@ func (s *Scanner) candidates(text string) []int {
 	for i, r := range s.rules {
 		seen[i] = len(r.Keywords) == 0
 	}
-	for _, m := range s.keywords.MatchString(strings.ToLower(text)) {
-		for _, i := range s.byWord[m.MatchString()] {
+	s.keywords.Walk(lowerASCII(text), func(_, _, w int64) bool {
+		for _, i := range s.byWord[w] {
 			seen[i] = true
 		}
-	}
+		return true
+	})
 	var out []int
 	for i, ok := range seen {
 		if ok {
@@ -170,6 +169,18 @@ func (s *Scanner) candidates(text string) []int {
 		}
 	}
 	return out
+}
+
+// lowerASCII is text with ASCII letters in lower case (keywords are
+// ASCII, and case elsewhere does not matter to finding them).
+func lowerASCII(text string) []byte {
+	b := []byte(text)
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return b
 }
 
 // match adds the findings of rule r in text[start:end].
@@ -271,52 +282,4 @@ func entropy(s string) float64 {
 		e -= f * math.Log2(f)
 	}
 	return e
-}
-
-// gate is a rule's minDistinct and alphabets: none unless the rule needs
-// an entropy above some e > 0, which a string has only with more than
-// 2^e distinct characters, and every group that can be its secret is made
-// of known characters: one alphabet per alternative of the group.
-func gate(r config.Rule) (int, []*alphabet) {
-	if r.Entropy <= 0 {
-		return 0, nil
-	}
-	re, err := syntax.Parse(r.Regex.String(), syntax.Perl)
-	if err != nil {
-		return 0, nil
-	}
-	var secret []*syntax.Regexp
-	collectCaps(re, r.SecretGroup, &secret)
-	if len(secret) == 0 {
-		secret = []*syntax.Regexp{re} // no group: the whole match
-	}
-	var abcs []*alphabet
-	for _, g := range secret {
-		if g.Op == syntax.OpCapture {
-			g = g.Sub[0]
-		}
-		alts := []*syntax.Regexp{g}
-		if g.Op == syntax.OpAlternate {
-			alts = g.Sub
-		}
-		for _, alt := range alts {
-			a := &alphabet{}
-			if !a.add(alt) {
-				return 0, nil
-			}
-			abcs = append(abcs, a)
-		}
-	}
-	return int(math.Floor(math.Pow(2, r.Entropy))) + 1, abcs
-}
-
-// collectCaps finds the capture group numbered n, or every group when n
-// is 0 (the secret is then the first group that matched).
-func collectCaps(re *syntax.Regexp, n int, out *[]*syntax.Regexp) {
-	if re.Op == syntax.OpCapture && (n == 0 || re.Cap == n) {
-		*out = append(*out, re)
-	}
-	for _, sub := range re.Sub {
-		collectCaps(sub, n, out)
-	}
 }

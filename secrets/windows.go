@@ -2,34 +2,55 @@ package secrets
 
 import (
 	"regexp/syntax"
-	"slices"
 	"unicode"
 )
 
-// Go's regular expressions cost about 300 ns a byte on gitleaks' broadest
-// rule (generic-api-key, whose keywords are words like "key" and "token"
-// that ordinary notes are full of), so a rule whose secret needs many
-// distinct characters and no white space is run only near the runs of
-// text that could hold one: from two lines above such a run (an
-// assignment may be split over lines, as in YAML) to the end of its line.
+// span is a stretch [start, end) of a text.
+type span struct{ start, end int }
 
-// Go's regular expressions cost about 200 ns a byte on gitleaks' broadest
-// rule (generic-api-key, whose keywords are words like "key" and "token"
-// that ordinary notes are full of). A rule that needs an entropy above e
-// can only match where its secret has more than 2^e distinct characters,
-// all from the characters its secret group allows (one alphabet per
-// alternative of the group). Such a rule is run only near the runs of
-// text that could hold its secret: from two lines above a run (an
-// assignment may be split over lines, as in YAML) to the end of its line.
+// lookBack is how many lines above its secret a rule's match may start
+// (an assignment may be split over lines, as in YAML).
+const lookBack = 2
 
-// span is a run of bytes of one alphabet and how many distinct bytes it
-// holds (every byte outside ASCII counts as many: runes are not counted).
-type span struct {
-	start, end, distinct int
+// windows are the stretches of text a gated rule is run on: from
+// lookBack lines above where its secret can be to the end of the line
+// where it can end, merged where they overlap.
+func windows(text string, secrets []span) []span {
+	var out []span
+	for _, r := range secrets {
+		w := span{start: linesAbove(text, r.start, lookBack), end: lineEnd(text, r.end)}
+		if n := len(out); n > 0 && w.start <= out[n-1].end {
+			out[n-1].end = max(out[n-1].end, w.end)
+			continue
+		}
+		out = append(out, w)
+	}
+	return out
 }
 
-// lookBack is how many lines above a run its rule's match may start.
-const lookBack = 2
+// linesAbove is where the line n lines above the one holding i starts.
+func linesAbove(text string, i, n int) int {
+	for ; i > 0; i-- {
+		if text[i-1] == '\n' {
+			if n == 0 {
+				return i
+			}
+			n--
+		}
+	}
+	return 0
+}
+
+// lineEnd is just past the newline ending the line holding i (or the
+// text's end): a rule may need the newline after its secret.
+func lineEnd(text string, i int) int {
+	for ; i < len(text); i++ {
+		if text[i] == '\n' {
+			return i + 1
+		}
+	}
+	return len(text)
+}
 
 // alphabet is the set of characters a rule's secret may be made of.
 // Bytes outside ASCII are in it as one: they are never counted.
@@ -87,83 +108,9 @@ func (a *alphabet) has(c byte) bool {
 	return a.in[c]
 }
 
-// runs lists the maximal runs of text made of one of the rule's
-// alphabets that hold at least its minDistinct characters, in order of
-// start.
-func (r *rule) runs(text string) []span {
-	var out []span
-	for _, a := range r.alphabets {
-		out = a.runs(out, text, r.minDistinct)
+func (a *alphabet) union(b alphabet) {
+	for c, in := range b.in {
+		a.in[c] = a.in[c] || in
 	}
-	slices.SortFunc(out, func(x, y span) int { return x.start - y.start })
-	return out
-}
-
-// runs adds the maximal runs of text made of a's characters that hold at
-// least min distinct ones.
-func (a *alphabet) runs(out []span, text string, min int) []span {
-	var seen [128]bool
-	start := -1
-	distinct := 0
-	for i := 0; i <= len(text); i++ {
-		if i == len(text) || !a.has(text[i]) {
-			if start >= 0 && distinct >= min {
-				out = append(out, span{start, i, distinct})
-			}
-			if start >= 0 {
-				start, distinct, seen = -1, 0, [128]bool{}
-			}
-			continue
-		}
-		if start < 0 {
-			start = i
-		}
-		switch c := text[i]; {
-		case c >= 128:
-			distinct = len(text)
-		case !seen[c]:
-			seen[c] = true
-			distinct++
-		}
-	}
-	return out
-}
-
-// windows are the stretches of text a gated rule is run on: around every
-// run, merged where they overlap.
-func windows(text string, runs []span) []span {
-	var out []span
-	for _, r := range runs {
-		w := span{start: linesAbove(text, r.start, lookBack), end: lineEnd(text, r.end)}
-		if n := len(out); n > 0 && w.start <= out[n-1].end {
-			out[n-1].end = max(out[n-1].end, w.end)
-			continue
-		}
-		out = append(out, w)
-	}
-	return out
-}
-
-// linesAbove is where the line n lines above the one holding i starts.
-func linesAbove(text string, i, n int) int {
-	for ; i > 0; i-- {
-		if text[i-1] == '\n' {
-			if n == 0 {
-				return i
-			}
-			n--
-		}
-	}
-	return 0
-}
-
-// lineEnd is just past the newline ending the line holding i (or the
-// text's end): a rule may need the newline after its secret.
-func lineEnd(text string, i int) int {
-	for ; i < len(text); i++ {
-		if text[i] == '\n' {
-			return i + 1
-		}
-	}
-	return len(text)
+	a.unicode = a.unicode || b.unicode
 }
