@@ -44,6 +44,7 @@ func (d *Daemon) socketRouter(mcpHTTP http.Handler) http.Handler {
 	r.Post("/api/stop", d.stop)
 	r.Post("/api/restart", d.restart)
 	d.shareRoutes(r)
+	d.secretRoutes(r)
 	return r
 }
 

@@ -115,10 +115,11 @@ func serveStore(h home.Dir, port portChoice, anyPort bool, st *store.Store, logg
 			return nil
 		}})
 	share := shareAPI{uc: uc, st: st, logf: logger.printf}
+	scan := secretsAPI{uc: uc, st: st, logf: logger.printf}
 	d, err := server.Start(server.Config{Home: h, Port: port.port, AnyPort: anyPort, Version: version, Token: token, Tools: uc,
 		Console: con.Routes, Features: features, Static: web.Static, Doctor: st.Doctor, Log: logger.Logger, Now: time.Now,
 		AppliedConfigHash: cfg.Hash(), Restart: restart,
-		Sessions: share.sessions, Export: share.export, Import: share.importBundle,
+		Sessions: share.sessions, Export: share.export, Import: share.importBundle, Secrets: scan.list, Scrub: scan.scrub,
 		Status: func() any { return daemonStatus(h, running.Load(), st, live.Snapshot()) }})
 	if err != nil {
 		return nil, nil, err

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strconv"
 
+	"github.com/workrail/workrail/engine"
+	"github.com/workrail/workrail/engine/bundle"
 	"github.com/workrail/workrail/engine/event"
 	"github.com/workrail/workrail/engine/protocol"
 	"github.com/workrail/workrail/engine/redact"
@@ -66,4 +68,55 @@ func (s *Service) redactStart(in protocol.StartInput) (protocol.StartInput, []pr
 	r := redact.New(s.secrets)
 	in.Context = r.Context("/context", in.Context)
 	return in, protocol.Warnings(redact.Notice(r.Fields()))
+}
+
+// FindSecrets lists where session id, as stored, holds text the secret
+// scanner matches (written before secrets were redacted, or matched by a
+// rule added since). It writes nothing.
+func (s *Service) FindSecrets(id engine.SessionID) ([]bundle.SecretFinding, error) {
+	src, err := s.sourceOf(id, "scanned")
+	if err != nil {
+		return nil, err
+	}
+	return bundle.FindSecrets(src, s.secrets), nil
+}
+
+// Scrubbed is what ScrubSecrets did: the findings, the new session the
+// redacted copy was imported as (none when there was nothing to scrub),
+// and the original's last event, read when the copy was made.
+type Scrubbed struct {
+	Findings []bundle.SecretFinding `json:"findings"`
+	Import   *bundle.ImportReport   `json:"import,omitempty"`
+	Head     engine.EventIndex      `json:"head"`
+}
+
+// ScrubSecrets imports a copy of session id with every secret replaced by
+// its marker, through the bundle path (built, verified and imported as
+// any bundle: a new session). The original is left for the caller to
+// delete, if it has not been written to since Head.
+func (s *Service) ScrubSecrets(id engine.SessionID) (Scrubbed, error) {
+	src, err := s.sourceOf(id, "scrubbed")
+	if err != nil {
+		return Scrubbed{}, err
+	}
+	out := Scrubbed{Head: src.Events[len(src.Events)-1].Index}
+	clean, fs := bundle.ScrubSecrets(src, s.secrets)
+	out.Findings = fs
+	if len(fs) == 0 {
+		return out, nil
+	}
+	b, err := bundle.Build(clean, bundle.ExportOptions{})
+	if err != nil {
+		return out, s.internal("scrub", err)
+	}
+	raw, err := bundle.Encode(b)
+	if err != nil {
+		return out, s.internal("scrub", err)
+	}
+	rep, err := s.Import(raw, false)
+	if err != nil {
+		return out, err
+	}
+	out.Import = &rep
+	return out, nil
 }
