@@ -2,6 +2,8 @@ package execute_test
 
 import (
 	"encoding/json"
+	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -178,4 +180,14 @@ func TestGapResolutionSummaryIsRedacted(t *testing.T) {
 	if log := r.stored(t, s); strings.Contains(log, ghToken) || !strings.Contains(log, ghMarker) {
 		t.Errorf("the gap summary was stored unredacted")
 	}
+}
+
+// A step that needs the user's secret tells the agent, in its text, its
+// blocked text and its example, to keep the secret in the chat: pinned.
+func TestSecretStepTextGolden(t *testing.T) {
+	var got strings.Builder
+	for i, res := range executetest.Drive(t, secretRig(t).x, "wr.sec", "") {
+		fmt.Fprintf(&got, "======== %02d %s\n%s\n", i, res.ResultKind(), res.RenderedText())
+	}
+	compareGolden(t, filepath.Join("testdata", "golden", "secret-step.txt"), []byte(got.String()))
 }
