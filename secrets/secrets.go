@@ -96,22 +96,13 @@ func New() (*Scanner, error) {
 	return s, nil
 }
 
-// MustNew is New for tests and wiring that cannot go on without it.
+// MustNew is New for tests: it panics where New would fail.
 func MustNew() *Scanner {
 	s, err := New()
 	if err != nil {
 		panic(err)
 	}
 	return s
-}
-
-// Rules lists the ids of the rules in use, sorted.
-func (s *Scanner) Rules() []string {
-	ids := make([]string, len(s.rules))
-	for i, r := range s.rules {
-		ids[i] = r.RuleID
-	}
-	return ids
 }
 
 // Scan finds the secrets in text: each the secret part of a rule's match
@@ -199,8 +190,8 @@ func (s *Scanner) match(out []redact.Finding, r *rule, text string, start, end i
 		if r.Entropy != 0 && entropy(secret) <= r.Entropy {
 			continue
 		}
-		whole := strings.Trim(text[m[0]:m[1]], "\n")
-		if allowed(s.global, secret, whole, lineOf(text, m[0], m[1])) || allowed(r.Allowlists, secret, whole, lineOf(text, m[0], m[1])) {
+		whole, line := strings.Trim(text[m[0]:m[1]], "\n"), lineOf(text, m[0], m[1])
+		if allowed(s.global, secret, whole, line) || allowed(r.Allowlists, secret, whole, line) {
 			continue
 		}
 		out = append(out, redact.Finding{Start: a, End: b, Rule: r.RuleID})
