@@ -1,10 +1,18 @@
 package e2e
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/workrail/workrail/engine/bundle"
+	"github.com/workrail/workrail/engine/execute"
+	"github.com/workrail/workrail/engine/execute/executetest"
+	"github.com/workrail/workrail/engine/execute/memstore"
+	"github.com/workrail/workrail/engine/workflow"
+	"github.com/workrail/workrail/workflows"
 )
 
 // Fake secrets of four rules the scanner knows, each sent in a different
@@ -119,4 +127,50 @@ func readTree(t *testing.T, dir string) string {
 		t.Fatal(err)
 	}
 	return b.String()
+}
+
+// A session holding secrets (here imported from a bundle an older build
+// exported: imports are verified, not rewritten) is listed by doctor
+// --secrets and replaced by scrub, both through the running daemon.
+func TestScrubThroughTheDaemon(t *testing.T) {
+	home := newHome(t)
+	startDaemon(t, home)
+	st := memstore.New()
+	x := execute.New(st, executetest.Ring(t), executetest.Catalog(t, workflows.FS), workflow.Preferences{}, executetest.Clock, t.Logf)
+	executetest.Drive(t, x, "wr.hello", "")
+	var gh string
+	for s, m := range sentSecrets {
+		if strings.Contains(m, "github") {
+			gh = s
+		}
+	}
+	old, _ := json.Marshal(map[string]any{"workflowId": "wr.hello", "context": map[string]any{"token": gh}})
+	if r := x.Start(old); r.ResultKind() != "step" {
+		t.Fatalf("start: %s", r.RenderedText())
+	}
+	b, err := x.Export(2, bundle.ExportOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "old.json")
+	if err := os.WriteFile(file, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, stderr := command(t, home, "import", file); code != 0 {
+		t.Fatalf("import: exit %d\n%s%s", code, out, stderr)
+	}
+	code, out, _ := command(t, home, "doctor", "--secrets")
+	if code != 1 || !strings.Contains(out, "ses_1 holds 1 secret(s):") || !strings.Contains(out, "/snapshot/context/token: github-pat") || strings.Contains(out, gh) {
+		t.Fatalf("doctor --secrets: exit %d\n%s", code, out)
+	}
+	code, out, stderr := command(t, home, "scrub", "ses_1")
+	if code != 0 || !strings.Contains(out, "the redacted copy is ses_2, and ses_1 was deleted") {
+		t.Fatalf("scrub: exit %d\n%s%s", code, out, stderr)
+	}
+	if code, out, _ := command(t, home, "doctor", "--secrets"); code != 0 {
+		t.Errorf("doctor --secrets after scrub: exit %d\n%s", code, out)
+	}
+	if code, out, _ := command(t, home, "sessions"); code != 0 || strings.Contains(out, "ses_1 ") || !strings.Contains(out, "ses_2") {
+		t.Errorf("sessions after scrub:\n%s", out)
+	}
 }
