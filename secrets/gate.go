@@ -48,6 +48,10 @@ type context struct {
 	skip    alphabet
 	skipMax int
 	anchor  alphabet
+	// words, when not empty: one of them (in lower case) ends at most
+	// dist bytes before the secret.
+	words []string
+	dist  int
 }
 
 // gateOf reads a rule's gate off its expression; nil when the rule needs
@@ -129,6 +133,7 @@ func contextOf(re, c *syntax.Regexp) *context {
 				return nil
 			}
 			ctx.anchor = last
+			ctx.words, ctx.dist = wordsBefore(re.Sub[:j+1], ctx.skipMax)
 			return ctx
 		}
 		n := maxLen(part)
@@ -138,6 +143,113 @@ func contextOf(re, c *syntax.Regexp) *context {
 		ctx.skipMax += n
 	}
 	return nil
+}
+
+// wordsBefore looks, from the end of parts back, for a part that matches
+// one of a few literals (as generic-api-key's keywords) after only
+// bounded parts; dist is how far before the secret such a literal can
+// end (skipped is the bound already past the end of parts).
+func wordsBefore(parts []*syntax.Regexp, skipped int) ([]string, int) {
+	dist := skipped
+	for j := len(parts) - 1; j >= 0; j-- {
+		if ws, ok := literals(parts[j]); ok && !slices.Contains(ws, "") {
+			return ws, dist
+		}
+		n := maxLen(parts[j])
+		if n < 0 {
+			return nil, 0
+		}
+		dist += n
+	}
+	return nil, 0
+}
+
+// maxLiterals bounds the literals one part may expand to.
+const maxLiterals = 64
+
+// literals is every string re matches, in lower case, when they are few.
+func literals(re *syntax.Regexp) ([]string, bool) {
+	switch re.Op {
+	case syntax.OpLiteral:
+		return []string{strings.ToLower(string(re.Rune))}, true
+	case syntax.OpEmptyMatch:
+		return []string{""}, true
+	case syntax.OpCharClass:
+		var out []string
+		for i := 0; i+1 < len(re.Rune); i += 2 {
+			for c := re.Rune[i]; c <= re.Rune[i+1]; c++ {
+				if len(out) == 8 {
+					return nil, false
+				}
+				out = append(out, strings.ToLower(string(c)))
+			}
+		}
+		return out, true
+	case syntax.OpCapture:
+		return literals(re.Sub[0])
+	case syntax.OpQuest:
+		ws, ok := literals(re.Sub[0])
+		return append(ws, ""), ok
+	case syntax.OpAlternate:
+		var out []string
+		for _, sub := range re.Sub {
+			ws, ok := literals(sub)
+			if !ok || len(out)+len(ws) > maxLiterals {
+				return nil, false
+			}
+			out = append(out, ws...)
+		}
+		return out, true
+	case syntax.OpConcat:
+		out := []string{""}
+		for _, sub := range re.Sub {
+			ws, ok := literals(sub)
+			if !ok || len(out)*len(ws) > maxLiterals {
+				return nil, false
+			}
+			var next []string
+			for _, a := range out {
+				for _, b := range ws {
+					next = append(next, a+b)
+				}
+			}
+			out = next
+		}
+		return out, true
+	}
+	return nil, false
+}
+
+// wordEnds lists, in order, where c's words end in text (nil when c has
+// none).
+func (c *context) wordEnds(text string) []int {
+	if len(c.words) == 0 {
+		return nil
+	}
+	lower := string(lowerASCII(text))
+	var ends []int
+	for _, w := range c.words {
+		for i := 0; ; {
+			k := strings.Index(lower[i:], w)
+			if k < 0 {
+				break
+			}
+			ends = append(ends, i+k+len(w))
+			i += k + 1
+		}
+	}
+	slices.Sort(ends)
+	return ends
+}
+
+// nearWord reports whether one of c's words ends at most c.dist bytes
+// before p (always, when c has no words).
+func (c *context) nearWord(ends []int, p int) bool {
+	if len(c.words) == 0 {
+		return true
+	}
+	i, _ := slices.BinarySearch(ends, p-c.dist)
+	return i < len(ends) && ends[i] <= p
 }
 
 // edge is the set of characters re's matches can start with (last:
@@ -287,10 +399,14 @@ func collectCaps(re *syntax.Regexp, n int, out *[]*syntax.Regexp) {
 // prefix when it has one, else along every run of its alphabet.
 func (g *gate) starts(text string) []span {
 	var out []span
+	var ends []int
+	if g.before != nil {
+		ends = g.before.wordEnds(text)
+	}
 	for _, a := range g.alts {
 		switch {
 		case g.before != nil:
-			out = g.afterAnchors(out, a, text)
+			out = g.afterAnchors(out, a, text, ends)
 		case a.prefix != "":
 			for i := 0; ; i++ {
 				k := strings.Index(text[i:], a.prefix)
@@ -309,15 +425,27 @@ func (g *gate) starts(text string) []span {
 }
 
 // afterAnchors adds the secrets of a that can start after an anchor
-// character and at most skipMax skipped ones.
-func (g *gate) afterAnchors(out []span, a alt, text string) []span {
+// character and at most skipMax skipped ones (and, when the context has
+// words, not too far after one: ends are where they end in text).
+func (g *gate) afterAnchors(out []span, a alt, text string, ends []int) []span {
 	c := g.before
 	for j := 0; j < len(text); j++ {
 		if !c.anchor.has(text[j]) {
 			continue
 		}
+		word := 0 // 1: a word is near enough, -1: none is (read once)
 		for p := j + 1; p < len(text) && p <= j+1+c.skipMax; p++ {
-			out = g.at(out, a, text, p)
+			if a.first.has(text[p]) {
+				if word == 0 {
+					word = -1
+					if c.nearWord(ends, min(len(text), j+1+c.skipMax)) {
+						word = 1
+					}
+				}
+				if word > 0 {
+					out = g.at(out, a, text, p)
+				}
+			}
 			if !c.skip.has(text[p]) {
 				break
 			}

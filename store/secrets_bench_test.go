@@ -14,9 +14,9 @@ import (
 	"github.com/workrail/workrail/secrets"
 )
 
-// benchNotes are 2 KB notes as agents write them: prose about code, and
-// a worst case for gitleaks' generic rule (URL paths next to the words
-// "key" and "token" on every line).
+// benchNotes are 2 KB notes as agents write them: prose about code, URL
+// paths next to the words "key" and "token" on every line, and code with
+// assignments (the hard cases for gitleaks' generic rule).
 var benchNotes = map[string]string{
 	"prose": note("## Reviewed the parser\n" +
 		"- Read `engine/protocol/input.go` and `engine/execute/advance.go`: unknown keys are refused before decoding, with a did-you-mean.\n" +
@@ -25,6 +25,7 @@ var benchNotes = map[string]string{
 		"- The key ring signs with the active key and verifies with every older one, so a rotation keeps old tokens working.\n" +
 		"- Next: look at how a replay compares outputs, then write the test for a rewound chat.\n"),
 	"urls": note("- `func (s *Service) advance(n node, attempt engine.Attempt)` returns the key and token; see store/commit.go:42 and https://github.com/org/repo/pull/17.\n"),
+	"code": note("Changed the retry loop:\n```go\ncfg.Timeout = defaultTimeoutSeconds\nclient := newHTTPClient(cfg)\nresp, err := client.Do(req) // the token is refreshed before\nif err != nil { return fmt.Errorf(\"fetch: %w\", err) }\n```\n"),
 }
 
 func note(para string) string { return strings.Repeat(para, 2048/len(para)+1)[:2048] }
@@ -38,7 +39,7 @@ func BenchmarkAdvanceNote(b *testing.B) {
 		s    redact.Scanner
 	}{{"none", redact.None{}}, {"gitleaks", secrets.MustNew()}}
 	for _, kind := range []string{"bbolt", "mem"} {
-		for _, n := range []string{"prose", "urls"} {
+		for _, n := range []string{"prose", "urls", "code"} {
 			for _, sc := range scanners {
 				b.Run("store="+kind+"/note="+n+"/scanner="+sc.name, func(b *testing.B) {
 					benchAdvanceNote(b, kind, benchNotes[n], sc.s)
@@ -75,7 +76,7 @@ func benchAdvanceNote(b *testing.B, kind, notes string, sc redact.Scanner) {
 // BenchmarkScan is the scanner alone on the same notes.
 func BenchmarkScan(b *testing.B) {
 	s := secrets.MustNew()
-	for _, n := range []string{"prose", "urls"} {
+	for _, n := range []string{"prose", "urls", "code"} {
 		b.Run("note="+n, func(b *testing.B) {
 			for b.Loop() {
 				s.Scan(benchNotes[n])
