@@ -7,6 +7,7 @@ import (
 	"strings"
 	"unicode"
 
+	ahocorasick "github.com/BobuSumisu/aho-corasick"
 	"github.com/zricethezav/gitleaks/v8/config"
 )
 
@@ -51,6 +52,7 @@ type context struct {
 	// words, when not empty: one of them (in lower case) ends at most
 	// dist bytes before the secret.
 	words []string
+	trie  *ahocorasick.Trie // finds words
 	dist  int
 }
 
@@ -134,6 +136,9 @@ func contextOf(re, c *syntax.Regexp) *context {
 			}
 			ctx.anchor = last
 			ctx.words, ctx.dist = wordsBefore(re.Sub[:j+1], ctx.skipMax)
+			if len(ctx.words) > 0 {
+				ctx.trie = ahocorasick.NewTrieBuilder().AddStrings(ctx.words).Build()
+			}
 			return ctx
 		}
 		n := maxLen(part)
@@ -220,25 +225,17 @@ func literals(re *syntax.Regexp) ([]string, bool) {
 	return nil, false
 }
 
-// wordEnds lists, in order, where c's words end in text (nil when c has
-// none).
-func (c *context) wordEnds(text string) []int {
-	if len(c.words) == 0 {
+// wordEnds lists, in order, where c's words end in the text (lower, in
+// lower case; nil when c has no words).
+func (c *context) wordEnds(lower []byte) []int {
+	if c.trie == nil {
 		return nil
 	}
-	lower := string(lowerASCII(text))
 	var ends []int
-	for _, w := range c.words {
-		for i := 0; ; {
-			k := strings.Index(lower[i:], w)
-			if k < 0 {
-				break
-			}
-			ends = append(ends, i+k+len(w))
-			i += k + 1
-		}
-	}
-	slices.Sort(ends)
+	c.trie.Walk(lower, func(end, _, _ int64) bool {
+		ends = append(ends, int(end)+1)
+		return true
+	})
 	return ends
 }
 
@@ -397,11 +394,11 @@ func collectCaps(re *syntax.Regexp, n int, out *[]*syntax.Regexp) {
 // looks first where fewest places are: after each anchor character when
 // something must precede the secret, at each occurrence of its literal
 // prefix when it has one, else along every run of its alphabet.
-func (g *gate) starts(text string) []span {
+func (g *gate) starts(text string, lower []byte) []span {
 	var out []span
 	var ends []int
 	if g.before != nil {
-		ends = g.before.wordEnds(text)
+		ends = g.before.wordEnds(lower)
 	}
 	for _, a := range g.alts {
 		switch {

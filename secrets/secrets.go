@@ -108,7 +108,8 @@ func MustNew() *Scanner {
 // Scan finds the secrets in text: each the secret part of a rule's match
 // (its secret group) that passes the rule's entropy and no allowlist.
 func (s *Scanner) Scan(text string) []redact.Finding {
-	run := s.candidates(text)
+	lower := lowerASCII(text)
+	run := s.candidates(lower)
 	if len(run) == 0 {
 		return nil
 	}
@@ -119,7 +120,7 @@ func (s *Scanner) Scan(text string) []redact.Finding {
 			out = s.match(out, r, text, 0, len(text))
 			continue
 		}
-		for _, w := range windows(text, r.gate.starts(text)) {
+		for _, w := range windows(text, r.gate.starts(text, lower)) {
 			out = s.match(out, r, text, w.start, w.end)
 		}
 	}
@@ -141,13 +142,14 @@ func specific(fs []redact.Finding) []redact.Finding {
 }
 
 // candidates lists, in rule order, the rules whose keywords the text
-// holds (every rule without keywords too): gitleaks' own pre-filter.
-func (s *Scanner) candidates(text string) []int {
+// (lower, in lower case) holds, and every rule without keywords:
+// gitleaks' own pre-filter.
+func (s *Scanner) candidates(lower []byte) []int {
 	seen := make([]bool, len(s.rules))
 	for i, r := range s.rules {
 		seen[i] = len(r.Keywords) == 0
 	}
-	s.keywords.Walk(lowerASCII(text), func(_, _, w int64) bool {
+	s.keywords.Walk(lower, func(_, _, w int64) bool {
 		for _, i := range s.byWord[w] {
 			seen[i] = true
 		}
