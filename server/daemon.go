@@ -65,6 +65,11 @@ type Config struct {
 	// Import reads a bundle from body and verifies it; unless dryRun it
 	// stores it as a new session, for `workrail import` (nil: not served).
 	Import func(body io.Reader, dryRun bool) (any, *protocol.ErrorResult)
+	// Secrets lists the sessions holding text the secret scanner matches,
+	// for `workrail doctor --secrets`; Scrub replaces a session by a
+	// redacted copy, for `workrail scrub` (nil: not served; socket only).
+	Secrets func() (any, *protocol.ErrorResult)
+	Scrub   func(session string) (any, *protocol.ErrorResult)
 	// Log gets a line per tool call and the daemon's own events.
 	Log *slog.Logger
 	Now func() time.Time

@@ -55,6 +55,7 @@ func (d *Daemon) socketRouter(mcpHTTP http.Handler) http.Handler {
 	r.Post("/api/restart", d.restart)
 	r.Post("/api/login-link", d.loginLink)
 	d.shareRoutes(r)
+	d.secretRoutes(r)
 	return r
 }
 

@@ -309,7 +309,7 @@ func printRefusal(stderr io.Writer, command string, err error) {
 
 // offlineService builds the use cases over a store this process opened,
 // as the daemon builds them (keys, configuration, workflow sources).
-func offlineService(h home.Dir, st *store.Store, stderr io.Writer) (*execute.Service, error) {
+func offlineService(h home.Dir, st *store.Store, stderr io.Writer, opts ...execute.Option) (*execute.Service, error) {
 	keys, err := home.LoadKeyRing(string(h))
 	if err != nil {
 		return nil, err
@@ -324,7 +324,7 @@ func offlineService(h home.Dir, st *store.Store, stderr io.Writer) (*execute.Ser
 	}
 	// No daemon log holds an internal error's cause here: it goes to stderr.
 	logf := func(format string, args ...any) { fmt.Fprintf(stderr, "workrail: "+format+"\n", args...) }
-	return execute.New(st, keys, reg, cfg.Preferences(), time.Now, logf), nil
+	return execute.New(st, keys, reg, cfg.Preferences(), time.Now, logf, opts...), nil
 }
 
 // parseFlagsAnywhere parses flags before, between and after the

@@ -27,12 +27,16 @@ func runDoctor(args []string, stdout, stderr io.Writer) int {
 	asJSON := fs.Bool("json", false, "print the reports as JSON")
 	rebuild := fs.Bool("rebuild-indexes", false, "rebuild the derived indexes of sessions whose log is healthy but whose indexes differ (stop the daemon first)")
 	salvage := fs.String("salvage", "", "copy every intact session into the new database `FILE` (stop the daemon first)")
+	scanSecrets := fs.Bool("secrets", false, "list the sessions holding text the secret scanner matches (event, field, rule; never the secret); exit 1 if any")
 	if code, done := parseFlags(fs, args, stdout, stderr); done {
 		return code
 	}
 	h, err := home.Resolve()
 	if err != nil {
 		return printFailure(*asJSON, "doctor", err, stdout, stderr)
+	}
+	if *scanSecrets {
+		return secretsDoctor(h, *asJSON, stdout, stderr)
 	}
 	switch {
 	case *salvage != "":

@@ -12,6 +12,7 @@ import (
 	"github.com/workrail/workrail/engine/catalog"
 	"github.com/workrail/workrail/engine/execute"
 	"github.com/workrail/workrail/engine/protocol"
+	"github.com/workrail/workrail/server/secrets"
 	"github.com/workrail/workrail/server"
 	"github.com/workrail/workrail/server/config"
 	"github.com/workrail/workrail/server/gitrepo"
@@ -121,7 +122,12 @@ func serveStore(h home.Dir, port portChoice, anyPort bool, st *store.Store, logg
 	}
 	started := time.Now()
 	features := protocol.Features(cfg.Features)
-	uc := execute.New(st, keys, reg, cfg.Preferences(), time.Now, logger.printf, execute.WithObserver(gitrepo.NewObserver()), execute.WithFeatures(features))
+	scanner, err := secrets.New()
+	if err != nil {
+		return nil, nil, err
+	}
+	uc := execute.New(st, keys, reg, cfg.Preferences(), time.Now, logger.printf, execute.WithObserver(gitrepo.NewObserver()), execute.WithFeatures(features),
+		execute.WithSecrets(scanner))
 	var resumer console.Resumer // the Console's search lists what resume_session offers, while the tool is on
 	if features.ResumeSession {
 		resumer = uc
@@ -138,10 +144,11 @@ func serveStore(h home.Dir, port portChoice, anyPort bool, st *store.Store, logg
 			return nil
 		}})
 	share := shareAPI{uc: uc, st: st, logf: logger.printf}
+	scan := secretsAPI{uc: uc, st: st, logf: logger.printf}
 	d, err := server.Start(server.Config{Home: h, Port: port.port, AnyPort: anyPort, Version: version, Token: token, Tools: uc,
 		Console: con.Routes, Features: features, Static: web.Static, Doctor: st.Doctor, Log: logger.Logger, Now: time.Now,
 		AppliedConfigHash: cfg.Hash(), Restart: restart,
-		Sessions: share.sessions, Export: share.export, Import: share.importBundle,
+		Sessions: share.sessions, Export: share.export, Import: share.importBundle, Secrets: scan.list, Scrub: scan.scrub,
 		Status: func() any { return daemonStatus(h, running.Load(), st, live.Snapshot()) }})
 	if err != nil {
 		return nil, nil, err

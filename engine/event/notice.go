@@ -31,6 +31,10 @@ const (
 	// its id means now (catalog.Drift); the run keeps its pinned version.
 	// Shown on a rehydrate only, never recorded with an attempt.
 	NoticePinnedWorkflowDrifted NoticeCode = "PINNED_WORKFLOW_DRIFTED"
+	// Secrets: text the agent sent held something the secret scanner
+	// matches; it was replaced by [redacted: <rule>] before anything was
+	// stored. The notice names the fields and rules, never the secret.
+	NoticeSecretRedacted NoticeCode = "SECRET_REDACTED"
 )
 
 // NoticeCodes lists every notice code in a fixed order.
@@ -38,5 +42,5 @@ func NoticeCodes() []NoticeCode {
 	return []NoticeCode{NoticeContextKeyUndeclared, NoticeContextIgnoredOnRehydrate, NoticeOutputIgnoredOnRehydrate,
 		NoticePreferencesIgnoredOnRehydrate, NoticeOutputIgnoredOnReplay, NoticePreferencesNotApplied, NoticePreferencesExceedRecommendation,
 		NoticeUserResponseInvalid, NoticeArtifactInvalid, NoticeCapabilityDegraded, NoticeLegacyWorkflowID,
-		NoticePinnedWorkflowDrifted}
+		NoticePinnedWorkflowDrifted, NoticeSecretRedacted}
 }

@@ -410,6 +410,18 @@ type RecapEntry struct {
 type Notice struct {
 	Code    NoticeCode `json:"code"`
 	Message string     `json:"message"`
+	// Secrets names, for SECRET_REDACTED, the fields in which secrets
+	// were replaced by markers (never the secrets). Absent otherwise, so
+	// every older notice encodes as before.
+	Secrets []RedactedField `json:"secrets,omitempty"`
+}
+
+// RedactedField is one field of a call in which secrets were replaced:
+// its JSON pointer in the call's arguments and the ids of the rules that
+// matched there.
+type RedactedField struct {
+	Pointer string   `json:"pointer"`
+	Rules   []string `json:"rules"`
 }
 
 func (*SessionCreatedData) Kind() Kind        { return SessionCreated }

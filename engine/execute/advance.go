@@ -20,7 +20,9 @@ import (
 // advance records one ack attempt. An attempt already recorded is answered
 // from its record; a new one is evaluated and its outcome (advanced or
 // blocked) appended in one transaction.
-func (s *Service) advance(n node, attempt engine.Attempt, in protocol.ContinueInput) (protocol.Result, error) {
+// secrets is the SECRET_REDACTED notice of in, already redacted: it is
+// recorded with a new attempt.
+func (s *Service) advance(n node, attempt engine.Attempt, in protocol.ContinueInput, secrets []event.Notice) (protocol.Result, error) {
 	update := func(fn func(Tx) error) error { return s.store.Update(n.session, fn) }
 	return inTx(update, func(tx Tx) (protocol.Result, error) {
 		rec, err := tx.RecordedAttempt(n.id, attempt)
@@ -34,6 +36,7 @@ func (s *Service) advance(n node, attempt engine.Attempt, in protocol.ContinueIn
 		if err != nil {
 			return nil, err
 		}
+		a.notices = append(secrets, a.notices...)
 		if rec, err = s.record(tx, a); err != nil {
 			return nil, err
 		}

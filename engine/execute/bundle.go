@@ -130,28 +130,38 @@ func allocate(tx Tx, v *bundle.Verified, e event.Event) error {
 
 // build reads session id and builds its bundle.
 func (s *Service) build(id engine.SessionID, o bundle.ExportOptions) (*bundle.Bundle, error) {
-	h, err := s.store.Health(id)
-	if errors.Is(err, engine.ErrNotFound) {
-		return nil, engine.Errorf(engine.CodeInvalidInput, "there is no session %s in this WorkRail store; `workrail sessions` lists them.", id).
-			With("sessionId", id.String())
-	}
+	src, err := s.sourceOf(id, "exported")
 	if err != nil {
-		return nil, s.internal("export", err)
-	}
-	if h.Status != Healthy {
-		return nil, engine.Errorf(engine.CodeSessionCorrupt,
-			"session %s is %s (%s), so it is not exported: a bundle holds only a log that verifies. Run `workrail doctor` to inspect it.",
-			id, h.Status, h.Reason).With("sessionId", id.String()).With("health", string(h.Status))
-	}
-	src, err := inTx(func(fn func(Tx) error) error { return s.store.View(id, fn) }, source)
-	if err != nil {
-		return nil, corrupt(id, err)
+		return nil, err
 	}
 	b, err := bundle.Build(src, o)
 	if err != nil {
 		return nil, corrupt(id, err)
 	}
 	return b, nil
+}
+
+// sourceOf reads session id, which must be healthy, for a bundle: done
+// says what would be done with it.
+func (s *Service) sourceOf(id engine.SessionID, done string) (bundle.Source, error) {
+	h, err := s.store.Health(id)
+	if errors.Is(err, engine.ErrNotFound) {
+		return bundle.Source{}, engine.Errorf(engine.CodeInvalidInput, "there is no session %s in this WorkRail store; `workrail sessions` lists them.", id).
+			With("sessionId", id.String())
+	}
+	if err != nil {
+		return bundle.Source{}, s.internal("export", err)
+	}
+	if h.Status != Healthy {
+		return bundle.Source{}, engine.Errorf(engine.CodeSessionCorrupt,
+			"session %s is %s (%s), so it is not %s: a bundle holds only a log that verifies. Run `workrail doctor` to inspect it.",
+			id, h.Status, h.Reason, done).With("sessionId", id.String()).With("health", string(h.Status))
+	}
+	src, err := inTx(func(fn func(Tx) error) error { return s.store.View(id, fn) }, source)
+	if err != nil {
+		return src, corrupt(id, err)
+	}
+	return src, nil
 }
 
 // source reads a session's events and the snapshots and pinned

@@ -44,6 +44,7 @@ func (s *Service) checkpoint(raw []byte) (protocol.Result, error) {
 	if err := token.CheckScope(st, chk); err != nil {
 		return nil, rehydrateFix(engine.AsError(err), in.StateToken)
 	}
+	in, secrets := s.redactCheckpoint(in)
 	update := func(fn func(Tx) error) error { return s.store.Update(n.session, fn) }
 	return inTx(update, func(tx Tx) (protocol.Result, error) {
 		l, err := s.load(tx, n)
@@ -52,7 +53,7 @@ func (s *Service) checkpoint(raw []byte) (protocol.Result, error) {
 		}
 		done, err := checkpointOf(tx, l.info, chk.Attempt)
 		if err == nil {
-			return s.replayCheckpoint(tx, n, done, in.Output.NotesMarkdown)
+			return s.replayCheckpoint(tx, n, done, in.Output.NotesMarkdown, secrets)
 		}
 		if !errors.Is(err, engine.ErrNotFound) {
 			return nil, err
@@ -67,7 +68,7 @@ func (s *Service) checkpoint(raw []byte) (protocol.Result, error) {
 		if edge.To, err = appendCheckpoint(tx, l, n, edge, notes); err != nil {
 			return nil, err
 		}
-		return s.renderCheckpoint(tx, n, edge, nil)
+		return s.renderCheckpoint(tx, n, edge, secrets)
 	})
 }
 
@@ -145,9 +146,11 @@ func readCheckpoint(tx Tx, child project.Node) (recordedCheckpoint, error) {
 
 // replayCheckpoint answers a checkpointToken already used as it first
 // answered; notes other than the recorded ones are not recorded, and the
-// answer says so (that answer only: it is never recorded).
-func (s *Service) replayCheckpoint(tx Tx, n node, cp recordedCheckpoint, notes string) (protocol.Result, error) {
-	var added []protocol.Warning
+// answer says so (that answer only: it is never recorded). Notes are
+// compared redacted, and the redaction's warning (never recorded either)
+// is shown again, so the same call answers the same bytes.
+func (s *Service) replayCheckpoint(tx Tx, n node, cp recordedCheckpoint, notes string, secrets []protocol.Warning) (protocol.Result, error) {
+	added := secrets
 	if notes != cp.notes {
 		added = append(added, protocol.CheckpointIgnoredOnReplay())
 	}

@@ -43,7 +43,8 @@ func (s *Service) cont(raw []byte) (protocol.Result, error) {
 	if err := token.CheckScope(st, ack); err != nil {
 		return nil, rehydrateFix(engine.AsError(err), in.StateToken)
 	}
-	return s.advance(n, ack.Attempt, in)
+	in, secrets := s.redactContinue(in)
+	return s.advance(n, ack.Attempt, in, secrets)
 }
 
 // rehydrate returns the pending step of a node again, with a fresh attempt

@@ -157,7 +157,7 @@ func TestRehydrateWarnsOfPinnedDrift(t *testing.T) {
 				t.Fatalf("warnings %v; want one %s", codes, event.NoticePinnedWorkflowDrifted)
 			}
 			w := re.Warnings[0]
-			if want := protocol.DriftWarning("1.0.0", got); w != want {
+			if want := protocol.DriftWarning("1.0.0", got); !reflect.DeepEqual(w, want) {
 				t.Errorf("warning %+v\nwant %+v", w, want)
 			}
 			if !strings.Contains(w.Message, "("+string(tc.want)+")") || !strings.Contains(re.Text, "- PINNED_WORKFLOW_DRIFTED: "+w.Message) {
@@ -309,7 +309,7 @@ func TestInspectPinnedVersion(t *testing.T) {
 			if drifted {
 				want = []protocol.Warning{protocol.DriftWarning("1.0.0", drift)}
 			}
-			if !slices.Equal(in.Warnings, want) && len(in.Warnings)+len(want) > 0 {
+			if !reflect.DeepEqual(in.Warnings, want) && len(in.Warnings)+len(want) > 0 {
 				t.Errorf("warnings %+v; want %+v", in.Warnings, want)
 			}
 			wantSource := map[catalog.DriftKind]catalog.Source{"": {Kind: catalog.User, Path: userFolder.Path},

@@ -299,6 +299,7 @@ func (s *Service) startIn(sid engine.SessionID, raw []byte, restartOf engine.Run
 	if e != nil {
 		return nil, e
 	}
+	in, secrets := s.redactStart(in)
 	workspace, err := s.workspace(sid)
 	if err != nil {
 		return nil, err
@@ -329,6 +330,7 @@ func (s *Service) startIn(sid engine.SessionID, raw []byte, restartOf engine.Run
 	if e != nil {
 		return nil, e
 	}
+	b.warnings = append(secrets, b.warnings...)
 	update := func(fn func(Tx) error) error { return s.store.Update(sid, fn) }
 	return inTx(update, func(tx Tx) (protocol.Result, error) {
 		if err := tx.PinWorkflow(b.c); err != nil {

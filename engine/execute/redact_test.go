@@ -41,8 +41,8 @@ var planted = []string{
 	"SECRET-rewound-note",                      // a forked branch's note
 }
 
-// secretRig is an autonomy rig whose workspace shows planted git facts.
-func secretRig(t *testing.T) *rig {
+// plantedRig is an autonomy rig whose workspace shows planted git facts.
+func plantedRig(t *testing.T) *rig {
 	t.Helper()
 	s := memstore.New()
 	o := &seeing{facts: []event.ObservationRecordedData{
@@ -88,7 +88,7 @@ func secretSession(t *testing.T, r *rig) engine.SessionID {
 // resume_session, rehydrates, and continues to completion the way the
 // original does.
 func TestRedactedExportImportsAndResumes(t *testing.T) {
-	from := secretRig(t)
+	from := plantedRig(t)
 	id := secretSession(t, from)
 	plain := export(t, from.x, id, bundle.ExportOptions{})
 	for _, s := range planted {
@@ -115,7 +115,7 @@ func TestRedactedExportImportsAndResumes(t *testing.T) {
 	}
 	checkMaskedShapes(t, v)
 
-	to := secretRig(t)
+	to := plantedRig(t)
 	rep := importInto(t, to, b)
 	if rep.Redaction != bundle.RedactAll || len(rep.Warnings) != 1 {
 		t.Fatalf("report %+v", rep)
@@ -197,7 +197,7 @@ func structure(t *testing.T, r *rig, id engine.SessionID) string {
 // (rendered as a renderer that passes raw HTML, no element of it is
 // made), and with Redact none of what was planted.
 func TestMarkdownExportIsInert(t *testing.T) {
-	r := secretRig(t)
+	r := plantedRig(t)
 	probe := r.step(t, "start", map[string]any{"workflowId": "wr.auto", "mode": "wr.modes.full_auto_never_stop"})
 	hostile := "<script>alert(1)</script>\n<img src=x onerror=alert(2)>\n`ok` <iframe src=javascript:alert(3)></iframe>"
 	gaps := map[string]any{"kind": "wr.contracts.gaps", "gaps": []any{map[string]any{"summary": "<svg onload=alert(4)>", "severity": "warning", "howToResolve": "<details open ontoggle=alert(5)>"}}}

@@ -19,6 +19,7 @@ import (
 	"github.com/workrail/workrail/engine/outcome"
 	"github.com/workrail/workrail/engine/project"
 	"github.com/workrail/workrail/engine/protocol"
+	"github.com/workrail/workrail/engine/redact"
 	"github.com/workrail/workrail/engine/run"
 	"github.com/workrail/workrail/engine/token"
 	"github.com/workrail/workrail/engine/workflow"
@@ -40,6 +41,7 @@ type Service struct {
 	logf      func(format string, args ...any)
 	observer  Observer
 	features  protocol.Features
+	secrets   redact.Scanner
 
 	pinned sync.Map // engine.WorkflowHash → compile.Compiled
 }
@@ -52,7 +54,7 @@ type Option func(*Service)
 // clock for informational timestamps only; logf receives internal errors.
 func New(store Store, keys *token.Ring, workflows Workflows, defaults workflow.Preferences, now func() time.Time, logf func(string, ...any), opts ...Option) *Service {
 	s := &Service{store: store, keys: keys, workflows: workflows, defaults: outcome.Apply(outcome.Default(), defaults), now: now, logf: logf,
-		observer: noObserver{}}
+		observer: noObserver{}, secrets: redact.None{}}
 	for _, o := range opts {
 		o(s)
 	}

@@ -30,6 +30,7 @@ func (s *Service) start(raw []byte, workdir string) (protocol.Result, error) {
 	if e != nil {
 		return nil, badArguments(protocol.ToolStart, raw, e)
 	}
+	in, secrets := s.redactStart(in)
 	entry, err := s.find(protocol.ToolStart, raw, in.WorkspacePath, in.WorkflowID)
 	if err != nil {
 		return nil, err
@@ -41,6 +42,7 @@ func (s *Service) start(raw []byte, workdir string) (protocol.Result, error) {
 		}
 		return nil, e
 	}
+	b.warnings = append(secrets, b.warnings...)
 	return s.create(b, in.WorkspacePath, workdir)
 }
 

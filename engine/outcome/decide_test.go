@@ -31,7 +31,7 @@ func TestEvaluateThenDecide(t *testing.T) {
 		{name: "user-only dependency", step: "ask-token",
 			blocker: event.Blocker{Code: event.BlockUserOnlyDependency, Pointer: event.Pointer{Kind: event.PointWorkflowStep, StepID: "ask-token"},
 				Message:      "Only the user can resolve this (needs_user_secret_or_token): The deploy token lives in the user's vault.",
-				SuggestedFix: "Ask the user: The deploy token for staging. Then call continue_workflow again with their answer in output.artifacts: " + ur("ask-token")},
+				SuggestedFix: "Ask the user: The deploy token for staging. Keep the secret in the chat (or let the user put it where the tool that needs it reads it): never send its value to WorkRail. Then call continue_workflow again saying only that the user provided it, in output.artifacts: " + ur("ask-token")},
 			gap: event.GapRecordedData{Reason: event.GapUserOnlyDependency, Dependency: workflow.NeedsUserSecretOrToken, Severity: event.SeverityCritical,
 				Summary: "Continued without the user: The deploy token lives in the user's vault.", RelatedStepID: "ask-token",
 				HowToResolve: "Ask the user: The deploy token for staging"}},

@@ -145,6 +145,9 @@ func plainJSON(v any) json.RawMessage {
 // answered.
 func UserResponseExample(d *workflow.UserDependency) string {
 	ex := map[string]string{"kind": UserResponseKind, "response": "<what the user answered, in their words>"}
+	if d.Reason == workflow.NeedsUserSecretOrToken {
+		ex["response"] = "<that the user provided it; never the secret itself>"
+	}
 	if len(d.Options) > 0 {
 		ex["choice"] = d.Options[0]
 	}

@@ -97,7 +97,11 @@ func blocker(r Reason) event.Blocker {
 		if len(d.Options) > 0 {
 			fix += fmt.Sprintf(" (options: %s)", strings.Join(d.Options, " | "))
 		}
-		fix += fmt.Sprintf(". Then call continue_workflow again with their answer in output.artifacts: %s", r.Example)
+		if d.Reason == workflow.NeedsUserSecretOrToken {
+			fix += ". Keep the secret in the chat (or let the user put it where the tool that needs it reads it): never send its value to WorkRail. Then call continue_workflow again saying only that the user provided it, in output.artifacts: " + r.Example
+		} else {
+			fix += fmt.Sprintf(". Then call continue_workflow again with their answer in output.artifacts: %s", r.Example)
+		}
 		return event.Blocker{Code: event.BlockUserOnlyDependency, Pointer: event.Pointer{Kind: event.PointWorkflowStep, StepID: r.Step}, Message: msg, SuggestedFix: fix}
 	case MissingRequiredOutput:
 		return event.Blocker{Code: event.BlockMissingRequiredOutput, Pointer: event.Pointer{Kind: event.PointOutputContract, ContractRef: r.ContractRef},

@@ -168,6 +168,10 @@ func userSection(b *strings.Builder, d *workflow.UserDependency, a workflow.Auto
 		b.WriteString("You are in full_auto_never_stop: do not wait. Make the most conservative assumption, state it in your notes, and continue; WorkRail records a critical gap.\n")
 		return
 	}
+	if d.Reason == workflow.NeedsUserSecretOrToken {
+		b.WriteString("Ask the user and wait. Keep the secret in this chat (or let the user put it where the tool that needs it reads it): never send its value to WorkRail, which replaces anything that looks like a secret with a [redacted: <rule>] marker before storing it. Then add to output.artifacts {\"kind\":\"wr.user_response\",\"response\":\"<that the user provided it; never the secret itself>\"}; without it the step is blocked.\n")
+		return
+	}
 	b.WriteString("Ask the user and wait for the answer. Then add it to output.artifacts as {\"kind\":\"wr.user_response\",\"response\":\"<their answer>\"}; without it the step is blocked.\n")
 }
 

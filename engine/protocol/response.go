@@ -88,13 +88,15 @@ type Warning struct {
 	Code     event.NoticeCode `json:"code"`
 	Message  string           `json:"message"`
 	NextCall *NextCall        `json:"nextCall,omitempty"`
+	// Secrets: where secrets were replaced (SECRET_REDACTED only).
+	Secrets []event.RedactedField `json:"secrets,omitempty"`
 }
 
 // Warnings shows recorded notices as warnings.
 func Warnings(ns []event.Notice) []Warning {
 	var ws []Warning
 	for _, n := range ns {
-		ws = append(ws, Warning{Code: n.Code, Message: n.Message})
+		ws = append(ws, Warning{Code: n.Code, Message: n.Message, Secrets: n.Secrets})
 	}
 	return ws
 }
@@ -105,7 +107,7 @@ func Warnings(ns []event.Notice) []Warning {
 func Notices(ws []Warning) []event.Notice {
 	var ns []event.Notice
 	for _, w := range ws {
-		ns = append(ns, event.Notice{Code: w.Code, Message: w.Message})
+		ns = append(ns, event.Notice{Code: w.Code, Message: w.Message, Secrets: w.Secrets})
 	}
 	return ns
 }

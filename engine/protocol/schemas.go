@@ -52,7 +52,8 @@ func defs() obj {
 		"preferences": object(obj{"autonomy": str(), "riskPolicy": str()}, "autonomy", "riskPolicy"),
 		"pending": object(obj{"stepId": str(), "title": str(), "prompt": str(), "requireConfirmation": boolean(),
 			"loops": array(obj{"type": "object"}), "userDependency": obj{"type": "object"}}, "stepId", "title", "prompt", "requireConfirmation"),
-		"warnings": array(object(obj{"code": enum(event.NoticeCodes()), "message": str(), "nextCall": ref("nextCall")}, "code", "message")),
+		"warnings": array(object(obj{"code": enum(event.NoticeCodes()), "message": str(), "nextCall": ref("nextCall"),
+			"secrets": array(object(obj{"pointer": str(), "rules": array(str())}, "pointer", "rules"))}, "code", "message")),
 		"nextCall": object(obj{"tool": constant("continue_workflow"), "arguments": object(obj{
 			"stateToken": str(), "ackToken": str(), "output": obj{"type": "object"}}, "stateToken")}, "tool", "arguments"),
 		"blocker": object(obj{"code": enum(blockerCodes), "message": obj{"type": "string", "maxLength": outcome.MaxMessageBytes},

@@ -60,19 +60,22 @@ func TestErrorSuggestionLines(t *testing.T) {
 
 func TestUserInputSection(t *testing.T) {
 	const ask = "Ask the user and wait for the answer. Then add it to output.artifacts as {\"kind\":\"wr.user_response\",\"response\":\"<their answer>\"}; without it the step is blocked.\n"
+	const askSecret = "Ask the user and wait. Keep the secret in this chat (or let the user put it where the tool that needs it reads it): never send its value to WorkRail, which replaces anything that looks like a secret with a [redacted: <rule>] marker before storing it. Then add to output.artifacts {\"kind\":\"wr.user_response\",\"response\":\"<that the user provided it; never the secret itself>\"}; without it the step is blocked.\n"
 	const dontWait = "You are in full_auto_never_stop: do not wait. Make the most conservative assumption, state it in your notes, and continue; WorkRail records a critical gap.\n"
 	dep := &workflow.UserDependency{Reason: workflow.NeedsUserSecretOrToken, RequestedFromUser: "the API token"}
 	withOptions := *dep
 	withOptions.Options = []string{"a", "b c"}
+	account := &workflow.UserDependency{Reason: workflow.NeedsUserAccountAccess, RequestedFromUser: "a login"}
 	tests := []struct {
 		name     string
 		autonomy workflow.Autonomy
 		dep      *workflow.UserDependency
 		want     string // "" when there is no section
 	}{
-		{"guided", workflow.Guided, dep, "Only the user can provide this (needs_user_secret_or_token): the API token\n" + ask},
+		{"guided", workflow.Guided, dep, "Only the user can provide this (needs_user_secret_or_token): the API token\n" + askSecret},
 		{"stop on user deps", workflow.FullAutoStopOnUserDep, &withOptions,
-			"Only the user can provide this (needs_user_secret_or_token): the API token\nOptions: a | b c\n" + ask},
+			"Only the user can provide this (needs_user_secret_or_token): the API token\nOptions: a | b c\n" + askSecret},
+		{"not a secret", workflow.Guided, account, "Only the user can provide this (needs_user_account_access): a login\n" + ask},
 		{"never stop", workflow.FullAutoNeverStop, &withOptions,
 			"Only the user can provide this (needs_user_secret_or_token): the API token\nOptions: a | b c\n" + dontWait},
 		{"no dependency", workflow.FullAutoNeverStop, nil, ""},

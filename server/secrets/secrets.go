@@ -1,0 +1,278 @@
+// Package secrets finds secrets in agent-supplied text with gitleaks'
+// maintained rule set (its default config, embedded in the gitleaks
+// module, plus WorkRail's rules.toml in the same format): the adapter
+// behind the engine's redact.Scanner port. It imports gitleaks' config
+// package only, not its detector, which brings archive and compression
+// libraries for scanning files and repositories; the few steps of the
+// detector a text needs (keyword filter, regular expression, secret
+// group, entropy, allowlists) are done here.
+package secrets
+
+import (
+	_ "embed"
+	"fmt"
+	"math"
+	"regexp"
+	"slices"
+	"strings"
+
+	ahocorasick "github.com/BobuSumisu/aho-corasick"
+	"github.com/spf13/viper"
+	"github.com/zricethezav/gitleaks/v8/config"
+
+	"github.com/workrail/workrail/engine/redact"
+)
+
+//go:embed rules.toml
+var extraRules string
+
+// Scanner finds secrets with gitleaks' rules. It is safe for concurrent
+// use and deterministic: the same text gives the same findings.
+type Scanner struct {
+	rules    []rule
+	keywords *ahocorasick.Trie
+	byWord   [][]int // keyword (in the order added) → indexes of rules
+	global   []*config.Allowlist
+}
+
+// rule is one gitleaks rule that applies to text (not to file paths).
+type rule struct {
+	config.Rule
+	gate *gate // where its secret can be (gate.go); nil: anywhere
+}
+
+var _ redact.Scanner = (*Scanner)(nil)
+
+// New loads gitleaks' default rules and WorkRail's own. It fails only if
+// the embedded configuration does not load (a build that cannot work).
+func New() (*Scanner, error) {
+	v := viper.New()
+	v.SetConfigType("toml")
+	if err := v.ReadConfig(strings.NewReader(config.DefaultConfig + "\n" + extraRules)); err != nil {
+		return nil, fmt.Errorf("secrets: read rules: %w", err)
+	}
+	var vc config.ViperConfig
+	if err := v.Unmarshal(&vc); err != nil {
+		return nil, fmt.Errorf("secrets: decode rules: %w", err)
+	}
+	cfg, err := vc.Translate()
+	if err != nil {
+		return nil, fmt.Errorf("secrets: rules: %w", err)
+	}
+	// WorkRail's own tokens (st.v1.…, ack.v1.…, chk.v1.…) are handed to
+	// agents to send back: signed references, not secrets. (gitleaks
+	// refuses a second global allowlist in TOML beside its default's.)
+	tokens := &config.Allowlist{Description: "WorkRail tokens", Regexes: []*regexp.Regexp{regexp.MustCompile(`^(?:st|ack|chk)\.v1\.[A-Za-z0-9_-]+$`)}}
+	if err := tokens.Validate(); err != nil {
+		return nil, fmt.Errorf("secrets: token allowlist: %w", err)
+	}
+	s := &Scanner{global: append(cfg.Allowlists, tokens)}
+	index := map[string]int{} // lowercased keyword → its place in words
+	ids := make([]string, 0, len(cfg.Rules))
+	for id := range cfg.Rules {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	var words []string
+	for _, id := range ids {
+		r := cfg.Rules[id]
+		if r.Regex == nil || r.Path != nil || r.SkipReport {
+			continue // rules about file names, or never reported
+		}
+		i := len(s.rules)
+		s.rules = append(s.rules, rule{Rule: r, gate: gateOf(r)})
+		for _, k := range r.Keywords {
+			k = strings.ToLower(k)
+			w, ok := index[k]
+			if !ok {
+				w = len(words)
+				index[k], words = w, append(words, k)
+				s.byWord = append(s.byWord, nil)
+			}
+			s.byWord[w] = append(s.byWord[w], i)
+		}
+	}
+	s.keywords = ahocorasick.NewTrieBuilder().AddStrings(words).Build()
+	return s, nil
+}
+
+// MustNew is New for tests: it panics where New would fail.
+func MustNew() *Scanner {
+	s, err := New()
+	if err != nil {
+		panic(err)
+	}
+	return s
+}
+
+// Scan finds the secrets in text: each the secret part of a rule's match
+// (its secret group) that passes the rule's entropy and no allowlist.
+func (s *Scanner) Scan(text string) []redact.Finding {
+	lower := lowerASCII(text)
+	run := s.candidates(lower)
+	if len(run) == 0 {
+		return nil
+	}
+	var out []redact.Finding
+	for _, i := range run {
+		r := &s.rules[i]
+		if r.gate == nil {
+			out = s.match(out, r, text, 0, len(text))
+			continue
+		}
+		for _, w := range windows(text, r.gate.starts(text, lower)) {
+			out = s.match(out, r, text, w.start, w.end)
+		}
+	}
+	return specific(out)
+}
+
+// specific drops the findings of generic rules that overlap another
+// rule's, as gitleaks does: the marker then names what the secret is.
+func specific(fs []redact.Finding) []redact.Finding {
+	out := fs[:0:0]
+	for _, f := range fs {
+		if !strings.HasPrefix(f.Rule, "generic") || !slices.ContainsFunc(fs, func(g redact.Finding) bool {
+			return !strings.HasPrefix(g.Rule, "generic") && g.Start < f.End && f.Start < g.End
+		}) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// candidates lists, in rule order, the rules whose keywords the text
+// (lower, in lower case) holds, and every rule without keywords:
+// gitleaks' own pre-filter.
+func (s *Scanner) candidates(lower []byte) []int {
+	seen := make([]bool, len(s.rules))
+	for i, r := range s.rules {
+		seen[i] = len(r.Keywords) == 0
+	}
+	s.keywords.Walk(lower, func(_, _, w int64) bool {
+		for _, i := range s.byWord[w] {
+			seen[i] = true
+		}
+		return true
+	})
+	var out []int
+	for i, ok := range seen {
+		if ok {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// lowerASCII is text with ASCII letters in lower case (keywords are
+// ASCII, and case elsewhere does not matter to finding them).
+func lowerASCII(text string) []byte {
+	b := []byte(text)
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return b
+}
+
+// match adds the findings of rule r in text[start:end].
+func (s *Scanner) match(out []redact.Finding, r *rule, text string, start, end int) []redact.Finding {
+	for _, m := range r.Regex.FindAllStringSubmatchIndex(text[start:end], -1) {
+		for j := range m {
+			if m[j] >= 0 {
+				m[j] += start
+			}
+		}
+		a, b := secretOf(r, m)
+		if a == b {
+			continue
+		}
+		secret := text[a:b]
+		if r.Entropy != 0 && entropy(secret) <= r.Entropy {
+			continue
+		}
+		whole, line := strings.Trim(text[m[0]:m[1]], "\n"), lineOf(text, m[0], m[1])
+		if allowed(s.global, secret, whole, line) || allowed(r.Allowlists, secret, whole, line) {
+			continue
+		}
+		out = append(out, redact.Finding{Start: a, End: b, Rule: r.RuleID})
+	}
+	return out
+}
+
+// secretOf is where a match's secret is: its secret group, else its first
+// non-empty group, else the whole match without surrounding newlines.
+func secretOf(r *rule, m []int) (int, int) {
+	if g := r.SecretGroup; g > 0 && 2*g+1 < len(m) {
+		return max(m[2*g], 0), max(m[2*g+1], 0)
+	}
+	for g := 1; 2*g+1 < len(m); g++ {
+		if m[2*g] >= 0 && m[2*g+1] > m[2*g] {
+			return m[2*g], m[2*g+1]
+		}
+	}
+	a, b := m[0], m[1]
+	return a, b
+}
+
+// allowed applies gitleaks' allowlist check to a finding in text that has
+// no file path and no commit: an allowlist whose condition is AND and
+// that names commits or paths never allows it.
+func allowed(lists []*config.Allowlist, secret, match, line string) bool {
+	for _, a := range lists {
+		target := secret
+		switch a.RegexTarget {
+		case "match":
+			target = match
+		case "line":
+			target = line
+		}
+		regexOK := a.RegexAllowed(target)
+		stopOK, _ := a.ContainsStopWord(secret)
+		if a.MatchCondition == config.AllowlistMatchAnd {
+			if len(a.Commits) > 0 || len(a.Paths) > 0 {
+				continue
+			}
+			if (len(a.Regexes) == 0 || regexOK) && (len(a.StopWords) == 0 || stopOK) {
+				return true
+			}
+			continue
+		}
+		if regexOK || stopOK {
+			return true
+		}
+	}
+	return false
+}
+
+// lineOf is the whole lines text[a:b] lies on.
+func lineOf(text string, a, b int) string {
+	start := strings.LastIndexByte(text[:a], '\n') + 1
+	end := strings.IndexByte(text[b:], '\n')
+	if end < 0 {
+		return text[start:]
+	}
+	return text[start : b+end]
+}
+
+// entropy is the Shannon entropy of s as gitleaks computes it (symbol
+// counts over runes, frequencies over bytes), summed in a fixed order so
+// the same text always gives the same bits.
+func entropy(s string) float64 {
+	counts := map[rune]int{}
+	var order []rune
+	for _, c := range s {
+		if counts[c] == 0 {
+			order = append(order, c)
+		}
+		counts[c]++
+	}
+	inv := 1.0 / float64(len(s))
+	var e float64
+	for _, c := range order {
+		f := float64(counts[c]) * inv
+		e -= f * math.Log2(f)
+	}
+	return e
+}
