@@ -151,3 +151,39 @@ func mustArgs(b *testing.B, s protocol.StepResult) []byte {
 func itoa(n uint64) string { return strconv.FormatUint(n, 10) }
 
 func jsonMarshal(v any) ([]byte, error) { return json.Marshal(v) }
+
+// BenchmarkGapsPage measures the gaps page over 10,000 open gaps (5,000
+// sessions of two each) in a bbolt file: the first page, a page deep in
+// the list, and a filtered page, which reads every open gap's record.
+func BenchmarkGapsPage(b *testing.B) {
+	st, err := store.Open(filepath.Join(b.TempDir(), "w.db"), store.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer st.Close()
+	leaveGaps(b, st, 5_000)
+	h := serveBench(b, st)
+	b.Run("first", func(b *testing.B) { benchGet(b, h, "/gaps", false) })
+	b.Run("deep", func(b *testing.B) { benchGet(b, h, "/gaps?after=evt_100_12", false) })
+	b.Run("filtered", func(b *testing.B) { benchGet(b, h, "/gaps?reason=user_only_dependency", false) })
+	// Uncached: the first view after a write, in a new Console each time
+	// (building it is not timed).
+	uncached := func(b *testing.B, path string) {
+		var cpu time.Duration
+		defer func() { b.ReportMetric(float64(cpu)/float64(b.N), "cpu-ns/op") }()
+		for b.Loop() {
+			b.StopTimer()
+			h := serveBench(b, st)
+			req, rec := httptest.NewRequest(http.MethodGet, path, nil), httptest.NewRecorder()
+			b.StartTimer()
+			c0 := cpuTime()
+			h.ServeHTTP(rec, req)
+			cpu += cpuTime() - c0
+			if rec.Code != http.StatusOK {
+				b.Fatalf("GET %s = %d", path, rec.Code)
+			}
+		}
+	}
+	b.Run("first-uncached", func(b *testing.B) { uncached(b, "/gaps") })
+	b.Run("filtered-uncached", func(b *testing.B) { uncached(b, "/gaps?reason=user_only_dependency") })
+}

@@ -64,6 +64,7 @@ type Console struct {
 	workflows execute.Workflows
 	files     WorkflowFiles // where the editor reads and writes workflow files
 	folds     foldCache
+	gapRefs   gapRefCache
 	pins      pinnedCache
 	about     About
 	version   string

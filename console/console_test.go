@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -326,21 +327,7 @@ func TestSessionPage(t *testing.T) {
 func TestGapsPage(t *testing.T) {
 	st := memstore.New()
 	h := consoleWith(t, st, 1)
-	wf := executetest.Catalog(t, fstest.MapFS{"wr.gappy.json": {Data: []byte(`{"id":"wr.gappy","name":"Gappy","description":"d","version":"1",
-		"steps":[{"id":"report","title":"Report","prompt":"report","output":{"contractRef":"wr.contracts.gaps"}},
-		{"id":"ask","title":"Ask","prompt":"ask","userDependency":{"reason":"needs_user_approval","summary":"approve","requestedFromUser":"Approve?"}},
-		{"id":"done","title":"Done","prompt":"done"}]}`)}})
-	x := execute.New(st, executetest.Ring(t), wf, workflow.Preferences{}, executetest.Clock, t.Logf)
-	// An agent in never-stop mode that acknowledges steps without the
-	// outputs or answers they ask for.
-	res := x.Start([]byte(`{"workflowId":"wr.gappy","mode":"wr.modes.full_auto_never_stop"}`))
-	for i := 0; i < 4; i++ {
-		s, ok := res.(protocol.StepResult)
-		if !ok {
-			break
-		}
-		res = x.Continue([]byte(`{"stateToken":"` + s.StateToken + `","ackToken":"` + s.AckToken + `"}`))
-	}
+	leaveGaps(t, st, 1)
 	code, all := getPath(t, h, "/gaps")
 	if code != http.StatusOK {
 		t.Fatalf("GET /gaps = %d", code)
@@ -359,6 +346,83 @@ func TestGapsPage(t *testing.T) {
 		if strings.Contains(body, "data-gap=") != c.some {
 			t.Errorf("GET /gaps%s lists gaps: %v; want %v", c.query, !c.some, c.some)
 		}
+	}
+}
+
+// leaveGaps starts n sessions of a never-stop run that skips what it was
+// asked for: each leaves two critical gaps.
+func leaveGaps(tb testing.TB, st execute.Store, n int) {
+	wf := executetest.Catalog(tb, fstest.MapFS{"wr.gappy.json": {Data: []byte(`{"id":"wr.gappy","name":"Gappy","description":"d","version":"1",
+		"steps":[{"id":"report","title":"Report","prompt":"report","output":{"contractRef":"wr.contracts.gaps"}},
+		{"id":"ask","title":"Ask","prompt":"ask","userDependency":{"reason":"needs_user_approval","summary":"approve","requestedFromUser":"Approve?"}},
+		{"id":"done","title":"Done","prompt":"done"}]}`)}})
+	x := execute.New(st, executetest.Ring(tb), wf, workflow.Preferences{}, executetest.Clock, tb.Logf)
+	for range n {
+		// An agent in never-stop mode that acknowledges steps without the
+		// outputs or answers they ask for.
+		res := x.Start([]byte(`{"workflowId":"wr.gappy","mode":"wr.modes.full_auto_never_stop"}`))
+		for i := 0; i < 4; i++ {
+			s, ok := res.(protocol.StepResult)
+			if !ok {
+				break
+			}
+			res = x.Continue([]byte(`{"stateToken":"` + s.StateToken + `","ackToken":"` + s.AckToken + `"}`))
+		}
+	}
+}
+
+// The gaps page shows pageSize gaps, says how many it left out, and its
+// next and previous links (plain links: no script) walk the rest.
+func TestGapsPageIsPaged(t *testing.T) {
+	st := memstore.New()
+	leaveGaps(t, st, 3) // 6 gaps: ses_3's two, then ses_2's, then ses_1's
+	h := serveWith(t, st, executetest.Catalog(t, workflows.FS), func(c *console.Config) {
+		c.Settings = func() console.Settings { return console.Settings{PageSize: 4, PollSeconds: 2} }
+	})
+	gapIDs := regexp.MustCompile(`data-gap="([^"]+)"`)
+	link := func(body, rel string) string {
+		m := regexp.MustCompile(`<a href="([^"]+)" rel="` + rel + `"`).FindStringSubmatch(body)
+		if m == nil {
+			return ""
+		}
+		return html.UnescapeString(m[1])
+	}
+	page := func(path string) (ids []string, shown, body string) {
+		t.Helper()
+		code, body := getPath(t, h, path)
+		if code != http.StatusOK {
+			t.Fatalf("GET %s = %d", path, code)
+		}
+		for _, m := range gapIDs.FindAllStringSubmatch(body, -1) {
+			ids = append(ids, m[1])
+		}
+		if m := regexp.MustCompile(`data-testid="shown">([^<]*)<`).FindStringSubmatch(body); m != nil {
+			shown = m[1]
+		}
+		return ids, shown, body
+	}
+	first, shown, body := page("/gaps")
+	if want := []string{"evt_3_8", "evt_3_12", "evt_2_8", "evt_2_12"}; !slices.Equal(first, want) || shown != "showing 1–4 of 6 open gaps" {
+		t.Fatalf("first page %v %q; want %v and what it left out", first, shown, want)
+	}
+	if link(body, "prev") != "" {
+		t.Errorf("the first page links a previous one")
+	}
+	second, shown, body := page(link(body, "next"))
+	if want := []string{"evt_1_8", "evt_1_12"}; !slices.Equal(second, want) || shown != "showing 5–6 of 6 open gaps" || link(body, "next") != "" {
+		t.Fatalf("second page %v %q (next %q); want %v, the last", second, shown, link(body, "next"), want)
+	}
+	back, _, _ := page(link(body, "prev"))
+	if !slices.Equal(back, first) {
+		t.Errorf("previous from the second page = %v, want the first %v", back, first)
+	}
+	filtered, shown, body := page("/gaps?severity=critical&after=evt_3_12")
+	if !slices.Equal(filtered, []string{"evt_2_8", "evt_2_12", "evt_1_8", "evt_1_12"}) || shown != "showing 3–6 of 6 open gaps of severity critical (6 open gaps in all)" ||
+		!strings.Contains(link(body, "prev"), "severity=critical") {
+		t.Errorf("filtered page %v %q, prev %q", filtered, shown, link(body, "prev"))
+	}
+	if code, _ := getPath(t, h, "/gaps?after=evt_x"); code != http.StatusNotFound {
+		t.Errorf("a malformed cursor: %d, want 404", code)
 	}
 }
 
