@@ -67,6 +67,8 @@ type Config struct {
 	// Log gets a line per tool call and the daemon's own events.
 	Log *slog.Logger
 	Now func() time.Time
+	// Limits bound the listeners' connections (zero: DefaultLimits).
+	Limits Limits
 }
 
 // Daemon is a running WorkRail daemon.
@@ -100,8 +102,13 @@ func Start(cfg Config) (*Daemon, error) {
 		return nil, err
 	}
 	d.url = "http://" + tcpLn.Addr().String()
-	d.tcp = &http.Server{Handler: d.router(tcpLn.Addr().(*net.TCPAddr).Port, mcpHTTP), ReadHeaderTimeout: 10 * time.Second}
-	d.unix = &http.Server{Handler: d.socketRouter(mcpHTTP), ReadHeaderTimeout: 10 * time.Second, ConnState: d.act.connState}
+	lim := cfg.Limits
+	if lim == (Limits{}) {
+		lim = DefaultLimits()
+	}
+	d.tcp = &http.Server{Handler: d.router(tcpLn.Addr().(*net.TCPAddr).Port, mcpHTTP), ReadHeaderTimeout: lim.HeaderTimeout, IdleTimeout: lim.TCPIdle}
+	d.unix = &http.Server{Handler: d.socketRouter(mcpHTTP), ReadHeaderTimeout: lim.HeaderTimeout, ConnState: d.act.connState}
+	tcpLn, unixLn = limitListen(tcpLn, lim.TCPConns), limitListen(unixLn, lim.SocketConns)
 	// daemon.json names this daemon before anyone is served: a client that
 	// got an answer can rely on it. Connections made meanwhile wait in the
 	// listeners' backlog.
