@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/workrail/workrail/engine"
 	"github.com/workrail/workrail/engine/protocol"
 )
 
@@ -26,17 +25,17 @@ func guard(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, err := io.ReadAll(io.LimitReader(r.Body, maxBody+1))
 		if err != nil {
-			refuse(w, nil, "", protocol.RPCParseError, engine.Errorf(engine.CodeInvalidInput, "the request could not be read: %v", err))
+			rpcReply(w, protocol.Refusal(nil, "", protocol.RPCParseError, protocol.Refuse(protocol.RefusedInvalid, "the request could not be read: %v", err)))
 			return
 		}
 		id, method, whole := protocol.Peek(body)
 		if len(body) > maxBody {
-			refuse(w, id, method, protocol.RPCInvalidRequest, engine.Errorf(engine.CodePayloadTooLarge,
-				"the request is over %d bytes; a tool call's arguments may be at most %d bytes: send less (shorter notes, fewer artifacts).", maxBody, protocol.MaxArgumentsBytes))
+			rpcReply(w, protocol.Refusal(id, method, protocol.RPCInvalidRequest, protocol.Refuse(protocol.RefusedTooLarge,
+				"the request is over %d bytes; a tool call's arguments may be at most %d bytes: send less (shorter notes, fewer artifacts).", maxBody, protocol.MaxArgumentsBytes)))
 			return
 		}
 		if t := bytes.TrimLeft(body, " \t\r\n"); len(t) > 0 && t[0] == '[' {
-			refuse(w, nil, "", protocol.RPCInvalidRequest, engine.Errorf(engine.CodeInvalidInput, "JSON-RPC batches are not supported: send one message per request."))
+			rpcReply(w, protocol.Refusal(nil, "", protocol.RPCInvalidRequest, protocol.Refuse(protocol.RefusedInvalid, "JSON-RPC batches are not supported: send one message per request.")))
 			return
 		}
 		var msg struct {
@@ -116,30 +115,24 @@ func (r *refusals) finish(id json.RawMessage, method string) {
 	isJSON := json.Unmarshal(r.held.Bytes(), &reply) == nil
 	switch {
 	case isJSON && reply.Error != nil:
-		code := engine.CodeInvalidInput
+		kind := protocol.RefusedInvalid
 		if reply.Error.Code == protocol.RPCInternalError {
-			code = engine.CodeInternal
+			kind = protocol.RefusedInternal
 		}
-		r.refuse(id, method, reply.Error.Code, engine.Errorf(code, "the request was refused: %s.", strings.TrimSuffix(reply.Error.Message, ".")))
+		r.reply(protocol.Refusal(id, method, reply.Error.Code, protocol.Refuse(kind, "the request was refused: %s.", strings.TrimSuffix(reply.Error.Message, "."))))
 	case r.status >= 400:
-		r.refuse(id, method, protocol.RPCInvalidRequest, engine.Errorf(engine.CodeInvalidInput, "the request was refused (HTTP %d): %s.",
-			r.status, strings.TrimSuffix(strings.TrimSpace(r.held.String()), ".")))
+		r.reply(protocol.Refusal(id, method, protocol.RPCInvalidRequest, protocol.Refuse(protocol.RefusedInvalid, "the request was refused (HTTP %d): %s.",
+			r.status, strings.TrimSuffix(strings.TrimSpace(r.held.String()), "."))))
 	default:
 		r.w.WriteHeader(r.status)
 		r.w.Write(r.held.Bytes())
 	}
 }
 
-func (r *refusals) refuse(id json.RawMessage, method string, rpcCode int, e *engine.Error) {
+// reply answers with refusal in place of what the library said.
+func (r *refusals) reply(refusal map[string]any) {
 	r.w.Header().Del("Content-Length")
-	r.w.Header().Set("Content-Type", "application/json")
-	refuse(r.w, id, method, rpcCode, e)
-}
-
-// refuse answers a request with the envelope, as a tool result or a
-// JSON-RPC error (protocol.Refusal).
-func refuse(w http.ResponseWriter, id json.RawMessage, method string, rpcCode int, e *engine.Error) {
-	rpcReply(w, protocol.Refusal(id, method, rpcCode, e))
+	rpcReply(r.w, refusal)
 }
 
 // rpcReply answers with HTTP 200: a JSON-RPC error is a JSON-RPC answer,

@@ -44,6 +44,24 @@ func Refusal(id json.RawMessage, method string, rpcCode int, e *engine.Error) ma
 	return map[string]any{"jsonrpc": "2.0", "id": id, "error": map[string]any{"code": rpcCode, "message": e.Message, "data": r}}
 }
 
+// Refused is why a request was refused before any tool ran: the codes of
+// the envelope a transport (the daemon's guard, the shim) may answer with
+// itself, so that neither names the engine's codes.
+type Refused int
+
+// The refusals.
+const (
+	RefusedInvalid  Refused = iota // INVALID_INPUT: the request as sent is not one WorkRail takes
+	RefusedTooLarge                // PAYLOAD_TOO_LARGE
+	RefusedInternal                // INTERNAL: the MCP library failed
+)
+
+// Refuse is the envelope of a refusal of kind k.
+func Refuse(k Refused, format string, args ...any) *engine.Error {
+	code := map[Refused]engine.Code{RefusedInvalid: engine.CodeInvalidInput, RefusedTooLarge: engine.CodePayloadTooLarge, RefusedInternal: engine.CodeInternal}[k]
+	return engine.Errorf(code, format, args...)
+}
+
 // Peek reads a message's id and method from as much of it as there is: a
 // message cut short, or nested too deep to decode, still yields the
 // members that come before the cut. id is nil when it cannot be read;

@@ -8,7 +8,6 @@ import (
 	"io"
 	"net/http"
 
-	"github.com/workrail/workrail/engine"
 	"github.com/workrail/workrail/engine/protocol"
 )
 
@@ -31,9 +30,10 @@ func (e *statusError) Error() string {
 	return fmt.Sprintf("daemon answered %s: %s", e.status, e.body)
 }
 
-// refusal is the daemon's refusal as the envelope, with the JSON-RPC
-// code it answered (invalid request when its body holds none).
-func (e *statusError) refusal() (int, *engine.Error) {
+// refusal answers request in with the daemon's refusal, in the envelope,
+// under the JSON-RPC code it answered (invalid request when its body
+// holds none).
+func (e *statusError) refusal(in incoming) map[string]any {
 	code, why := invalidRequest, string(e.body)
 	var body struct {
 		Error *struct {
@@ -44,11 +44,11 @@ func (e *statusError) refusal() (int, *engine.Error) {
 	if json.Unmarshal(e.body, &body) == nil && body.Error != nil {
 		code, why = body.Error.Code, body.Error.Message
 	}
-	ec := engine.CodeInvalidInput
+	kind := protocol.RefusedInvalid
 	if e.code == http.StatusRequestEntityTooLarge {
-		ec = engine.CodePayloadTooLarge
+		kind = protocol.RefusedTooLarge
 	}
-	return code, engine.Errorf(ec, "workrail: the daemon refused the request (%s): %s", e.status, why)
+	return protocol.Refusal(in.id, in.method, code, protocol.Refuse(kind, "workrail: the daemon refused the request (%s): %s", e.status, why))
 }
 
 // incoming is what answering one line from stdin needs to know of it.
@@ -240,12 +240,11 @@ func (s *Shim) reply(msg map[string]any) {
 
 func (s *Shim) errorReply(in incoming, cause error) map[string]any {
 	if in.code != 0 {
-		return protocol.Refusal(in.id, in.method, in.code, engine.Errorf(engine.CodeInvalidInput, "workrail: %s.", in.why))
+		return protocol.Refusal(in.id, in.method, in.code, protocol.Refuse(protocol.RefusedInvalid, "workrail: %s.", in.why))
 	}
 	var se *statusError
 	if errors.As(cause, &se) && se.code < http.StatusInternalServerError {
-		code, e := se.refusal()
-		return protocol.Refusal(in.id, in.method, code, e)
+		return se.refusal(in)
 	}
 	r := protocol.DaemonUnavailable("workrail: " + cause.Error() + " (log: " + s.cfg.Home.DaemonLog() + ")")
 	return protocol.Refusal(in.id, in.method, serverError, r.Error)
@@ -255,7 +254,7 @@ func (s *Shim) errorReply(in incoming, cause error) map[string]any {
 // the start: PAYLOAD_TOO_LARGE under its id when the start holds it.
 func (s *Shim) tooLong(head []byte, n int64) {
 	id, method, _ := protocol.Peek(head)
-	s.reply(protocol.Refusal(id, method, invalidRequest, engine.Errorf(engine.CodePayloadTooLarge,
+	s.reply(protocol.Refusal(id, method, invalidRequest, protocol.Refuse(protocol.RefusedTooLarge,
 		"workrail: the message is %d bytes; a message may be at most %d bytes (a tool call's arguments at most %d): send less (shorter notes, fewer artifacts).",
 		n, protocol.MaxMessageBytes, protocol.MaxArgumentsBytes)))
 }
