@@ -84,6 +84,7 @@ type Console struct {
 	bundles  Bundles
 	uploads  uploads
 	importMu sync.Mutex
+	budget   ImportBudget // nil: previews are not bounded together
 }
 
 // Config is what the Console is built from.
@@ -114,13 +115,15 @@ type Config struct {
 	// Bundles export a session as a download and import a bundle as a
 	// new session (nil: neither is offered).
 	Bundles Bundles
+	// ImportBudget bounds the memory previews take together (nil: none).
+	ImportBudget ImportBudget
 }
 
 // New returns a Console over cfg.
 func New(cfg Config) *Console {
 	return &Console{store: cfg.Store, workflows: cfg.Workflows, runs: cfg.Runs, files: cfg.Files, about: cfg.About, version: cfg.About.Version,
 		csrf: csrfToken(cfg.Secret), now: cfg.Now, logf: cfg.Logf, errors: cfg.Errors,
-		config: cfg.Settings, restart: cfg.Restart, resumer: cfg.Resumer, bundles: cfg.Bundles}
+		config: cfg.Settings, restart: cfg.Restart, resumer: cfg.Resumer, bundles: cfg.Bundles, budget: cfg.ImportBudget}
 }
 
 // sessionRow is what the sessions table shows of one session: its

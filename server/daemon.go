@@ -19,6 +19,7 @@ import (
 	"golang.org/x/sync/singleflight"
 
 	"github.com/workrail/workrail/engine/protocol"
+	"github.com/workrail/workrail/server/budget"
 	"github.com/workrail/workrail/server/home"
 	"github.com/workrail/workrail/store"
 )
@@ -69,6 +70,9 @@ type Config struct {
 	Now func() time.Time
 	// Limits bound the listeners' connections (zero: DefaultLimits).
 	Limits Limits
+	// ImportBudget bounds the memory imports take together, shared with
+	// the Console's previews (nil: unbounded).
+	ImportBudget *budget.Budget
 }
 
 // Daemon is a running WorkRail daemon.

@@ -12,6 +12,7 @@ import (
 	"github.com/workrail/workrail/engine/execute"
 	"github.com/workrail/workrail/engine/protocol"
 	"github.com/workrail/workrail/server"
+	"github.com/workrail/workrail/server/budget"
 	"github.com/workrail/workrail/server/config"
 	"github.com/workrail/workrail/server/gitrepo"
 	"github.com/workrail/workrail/server/home"
@@ -97,7 +98,8 @@ func serveStore(h home.Dir, port portChoice, anyPort bool, st *store.Store, logg
 	if features.ResumeSession {
 		resumer = uc
 	}
-	con := console.New(console.Config{Store: st, Workflows: reg, Runs: uc, Files: reg, Secret: []byte(token), Now: time.Now, Logf: logger.printf, Errors: logger,
+	imports := budget.New(budget.DefaultBytes, budget.DefaultWaiting, budget.DefaultWait) // the Console's previews and the import API share it
+	con := console.New(console.Config{Store: st, Workflows: reg, Runs: uc, Files: reg, Secret: []byte(token), Now: time.Now, Logf: logger.printf, Errors: logger, ImportBudget: imports,
 		Resumer:  resumer,
 		Bundles:  uc,
 		About:    console.About{Version: version, Home: string(h), StartedAt: started, Log: h.Log(), Snippets: snippets(executable(), h)},
@@ -112,7 +114,7 @@ func serveStore(h home.Dir, port portChoice, anyPort bool, st *store.Store, logg
 	d, err := server.Start(server.Config{Home: h, Port: port.port, AnyPort: anyPort, Version: version, Token: token, Tools: uc,
 		Console: con.Routes, Features: features, Static: web.Static, Doctor: st.Doctor, Log: logger.Logger, Now: time.Now,
 		AppliedConfigHash: cfg.Hash(), Restart: restart,
-		Sessions: share.sessions, Export: share.export, Import: share.importBundle,
+		Sessions: share.sessions, Export: share.export, Import: share.importBundle, ImportBudget: imports,
 		Status: func() any { return daemonStatus(h, running.Load(), st, live.Snapshot()) }})
 	if err != nil {
 		return nil, nil, err

@@ -54,11 +54,13 @@ const (
 	RefusedInvalid  Refused = iota // INVALID_INPUT: the request as sent is not one WorkRail takes
 	RefusedTooLarge                // PAYLOAD_TOO_LARGE
 	RefusedInternal                // INTERNAL: the MCP library failed
+	RefusedBusy                    // DAEMON_UNAVAILABLE: no room now; the same request may succeed in a while
 )
 
 // Refuse is the envelope of a refusal of kind k.
 func Refuse(k Refused, format string, args ...any) *engine.Error {
-	code := map[Refused]engine.Code{RefusedInvalid: engine.CodeInvalidInput, RefusedTooLarge: engine.CodePayloadTooLarge, RefusedInternal: engine.CodeInternal}[k]
+	code := map[Refused]engine.Code{RefusedInvalid: engine.CodeInvalidInput, RefusedTooLarge: engine.CodePayloadTooLarge, RefusedInternal: engine.CodeInternal,
+		RefusedBusy: engine.CodeDaemonUnavailable}[k]
 	return engine.Errorf(code, format, args...)
 }
 
