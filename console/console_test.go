@@ -571,3 +571,30 @@ func TestPinnedDriftIsShown(t *testing.T) {
 		})
 	}
 }
+
+// A session page shows each of its lists a page at a time, says what it
+// left out, links the neighbouring pages, and its live panel refreshes
+// the page the reader is on.
+func TestSessionPageListsArePaged(t *testing.T) {
+	st := memstore.New()
+	leaveGaps(t, st, 1) // ses_1: two gaps
+	h := serveWith(t, st, executetest.Catalog(t, workflows.FS), func(c *console.Config) {
+		c.Settings = func() console.Settings { return console.Settings{PageSize: 1, PollSeconds: 2} }
+	})
+	gapIDs := regexp.MustCompile(`data-gap="([^"]+)"`)
+	_, first := getPath(t, h, "/sessions/ses_1")
+	if ids := gapIDs.FindAllStringSubmatch(first, -1); len(ids) != 1 || ids[0][1] != "evt_1_8" {
+		t.Fatalf("first page lists gaps %v, want evt_1_8 alone", ids)
+	}
+	if !strings.Contains(first, "showing 1–1 of 2 gaps") || !strings.Contains(first, `<a href="/sessions/ses_1?gaps=1" rel="next">`) {
+		t.Fatalf("the first page says nothing of the gap it left out, or links no next page")
+	}
+	_, second := getPath(t, h, "/sessions/ses_1?gaps=1")
+	if ids := gapIDs.FindAllStringSubmatch(second, -1); len(ids) != 1 || ids[0][1] != "evt_1_12" {
+		t.Fatalf("second page lists gaps %v, want evt_1_12 alone", ids)
+	}
+	if !strings.Contains(second, "showing 2–2 of 2 gaps") || !strings.Contains(second, `<a href="/sessions/ses_1" rel="prev">`) ||
+		!strings.Contains(second, `hx-get="/sessions/ses_1?gaps=1"`) {
+		t.Fatalf("the second page links no previous page, or its live panel refreshes another page")
+	}
+}
