@@ -443,6 +443,16 @@ func (p sessionsList) url(key, value string) string {
 	return "/?" + v.Encode()
 }
 
+// shown says how many sessions the page shows of how many: all of them,
+// or those that match the query.
+func (p sessionsList) shown() string {
+	s := "showing " + strconv.Itoa(len(p.Rows))
+	if p.Query.Q != "" || p.Query.Status != "" {
+		s += " matching"
+	}
+	return s + " of " + count(p.Total, "session", "sessions")
+}
+
 // self is where the live panel fetches itself.
 func (p sessionsList) self() string {
 	if p.Query.Before != 0 || p.Top == 0 {

@@ -191,6 +191,9 @@ func TestSessionsSearchPagesAndNewPill(t *testing.T) {
 			if strings.Join(ids, " ") != strings.Join(tt.ids, " ") || older != tt.older {
 				t.Errorf("GET %s lists %v (older %q)\nwant %v (older %q)", tt.path, ids, older, tt.ids, tt.older)
 			}
+			if tt.older != "" && !strings.Contains(page, fmt.Sprintf(">showing %d ", len(tt.ids))) {
+				t.Errorf("GET %s does not say how many of how many sessions it shows", tt.path)
+			}
 		})
 	}
 
