@@ -601,3 +601,37 @@ func TestSessionPageListsArePaged(t *testing.T) {
 		t.Fatalf("the second page links no previous page, or its live panel refreshes another page")
 	}
 }
+
+// A run page lists its rows a page at a time, with the drawing of just
+// those rows beside them; a node opened in the panel opens its page.
+func TestRunPageRowsArePaged(t *testing.T) {
+	st := memstore.New()
+	leaveGaps(t, st, 1) // ses_1's run_1: four nodes, one row each
+	h := serveWith(t, st, executetest.Catalog(t, workflows.FS), func(c *console.Config) {
+		c.Settings = func() console.Settings { return console.Settings{PageSize: 2, PollSeconds: 2} }
+	})
+	rows := regexp.MustCompile(`data-testid="row" data-node="([^"]+)"`)
+	listed := func(body string) (ids []string) {
+		for _, m := range rows.FindAllStringSubmatch(body, -1) {
+			ids = append(ids, m[1])
+		}
+		return ids
+	}
+	const base = "/sessions/ses_1/runs/run_1"
+	_, first := getPath(t, h, base)
+	if ids := listed(first); !slices.Equal(ids, []string{"node_1", "node_2"}) || !strings.Contains(first, "showing 1–2 of 4 rows") ||
+		!strings.Contains(first, `<a href="`+base+`?rows=2" rel="next">`) || !strings.Contains(first, `&amp;from=0&amp;to=2"`) || !strings.Contains(first, `height="48"`) {
+		t.Fatalf("first page rows %v; want node_1 and node_2, what it left out, a next link and a drawing of two rows", ids)
+	}
+	_, second := getPath(t, h, base+"?rows=2")
+	if ids := listed(second); !slices.Equal(ids, []string{"node_3", "node_4"}) || !strings.Contains(second, `<a href="`+base+`" rel="prev">`) {
+		t.Fatalf("second page rows %v; want node_3 and node_4 and a previous link", ids)
+	}
+	if _, panel := getPath(t, h, base+"?node=node_4"); !slices.Equal(listed(panel), []string{"node_3", "node_4"}) {
+		t.Errorf("node_4 open in the panel lists rows %v; want its page", listed(panel))
+	}
+	code, svg := getPath(t, h, base+"/graph.svg?at=1&from=2&to=4")
+	if code != http.StatusOK || !strings.Contains(svg, `height="48"`) || strings.Count(svg, "<circle") > 2 {
+		t.Errorf("the drawing of rows 2–4: %d\n%s", code, svg)
+	}
+}

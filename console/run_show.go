@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 
@@ -50,6 +51,10 @@ type runView struct {
 	Workspace string // where the session started: the catalog its pin is compared with
 	// Restarts are the runs of the session that start this one over.
 	Restarts []restartRef
+	// Rows are the layout's rows the page lists, a page at a time (?rows=
+	// is the first; by default the page holding the open node).
+	Rows   []lanes.Row
+	RowsAt pager
 }
 
 // runRequest is what a run page's URL names.
@@ -59,6 +64,7 @@ type runRequest struct {
 	expand  map[engine.NodeID]bool
 	node    engine.NodeID
 	filter  runFilter
+	rows    string // the first row listed, as the URL says it ("" for the default)
 }
 
 func parseRunRequest(r *http.Request) (runRequest, bool) {
@@ -80,6 +86,7 @@ func parseRunRequest(r *http.Request) (runRequest, bool) {
 			q.filter = f
 		}
 	}
+	q.rows = r.URL.Query().Get("rows")
 	return q, true
 }
 
@@ -94,6 +101,7 @@ func (c *Console) runShow(w http.ResponseWriter, r *http.Request) {
 	m := c.chrome(q.run.String() + " of " + q.session.String())
 	v, err := c.run(q)
 	v.Expand = r.URL.Query().Get("expand")
+	v.pageRows(q, m.Config.PageSize)
 	if errors.Is(err, engine.ErrNotFound) {
 		c.notFound(w, r)
 		return
@@ -121,8 +129,15 @@ func (c *Console) runGraph(w http.ResponseWriter, r *http.Request) {
 		c.fail(w, r, "the drawing of "+q.run.String()+" of "+q.session.String(), err)
 		return
 	}
+	from, to := 0, len(layout.Rows) // the rows of the page the drawing is beside
+	if f, err := strconv.Atoi(r.URL.Query().Get("from")); err == nil {
+		from = f
+	}
+	if t, err := strconv.Atoi(r.URL.Query().Get("to")); err == nil {
+		to = t
+	}
 	w.Header().Set("Content-Type", "image/svg+xml")
-	w.Write([]byte(layout.SVG()))
+	w.Write([]byte(layout.SVGRows(from, to)))
 }
 
 // layout is the lane layout of the run q names: all the drawing needs.
@@ -172,6 +187,29 @@ func (c *Console) run(q runRequest) (runView, error) {
 		v.Panel = &n
 	}
 	return v, nil
+}
+
+// pageRows picks the rows the page lists: from ?rows=, else the page
+// holding the node open in the panel, else the first.
+func (v *runView) pageRows(q runRequest, size int) {
+	kept := url.Values{}
+	for k, val := range map[string]string{"filter": string(v.Filter), "expand": v.Expand, "rows": q.rows} {
+		if val != "" && !(k == "filter" && val == string(filterAll)) {
+			kept.Set(k, val)
+		}
+	}
+	if v.Panel != nil {
+		kept.Set("node", v.Panel.Node.ID.String())
+		if q.rows == "" {
+			for i, row := range v.Layout.Rows {
+				if row.Node == v.Panel.Node.ID {
+					kept.Set("rows", strconv.Itoa(i/max(size, 1)*max(size, 1)))
+				}
+			}
+		}
+	}
+	path := "/sessions/" + v.Session.String() + "/runs/" + v.Summary.ID.String()
+	v.Rows, v.RowsAt = pageOf(v.Layout.Rows, path, kept, "rows", "row", "rows", size)
 }
 
 // loopNames names the loop each loop fold stands for, from the pinned
@@ -239,8 +277,11 @@ func (v runView) link(key, value string) string {
 		q["node"] = v.Panel.Node.ID.String()
 	}
 	q[key] = value
+	if v.RowsAt.First > 0 && key != "expand" && key != "filter" {
+		q["rows"] = strconv.Itoa(v.RowsAt.First) // the rows stay where the reader is
+	}
 	var parts []string
-	for _, k := range []string{"filter", "expand", "node"} {
+	for _, k := range []string{"filter", "expand", "node", "rows"} {
 		if q[k] != "" && !(k == "filter" && q[k] == string(filterAll)) {
 			parts = append(parts, k+"="+q[k])
 		}
@@ -287,6 +328,9 @@ func (v runView) graphURL() string {
 	if v.Expand != "" {
 		u += "&expand=" + v.Expand
 	}
+	if v.RowsAt.Paged() {
+		u += "&from=" + strconv.Itoa(v.RowsAt.First) + "&to=" + strconv.Itoa(v.RowsAt.First+v.RowsAt.Shown)
+	}
 	return u
 }
 
@@ -305,7 +349,7 @@ func ariaCurrent(on bool) string {
 }
 
 func graphWidth(v runView) string  { return strconv.Itoa(max(v.Layout.Lanes, 1) * lanes.LaneWidth) }
-func graphHeight(v runView) string { return strconv.Itoa(len(v.Layout.Rows) * lanes.RowHeight) }
+func graphHeight(v runView) string { return strconv.Itoa(len(v.Rows) * lanes.RowHeight) }
 
 func rowClass(v runView, row lanes.Row) string {
 	if v.picked(row) {
