@@ -37,12 +37,12 @@ type sessionView struct {
 
 // shownLists are the pages of a session's lists the page shows.
 type shownLists struct {
-	Runs                               []sessionRun
-	Timeline                           []stretch
-	Notes                              []note
-	Gaps                               []project.GapState
+	Runs                                []sessionRun
+	Timeline                            []stretch
+	Notes                               []note
+	Gaps                                []project.GapState
 	RunsAt, TimelineAt, NotesAt, GapsAt pager
-	query                              url.Values // the paging keys of the page's URL
+	query                               url.Values // the paging keys of the page's URL
 }
 
 // pageLists picks the page of each list that q asks for.
