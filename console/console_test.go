@@ -635,3 +635,31 @@ func TestRunPageRowsArePaged(t *testing.T) {
 		t.Errorf("the drawing of rows 2–4: %d\n%s", code, svg)
 	}
 }
+
+// The node panel shows a node's blocked attempts a page at a time, and
+// the live panel refreshes the page the reader is on.
+func TestNodePanelListsArePaged(t *testing.T) {
+	st := memstore.New()
+	wf := executetest.Catalog(t, fstest.MapFS{"wr.ask.json": {Data: []byte(`{"id":"wr.ask","name":"Ask","description":"d","version":"1",
+		"steps":[{"id":"ask","title":"Ask","prompt":"ask the user","userDependency":{"reason":"needs_user_approval","summary":"approve","requestedFromUser":"Approve?"}},
+		{"id":"end","title":"End","prompt":"end"}]}`)}})
+	h := serveWith(t, st, wf, func(c *console.Config) {
+		c.Settings = func() console.Settings { return console.Settings{PageSize: 1, PollSeconds: 2} }
+	})
+	x := execute.New(st, executetest.Ring(t), wf, workflow.Preferences{}, executetest.Clock, t.Logf)
+	first := x.Start([]byte(`{"workflowId":"wr.ask"}`)).(protocol.StepResult)
+	for range 3 { // three blocked attempts at node_1
+		x.Continue([]byte(`{"stateToken":"` + first.StateToken + `","ackToken":"` + first.AckToken + `"}`))
+		first = x.Continue([]byte(`{"stateToken":"` + first.StateToken + `"}`)).(protocol.StepResult)
+	}
+	const base = "/sessions/ses_1/runs/run_1?node=node_1"
+	_, page := getPath(t, h, base)
+	if n := strings.Count(page, `data-testid="blocked"`); n != 1 || !strings.Contains(page, "showing 1–1 of 3 blocked attempts") {
+		t.Fatalf("the panel shows %d blocked attempts, or does not say what it left out", n)
+	}
+	_, page = getPath(t, h, base+"&attempts=2")
+	if !strings.Contains(page, "showing 3–3 of 3 blocked attempts") || !strings.Contains(page, "Attempt 3 was blocked") ||
+		!strings.Contains(page, `hx-get="/sessions/ses_1/runs/run_1?node=node_1&amp;attempts=2"`) {
+		t.Fatalf("the last page of blocked attempts:\n%s", page)
+	}
+}

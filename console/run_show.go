@@ -55,6 +55,19 @@ type runView struct {
 	// is the first; by default the page holding the open node).
 	Rows   []lanes.Row
 	RowsAt pager
+	// PanelLists are the pages of the open node's lists the panel shows
+	// (?outputs=, ?gaps=, ?attempts=).
+	PanelLists panelLists
+}
+
+// panelLists are the pages of a node's outputs, gaps and blocked
+// attempts the panel shows.
+type panelLists struct {
+	Outputs                      []output
+	Gaps                         []project.GapState
+	Blocked                      []project.BlockedAttempt
+	OutputsAt, GapsAt, BlockedAt pager
+	query                        url.Values // their keys in the page's URL
 }
 
 // runRequest is what a run page's URL names.
@@ -65,6 +78,7 @@ type runRequest struct {
 	node    engine.NodeID
 	filter  runFilter
 	rows    string // the first row listed, as the URL says it ("" for the default)
+	panel   url.Values
 }
 
 func parseRunRequest(r *http.Request) (runRequest, bool) {
@@ -86,7 +100,7 @@ func parseRunRequest(r *http.Request) (runRequest, bool) {
 			q.filter = f
 		}
 	}
-	q.rows = r.URL.Query().Get("rows")
+	q.rows, q.panel = r.URL.Query().Get("rows"), r.URL.Query()
 	return q, true
 }
 
@@ -210,6 +224,23 @@ func (v *runView) pageRows(q runRequest, size int) {
 	}
 	path := "/sessions/" + v.Session.String() + "/runs/" + v.Summary.ID.String()
 	v.Rows, v.RowsAt = pageOf(v.Layout.Rows, path, kept, "rows", "row", "rows", size)
+	if v.Panel == nil {
+		return
+	}
+	p := &v.PanelLists
+	p.query = url.Values{}
+	for _, k := range []string{"outputs", "gaps", "attempts"} {
+		if q.panel.Has(k) {
+			p.query.Set(k, q.panel.Get(k))
+			kept.Set(k, q.panel.Get(k))
+		}
+	}
+	if v.RowsAt.First > 0 {
+		kept.Set("rows", strconv.Itoa(v.RowsAt.First))
+	}
+	p.Outputs, p.OutputsAt = pageOf(v.Panel.Outputs, path, kept, "outputs", "output", "outputs", size)
+	p.Gaps, p.GapsAt = pageOf(v.Panel.Gaps, path, kept, "gaps", "gap", "gaps", size)
+	p.Blocked, p.BlockedAt = pageOf(v.Panel.Blocked, path, kept, "attempts", "blocked attempt", "blocked attempts", size)
 }
 
 // loopNames names the loop each loop fold stands for, from the pinned
@@ -293,12 +324,16 @@ func (v runView) link(key, value string) string {
 	return u
 }
 
-// self is the page as it is.
+// self is the page as it is, the panel's pages too.
 func (v runView) self() string {
-	if v.Panel != nil {
-		return v.link("node", v.Panel.Node.ID.String())
+	if v.Panel == nil {
+		return v.link("node", "")
 	}
-	return v.link("node", "")
+	u := v.link("node", v.Panel.Node.ID.String())
+	if len(v.PanelLists.query) > 0 {
+		u += "&" + v.PanelLists.query.Encode()
+	}
+	return u
 }
 
 // runAnnounce sums the run up for the live region.
