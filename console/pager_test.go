@@ -32,4 +32,3 @@ func TestPageOf(t *testing.T) {
 		t.Error("a list that fits one page is paged")
 	}
 }
-
