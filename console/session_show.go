@@ -149,7 +149,7 @@ func (c *Console) session(id engine.SessionID, active engine.RunID) (sessionView
 			v.Notes = append(v.Notes, note{Run: e.Run, Node: e.Node, Event: e.Index, NodeOutputAppendedData: *d, Checkpoint: n.Kind == event.NodeCheckpoint})
 		}
 	}
-	v.Timeline, err = timeline(g)
+	v.Timeline, err = c.timelineOf(id, g)
 	return v, err
 }
 
