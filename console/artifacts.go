@@ -50,7 +50,7 @@ func layoutArtifact(raw json.RawMessage, contracts map[workflow.ContractRef]comp
 		Kind string `json:"kind"`
 	}
 	json.Unmarshal(raw, &head)
-	a := artifact{Kind: head.Kind, JSON: indent(raw)}
+	a := artifact{Kind: head.Kind, JSON: clip(indent(raw), maxShownValue)}
 	pack, ok := contracts[workflow.ContractRef(head.Kind)]
 	if !ok {
 		pack, ok = compile.Pack(workflow.ContractRef(head.Kind))
@@ -137,14 +137,14 @@ func fieldOf(p property, v json.RawMessage) field {
 		for _, item := range list {
 			row := make([]string, len(cols))
 			for i, c := range cols {
-				row[i] = text(item[c.name])
+				row[i] = clip(text(item[c.name]), maxShownValue)
 			}
 			t.Rows = append(t.Rows, row)
 		}
 		f.Table = t
 		return f
 	}
-	f.Value = text(v)
+	f.Value = clip(text(v), maxShownValue)
 	return f
 }
 

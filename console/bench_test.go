@@ -7,8 +7,10 @@ import (
 	"path/filepath"
 	"runtime"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
+	"testing/fstest"
 	"time"
 
 	"github.com/go-chi/chi/v5"
@@ -151,3 +153,72 @@ func mustArgs(b *testing.B, s protocol.StepResult) []byte {
 func itoa(n uint64) string { return strconv.FormatUint(n, 10) }
 
 func jsonMarshal(v any) ([]byte, error) { return json.Marshal(v) }
+
+// BenchmarkGapsPage measures the gaps page over 10,000 open gaps (5,000
+// sessions of two each) in a bbolt file: the first page, a page deep in
+// the list, and a filtered page, which reads every open gap's record.
+func BenchmarkGapsPage(b *testing.B) {
+	st, err := store.Open(filepath.Join(b.TempDir(), "w.db"), store.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer st.Close()
+	leaveGaps(b, st, 5_000)
+	h := serveBench(b, st)
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/gaps", nil))
+	b.Logf("GET /gaps over 10,000 open gaps: %d bytes", rec.Body.Len())
+	b.Run("first", func(b *testing.B) { benchGet(b, h, "/gaps", false) })
+	b.Run("deep", func(b *testing.B) { benchGet(b, h, "/gaps?after=evt_100_12", false) })
+	b.Run("filtered", func(b *testing.B) { benchGet(b, h, "/gaps?reason=user_only_dependency", false) })
+	// Uncached: the first view after a write, in a new Console each time
+	// (building it is not timed).
+	uncached := func(b *testing.B, path string) {
+		var cpu time.Duration
+		defer func() { b.ReportMetric(float64(cpu)/float64(b.N), "cpu-ns/op") }()
+		for b.Loop() {
+			b.StopTimer()
+			h := serveBench(b, st)
+			req, rec := httptest.NewRequest(http.MethodGet, path, nil), httptest.NewRecorder()
+			b.StartTimer()
+			c0 := cpuTime()
+			h.ServeHTTP(rec, req)
+			cpu += cpuTime() - c0
+			if rec.Code != http.StatusOK {
+				b.Fatalf("GET %s = %d", path, rec.Code)
+			}
+		}
+	}
+	b.Run("first-uncached", func(b *testing.B) { uncached(b, "/gaps") })
+	b.Run("filtered-uncached", func(b *testing.B) { uncached(b, "/gaps?reason=user_only_dependency") })
+}
+
+// BenchmarkSessionPageManyGaps measures the page of one session holding
+// 10,000 gaps (a never-stop run of 10,000 steps that skips every output
+// asked for), in a bbolt file: the first page of its lists, and a page
+// deep in its gaps.
+func BenchmarkSessionPageManyGaps(b *testing.B) {
+	st, err := store.Open(filepath.Join(b.TempDir(), "w.db"), store.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer st.Close()
+	const n = 10_000
+	steps := make([]string, n)
+	for i := range steps {
+		steps[i] = `{"id":"s` + strconv.Itoa(i) + `","title":"Step","prompt":"report","output":{"contractRef":"wr.contracts.gaps"}}`
+	}
+	wf := executetest.Catalog(b, fstest.MapFS{"wr.many.json": {Data: []byte(`{"id":"wr.many","name":"Many","description":"d","version":"1","steps":[` +
+		strings.Join(steps, ",") + `]}`)}})
+	x := execute.New(st, executetest.Ring(b), wf, workflow.Preferences{}, executetest.Clock, b.Logf)
+	res := x.Start([]byte(`{"workflowId":"wr.many","mode":"wr.modes.full_auto_never_stop"}`))
+	for s, ok := res.(protocol.StepResult); ok; s, ok = res.(protocol.StepResult) {
+		res = x.Continue([]byte(`{"stateToken":"` + s.StateToken + `","ackToken":"` + s.AckToken + `"}`))
+	}
+	h := serveBench(b, st)
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/sessions/ses_1", nil))
+	b.Logf("GET /sessions/ses_1 with %d gaps: %d bytes", n, rec.Body.Len())
+	b.Run("first", func(b *testing.B) { benchGet(b, h, "/sessions/ses_1", false) })
+	b.Run("deep", func(b *testing.B) { benchGet(b, h, "/sessions/ses_1?gaps=9000", false) })
+}

@@ -64,6 +64,7 @@ type Console struct {
 	workflows execute.Workflows
 	files     WorkflowFiles // where the editor reads and writes workflow files
 	folds     foldCache
+	gapRefs   gapRefCache
 	pins      pinnedCache
 	about     About
 	version   string
@@ -83,6 +84,7 @@ type Console struct {
 	bundles  Bundles
 	uploads  uploads
 	importMu sync.Mutex
+	budget   ImportBudget // nil: previews are not bounded together
 }
 
 // Config is what the Console is built from.
@@ -113,13 +115,15 @@ type Config struct {
 	// Bundles export a session as a download and import a bundle as a
 	// new session (nil: neither is offered).
 	Bundles Bundles
+	// ImportBudget bounds the memory previews take together (nil: none).
+	ImportBudget ImportBudget
 }
 
 // New returns a Console over cfg.
 func New(cfg Config) *Console {
 	return &Console{store: cfg.Store, workflows: cfg.Workflows, runs: cfg.Runs, files: cfg.Files, about: cfg.About, version: cfg.About.Version,
 		csrf: csrfToken(cfg.Secret), now: cfg.Now, logf: cfg.Logf, errors: cfg.Errors,
-		config: cfg.Settings, restart: cfg.Restart, resumer: cfg.Resumer, bundles: cfg.Bundles}
+		config: cfg.Settings, restart: cfg.Restart, resumer: cfg.Resumer, bundles: cfg.Bundles, budget: cfg.ImportBudget}
 }
 
 // sessionRow is what the sessions table shows of one session: its
@@ -437,6 +441,16 @@ func (p sessionsList) url(key, value string) string {
 		return "/"
 	}
 	return "/?" + v.Encode()
+}
+
+// shown says how many sessions the page shows of how many: all of them,
+// or those that match the query.
+func (p sessionsList) shown() string {
+	s := "showing " + strconv.Itoa(len(p.Rows))
+	if p.Query.Q != "" || p.Query.Status != "" {
+		s += " matching"
+	}
+	return s + " of " + count(p.Total, "session", "sessions")
 }
 
 // self is where the live panel fetches itself.

@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -190,6 +191,9 @@ func TestSessionsSearchPagesAndNewPill(t *testing.T) {
 			if strings.Join(ids, " ") != strings.Join(tt.ids, " ") || older != tt.older {
 				t.Errorf("GET %s lists %v (older %q)\nwant %v (older %q)", tt.path, ids, older, tt.ids, tt.older)
 			}
+			if tt.older != "" && !strings.Contains(page, fmt.Sprintf(">showing %d ", len(tt.ids))) {
+				t.Errorf("GET %s does not say how many of how many sessions it shows", tt.path)
+			}
 		})
 	}
 
@@ -328,21 +332,7 @@ func TestSessionPage(t *testing.T) {
 func TestGapsPage(t *testing.T) {
 	st := memstore.New()
 	h := consoleWith(t, st, 1)
-	wf := executetest.Catalog(t, fstest.MapFS{"wr.gappy.json": {Data: []byte(`{"id":"wr.gappy","name":"Gappy","description":"d","version":"1",
-		"steps":[{"id":"report","title":"Report","prompt":"report","output":{"contractRef":"wr.contracts.gaps"}},
-		{"id":"ask","title":"Ask","prompt":"ask","userDependency":{"reason":"needs_user_approval","summary":"approve","requestedFromUser":"Approve?"}},
-		{"id":"done","title":"Done","prompt":"done"}]}`)}})
-	x := execute.New(st, executetest.Ring(t), wf, workflow.Preferences{}, executetest.Clock, t.Logf)
-	// An agent in never-stop mode that acknowledges steps without the
-	// outputs or answers they ask for.
-	res := x.Start([]byte(`{"workflowId":"wr.gappy","mode":"wr.modes.full_auto_never_stop"}`))
-	for i := 0; i < 4; i++ {
-		s, ok := res.(protocol.StepResult)
-		if !ok {
-			break
-		}
-		res = x.Continue([]byte(`{"stateToken":"` + s.StateToken + `","ackToken":"` + s.AckToken + `"}`))
-	}
+	leaveGaps(t, st, 1)
 	code, all := getPath(t, h, "/gaps")
 	if code != http.StatusOK {
 		t.Fatalf("GET /gaps = %d", code)
@@ -361,6 +351,83 @@ func TestGapsPage(t *testing.T) {
 		if strings.Contains(body, "data-gap=") != c.some {
 			t.Errorf("GET /gaps%s lists gaps: %v; want %v", c.query, !c.some, c.some)
 		}
+	}
+}
+
+// leaveGaps starts n sessions of a never-stop run that skips what it was
+// asked for: each leaves two critical gaps.
+func leaveGaps(tb testing.TB, st execute.Store, n int) {
+	wf := executetest.Catalog(tb, fstest.MapFS{"wr.gappy.json": {Data: []byte(`{"id":"wr.gappy","name":"Gappy","description":"d","version":"1",
+		"steps":[{"id":"report","title":"Report","prompt":"report","output":{"contractRef":"wr.contracts.gaps"}},
+		{"id":"ask","title":"Ask","prompt":"ask","userDependency":{"reason":"needs_user_approval","summary":"approve","requestedFromUser":"Approve?"}},
+		{"id":"done","title":"Done","prompt":"done"}]}`)}})
+	x := execute.New(st, executetest.Ring(tb), wf, workflow.Preferences{}, executetest.Clock, tb.Logf)
+	for range n {
+		// An agent in never-stop mode that acknowledges steps without the
+		// outputs or answers they ask for.
+		res := x.Start([]byte(`{"workflowId":"wr.gappy","mode":"wr.modes.full_auto_never_stop"}`))
+		for i := 0; i < 4; i++ {
+			s, ok := res.(protocol.StepResult)
+			if !ok {
+				break
+			}
+			res = x.Continue([]byte(`{"stateToken":"` + s.StateToken + `","ackToken":"` + s.AckToken + `"}`))
+		}
+	}
+}
+
+// The gaps page shows pageSize gaps, says how many it left out, and its
+// next and previous links (plain links: no script) walk the rest.
+func TestGapsPageIsPaged(t *testing.T) {
+	st := memstore.New()
+	leaveGaps(t, st, 3) // 6 gaps: ses_3's two, then ses_2's, then ses_1's
+	h := serveWith(t, st, executetest.Catalog(t, workflows.FS), func(c *console.Config) {
+		c.Settings = func() console.Settings { return console.Settings{PageSize: 4, PollSeconds: 2} }
+	})
+	gapIDs := regexp.MustCompile(`data-gap="([^"]+)"`)
+	link := func(body, rel string) string {
+		m := regexp.MustCompile(`<a href="([^"]+)" rel="` + rel + `"`).FindStringSubmatch(body)
+		if m == nil {
+			return ""
+		}
+		return html.UnescapeString(m[1])
+	}
+	page := func(path string) (ids []string, shown, body string) {
+		t.Helper()
+		code, body := getPath(t, h, path)
+		if code != http.StatusOK {
+			t.Fatalf("GET %s = %d", path, code)
+		}
+		for _, m := range gapIDs.FindAllStringSubmatch(body, -1) {
+			ids = append(ids, m[1])
+		}
+		if m := regexp.MustCompile(`data-testid="shown">([^<]*)<`).FindStringSubmatch(body); m != nil {
+			shown = m[1]
+		}
+		return ids, shown, body
+	}
+	first, shown, body := page("/gaps")
+	if want := []string{"evt_3_8", "evt_3_12", "evt_2_8", "evt_2_12"}; !slices.Equal(first, want) || shown != "showing 1–4 of 6 open gaps" {
+		t.Fatalf("first page %v %q; want %v and what it left out", first, shown, want)
+	}
+	if link(body, "prev") != "" {
+		t.Errorf("the first page links a previous one")
+	}
+	second, shown, body := page(link(body, "next"))
+	if want := []string{"evt_1_8", "evt_1_12"}; !slices.Equal(second, want) || shown != "showing 5–6 of 6 open gaps" || link(body, "next") != "" {
+		t.Fatalf("second page %v %q (next %q); want %v, the last", second, shown, link(body, "next"), want)
+	}
+	back, _, _ := page(link(body, "prev"))
+	if !slices.Equal(back, first) {
+		t.Errorf("previous from the second page = %v, want the first %v", back, first)
+	}
+	filtered, shown, body := page("/gaps?severity=critical&after=evt_3_12")
+	if !slices.Equal(filtered, []string{"evt_2_8", "evt_2_12", "evt_1_8", "evt_1_12"}) || shown != "showing 3–6 of 6 open gaps of severity critical (6 open gaps in all)" ||
+		!strings.Contains(link(body, "prev"), "severity=critical") {
+		t.Errorf("filtered page %v %q, prev %q", filtered, shown, link(body, "prev"))
+	}
+	if code, _ := getPath(t, h, "/gaps?after=evt_x"); code != http.StatusNotFound {
+		t.Errorf("a malformed cursor: %d, want 404", code)
 	}
 }
 
@@ -507,5 +574,94 @@ func TestPinnedDriftIsShown(t *testing.T) {
 				t.Errorf("session page: drift badge %v, want %v", got, c.drift != "")
 			}
 		})
+	}
+}
+
+// A session page shows each of its lists a page at a time, says what it
+// left out, links the neighbouring pages, and its live panel refreshes
+// the page the reader is on.
+func TestSessionPageListsArePaged(t *testing.T) {
+	st := memstore.New()
+	leaveGaps(t, st, 1) // ses_1: two gaps
+	h := serveWith(t, st, executetest.Catalog(t, workflows.FS), func(c *console.Config) {
+		c.Settings = func() console.Settings { return console.Settings{PageSize: 1, PollSeconds: 2} }
+	})
+	gapIDs := regexp.MustCompile(`data-gap="([^"]+)"`)
+	_, first := getPath(t, h, "/sessions/ses_1")
+	if ids := gapIDs.FindAllStringSubmatch(first, -1); len(ids) != 1 || ids[0][1] != "evt_1_8" {
+		t.Fatalf("first page lists gaps %v, want evt_1_8 alone", ids)
+	}
+	if !strings.Contains(first, "showing 1–1 of 2 gaps") || !strings.Contains(first, `<a href="/sessions/ses_1?gaps=1" rel="next">`) {
+		t.Fatalf("the first page says nothing of the gap it left out, or links no next page")
+	}
+	_, second := getPath(t, h, "/sessions/ses_1?gaps=1")
+	if ids := gapIDs.FindAllStringSubmatch(second, -1); len(ids) != 1 || ids[0][1] != "evt_1_12" {
+		t.Fatalf("second page lists gaps %v, want evt_1_12 alone", ids)
+	}
+	if !strings.Contains(second, "showing 2–2 of 2 gaps") || !strings.Contains(second, `<a href="/sessions/ses_1" rel="prev">`) ||
+		!strings.Contains(second, `hx-get="/sessions/ses_1?gaps=1"`) {
+		t.Fatalf("the second page links no previous page, or its live panel refreshes another page")
+	}
+}
+
+// A run page lists its rows a page at a time, with the drawing of just
+// those rows beside them; a node opened in the panel opens its page.
+func TestRunPageRowsArePaged(t *testing.T) {
+	st := memstore.New()
+	leaveGaps(t, st, 1) // ses_1's run_1: four nodes, one row each
+	h := serveWith(t, st, executetest.Catalog(t, workflows.FS), func(c *console.Config) {
+		c.Settings = func() console.Settings { return console.Settings{PageSize: 2, PollSeconds: 2} }
+	})
+	rows := regexp.MustCompile(`data-testid="row" data-node="([^"]+)"`)
+	listed := func(body string) (ids []string) {
+		for _, m := range rows.FindAllStringSubmatch(body, -1) {
+			ids = append(ids, m[1])
+		}
+		return ids
+	}
+	const base = "/sessions/ses_1/runs/run_1"
+	_, first := getPath(t, h, base)
+	if ids := listed(first); !slices.Equal(ids, []string{"node_1", "node_2"}) || !strings.Contains(first, "showing 1–2 of 4 rows") ||
+		!strings.Contains(first, `<a href="`+base+`?rows=2" rel="next">`) || !strings.Contains(first, `&amp;from=0&amp;to=2"`) || !strings.Contains(first, `height="48"`) {
+		t.Fatalf("first page rows %v; want node_1 and node_2, what it left out, a next link and a drawing of two rows", ids)
+	}
+	_, second := getPath(t, h, base+"?rows=2")
+	if ids := listed(second); !slices.Equal(ids, []string{"node_3", "node_4"}) || !strings.Contains(second, `<a href="`+base+`" rel="prev">`) {
+		t.Fatalf("second page rows %v; want node_3 and node_4 and a previous link", ids)
+	}
+	if _, panel := getPath(t, h, base+"?node=node_4"); !slices.Equal(listed(panel), []string{"node_3", "node_4"}) {
+		t.Errorf("node_4 open in the panel lists rows %v; want its page", listed(panel))
+	}
+	code, svg := getPath(t, h, base+"/graph.svg?at=1&from=2&to=4")
+	if code != http.StatusOK || !strings.Contains(svg, `height="48"`) || strings.Count(svg, "<circle") > 2 {
+		t.Errorf("the drawing of rows 2–4: %d\n%s", code, svg)
+	}
+}
+
+// The node panel shows a node's blocked attempts a page at a time, and
+// the live panel refreshes the page the reader is on.
+func TestNodePanelListsArePaged(t *testing.T) {
+	st := memstore.New()
+	wf := executetest.Catalog(t, fstest.MapFS{"wr.ask.json": {Data: []byte(`{"id":"wr.ask","name":"Ask","description":"d","version":"1",
+		"steps":[{"id":"ask","title":"Ask","prompt":"ask the user","userDependency":{"reason":"needs_user_approval","summary":"approve","requestedFromUser":"Approve?"}},
+		{"id":"end","title":"End","prompt":"end"}]}`)}})
+	h := serveWith(t, st, wf, func(c *console.Config) {
+		c.Settings = func() console.Settings { return console.Settings{PageSize: 1, PollSeconds: 2} }
+	})
+	x := execute.New(st, executetest.Ring(t), wf, workflow.Preferences{}, executetest.Clock, t.Logf)
+	first := x.Start([]byte(`{"workflowId":"wr.ask"}`)).(protocol.StepResult)
+	for range 3 { // three blocked attempts at node_1
+		x.Continue([]byte(`{"stateToken":"` + first.StateToken + `","ackToken":"` + first.AckToken + `"}`))
+		first = x.Continue([]byte(`{"stateToken":"` + first.StateToken + `"}`)).(protocol.StepResult)
+	}
+	const base = "/sessions/ses_1/runs/run_1?node=node_1"
+	_, page := getPath(t, h, base)
+	if n := strings.Count(page, `data-testid="blocked"`); n != 1 || !strings.Contains(page, "showing 1–1 of 3 blocked attempts") {
+		t.Fatalf("the panel shows %d blocked attempts, or does not say what it left out", n)
+	}
+	_, page = getPath(t, h, base+"&attempts=2")
+	if !strings.Contains(page, "showing 3–3 of 3 blocked attempts") || !strings.Contains(page, "Attempt 3 was blocked") ||
+		!strings.Contains(page, `hx-get="/sessions/ses_1/runs/run_1?node=node_1&amp;attempts=2"`) {
+		t.Fatalf("the last page of blocked attempts:\n%s", page)
 	}
 }

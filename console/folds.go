@@ -23,6 +23,9 @@ type foldCache struct {
 type fold struct {
 	graph  *project.Graph
 	health execute.Health
+	// timeline is the session page's timeline of graph, once built: it
+	// reads every node's snapshot.
+	timeline []stretch
 }
 
 // maxFolds bounds the cache; past it, one entry is dropped.
@@ -63,6 +66,28 @@ func (c *Console) fold(id engine.SessionID) (*project.Graph, execute.Health, err
 	}
 	c.folds.folds[id] = fold{graph: g, health: h}
 	return g, h, nil
+}
+
+// timelineOf is session id's timeline, kept with its fold g until the
+// log grows.
+func (c *Console) timelineOf(id engine.SessionID, g *project.Graph) ([]stretch, error) {
+	c.folds.mu.Lock()
+	f, ok := c.folds.folds[id]
+	c.folds.mu.Unlock()
+	if ok && f.graph == g && f.timeline != nil {
+		return f.timeline, nil
+	}
+	t, err := timeline(g)
+	if err != nil {
+		return nil, err
+	}
+	c.folds.mu.Lock()
+	defer c.folds.mu.Unlock()
+	if f, ok := c.folds.folds[id]; ok && f.graph == g {
+		f.timeline = t
+		c.folds.folds[id] = f
+	}
+	return t, nil
 }
 
 // maxSnapshots bounds the snapshots kept; past it, one entry is dropped

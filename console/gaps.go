@@ -2,10 +2,15 @@ package console
 
 import (
 	"net/http"
+	"net/url"
 	"slices"
+	"strconv"
+	"strings"
+	"sync"
 
 	"github.com/workrail/workrail/engine"
 	"github.com/workrail/workrail/engine/event"
+	"github.com/workrail/workrail/engine/execute"
 	"github.com/workrail/workrail/engine/project"
 )
 
@@ -26,44 +31,326 @@ func (f gapFilter) admit(g event.GapRecordedData) bool {
 	return (f.Severity == "" || g.Severity == f.Severity) && (f.Reason == "" || g.Reason == f.Reason)
 }
 
-// gapList renders every open gap across sessions, newest session first.
-// A filter value outside the closed sets is ignored, not an error page.
+func (f gapFilter) any() bool { return f.Severity != "" || f.Reason != "" }
+
+// gapRef places one open gap in the gaps list: sessions newest first,
+// each one's gaps in log order. The order is the ids', never a clock's.
+type gapRef struct {
+	Session engine.SessionID
+	Index   engine.EventIndex
+}
+
+// before says whether a comes before b in the list.
+func (a gapRef) before(b gapRef) bool {
+	return a.Session > b.Session || (a.Session == b.Session && a.Index < b.Index)
+}
+
+func (a gapRef) String() string { return string(engine.NewEventID(a.Session, a.Index)) }
+
+// parseGapRef reads a gap's event id, "evt_<session>_<index>".
+func parseGapRef(s string) (gapRef, bool) {
+	rest, ok := strings.CutPrefix(s, "evt_")
+	ses, idx, ok2 := strings.Cut(rest, "_")
+	a, err1 := strconv.ParseUint(ses, 10, 64)
+	b, err2 := strconv.ParseUint(idx, 10, 64)
+	if !ok || !ok2 || err1 != nil || err2 != nil {
+		return gapRef{}, false
+	}
+	return gapRef{engine.SessionID(a), engine.EventIndex(b)}, true
+}
+
+// gapsQuery is what the gaps page's URL asks for: a filter and at most
+// one cursor, a gap the page starts after or ends before.
+type gapsQuery struct {
+	Filter        gapFilter
+	After, Before gapRef // zero: none
+}
+
+// gapsList is one page of the open gaps.
+type gapsList struct {
+	Query gapsQuery
+	Gaps  []openGap
+	// First is the position of Gaps[0] in the list of Total matching
+	// gaps; Open counts every open gap, whatever the filter.
+	First, Total, Open int
+	Prev, Next         gapRef // the cursors of the neighbouring pages; zero: none
+}
+
+// gapList renders one page of the open gaps across sessions. A filter
+// value outside the closed sets is ignored, and a malformed cursor is
+// not found.
 func (c *Console) gapList(w http.ResponseWriter, r *http.Request) {
 	m := c.chrome("Open gaps")
-	var f gapFilter
-	if s := event.GapSeverity(r.URL.Query().Get("severity")); slices.Contains(event.GapSeverities(), s) {
-		f.Severity = s
+	q, ok := parseGapsQuery(r.URL.Query())
+	if !ok {
+		c.notFound(w, r)
+		return
 	}
-	if s := event.GapReason(r.URL.Query().Get("reason")); slices.Contains(event.GapReasons(), s) {
-		f.Reason = s
-	}
-	// Only sessions whose overview lists an open gap (or whose overview
-	// cannot be read) have their log read.
-	var ids []engine.SessionID
-	err := c.store.Overviews(0, func(id engine.SessionID, o project.Overview, err error) bool {
-		if err != nil || len(o.OpenGaps) > 0 {
-			ids = append(ids, id)
-		}
-		return true
-	})
+	list, err := c.gaps(q, c.settings().PageSize)
 	if err != nil {
 		c.fail(w, r, "the gaps", err)
 		return
 	}
-	var gaps []openGap
-	for _, id := range ids {
-		evs, _, err := c.store.Events(id)
-		if err != nil {
-			c.fail(w, r, "the gaps of "+id.String(), err)
-			return
-		}
-		for _, g := range project.Gaps(evs) {
-			if !g.Resolved() && f.admit(g.Gap) {
-				gaps = append(gaps, openGap{Session: id, GapState: g})
+	c.render(w, r, http.StatusOK, gapsPage(m, list))
+}
+
+func parseGapsQuery(u url.Values) (gapsQuery, bool) {
+	var q gapsQuery
+	if s := event.GapSeverity(u.Get("severity")); slices.Contains(event.GapSeverities(), s) {
+		q.Filter.Severity = s
+	}
+	if s := event.GapReason(u.Get("reason")); slices.Contains(event.GapReasons(), s) {
+		q.Filter.Reason = s
+	}
+	for key, ref := range map[string]*gapRef{"after": &q.After, "before": &q.Before} {
+		if v := u.Get(key); v != "" {
+			var ok bool
+			if *ref, ok = parseGapRef(v); !ok {
+				return q, false
 			}
 		}
 	}
-	c.render(w, r, http.StatusOK, gapsPage(m, f, gaps))
+	return q, true
+}
+
+// gaps reads one page of size. The open gaps are listed from the stored
+// overviews, which name them, so only the page's gaps are read from the
+// logs; a filter reads each open gap's record (not its session's log).
+// Both lists are kept until the store changes: a page reloaded in a loop
+// costs the reads of its own gaps only.
+func (c *Console) gaps(q gapsQuery, size int) (gapsList, error) {
+	all, err := c.gapRefs.get(c.store.Changes(), gapFilter{}, func() ([]gapRef, error) { return c.openGapRefs() })
+	if err != nil {
+		return gapsList{}, err
+	}
+	list, refs := gapsList{Query: q, Open: len(all)}, all
+	if q.Filter.any() {
+		refs, err = c.gapRefs.get(c.store.Changes(), q.Filter, func() ([]gapRef, error) { return c.filterGaps(all, q.Filter) })
+		if err != nil {
+			return list, err
+		}
+	}
+	list.Total = len(refs)
+	from, to := pageBounds(refs, q, size)
+	list.First = from
+	if from > 0 {
+		list.Prev = refs[from]
+	}
+	if to < len(refs) {
+		list.Next = refs[to-1]
+	}
+	list.Gaps, err = c.readGaps(refs[from:to])
+	return list, err
+}
+
+// gapRefCache keeps the ordered lists of open gaps, unfiltered and per
+// filter (a closed set: at most 18 of them), read at one change cursor.
+// One list is read at a time: requests that miss together wait for it
+// rather than each reading every overview.
+type gapRefCache struct {
+	reading sync.Mutex
+	mu      sync.Mutex
+	changes uint64
+	lists   map[gapFilter][]gapRef
+}
+
+// get is the list for f at cursor changes, read by read when not kept.
+func (k *gapRefCache) get(changes uint64, f gapFilter, read func() ([]gapRef, error)) ([]gapRef, error) {
+	if refs, ok := k.kept(changes, f); ok {
+		return refs, nil
+	}
+	k.reading.Lock()
+	defer k.reading.Unlock()
+	if refs, ok := k.kept(changes, f); ok {
+		return refs, nil
+	}
+	refs, err := read()
+	if err != nil {
+		return nil, err
+	}
+	k.mu.Lock()
+	if k.changes == changes {
+		k.lists[f] = refs
+	}
+	k.mu.Unlock()
+	return refs, nil
+}
+
+// kept is the list kept for f at changes; a newer cursor drops them all.
+func (k *gapRefCache) kept(changes uint64, f gapFilter) ([]gapRef, bool) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if changes > k.changes || k.lists == nil {
+		k.changes, k.lists = changes, map[gapFilter][]gapRef{}
+	}
+	refs, ok := k.lists[f]
+	return refs, ok && changes == k.changes // a request older than the kept lists reads its own
+}
+
+// pageBounds is the slice of refs a page shows: size gaps after q.After,
+// or ending before q.Before, or from the top. A cursor need not be in
+// refs (its gap may have been resolved since): its place in the order
+// is enough.
+func pageBounds(refs []gapRef, q gapsQuery, size int) (from, to int) {
+	at := func(c gapRef) int {
+		i, _ := slices.BinarySearchFunc(refs, c, func(a, b gapRef) int {
+			switch {
+			case a.before(b):
+				return -1
+			case b.before(a):
+				return 1
+			}
+			return 0
+		})
+		return i
+	}
+	switch {
+	case q.Before != (gapRef{}):
+		to = at(q.Before)
+		from = max(0, to-size)
+		return from, min(len(refs), from+size)
+	case q.After != (gapRef{}):
+		from = at(q.After)
+		if from < len(refs) && refs[from] == q.After {
+			from++
+		}
+	}
+	return from, min(len(refs), from+size)
+}
+
+// openGapRefs lists every open gap in order from the overviews. A
+// session whose overview cannot be read has its gaps folded from its log.
+func (c *Console) openGapRefs() ([]gapRef, error) {
+	var refs []gapRef
+	var unread []engine.SessionID
+	err := c.store.Overviews(0, func(id engine.SessionID, o project.Overview, err error) bool {
+		if err != nil {
+			unread = append(unread, id)
+			refs = append(refs, gapRef{Session: id}) // its place, filled below
+			return true
+		}
+		for _, g := range o.OpenGaps {
+			if ref, ok := parseGapRef(string(g)); ok && ref.Session == id {
+				refs = append(refs, ref)
+			}
+		}
+		return true
+	})
+	if err != nil || len(unread) == 0 {
+		return refs, err
+	}
+	return c.foldUnread(refs, unread)
+}
+
+// foldUnread replaces each placeholder of a session whose overview could
+// not be read with its open gaps, folded from its log.
+func (c *Console) foldUnread(refs []gapRef, unread []engine.SessionID) ([]gapRef, error) {
+	open := map[engine.SessionID][]gapRef{}
+	for _, id := range unread {
+		evs, _, err := c.store.Events(id)
+		if err != nil {
+			return nil, err
+		}
+		for _, g := range project.Gaps(evs) {
+			if !g.Resolved() {
+				open[id] = append(open[id], gapRef{id, g.CreatedAt})
+			}
+		}
+	}
+	out := make([]gapRef, 0, len(refs))
+	for _, r := range refs {
+		if r.Index == 0 {
+			out = append(out, open[r.Session]...)
+			continue
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+// filterGaps keeps the gaps the filter admits, reading each one's record.
+func (c *Console) filterGaps(refs []gapRef, f gapFilter) ([]gapRef, error) {
+	gaps, err := c.readGaps(refs)
+	if err != nil {
+		return nil, err
+	}
+	var out []gapRef
+	for i, g := range gaps {
+		if f.admit(g.Gap) {
+			out = append(out, refs[i])
+		}
+	}
+	return out, nil
+}
+
+// readGaps reads the records of refs, one read transaction per session.
+func (c *Console) readGaps(refs []gapRef) ([]openGap, error) {
+	out := make([]openGap, 0, len(refs))
+	for i := 0; i < len(refs); {
+		j := i
+		for j < len(refs) && refs[j].Session == refs[i].Session {
+			j++
+		}
+		err := c.store.View(refs[i].Session, func(tx execute.Tx) error {
+			for _, ref := range refs[i:j] {
+				e, err := tx.Event(ref.Index)
+				if err != nil {
+					return err
+				}
+				g, ok := e.Data.(*event.GapRecordedData)
+				if !ok {
+					return engine.ErrNotFound
+				}
+				out = append(out, openGap{Session: ref.Session, GapState: project.GapState{ID: e.ID, CreatedAt: e.Index, Run: e.Run, Node: e.Node, Gap: *g}})
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		i = j
+	}
+	return out, nil
+}
+
+// url is the gaps page with its filter and one cursor (key "": none).
+func (l gapsList) url(key string, ref gapRef) string {
+	v := url.Values{}
+	if f := l.Query.Filter; f.Severity != "" {
+		v.Set("severity", string(f.Severity))
+	}
+	if f := l.Query.Filter; f.Reason != "" {
+		v.Set("reason", string(f.Reason))
+	}
+	if key != "" {
+		v.Set(key, ref.String())
+	}
+	if len(v) == 0 {
+		return "/gaps"
+	}
+	return "/gaps?" + v.Encode()
+}
+
+// shown says which gaps the page shows of how many, and what the filter
+// left out: "showing 51–100 of 9,000 open gaps".
+func (l gapsList) shown() string {
+	s := "showing " + strconv.Itoa(l.First+1) + "–" + strconv.Itoa(l.First+len(l.Gaps)) + " of " + count(l.Total, "open gap", "open gaps") + filterText(l.Query.Filter)
+	if l.Query.Filter.any() {
+		s += " (" + count(l.Open, "open gap", "open gaps") + " in all)"
+	}
+	return s
+}
+
+// count writes n with its noun: "1 open gap", "9,000 open gaps".
+func count(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s + " " + many
 }
 
 func filterText(f gapFilter) string {

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 
@@ -50,6 +51,23 @@ type runView struct {
 	Workspace string // where the session started: the catalog its pin is compared with
 	// Restarts are the runs of the session that start this one over.
 	Restarts []restartRef
+	// Rows are the layout's rows the page lists, a page at a time (?rows=
+	// is the first; by default the page holding the open node).
+	Rows   []lanes.Row
+	RowsAt pager
+	// PanelLists are the pages of the open node's lists the panel shows
+	// (?outputs=, ?gaps=, ?attempts=).
+	PanelLists panelLists
+}
+
+// panelLists are the pages of a node's outputs, gaps and blocked
+// attempts the panel shows.
+type panelLists struct {
+	Outputs                      []output
+	Gaps                         []project.GapState
+	Blocked                      []project.BlockedAttempt
+	OutputsAt, GapsAt, BlockedAt pager
+	query                        url.Values // their keys in the page's URL
 }
 
 // runRequest is what a run page's URL names.
@@ -59,6 +77,8 @@ type runRequest struct {
 	expand  map[engine.NodeID]bool
 	node    engine.NodeID
 	filter  runFilter
+	rows    string // the first row listed, as the URL says it ("" for the default)
+	panel   url.Values
 }
 
 func parseRunRequest(r *http.Request) (runRequest, bool) {
@@ -80,6 +100,7 @@ func parseRunRequest(r *http.Request) (runRequest, bool) {
 			q.filter = f
 		}
 	}
+	q.rows, q.panel = r.URL.Query().Get("rows"), r.URL.Query()
 	return q, true
 }
 
@@ -94,6 +115,7 @@ func (c *Console) runShow(w http.ResponseWriter, r *http.Request) {
 	m := c.chrome(q.run.String() + " of " + q.session.String())
 	v, err := c.run(q)
 	v.Expand = r.URL.Query().Get("expand")
+	v.pageRows(q, m.Config.PageSize)
 	if errors.Is(err, engine.ErrNotFound) {
 		c.notFound(w, r)
 		return
@@ -121,8 +143,15 @@ func (c *Console) runGraph(w http.ResponseWriter, r *http.Request) {
 		c.fail(w, r, "the drawing of "+q.run.String()+" of "+q.session.String(), err)
 		return
 	}
+	from, to := 0, len(layout.Rows) // the rows of the page the drawing is beside
+	if f, err := strconv.Atoi(r.URL.Query().Get("from")); err == nil {
+		from = f
+	}
+	if t, err := strconv.Atoi(r.URL.Query().Get("to")); err == nil {
+		to = t
+	}
 	w.Header().Set("Content-Type", "image/svg+xml")
-	w.Write([]byte(layout.SVG()))
+	w.Write([]byte(layout.SVGRows(from, to)))
 }
 
 // layout is the lane layout of the run q names: all the drawing needs.
@@ -172,6 +201,46 @@ func (c *Console) run(q runRequest) (runView, error) {
 		v.Panel = &n
 	}
 	return v, nil
+}
+
+// pageRows picks the rows the page lists: from ?rows=, else the page
+// holding the node open in the panel, else the first.
+func (v *runView) pageRows(q runRequest, size int) {
+	kept := url.Values{}
+	for k, val := range map[string]string{"filter": string(v.Filter), "expand": v.Expand, "rows": q.rows} {
+		if val != "" && !(k == "filter" && val == string(filterAll)) {
+			kept.Set(k, val)
+		}
+	}
+	if v.Panel != nil {
+		kept.Set("node", v.Panel.Node.ID.String())
+		if q.rows == "" {
+			for i, row := range v.Layout.Rows {
+				if row.Node == v.Panel.Node.ID {
+					kept.Set("rows", strconv.Itoa(i/max(size, 1)*max(size, 1)))
+				}
+			}
+		}
+	}
+	path := "/sessions/" + v.Session.String() + "/runs/" + v.Summary.ID.String()
+	v.Rows, v.RowsAt = pageOf(v.Layout.Rows, path, kept, "rows", "row", "rows", size)
+	if v.Panel == nil {
+		return
+	}
+	p := &v.PanelLists
+	p.query = url.Values{}
+	for _, k := range []string{"outputs", "gaps", "attempts"} {
+		if q.panel.Has(k) {
+			p.query.Set(k, q.panel.Get(k))
+			kept.Set(k, q.panel.Get(k))
+		}
+	}
+	if v.RowsAt.First > 0 {
+		kept.Set("rows", strconv.Itoa(v.RowsAt.First))
+	}
+	p.Outputs, p.OutputsAt = pageOf(v.Panel.Outputs, path, kept, "outputs", "output", "outputs", size)
+	p.Gaps, p.GapsAt = pageOf(v.Panel.Gaps, path, kept, "gaps", "gap", "gaps", size)
+	p.Blocked, p.BlockedAt = pageOf(v.Panel.Blocked, path, kept, "attempts", "blocked attempt", "blocked attempts", size)
 }
 
 // loopNames names the loop each loop fold stands for, from the pinned
@@ -239,8 +308,11 @@ func (v runView) link(key, value string) string {
 		q["node"] = v.Panel.Node.ID.String()
 	}
 	q[key] = value
+	if v.RowsAt.First > 0 && key != "expand" && key != "filter" {
+		q["rows"] = strconv.Itoa(v.RowsAt.First) // the rows stay where the reader is
+	}
 	var parts []string
-	for _, k := range []string{"filter", "expand", "node"} {
+	for _, k := range []string{"filter", "expand", "node", "rows"} {
 		if q[k] != "" && !(k == "filter" && q[k] == string(filterAll)) {
 			parts = append(parts, k+"="+q[k])
 		}
@@ -252,12 +324,16 @@ func (v runView) link(key, value string) string {
 	return u
 }
 
-// self is the page as it is.
+// self is the page as it is, the panel's pages too.
 func (v runView) self() string {
-	if v.Panel != nil {
-		return v.link("node", v.Panel.Node.ID.String())
+	if v.Panel == nil {
+		return v.link("node", "")
 	}
-	return v.link("node", "")
+	u := v.link("node", v.Panel.Node.ID.String())
+	if len(v.PanelLists.query) > 0 {
+		u += "&" + v.PanelLists.query.Encode()
+	}
+	return u
 }
 
 // runAnnounce sums the run up for the live region.
@@ -287,6 +363,9 @@ func (v runView) graphURL() string {
 	if v.Expand != "" {
 		u += "&expand=" + v.Expand
 	}
+	if v.RowsAt.Paged() {
+		u += "&from=" + strconv.Itoa(v.RowsAt.First) + "&to=" + strconv.Itoa(v.RowsAt.First+v.RowsAt.Shown)
+	}
 	return u
 }
 
@@ -305,7 +384,7 @@ func ariaCurrent(on bool) string {
 }
 
 func graphWidth(v runView) string  { return strconv.Itoa(max(v.Layout.Lanes, 1) * lanes.LaneWidth) }
-func graphHeight(v runView) string { return strconv.Itoa(len(v.Layout.Rows) * lanes.RowHeight) }
+func graphHeight(v runView) string { return strconv.Itoa(len(v.Rows) * lanes.RowHeight) }
 
 func rowClass(v runView, row lanes.Row) string {
 	if v.picked(row) {

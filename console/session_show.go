@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strconv"
 
 	"github.com/go-chi/chi/v5"
@@ -29,6 +30,36 @@ type sessionView struct {
 	Notes    []note
 	Gaps     []project.GapState
 	Timeline []stretch
+	// Each list is shown a page at a time: the stretch the URL asks for
+	// (?runs=, ?timeline=, ?notes=, ?gaps=: the first shown).
+	Shown shownLists
+}
+
+// shownLists are the pages of a session's lists the page shows.
+type shownLists struct {
+	Runs                                []sessionRun
+	Timeline                            []stretch
+	Notes                               []note
+	Gaps                                []project.GapState
+	RunsAt, TimelineAt, NotesAt, GapsAt pager
+	query                               url.Values // the paging keys of the page's URL
+}
+
+// pageLists picks the page of each list that q asks for.
+func (v *sessionView) pageLists(q url.Values, size int) {
+	path := "/sessions/" + v.ID.String()
+	kept := url.Values{}
+	for _, k := range []string{"run", "runs", "timeline", "notes", "gaps"} {
+		if q.Has(k) {
+			kept.Set(k, q.Get(k))
+		}
+	}
+	s := &v.Shown
+	s.query = kept
+	s.Runs, s.RunsAt = pageOf(v.Runs, path, kept, "runs", "run", "runs", size)
+	s.Timeline, s.TimelineAt = pageOf(v.Timeline, path, kept, "timeline", "stretch", "stretches", size)
+	s.Notes, s.NotesAt = pageOf(v.Notes, path, kept, "notes", "note", "notes", size)
+	s.Gaps, s.GapsAt = pageOf(v.Gaps, path, kept, "gaps", "gap", "gaps", size)
 }
 
 // sessionRun is one run as the session page shows it.
@@ -73,6 +104,7 @@ func (c *Console) sessionShow(w http.ResponseWriter, r *http.Request) {
 		c.fail(w, r, "session "+id.String(), err)
 		return
 	}
+	v.pageLists(r.URL.Query(), c.settings().PageSize)
 	c.render(w, r, http.StatusOK, sessionPage(m, v))
 }
 
@@ -117,7 +149,7 @@ func (c *Console) session(id engine.SessionID, active engine.RunID) (sessionView
 			v.Notes = append(v.Notes, note{Run: e.Run, Node: e.Node, Event: e.Index, NodeOutputAppendedData: *d, Checkpoint: n.Kind == event.NodeCheckpoint})
 		}
 	}
-	v.Timeline, err = timeline(g)
+	v.Timeline, err = c.timelineOf(id, g)
 	return v, err
 }
 
@@ -199,12 +231,21 @@ func runSelectURL(s engine.SessionID, r engine.RunID) string {
 	return "/sessions/" + s.String() + "?run=" + r.String()
 }
 
-// sessionURL is where the session page's live panel fetches itself.
+// sessionURL is where the session page's live panel fetches itself: the
+// run the reader chose and the page of each list it shows.
 func sessionURL(v sessionView) string {
-	if !v.Chosen {
+	q := url.Values{}
+	for k, val := range v.Shown.query {
+		q[k] = val
+	}
+	q.Del("run")
+	if v.Chosen {
+		q.Set("run", v.Active.ID.String())
+	}
+	if len(q) == 0 {
 		return "/sessions/" + v.ID.String()
 	}
-	return runSelectURL(v.ID, v.Active.ID)
+	return "/sessions/" + v.ID.String() + "?" + q.Encode()
 }
 
 // sessionAnnounce sums the session up for the live region.

@@ -2,6 +2,7 @@ package console
 
 import (
 	"bytes"
+	"cmp"
 	"compress/gzip"
 	"context"
 	"crypto/sha256"
@@ -155,17 +156,33 @@ func (c *Console) importForm(w http.ResponseWriter, r *http.Request) {
 	c.render(w, r, http.StatusOK, importPage(c.chrome("Import a session"), importView{}))
 }
 
+// ImportBudget is the memory the daemon lets imports hold at once, shared
+// with its import API: Reserve holds room to read and parse a bundle of
+// at most n bytes, waiting in a bounded queue, until release is called.
+type ImportBudget interface {
+	Reserve(ctx context.Context, n int64) (release func(), err error)
+}
+
 // importPreview reads an upload, checks it in full with a dry run and
-// holds it until it is confirmed (or refused).
+// holds it until it is confirmed (or refused). Reading and the dry run
+// hold room in the import budget: a preview beyond it waits its turn, or
+// is refused with 503 when too many wait.
 func (c *Console) importPreview(w http.ResponseWriter, r *http.Request) {
 	m := c.chrome("Import a session")
-	name, b, e := readUpload(w, r)
-	if e != nil {
-		status := http.StatusUnprocessableEntity
-		if e.Code == engine.CodePayloadTooLarge {
-			status = http.StatusRequestEntityTooLarge
+	var release func()
+	defer func() {
+		if release != nil {
+			release()
 		}
-		c.render(w, r, status, importPage(m, importView{Name: name, Refused: e}))
+	}()
+	name, b, e := readUpload(w, r, func(name string) *engine.Error {
+		var e *engine.Error
+		release, e = c.reserveUpload(r, name)
+		return e
+	})
+	if e != nil {
+		status := map[engine.Code]int{engine.CodePayloadTooLarge: http.StatusRequestEntityTooLarge, engine.CodeDaemonUnavailable: http.StatusServiceUnavailable}[e.Code]
+		c.render(w, r, cmp.Or(status, http.StatusUnprocessableEntity), importPage(m, importView{Name: name, Refused: e}))
 		return
 	}
 	v := importView{Name: name}
@@ -228,9 +245,27 @@ func (c *Console) importConfirm(w http.ResponseWriter, r *http.Request) {
 	http.Redirect(w, r, "/import/"+digest, http.StatusSeeOther)
 }
 
+// reserveUpload holds room in the import budget for the upload of file
+// name: its size as sent, or for a .json.gz what it may unpack to.
+func (c *Console) reserveUpload(r *http.Request, name string) (func(), *engine.Error) {
+	if c.budget == nil {
+		return nil, nil
+	}
+	n := int64(maxUpload)
+	if r.ContentLength > 0 && !strings.HasSuffix(name, ".gz") {
+		n = min(r.ContentLength, n)
+	}
+	release, err := c.budget.Reserve(r.Context(), n)
+	if err != nil {
+		return nil, engine.Errorf(engine.CodeDaemonUnavailable, "the daemon is busy checking other bundles and has no memory to spare for this one now (%v); upload it again in a minute", err)
+	}
+	return release, nil
+}
+
 // readUpload reads the bundle of an import form: the file part, unpacked
 // when its name ends in .json.gz, at most maxUpload bytes either way.
-func readUpload(w http.ResponseWriter, r *http.Request) (name string, b []byte, e *engine.Error) {
+// reserve is called with the file's name before its bytes are read.
+func readUpload(w http.ResponseWriter, r *http.Request, reserve func(name string) *engine.Error) (name string, b []byte, e *engine.Error) {
 	mr := uploadParts(w, r)
 	if mr == nil {
 		return "", nil, engine.Errorf(engine.CodeInvalidInput, "choose a bundle file (.json or .json.gz) to upload")
@@ -246,6 +281,9 @@ func readUpload(w http.ResponseWriter, r *http.Request) (name string, b []byte, 
 		name = p.FileName()
 		if name == "" {
 			return "", nil, engine.Errorf(engine.CodeInvalidInput, "choose a bundle file (.json or .json.gz) to upload")
+		}
+		if e := reserve(name); e != nil {
+			return name, nil, e
 		}
 		b, e = readBundle(name, p)
 		return name, b, e

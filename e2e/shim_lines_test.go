@@ -99,8 +99,8 @@ func TestShimAnswersLinesItCannotParse(t *testing.T) {
 		}
 		byID[string(r.ID)] = append(byID[string(r.ID)], r)
 	}
-	if rs := byID["7"]; len(rs) != 1 || rs[0].Error == nil {
-		t.Errorf("the request nested deeper than encoding/json allows got %d replies %+v, want one error with id 7", len(rs), rs)
+	if rs := byID["7"]; len(rs) != 1 || !strings.Contains(string(rs[0].Result), `"isError":true`) || !strings.Contains(string(rs[0].Result), `INVALID_INPUT`) {
+		t.Errorf("the tool call nested deeper than encoding/json allows got %d replies %+v, want one tool result with id 7 carrying INVALID_INPUT", len(rs), rs)
 	}
 	if rs := byID["8"]; len(rs) != 1 || rs[0].Result == nil {
 		t.Errorf("ping got %d replies, want one result with id 8", len(rs))

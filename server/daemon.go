@@ -19,6 +19,7 @@ import (
 	"golang.org/x/sync/singleflight"
 
 	"github.com/workrail/workrail/engine/protocol"
+	"github.com/workrail/workrail/server/budget"
 	"github.com/workrail/workrail/server/home"
 	"github.com/workrail/workrail/store"
 )
@@ -73,6 +74,11 @@ type Config struct {
 	// Log gets a line per tool call and the daemon's own events.
 	Log *slog.Logger
 	Now func() time.Time
+	// Limits bound the listeners' connections (zero: DefaultLimits).
+	Limits Limits
+	// ImportBudget bounds the memory imports take together, shared with
+	// the Console's previews (nil: unbounded).
+	ImportBudget *budget.Budget
 }
 
 // Daemon is a running WorkRail daemon.
@@ -108,12 +114,17 @@ func Start(cfg Config) (*Daemon, error) {
 		return nil, err
 	}
 	d.url = "http://" + tcpLn.Addr().String()
+	lim := cfg.Limits
+	if lim == (Limits{}) {
+		lim = DefaultLimits()
+	}
 	port := tcpLn.Addr().(*net.TCPAddr).Port
 	d.owner = newOwner(cfg.Token, port, cfg.Now)
 	tcpRouter := d.router(port, mcpHTTP)
 	d.routes = tcpRouter
-	d.tcp = &http.Server{Handler: tcpRouter, ReadHeaderTimeout: 10 * time.Second}
-	d.unix = &http.Server{Handler: d.socketRouter(mcpHTTP), ReadHeaderTimeout: 10 * time.Second, ConnState: d.act.connState}
+	d.tcp = &http.Server{Handler: tcpRouter, ReadHeaderTimeout: lim.HeaderTimeout, IdleTimeout: lim.TCPIdle}
+	d.unix = &http.Server{Handler: d.socketRouter(mcpHTTP), ReadHeaderTimeout: lim.HeaderTimeout, ConnState: d.act.connState}
+	tcpLn, unixLn = limitListen(tcpLn, lim.TCPConns), limitListen(unixLn, lim.SocketConns)
 	// daemon.json names this daemon before anyone is served: a client that
 	// got an answer can rely on it. Connections made meanwhile wait in the
 	// listeners' backlog.

@@ -3,90 +3,136 @@ package server
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"io"
+	"mime"
 	"net/http"
+	"strings"
 
 	"github.com/workrail/workrail/engine/protocol"
 )
 
-// maxBody bounds one JSON-RPC message: the arguments limit plus room for
-// the envelope around them.
-const maxBody = protocol.MaxArgumentsBytes + 64<<10
-
-// JSON-RPC 2.0 error codes.
-const (
-	rpcParseError     = -32700
-	rpcInvalidRequest = -32600
-)
+// maxBody bounds one JSON-RPC message.
+const maxBody = protocol.MaxMessageBytes
 
 // guard reads a JSON-RPC message before the MCP library does, and answers
 // itself what that library would refuse opaquely or take whole: a body
 // over maxBody, a batch, a tool call whose arguments cannot be stored as
-// sent (a number outside float64 fails the library's decoding). Anything
-// else goes on unchanged.
+// sent (a number outside float64 fails the library's decoding). Whatever
+// the library still refuses (a malformed _meta, a message nested deeper
+// than it decodes, an unknown method) is answered as every refusal is:
+// with the error envelope (protocol.Refusal).
 func guard(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, err := io.ReadAll(io.LimitReader(r.Body, maxBody+1))
 		if err != nil {
-			rpcError(w, nil, rpcParseError, "the request could not be read: "+err.Error())
+			rpcReply(w, protocol.Refusal(nil, "", protocol.RPCParseError, protocol.Refuse(protocol.RefusedInvalid, "the request could not be read: %v", err)))
 			return
 		}
+		id, method, whole := protocol.Peek(body)
 		if len(body) > maxBody {
-			rpcError(w, idOf(body), rpcInvalidRequest, fmt.Sprintf(
-				"the request is over %d bytes; a tool call's arguments may be at most %d bytes: send less (shorter notes, fewer artifacts)", maxBody, protocol.MaxArgumentsBytes))
+			rpcReply(w, protocol.Refusal(id, method, protocol.RPCInvalidRequest, protocol.Refuse(protocol.RefusedTooLarge,
+				"the request is over %d bytes; a tool call's arguments may be at most %d bytes: send less (shorter notes, fewer artifacts).", maxBody, protocol.MaxArgumentsBytes)))
 			return
 		}
 		if t := bytes.TrimLeft(body, " \t\r\n"); len(t) > 0 && t[0] == '[' {
-			rpcError(w, nil, rpcInvalidRequest, "JSON-RPC batches are not supported: send one message per request")
+			rpcReply(w, protocol.Refusal(nil, "", protocol.RPCInvalidRequest, protocol.Refuse(protocol.RefusedInvalid, "JSON-RPC batches are not supported: send one message per request.")))
 			return
 		}
 		var msg struct {
-			ID     json.RawMessage `json:"id"`
-			Method string          `json:"method"`
 			Params struct {
 				Arguments json.RawMessage `json:"arguments"`
 			} `json:"params"`
 		}
-		if json.Unmarshal(body, &msg) == nil && msg.Method == "tools/call" && len(msg.ID) > 0 && len(msg.Params.Arguments) > 0 {
+		if json.Unmarshal(body, &msg) == nil && method == "tools/call" && len(id) > 0 && len(msg.Params.Arguments) > 0 {
 			if e := protocol.CheckArguments(msg.Params.Arguments); e != nil {
-				rpcReply(w, map[string]any{"jsonrpc": "2.0", "id": msg.ID, "result": toolResult(protocol.NewError(e))})
+				rpcReply(w, protocol.Refusal(id, method, protocol.RPCInvalidRequest, e))
 				return
 			}
 		}
+		if !whole {
+			id = nil // not JSON: its id is unknown
+		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
-		next.ServeHTTP(w, r)
+		rec := &refusals{w: w}
+		next.ServeHTTP(rec, r)
+		rec.finish(id, method)
 	})
 }
 
-// idOf finds the id of a message that was cut short, when it comes before
-// the cut; nil otherwise.
-func idOf(body []byte) json.RawMessage {
-	dec := json.NewDecoder(bytes.NewReader(body))
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
-		return nil
-	}
-	for dec.More() {
-		key, err := dec.Token()
-		if err != nil {
-			return nil
-		}
-		var v json.RawMessage
-		if err := dec.Decode(&v); err != nil {
-			return nil
-		}
-		if key == "id" {
-			return v
-		}
-	}
-	return nil
+// refusals passes on what the MCP library answers, except a refusal:
+// a JSON-RPC error or a 4xx answer, which it holds back so finish can
+// answer it with the envelope instead. Event streams pass at once.
+type refusals struct {
+	w      http.ResponseWriter
+	status int
+	held   *bytes.Buffer // a JSON or text answer, until finish
 }
 
-func rpcError(w http.ResponseWriter, id json.RawMessage, code int, message string) {
-	if id == nil {
-		id = json.RawMessage("null")
+func (r *refusals) Header() http.Header { return r.w.Header() }
+
+func (r *refusals) WriteHeader(status int) {
+	if r.status != 0 {
+		return
 	}
-	rpcReply(w, map[string]any{"jsonrpc": "2.0", "id": id, "error": map[string]any{"code": code, "message": message}})
+	r.status = status
+	ct, _, _ := mime.ParseMediaType(r.w.Header().Get("Content-Type"))
+	if status == http.StatusOK && ct == "text/event-stream" || status < 200 || status == http.StatusAccepted || status >= 500 {
+		r.w.WriteHeader(status)
+		return
+	}
+	r.held = &bytes.Buffer{}
+}
+
+func (r *refusals) Write(b []byte) (int, error) {
+	if r.status == 0 {
+		r.WriteHeader(http.StatusOK)
+	}
+	if r.held != nil {
+		return r.held.Write(b)
+	}
+	return r.w.Write(b)
+}
+
+// Flush passes a stream's events on as they come.
+func (r *refusals) Flush() {
+	if f, ok := r.w.(http.Flusher); ok && r.held == nil {
+		f.Flush()
+	}
+}
+
+// finish writes what was held: unchanged unless it is a refusal, which
+// becomes protocol.Refusal with the library's words as the message.
+func (r *refusals) finish(id json.RawMessage, method string) {
+	if r.held == nil {
+		return
+	}
+	var reply struct {
+		Error *struct {
+			Code    int    `json:"code"`
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	isJSON := json.Unmarshal(r.held.Bytes(), &reply) == nil
+	switch {
+	case isJSON && reply.Error != nil:
+		kind := protocol.RefusedInvalid
+		if reply.Error.Code == protocol.RPCInternalError {
+			kind = protocol.RefusedInternal
+		}
+		r.reply(protocol.Refusal(id, method, reply.Error.Code, protocol.Refuse(kind, "the request was refused: %s.", strings.TrimSuffix(reply.Error.Message, "."))))
+	case r.status >= 400:
+		r.reply(protocol.Refusal(id, method, protocol.RPCInvalidRequest, protocol.Refuse(protocol.RefusedInvalid, "the request was refused (HTTP %d): %s.",
+			r.status, strings.TrimSuffix(strings.TrimSpace(r.held.String()), "."))))
+	default:
+		r.w.WriteHeader(r.status)
+		r.w.Write(r.held.Bytes())
+	}
+}
+
+// reply answers with refusal in place of what the library said.
+func (r *refusals) reply(refusal map[string]any) {
+	r.w.Header().Del("Content-Length")
+	rpcReply(r.w, refusal)
 }
 
 // rpcReply answers with HTTP 200: a JSON-RPC error is a JSON-RPC answer,

@@ -119,7 +119,8 @@ func TestHealthSaysWhoAnswers(t *testing.T) {
 }
 
 // What the MCP library would refuse opaquely, or read whole, is answered
-// with JSON-RPC: tool calls get the error envelope with a pointer.
+// with the error envelope: tool calls get it as a tool result (with a
+// pointer where one is known), other requests as a JSON-RPC error's data.
 func TestGuardAnswersWhatTheLibraryCannot(t *testing.T) {
 	tcp, socket := surfaces(t)
 	call := func(args string) string {
@@ -135,9 +136,22 @@ func TestGuardAnswersWhatTheLibraryCannot(t *testing.T) {
 			[]string{`"id":7`, `INVALID_INPUT`, `"pointer":"/context/n"`}},
 		{"an integer past 2^53", call(`{"workflowId":"wr.hello","context":{"n":9007199254740993}}`),
 			[]string{`"id":7`, `INVALID_INPUT`, `"pointer":"/context/n"`}},
-		{"a batch", `[` + call(`{"workflowId":"wr.hello"}`) + `]`, []string{`"id":null`, `-32600`, `batches`}},
+		{"a batch", `[` + call(`{"workflowId":"wr.hello"}`) + `]`, []string{`"id":null`, `-32600`, `batches`, `"data":{`, `INVALID_INPUT`}},
 		{"a body over the limit", `{"jsonrpc":"2.0","id":"big","method":"tools/call","params":{"name":"start_workflow","arguments":{"workflowId":"` +
-			strings.Repeat("x", maxBody) + `"}}}`, []string{`"id":"big"`, `-32600`, `at most 262144 bytes`}},
+			strings.Repeat("x", maxBody) + `"}}}`, []string{`"id":"big"`, `"isError":true`, `PAYLOAD_TOO_LARGE`, `at most 262144 bytes`}},
+		{"a ping over the limit", `{"jsonrpc":"2.0","id":3,"method":"ping","params":{"x":"` + strings.Repeat("x", maxBody) + `"}}`,
+			[]string{`"id":3`, `-32600`, `"data":{`, `PAYLOAD_TOO_LARGE`}},
+		{"1e400 in _meta", `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"start_workflow","arguments":{"workflowId":"wr.hello"},"_meta":{"x":1e400}}}`,
+			[]string{`"id":7`, `"isError":true`, `INVALID_INPUT`, `_meta`}},
+		{"1e400 in a ping's _meta", `{"jsonrpc":"2.0","id":8,"method":"ping","params":{"_meta":{"x":1e400}}}`,
+			[]string{`"id":8`, `-32600`, `"data":{`, `INVALID_INPUT`, `_meta`}},
+		{"another JSON-RPC version", `{"jsonrpc":"1.0","id":9,"method":"tools/call","params":{"name":"start_workflow","arguments":{"workflowId":"wr.hello"}}}`,
+			[]string{`"id":9`, `"isError":true`, `INVALID_INPUT`, `JSON-RPC version`}},
+		{"nested deeper than the library decodes", call(`{"x":` + strings.Repeat("[", 10001) + strings.Repeat("]", 10001) + `}`),
+			[]string{`"id":7`, `"isError":true`, `INVALID_INPUT`}},
+		{"an unknown tool", `{"jsonrpc":"2.0","id":10,"method":"tools/call","params":{"name":"no_such_tool","arguments":{}}}`,
+			[]string{`"id":10`, `"isError":true`, `INVALID_INPUT`, `no_such_tool`}},
+		{"an unknown method", `{"jsonrpc":"2.0","id":11,"method":"no/such"}`, []string{`"id":11`, `"data":{`, `INVALID_INPUT`}},
 		{"a good call passes through", call(`{"workflowId":"wr.hello"}`), []string{`"id":7`, `"kind":"step"`}},
 	}
 	for _, c := range cases {

@@ -61,7 +61,25 @@ func (d *Daemon) export(markdown bool) http.HandlerFunc {
 // importBundle answers POST /api/import[?dryRun=true]: the body is the
 // bundle's JSON (never gzip: the client unpacks a .json.gz), and the
 // answer what was, or would be, created.
+// Reading and checking the bundle hold room in the import budget, shared
+// with the Console's previews: beyond it a request waits its turn, or is
+// refused with 503 and the envelope when too many wait.
 func (d *Daemon) importBundle(w http.ResponseWriter, r *http.Request) {
+	if b := d.cfg.ImportBudget; b != nil {
+		n := b.Size() // a body of unknown length may take it all
+		if r.ContentLength > 0 {
+			n = r.ContentLength
+		}
+		release, err := b.Reserve(r.Context(), n)
+		if err != nil {
+			e := protocol.NewError(protocol.Refuse(protocol.RefusedBusy, "the daemon is busy importing other bundles and has no memory to spare for this one now (%v). Retry in a minute; nothing was imported.", err))
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusServiceUnavailable)
+			json.NewEncoder(w).Encode(e)
+			return
+		}
+		defer release()
+	}
 	v, refused := d.cfg.Import(r.Body, r.URL.Query().Get("dryRun") == "true")
 	answerJSON(w, v, refused)
 }

@@ -12,11 +12,12 @@ import (
 	"github.com/workrail/workrail/engine/catalog"
 	"github.com/workrail/workrail/engine/execute"
 	"github.com/workrail/workrail/engine/protocol"
-	"github.com/workrail/workrail/server/secrets"
 	"github.com/workrail/workrail/server"
+	"github.com/workrail/workrail/server/budget"
 	"github.com/workrail/workrail/server/config"
 	"github.com/workrail/workrail/server/gitrepo"
 	"github.com/workrail/workrail/server/home"
+	"github.com/workrail/workrail/server/secrets"
 	"github.com/workrail/workrail/server/sources"
 	"github.com/workrail/workrail/store"
 	"github.com/workrail/workrail/web"
@@ -132,7 +133,8 @@ func serveStore(h home.Dir, port portChoice, anyPort bool, st *store.Store, logg
 	if features.ResumeSession {
 		resumer = uc
 	}
-	con := console.New(console.Config{Store: st, Workflows: reg, Runs: uc, Files: reg, Secret: []byte(token), Now: time.Now, Logf: logger.printf, Errors: logger,
+	imports := budget.New(budget.DefaultBytes, budget.DefaultWaiting, budget.DefaultWait) // the Console's previews and the import API share it
+	con := console.New(console.Config{Store: st, Workflows: reg, Runs: uc, Files: reg, Secret: []byte(token), Now: time.Now, Logf: logger.printf, Errors: logger, ImportBudget: imports,
 		Resumer:  resumer,
 		Bundles:  uc,
 		About:    console.About{Version: version, Home: string(h), StartedAt: started, Log: h.Log(), Snippets: snippets(executable(), h)},
@@ -149,7 +151,8 @@ func serveStore(h home.Dir, port portChoice, anyPort bool, st *store.Store, logg
 		Console: con.Routes, Features: features, Static: web.Static, Doctor: st.Doctor, Log: logger.Logger, Now: time.Now,
 		AppliedConfigHash: cfg.Hash(), Restart: restart,
 		Sessions: share.sessions, Export: share.export, Import: share.importBundle, Secrets: scan.list, Scrub: scan.scrub,
-		Status: func() any { return daemonStatus(h, running.Load(), st, live.Snapshot()) }})
+		ImportBudget: imports,
+		Status:       func() any { return daemonStatus(h, running.Load(), st, live.Snapshot()) }})
 	if err != nil {
 		return nil, nil, err
 	}

@@ -28,36 +28,48 @@ const (
 // its colours are presentation attributes, mid-tones that read on light
 // and dark pages alike, so it needs no stylesheet. Same layout, same
 // bytes.
-func (l Layout) SVG() string {
-	w := svg{b: make([]byte, 0, 128+len(l.Rows)*96)}
-	w.s(`<svg xmlns="http://www.w3.org/2000/svg" class="lanes" width="`).n(max(l.Lanes, 1) * LaneWidth).s(`" height="`).n(len(l.Rows) * RowHeight)
+func (l Layout) SVG() string { return l.SVGRows(0, len(l.Rows)) }
+
+// SVGRows draws rows from up to to (not included) as SVG draws the whole
+// layout, for a page that lists only those rows: the canvas is their
+// height, and an edge that crosses it from rows above or below is drawn
+// cut at its edges.
+func (l Layout) SVGRows(from, to int) string {
+	from, to = max(from, 0), min(to, len(l.Rows))
+	w := svg{b: make([]byte, 0, 128+max(to-from, 0)*96), top: from * RowHeight}
+	w.s(`<svg xmlns="http://www.w3.org/2000/svg" class="lanes" width="`).n(max(l.Lanes, 1) * LaneWidth).s(`" height="`).n(max(to-from, 0) * RowHeight)
 	w.s(`" aria-hidden="true" focusable="false">` + "\n")
-	for i, r := range l.Rows {
+	for i, r := range l.Rows[:max(to, 0)] {
 		for _, o := range r.Out {
-			w.edge(i, r.Lane, o, l.Rows[o.Row].Edge == event.EdgeCheckpoint)
+			if o.Row >= from {
+				w.edge(i, r.Lane, o, l.Rows[o.Row].Edge == event.EdgeCheckpoint)
+			}
 		}
 	}
-	for i, r := range l.Rows {
-		w.mark(i, r)
+	for i := from; i < to; i++ {
+		w.mark(i, l.Rows[i])
 	}
 	w.s("</svg>\n")
 	return string(w.b)
 }
 
-// svg appends the drawing's text.
-type svg struct{ b []byte }
+// svg appends the drawing's text; top is the y of its first row.
+type svg struct {
+	b   []byte
+	top int
+}
 
 func (w *svg) s(s string) *svg { w.b = append(w.b, s...); return w }
 func (w *svg) n(n int) *svg    { w.b = strconv.AppendInt(w.b, int64(n), 10); return w }
 
-func x(lane int) int { return lane*LaneWidth + LaneWidth/2 }
-func y(row int) int  { return row*RowHeight + RowHeight/2 }
+func x(lane int) int         { return lane*LaneWidth + LaneWidth/2 }
+func (w *svg) y(row int) int { return row*RowHeight + RowHeight/2 - w.top }
 
 // edge draws a connection from (row, lane) down to o: straight down its
 // own lane, or bending into o's lane within the row below and then
 // straight down; dashed when it leads to a checkpoint.
 func (w *svg) edge(row, lane int, o Link, checkpoint bool) {
-	x1, y1, x2, y2 := x(lane), y(row), x(o.Lane), y(o.Row)
+	x1, y1, x2, y2 := x(lane), w.y(row), x(o.Lane), w.y(o.Row)
 	class, dash := "edge", ""
 	if checkpoint {
 		class, dash = "edge checkpoint", ` stroke-dasharray="3 3"`
@@ -76,7 +88,7 @@ func (w *svg) edge(row, lane int, o Link, checkpoint bool) {
 
 // mark draws a row's node: a shape, not only a colour, tells the kinds apart.
 func (w *svg) mark(row int, r Row) {
-	cx, cy := x(r.Lane), y(row)
+	cx, cy := x(r.Lane), w.y(row)
 	switch {
 	case r.Tip:
 		paint := `class="tip" fill="#1b7f3b"`

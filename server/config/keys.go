@@ -78,7 +78,7 @@ func Keys() []Key {
 			func(c Config) any { return c.Port }),
 		live("retentionDays", "retention: how long idle sessions are kept",
 			func(c *Config) *int { return &c.RetentionDays }),
-		live("console.pageSize", "presentation: sessions per page",
+		live("console.pageSize", "presentation: items per page in every Console list",
 			func(c *Config) *int { return &c.Console.PageSize }),
 		live("console.pollSeconds", "presentation: how often open pages look for changes",
 			func(c *Config) *int { return &c.Console.PollSeconds }),

@@ -13,9 +13,9 @@ import (
 
 // JSON-RPC 2.0 error codes the shim answers with itself.
 const (
-	parseError     = -32700 // the line is not JSON
-	invalidRequest = -32600 // JSON, but not one request object
-	serverError    = -32000 // the daemon could not take the request
+	parseError     = protocol.RPCParseError     // the line is not JSON
+	invalidRequest = protocol.RPCInvalidRequest // JSON, but not one request object
+	serverError    = protocol.RPCServerError    // the daemon could not take the request
 )
 
 // statusError is the daemon refusing a message: an HTTP answer other than
@@ -30,16 +30,25 @@ func (e *statusError) Error() string {
 	return fmt.Sprintf("daemon answered %s: %s", e.status, e.body)
 }
 
-// rpcError is the "error" member of the daemon's body when it is a
-// JSON-RPC error response, else nil.
-func (e *statusError) rpcError() json.RawMessage {
+// refusal answers request in with the daemon's refusal, in the envelope,
+// under the JSON-RPC code it answered (invalid request when its body
+// holds none).
+func (e *statusError) refusal(in incoming) map[string]any {
+	code, why := invalidRequest, string(e.body)
 	var body struct {
-		Error json.RawMessage `json:"error"`
+		Error *struct {
+			Code    int    `json:"code"`
+			Message string `json:"message"`
+		} `json:"error"`
 	}
-	if json.Unmarshal(e.body, &body) != nil || !bytes.HasPrefix(body.Error, []byte("{")) {
-		return nil
+	if json.Unmarshal(e.body, &body) == nil && body.Error != nil {
+		code, why = body.Error.Code, body.Error.Message
 	}
-	return body.Error
+	kind := protocol.RefusedInvalid
+	if e.code == http.StatusRequestEntityTooLarge {
+		kind = protocol.RefusedTooLarge
+	}
+	return protocol.Refusal(in.id, in.method, code, protocol.Refuse(kind, "workrail: the daemon refused the request (%s): %s", e.status, why))
 }
 
 // incoming is what answering one line from stdin needs to know of it.
@@ -206,45 +215,46 @@ func isResponse(msg []byte) bool {
 }
 
 // replyError answers a request the daemon did not answer; notifications
-// and responses get no answer. A line that is not a request gets the
-// JSON-RPC error for it (id null when its id cannot be read); a request
-// the daemon refused gets the daemon's error under the request's id; a
-// tool call that could not be delivered gets a tool result carrying the
-// DAEMON_UNAVAILABLE envelope (errors are data, so the agent can read it
-// and retry); any other request a JSON-RPC error.
+// and responses get no answer. Every answer carries the error envelope
+// (protocol.Refusal: a tool result for a tool call, else a JSON-RPC
+// error's data): a line that is not a request gets INVALID_INPUT under
+// the JSON-RPC code for it (id null when its id cannot be read); a
+// request the daemon refused gets the daemon's words and code under the
+// request's id; one that could not be delivered gets DAEMON_UNAVAILABLE
+// (errors are data, so the agent can read it and retry).
 func (s *Shim) replyError(msg []byte, cause error) {
 	in := inspect(msg)
 	if !in.answer {
 		return
 	}
-	b, _ := json.Marshal(s.errorReply(in, cause))
+	s.reply(s.errorReply(in, cause))
+}
+
+// reply writes a reply the shim made itself.
+func (s *Shim) reply(msg map[string]any) {
+	b, _ := json.Marshal(msg)
 	if err := s.write(b); err != nil {
 		s.cfg.Log.Printf("reply: %v", err)
 	}
 }
 
 func (s *Shim) errorReply(in incoming, cause error) map[string]any {
-	reply := func(rpcErr any) map[string]any {
-		return map[string]any{"jsonrpc": "2.0", "id": in.id, "error": rpcErr}
-	}
 	if in.code != 0 {
-		return reply(map[string]any{"code": in.code, "message": "workrail: " + in.why})
+		return protocol.Refusal(in.id, in.method, in.code, protocol.Refuse(protocol.RefusedInvalid, "workrail: %s.", in.why))
 	}
 	var se *statusError
 	if errors.As(cause, &se) && se.code < http.StatusInternalServerError {
-		if e := se.rpcError(); e != nil {
-			return reply(e)
-		}
-		return reply(map[string]any{"code": invalidRequest, "message": "workrail: " + se.Error()})
+		return se.refusal(in)
 	}
-	text := "workrail: " + cause.Error() + " (log: " + s.cfg.Home.DaemonLog() + ")"
-	if in.method != "tools/call" {
-		return reply(map[string]any{"code": serverError, "message": text})
-	}
-	r := protocol.DaemonUnavailable(text)
-	return map[string]any{"jsonrpc": "2.0", "id": in.id, "result": map[string]any{
-		"content":           []any{map[string]any{"type": "text", "text": r.Text}},
-		"structuredContent": r,
-		"isError":           true,
-	}}
+	r := protocol.DaemonUnavailable("workrail: " + cause.Error() + " (log: " + s.cfg.Home.DaemonLog() + ")")
+	return protocol.Refusal(in.id, in.method, serverError, r.Error)
+}
+
+// tooLong answers a line over protocol.MaxMessageBytes, of which head is
+// the start: PAYLOAD_TOO_LARGE under its id when the start holds it.
+func (s *Shim) tooLong(head []byte, n int64) {
+	id, method, _ := protocol.Peek(head)
+	s.reply(protocol.Refusal(id, method, invalidRequest, protocol.Refuse(protocol.RefusedTooLarge,
+		"workrail: the message is %d bytes; a message may be at most %d bytes (a tool call's arguments at most %d): send less (shorter notes, fewer artifacts).",
+		n, protocol.MaxMessageBytes, protocol.MaxArgumentsBytes)))
 }

@@ -26,6 +26,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/workrail/workrail/engine/protocol"
 	"github.com/workrail/workrail/server/home"
 )
 
@@ -104,7 +105,9 @@ func (s *Shim) Run(ctx context.Context, in io.Reader) error {
 		case <-s.outGone:
 			return nil
 		}
-		if msg := bytes.TrimSpace(l.line); len(msg) > 0 {
+		if msg := bytes.TrimSpace(l.line); l.size > protocol.MaxMessageBytes {
+			s.tooLong(msg, l.size)
+		} else if len(msg) > 0 {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
@@ -120,23 +123,44 @@ func (s *Shim) Run(ctx context.Context, in io.Reader) error {
 	}
 }
 
-// readLine is one line read from stdin, and the error that ended it.
+// readLine is one line read from stdin, and the error that ended it. A
+// line over protocol.MaxMessageBytes keeps only its start.
 type readLine struct {
 	line []byte
+	size int64 // the line's length, its newline left out
 	err  error
 }
 
 // read hands Run each line of r until r ends or stdout is gone.
 func (s *Shim) read(r *bufio.Reader, lines chan<- readLine) {
 	for {
-		line, err := r.ReadBytes('\n')
+		line, size, err := readLimited(r, protocol.MaxMessageBytes)
 		select {
-		case lines <- readLine{line, err}:
+		case lines <- readLine{line, size, err}:
 		case <-s.outGone:
 			return
 		}
 		if err != nil {
 			return
+		}
+	}
+}
+
+// readLimited reads one line, keeping at most limit bytes of it: the
+// rest of a longer line is read and dropped as it streams, so a line of
+// any length costs the shim limit bytes.
+func readLimited(r *bufio.Reader, limit int) (line []byte, size int64, err error) {
+	for {
+		chunk, err := r.ReadSlice('\n')
+		size += int64(len(chunk))
+		if room := limit + 1 - len(line); room > 0 {
+			line = append(line, chunk[:min(room, len(chunk))]...)
+		}
+		if !errors.Is(err, bufio.ErrBufferFull) {
+			if bytes.HasSuffix(chunk, []byte("\n")) {
+				size--
+			}
+			return line, size, err
 		}
 	}
 }

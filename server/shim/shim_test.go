@@ -19,6 +19,7 @@ import (
 
 	mcpserver "github.com/mark3labs/mcp-go/server"
 
+	"github.com/workrail/workrail/engine/protocol"
 	"github.com/workrail/workrail/server/home"
 	"github.com/workrail/workrail/server/shim"
 )
@@ -291,19 +292,107 @@ func TestEveryRequestLineIsAnswered(t *testing.T) {
 	}
 }
 
-// A request the daemon refuses gets the daemon's own JSON-RPC error under
-// the request's id, not DAEMON_UNAVAILABLE: retrying would not help.
+// A request the daemon refuses (HTTP 400) gets the daemon's own words,
+// and its JSON-RPC code, under the request's id, in the error envelope:
+// a tool call as a tool result, any other request as the error's data;
+// not DAEMON_UNAVAILABLE: retrying would not help.
 func TestRefusedRequestKeepsTheDaemonsError(t *testing.T) {
 	h := newHome(t)
 	serve(t, h, "workrail", string(h), mcpGo())
 	var out bytes.Buffer
 	s := newShim(t, h, cannotStart(), &out)
-	lines := run(t, s, &out, `{"jsonrpc":"2.0","id":11,"method":"tools/call","params":{"arguments":`+deep(10000)+`}}`+"\n")
-	if len(lines) != 1 {
-		t.Fatalf("got %q, want one reply", lines)
+	lines := run(t, s, &out, `{"jsonrpc":"2.0","id":11,"method":"tools/call","params":{"arguments":`+deep(10000)+`}}`+"\n"+
+		`{"jsonrpc":"2.0","id":12,"method":"ping","params":{"x":`+deep(10000)+`}}`+"\n")
+	if len(lines) != 2 {
+		t.Fatalf("got %q, want two replies", lines)
 	}
-	if r := mustReply(t, lines[0]); string(r.ID) != "11" || r.Error == nil || r.Error.Code != -32700 {
-		t.Errorf("reply %s, want id 11 with the daemon's -32700", lines[0])
+	byID := map[string]envelopeReply{}
+	for _, l := range lines {
+		r := mustEnvelope(t, l)
+		byID[string(r.ID)] = r
+	}
+	if r := byID["11"]; r.Result == nil || !r.Result.IsError || r.Result.Structured.Error.Code != "INVALID_INPUT" ||
+		!strings.Contains(r.Result.Structured.Error.Message, "not valid json") {
+		t.Errorf("tool call: %+v, want a tool result with INVALID_INPUT and the daemon's words", r)
+	}
+	if r := byID["12"]; r.Error == nil || r.Error.Code != -32700 || r.Error.Data.Error.Code != "INVALID_INPUT" {
+		t.Errorf("ping: %+v, want the daemon's -32700 with the envelope as its data", r)
+	}
+}
+
+// envelopeReply is a reply that carries the error envelope, as a tool
+// result or as a JSON-RPC error's data.
+type envelopeReply struct {
+	ID     json.RawMessage `json:"id"`
+	Result *struct {
+		IsError    bool     `json:"isError"`
+		Structured envelope `json:"structuredContent"`
+	} `json:"result"`
+	Error *struct {
+		Code int      `json:"code"`
+		Data envelope `json:"data"`
+	} `json:"error"`
+}
+
+type envelope struct {
+	Kind  string `json:"kind"`
+	Error struct {
+		Code    string `json:"code"`
+		Message string `json:"message"`
+	} `json:"error"`
+}
+
+func mustEnvelope(t *testing.T, s string) envelopeReply {
+	t.Helper()
+	var r envelopeReply
+	if err := json.Unmarshal([]byte(s), &r); err != nil {
+		t.Fatalf("reply %q is not JSON: %v", s, err)
+	}
+	return r
+}
+
+// A line over the message limit is answered PAYLOAD_TOO_LARGE, under its
+// id when the line's start holds it (else null), without reaching the
+// daemon; the lines after it are served as usual.
+func TestOverlongLineIsRefusedWithTheEnvelope(t *testing.T) {
+	pad := strings.Repeat("x", protocol.MaxMessageBytes)
+	cases := []struct {
+		name, line, id string
+		tool           bool
+	}{
+		{"tool call, id first", `{"jsonrpc":"2.0","id":21,"method":"tools/call","params":{"name":"start_workflow","arguments":{"workflowId":"` + pad + `"}}}`, "21", true},
+		{"ping, id first", `{"jsonrpc":"2.0","id":"p","method":"ping","params":{"x":"` + pad + `"}}`, `"p"`, false},
+		{"id after the cut", `{"jsonrpc":"2.0","method":"tools/call","params":{"x":"` + pad + `"},"id":22}`, "null", false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHome(t)
+			serve(t, h, "workrail", string(h), echo("d"))
+			var out bytes.Buffer
+			s := newShim(t, h, cannotStart(), &out)
+			lines := run(t, s, &out, tc.line+"\n"+ping+"\n")
+			if len(lines) != 2 {
+				t.Fatalf("got %d lines, want 2: %.300q", len(lines), lines)
+			}
+			var r envelopeReply
+			for _, l := range lines {
+				if !strings.Contains(l, `"id":1,`) && !strings.Contains(l, `"id":1}`) {
+					r = mustEnvelope(t, l)
+				}
+			}
+			var e envelope
+			switch {
+			case tc.tool && r.Result != nil && r.Result.IsError:
+				e = r.Result.Structured
+			case !tc.tool && r.Error != nil && r.Error.Code == -32600:
+				e = r.Error.Data
+			default:
+				t.Fatalf("reply %.300q, want a tool result for a tool call, else a JSON-RPC error", lines)
+			}
+			if string(r.ID) != tc.id || e.Error.Code != "PAYLOAD_TOO_LARGE" {
+				t.Errorf("reply id %s code %q, want %s PAYLOAD_TOO_LARGE", r.ID, e.Error.Code, tc.id)
+			}
+		})
 	}
 }
 

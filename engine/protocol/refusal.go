@@ -1,0 +1,128 @@
+package protocol
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+
+	"github.com/workrail/workrail/engine"
+)
+
+// MaxMessageBytes bounds one JSON-RPC message, as the daemon reads it and
+// the shim reads a line: the arguments limit plus room for the envelope
+// around them.
+const MaxMessageBytes = MaxArgumentsBytes + 64<<10
+
+// JSON-RPC 2.0 error codes a refusal carries.
+const (
+	RPCParseError     = -32700 // not JSON
+	RPCInvalidRequest = -32600 // JSON, but not a request WorkRail takes
+	RPCInternalError  = -32603
+	RPCServerError    = -32000 // the daemon could not take the request
+)
+
+// Refusal is the reply to a request refused before any tool ran (by the
+// shim or the daemon's guard), so that every refusal carries the error
+// envelope: a tools/call whose id is known gets a tool result with
+// isError set, as a tool's own error would; any other request gets a
+// JSON-RPC error whose data is the same structured content. rpcCode is
+// that JSON-RPC error's code.
+func Refusal(id json.RawMessage, method string, rpcCode int, e *engine.Error) map[string]any {
+	r := NewError(e)
+	known := len(id) > 0 && string(id) != "null"
+	if method == "tools/call" && known {
+		return map[string]any{"jsonrpc": "2.0", "id": id, "result": map[string]any{
+			"content":           []any{map[string]any{"type": "text", "text": r.Text}},
+			"structuredContent": r,
+			"isError":           true,
+		}}
+	}
+	if !known {
+		id = json.RawMessage("null")
+	}
+	return map[string]any{"jsonrpc": "2.0", "id": id, "error": map[string]any{"code": rpcCode, "message": e.Message, "data": r}}
+}
+
+// Refused is why a request was refused before any tool ran: the codes of
+// the envelope a transport (the daemon's guard, the shim) may answer with
+// itself, so that neither names the engine's codes.
+type Refused int
+
+// The refusals.
+const (
+	RefusedInvalid  Refused = iota // INVALID_INPUT: the request as sent is not one WorkRail takes
+	RefusedTooLarge                // PAYLOAD_TOO_LARGE
+	RefusedInternal                // INTERNAL: the MCP library failed
+	RefusedBusy                    // DAEMON_UNAVAILABLE: no room now; the same request may succeed in a while
+)
+
+// Refuse is the envelope of a refusal of kind k.
+func Refuse(k Refused, format string, args ...any) *engine.Error {
+	code := map[Refused]engine.Code{RefusedInvalid: engine.CodeInvalidInput, RefusedTooLarge: engine.CodePayloadTooLarge, RefusedInternal: engine.CodeInternal,
+		RefusedBusy: engine.CodeDaemonUnavailable}[k]
+	return engine.Errorf(code, format, args...)
+}
+
+// Peek reads a message's id and method from as much of it as there is: a
+// message cut short, or nested too deep to decode, still yields the
+// members that come before the cut. id is nil when it cannot be read;
+// whole says the message is one well-formed JSON object (JSON-RPC
+// answers a message that is not with id null, whatever it holds).
+func Peek(msg []byte) (id json.RawMessage, method string, whole bool) {
+	dec := json.NewDecoder(bytes.NewReader(msg))
+	dec.UseNumber()
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return nil, "", false
+	}
+	for dec.More() {
+		key, err := dec.Token()
+		if err != nil {
+			return id, method, false
+		}
+		v, err := dec.Token()
+		if err != nil {
+			return id, method, false
+		}
+		switch v := v.(type) {
+		case json.Delim:
+			if skipValue(dec) != nil {
+				return id, method, false
+			}
+		case json.Number:
+			if key == "id" {
+				id = json.RawMessage(v)
+			}
+		case string:
+			if key == "id" {
+				id, _ = json.Marshal(v)
+			}
+			if key == "method" {
+				method = v
+			}
+		}
+	}
+	if _, err := dec.Token(); err != nil { // the closing brace
+		return id, method, false
+	}
+	_, err := dec.Token()
+	return id, method, errors.Is(err, io.EOF)
+}
+
+// skipValue consumes the rest of an object or array whose opening
+// delimiter dec has just returned.
+func skipValue(dec *json.Decoder) error {
+	for depth := 1; depth > 0; {
+		t, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		switch t {
+		case json.Delim('{'), json.Delim('['):
+			depth++
+		case json.Delim('}'), json.Delim(']'):
+			depth--
+		}
+	}
+	return nil
+}

@@ -1,0 +1,57 @@
+package protocol_test
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/workrail/workrail/engine/protocol"
+)
+
+func TestPeek(t *testing.T) {
+	cases := []struct {
+		name, msg, id, method string
+		whole                 bool
+	}{
+		{"whole", `{"jsonrpc":"2.0","id":7,"method":"ping"}`, `7`, "ping", true},
+		{"string id after params", `{"method":"tools/call","params":{"a":[1,{"id":9}]},"id":"x"}`, `"x"`, "tools/call", true},
+		{"cut after the id", `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"a":"xxx`, `7`, "tools/call", false},
+		{"cut before the id", `{"method":"ping","params":{"a":"xxx`, ``, "ping", false},
+		{"deeper than encoding/json decodes", `{"id":3,"method":"ping","params":` + strings.Repeat("[", 20000) + strings.Repeat("]", 20000) + `}`, `3`, "ping", true},
+		{"trailing garbage", `{"id":3,"method":"ping"} x`, `3`, "ping", false},
+		{"a batch", `[{"id":3,"method":"ping"}]`, ``, "", false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			id, method, whole := protocol.Peek([]byte(c.msg))
+			if string(id) != c.id || method != c.method || whole != c.whole {
+				t.Errorf("Peek = %s %q %v, want %s %q %v", id, method, whole, c.id, c.method, c.whole)
+			}
+		})
+	}
+}
+
+// A tool call with a known id is refused with a tool result; anything
+// else with a JSON-RPC error whose data is the same envelope.
+func TestRefusal(t *testing.T) {
+	e := protocol.Refuse(protocol.RefusedTooLarge, "too big")
+	cases := []struct {
+		name, id, method, want string
+	}{
+		{"tool call", `4`, "tools/call", `{"id":4,"jsonrpc":"2.0","result":{"content":[{"text":"# Error: PAYLOAD_TOO_LARGE\nretry: not_retryable\n\n## What went wrong\ntoo big\n","type":"text"}],"isError":true,"structuredContent":{"kind":"error","text":"# Error: PAYLOAD_TOO_LARGE\nretry: not_retryable\n\n## What went wrong\ntoo big\n","error":{"code":"PAYLOAD_TOO_LARGE","message":"too big","retry":{"kind":"not_retryable"}}}}}`},
+		{"tool call, id unknown", ``, "tools/call", `{"error":{"code":-32600,"data":{"kind":"error","text":"# Error: PAYLOAD_TOO_LARGE\nretry: not_retryable\n\n## What went wrong\ntoo big\n","error":{"code":"PAYLOAD_TOO_LARGE","message":"too big","retry":{"kind":"not_retryable"}}},"message":"too big"},"id":null,"jsonrpc":"2.0"}`},
+		{"ping", `"p"`, "ping", `{"error":{"code":-32600,"data":{"kind":"error","text":"# Error: PAYLOAD_TOO_LARGE\nretry: not_retryable\n\n## What went wrong\ntoo big\n","error":{"code":"PAYLOAD_TOO_LARGE","message":"too big","retry":{"kind":"not_retryable"}}},"message":"too big"},"id":"p","jsonrpc":"2.0"}`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var id json.RawMessage
+			if c.id != "" {
+				id = json.RawMessage(c.id)
+			}
+			b, err := json.Marshal(protocol.Refusal(id, c.method, protocol.RPCInvalidRequest, e))
+			if err != nil || string(b) != c.want {
+				t.Errorf("Refusal = %s (%v)\nwant      %s", b, err, c.want)
+			}
+		})
+	}
+}

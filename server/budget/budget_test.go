@@ -1,0 +1,48 @@
+package budget_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/workrail/workrail/server/budget"
+)
+
+// Reservations past the budget wait in order; past the queue they are
+// refused at once; a wait that runs out is refused too.
+func TestReserveQueuesThenRefuses(t *testing.T) {
+	const mib = 1 << 20
+	b := budget.New(12*mib, 1, 200*time.Millisecond) // room for one 2 MiB bundle (12 MiB parsed)
+	first, err := b.Reserve(t.Context(), 2*mib)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := make(chan error, 1)
+	go func() {
+		release, err := b.Reserve(t.Context(), 1*mib) // waits for the first
+		if err == nil {
+			release()
+		}
+		got <- err
+	}()
+	time.Sleep(20 * time.Millisecond)
+	if _, err := b.Reserve(t.Context(), 1*mib); !errors.Is(err, budget.ErrBusy) {
+		t.Fatalf("a reservation past a full queue: %v, want ErrBusy", err)
+	}
+	select {
+	case err := <-got:
+		t.Fatalf("the queued reservation went ahead (%v) while the budget was spent", err)
+	case <-time.After(50 * time.Millisecond):
+	}
+	first()
+	if err := <-got; err != nil {
+		t.Fatalf("the queued reservation after room was made: %v", err)
+	}
+	hold, _ := b.Reserve(context.Background(), 2*mib)
+	defer hold()
+	t0 := time.Now()
+	if _, err := b.Reserve(t.Context(), 1); !errors.Is(err, budget.ErrBusy) || time.Since(t0) < 150*time.Millisecond {
+		t.Fatalf("a reservation that waited its longest: %v after %v, want ErrBusy after 200ms", err, time.Since(t0))
+	}
+}
