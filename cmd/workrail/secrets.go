@@ -15,8 +15,8 @@ import (
 	"github.com/workrail/workrail/engine/execute"
 	"github.com/workrail/workrail/engine/project"
 	"github.com/workrail/workrail/engine/protocol"
-	"github.com/workrail/workrail/server/secrets"
 	"github.com/workrail/workrail/server/home"
+	"github.com/workrail/workrail/server/secrets"
 	"github.com/workrail/workrail/store"
 )
 
