@@ -47,6 +47,16 @@ func withArgument(tool protocol.ToolName, raw []byte, e *engine.Error, key strin
 	return &fixable{err: e, tool: tool, args: args}
 }
 
+// withoutArgument suggests the same call with one argument left out.
+func withoutArgument(tool protocol.ToolName, raw []byte, e *engine.Error, key string) error {
+	var args map[string]json.RawMessage
+	if json.Unmarshal(raw, &args) != nil || args == nil {
+		return e
+	}
+	delete(args, key)
+	return &fixable{err: e, tool: tool, args: args}
+}
+
 // rehydrateFix answers a bad ackToken with a valid stateToken: re-reading
 // the pending step hands out a fresh ackToken that fits it.
 func rehydrateFix(e *engine.Error, stateToken string) error {

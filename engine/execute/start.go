@@ -11,6 +11,7 @@ import (
 	"github.com/workrail/workrail/engine/outcome"
 	"github.com/workrail/workrail/engine/protocol"
 	"github.com/workrail/workrail/engine/run"
+	"github.com/workrail/workrail/engine/token"
 	"github.com/workrail/workrail/engine/workflow"
 )
 
@@ -30,6 +31,9 @@ func (s *Service) start(raw []byte, workdir string) (protocol.Result, error) {
 	if e != nil {
 		return nil, badArguments(protocol.ToolStart, raw, e)
 	}
+	if in.StateToken != "" {
+		return s.startBeside(raw, in.StateToken)
+	}
 	in, secrets := s.redactStart(in)
 	entry, err := s.find(protocol.ToolStart, raw, in.WorkspacePath, in.WorkflowID)
 	if err != nil {
@@ -44,6 +48,21 @@ func (s *Service) start(raw []byte, workdir string) (protocol.Result, error) {
 	}
 	b.warnings = append(secrets, b.warnings...)
 	return s.create(b, in.WorkspacePath, workdir)
+}
+
+// startBeside starts a run in the session of the run stateToken names,
+// checked as continue_workflow checks it. A token that does not verify
+// is refused with the same call without it, which starts a new session:
+// copying nextCall still makes progress. Like any start it is not
+// idempotent: the same call twice is two runs.
+func (s *Service) startBeside(raw []byte, stateToken string) (protocol.Result, error) {
+	st, err := s.keys.Parse(stateToken, token.State)
+	if err != nil {
+		e := engine.AsError(err).With("pointer", "/stateToken")
+		e.Message += " To start in the session of a run you hold, send the stateToken of its latest response (resume_session finds it); nextCall starts a new session instead."
+		return nil, withoutArgument(protocol.ToolStart, raw, e, "stateToken")
+	}
+	return s.startIn(st.Session, raw, 0, engine.WorkflowHash{})
 }
 
 // create records a new session with its first run, and what its

@@ -48,6 +48,9 @@ type StartInput struct {
 	Preferences   *workflow.Preferences `json:"preferences,omitempty"`
 	Mode          string                `json:"mode,omitempty"`
 	WorkspacePath string                `json:"workspacePath,omitempty"`
+	// StateToken, when set, is a run's stateToken: the new run starts in
+	// that run's session instead of a new one.
+	StateToken string `json:"stateToken,omitempty"`
 }
 
 // ContinueInput is continue_workflow's arguments.

@@ -13,7 +13,7 @@ import (
 )
 
 const (
-	startAllowed    = `Allowed: "workflowId", "context", "preferences", "mode", "workspacePath".`
+	startAllowed    = `Allowed: "workflowId", "context", "preferences", "mode", "workspacePath", "stateToken".`
 	continueAllowed = `Allowed: "stateToken", "ackToken", "context", "output", "preferences", "workspacePath".`
 	outputAllowed   = `Allowed: "output.notesMarkdown", "output.artifacts", "output.resolvesGaps".`
 )
@@ -121,13 +121,17 @@ func TestParseStartRefuses(t *testing.T) {
 		{"notesMarkdown is not a start argument", `{"workflowId":"w","notesMarkdown":"did x"}`, wantErr{Code: engine.CodeUnknownKey,
 			Suggestions: []engine.Suggestion{{Path: "notesMarkdown",
 				Note: "is not an argument of start_workflow: leave it out; notes go with continue_workflow, once a step is done."}}}},
-		{"tokens are not start arguments", `{"workflowId":"w","state_token":"s"}`, wantErr{Code: engine.CodeUnknownKey,
-			Suggestions: []engine.Suggestion{{Path: "state_token",
-				Note: "is not an argument of start_workflow: leave it out; stateToken goes with continue_workflow."}}}},
+		{"an ackToken is not a start argument", `{"workflowId":"w","ack_token":"s"}`, wantErr{Code: engine.CodeUnknownKey,
+			Suggestions: []engine.Suggestion{{Path: "ack_token",
+				Note: "is not an argument of start_workflow: leave it out; ackToken goes with continue_workflow."}}}},
+		{"state_token is stateToken", `{"workflowId":"w","state_token":"s"}`, wantErr{Code: engine.CodeUnknownKey,
+			Suggestions: []engine.Suggestion{{Path: "state_token", DidYouMean: "stateToken"}}}},
 		{"duplicate key", `{"workflowId":"a","workflowId":"b"}`, wantErr{Code: engine.CodeInvalidInput, Pointer: "/workflowId",
 			Message: `/workflowId: the key "workflowId" is sent twice in the same object; send it once.`}},
 		{"id is a number", `{"workflowId":5}`, wantErr{Code: engine.CodeInvalidInput, Pointer: "/workflowId",
 			Message: "/workflowId must be a string, not a JSON number."}},
+		{"stateToken is a number", `{"workflowId":"w","stateToken":5}`, wantErr{Code: engine.CodeInvalidInput, Pointer: "/stateToken",
+			Message: "/stateToken must be a string, not a JSON number."}},
 		{"mode is a bool", `{"workflowId":"w","mode":true}`, wantErr{Code: engine.CodeInvalidInput, Pointer: "/mode",
 			Message: "/mode must be a string, not a JSON bool."}},
 		{"context is an array", `{"workflowId":"w","context":[1]}`, wantErr{Code: engine.CodeInvalidInput, Pointer: "/context",

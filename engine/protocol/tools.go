@@ -48,7 +48,8 @@ const (
 	descInspect = "Show one workflow before starting it: its inputs and step outline (mode metadata), or also every step's prompt (mode preview). Read-only."
 
 	descStart = "Start a workflow run. Returns the first pending step: do what it says, then call continue_workflow with the arguments in nextCall. " +
-		"context is only for external inputs the workflow declares (see inspect_workflow); mode picks how autonomous you may be."
+		"context is only for external inputs the workflow declares (see inspect_workflow); mode picks how autonomous you may be. " +
+		"To start it in the session of a run you hold, for the same work, send that run's stateToken."
 
 	descContinue = "Advance or resume a run. Send the stateToken and ackToken of the last response unchanged (nextCall has them) " +
 		"with your notes in output.notesMarkdown and any artifacts the step asks for: the step is recorded and the next one returned. " +
@@ -107,7 +108,8 @@ func startSchema() json.RawMessage {
 "context":{"type":"object","description":"external inputs that conditions and loops read (not notes)"},
 "mode":{"enum":` + mustJSON(outcome.Modes()) + `,"description":"a preset; or send preferences, not both"},
 "preferences":` + prefsSchema() + `,
-"workspacePath":{"type":"string","description":"absolute path of the workspace the agent works in"}}}`)
+"workspacePath":{"type":"string","description":"absolute path of the workspace the agent works in"},
+"stateToken":{"type":"string","description":"optional: a run's stateToken, to start in its session"}}}`)
 }
 
 func continueSchema() json.RawMessage {
