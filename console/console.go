@@ -15,6 +15,7 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
+	"github.com/workrail/workrail/console/markdown"
 	"github.com/workrail/workrail/engine"
 	"github.com/workrail/workrail/engine/catalog"
 	"github.com/workrail/workrail/engine/event"
@@ -39,6 +40,8 @@ type Store interface {
 	// first id below before (0: the newest), until fn returns false; a
 	// session whose overview cannot be read is passed with the error.
 	Overviews(before engine.SessionID, fn func(engine.SessionID, project.Overview, error) bool) error
+	// Overview is one session's overview.
+	Overview(engine.SessionID) (project.Overview, error)
 }
 
 // About is what the Console says about the daemon serving it.
@@ -505,7 +508,7 @@ func runsText(o project.Overview) string {
 // title is a session's derived title, or its id when nothing named it.
 func (r sessionRow) title() string {
 	if r.Overview.Title != "" {
-		return r.Overview.Title
+		return markdown.Plain(r.Overview.Title)
 	}
 	return r.ID.String()
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
+	"github.com/workrail/workrail/console/markdown"
 	"github.com/workrail/workrail/engine"
 	"github.com/workrail/workrail/engine/catalog"
 	"github.com/workrail/workrail/engine/event"
@@ -21,9 +22,12 @@ import (
 // at the preferred tip in a sidebar, the one active run, the notes in log
 // order, the timeline with a lane per run, and the gaps.
 type sessionView struct {
-	ID       engine.SessionID
-	Health   execute.Health
-	Created  event.SessionCreatedData
+	ID      engine.SessionID
+	Health  execute.Health
+	Created event.SessionCreatedData
+	// Title is the session's title as plain words, or "" when nothing
+	// named it.
+	Title    string
 	Runs     []sessionRun
 	Active   *sessionRun // nil when no run could be read
 	Chosen   bool        // the reader picked Active (?run=); else it follows the latest activity
@@ -80,6 +84,9 @@ type note struct {
 	Event engine.EventIndex
 	event.NodeOutputAppendedData
 	Checkpoint bool // recorded by a checkpoint, between steps
+	// Branch is the first node of the branch the note is on; ForkedAt
+	// the node that branch left (0 on the run's main line).
+	Branch, ForkedAt engine.NodeID
 }
 
 // sessionShow renders one session; ?run= picks the active run.
@@ -94,7 +101,6 @@ func (c *Console) sessionShow(w http.ResponseWriter, r *http.Request) {
 		c.notFound(w, r)
 		return
 	}
-	m := c.chrome("Session " + id.String())
 	v, err := c.session(id, active)
 	if errors.Is(err, engine.ErrNotFound) {
 		c.notFound(w, r)
@@ -105,7 +111,7 @@ func (c *Console) sessionShow(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	v.pageLists(r.URL.Query(), c.settings().PageSize)
-	c.render(w, r, http.StatusOK, sessionPage(m, v))
+	c.render(w, r, http.StatusOK, sessionPage(c.chrome(v.Heading()), v))
 }
 
 // session folds a session's log into what its page shows. A damaged
@@ -118,6 +124,11 @@ func (c *Console) session(id engine.SessionID, active engine.RunID) (sessionView
 	}
 	evs := g.Events()
 	v := sessionView{ID: id, Health: h, Created: g.Created(), Gaps: project.Gaps(evs)}
+	// A session without an overview (its log did not verify at an
+	// upgrade) is shown by its id.
+	if o, err := c.store.Overview(id); err == nil {
+		v.Title = markdown.Plain(o.Title)
+	}
 	for i, r := range g.Runs() {
 		if r.Root == 0 {
 			continue
@@ -140,17 +151,32 @@ func (c *Console) session(id engine.SessionID, active engine.RunID) (sessionView
 	if v.Active, err = pickRun(v.Runs, active); err != nil {
 		return v, err
 	}
+	on := branches{g: g, start: map[engine.NodeID]engine.NodeID{}}
 	for _, e := range evs {
 		if d, ok := e.Data.(*event.NodeOutputAppendedData); ok && d.NotesMarkdown != "" {
 			n, err := g.Node(e.Node)
 			if err != nil {
 				return v, err
 			}
-			v.Notes = append(v.Notes, note{Run: e.Run, Node: e.Node, Event: e.Index, NodeOutputAppendedData: *d, Checkpoint: n.Kind == event.NodeCheckpoint})
+			start, forkedAt, err := on.of(n)
+			if err != nil {
+				return v, err
+			}
+			v.Notes = append(v.Notes, note{Run: e.Run, Node: e.Node, Event: e.Index, NodeOutputAppendedData: *d,
+				Checkpoint: n.Kind == event.NodeCheckpoint, Branch: start, ForkedAt: forkedAt})
 		}
 	}
 	v.Timeline, err = c.timelineOf(id, g)
 	return v, err
+}
+
+// Heading is what the session page is titled: the session's title, else
+// its id.
+func (v sessionView) Heading() string {
+	if v.Title != "" {
+		return v.Title
+	}
+	return "Session " + v.ID.String()
 }
 
 // pickRun is the run named, or by default the one with the latest
