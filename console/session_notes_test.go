@@ -75,8 +75,8 @@ func TestSessionPageOfTwoRuns(t *testing.T) {
 		`<title>Alice reviewed the auth patch · WorkRail</title>`,
 		`data-testid="session-heading">Alice reviewed the auth patch <small class="meta"><code>ses_1</code></small></h2>`,
 		// The active run by default is the one touched last: run_2.
-		`<details class="note-run" data-testid="note-run" data-run="run_2" open>`,
-		`<details class="note-run" data-testid="note-run" data-run="run_1">`,
+		`<details class="note-run lane-2" data-testid="note-run" data-run="run_2" open>`,
+		`<details class="note-run lane-1" data-testid="note-run" data-run="run_1">`,
 		`<h4 class="meta">main line · 8 notes</h4>`,
 		`<summary>5 earlier notes</summary>`,
 		`<h4 class="meta">branch forked at node_2 · 1 note</h4>`,
