@@ -29,7 +29,7 @@ test('a corrupt session\'s page opens, states the damage and shows what could be
   expect(r?.status()).toBe(200);
   await page.locator(`tr[data-session="${c.sessionId}"]`).locator('a.row-link').click();
   await expect(page).toHaveURL(new RegExp(`/sessions/${c.sessionId}$`));
-  await expect(page.getByRole('heading', { level: 2 })).toHaveText(`Session ${c.sessionId}`);
+  await expect(page.getByRole('heading', { level: 2 })).toContainText(c.sessionId);
   await expect(page.getByTestId('health')).toHaveText(`corrupt tail at event ${c.damagedAt}`);
   // The run, its timeline up to the last good event, and the note written
   // before the damage; the damaged note is not shown.

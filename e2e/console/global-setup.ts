@@ -13,6 +13,7 @@ import path from 'node:path';
 import { request } from '@playwright/test';
 import { build, Daemon, killStrays, loginLink, makeWorkspace, repoRoot } from './daemon';
 import { seed } from './seed';
+import { seedSessions } from './seed_sessions';
 
 export default async function globalSetup() {
   const ws = makeWorkspace();
@@ -27,6 +28,7 @@ export default async function globalSetup() {
     build(ws);
     daemon = await Daemon.start(ws);
     const sessions = await seed(ws.bin, ws.home);
+    Object.assign(sessions, await seedSessions(ws.bin, ws.home));
     const damaged = sessions['corrupt'];
     if (damaged) {
       await daemon.stop();

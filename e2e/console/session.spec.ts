@@ -1,16 +1,15 @@
 // A session's page: the runs sidebar with the active run marked, the
 // active run in full, the timeline (one lane per run, one row per stretch
 // of one run's events), the session's notes and its gaps, each linked to
-// the node it belongs to. The protocol starts one run per session
-// (start_workflow always makes a new session), so every seeded session
-// has one run and one lane.
+// the node it belongs to. These seeded sessions have one run and one
+// lane; session_runs.spec.ts has a session of two.
 import { test, expect } from './fixtures';
 import { loopIterations, loopResolution } from './seed';
 
 test('the runs sidebar marks the active run, and its link selects it', async ({ page, seed }) => {
   const s = seed['loop'];
   await page.goto(`/sessions/${s.sessionId}`);
-  await expect(page.getByRole('heading', { level: 2 })).toHaveText(`Session ${s.sessionId}`);
+  await expect(page.getByRole('heading', { level: 2 })).toHaveText(`Triaged: the parser drops a trailing comma. ${s.sessionId}`);
   await expect(page.getByTestId('health')).toHaveText('healthy');
   const runs = page.getByRole('navigation', { name: 'Runs' });
   const link = runs.getByRole('link');
@@ -67,6 +66,10 @@ test('notes link to the node they were written at', async ({ page, seed }) => {
   const section = page.getByRole('region', { name: 'Session notes' });
   const notes = section.locator('.notes > li');
   await expect(notes).toHaveCount(3 + 2 * loopIterations + 4);
+  // All but the latest three are folded under a count; unfold them.
+  const earlier = section.getByTestId('note-earlier');
+  await expect(earlier.locator('summary')).toHaveText(`${3 + 2 * loopIterations + 4 - 3} earlier notes`);
+  await earlier.locator('summary').click();
   const first = notes.first();
   await expect(first.locator('.note-head')).toContainText('triage');
   await expect(first.locator('.note-body')).toHaveText('Triaged: the parser drops a trailing comma.');

@@ -125,7 +125,7 @@ test.describe('Share a session', () => {
 
     await link.click();
     await expect(page).toHaveURL(new RegExp(`/sessions/${imported}$`));
-    await expect(page.getByRole('heading', { level: 2 })).toHaveText(`Session ${imported}`);
+    await expect(page.getByRole('heading', { level: 2 }).locator('small')).toHaveText(imported);
     await expect(page.getByTestId('health')).toHaveText('healthy');
     await expect(page.getByTestId('active-run')).toContainText(s.workflowId);
     await expect(page.locator('.notes').last()).toContainText('second branch');
