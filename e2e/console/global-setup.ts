@@ -28,7 +28,7 @@ export default async function globalSetup() {
     build(ws);
     daemon = await Daemon.start(ws);
     const sessions = await seed(ws.bin, ws.home);
-    Object.assign(sessions, await seedSessions(ws.bin, ws.home));
+    process.env.WORKRAIL_E2E_SESSIONS = JSON.stringify(await seedSessions(ws.bin, ws.home));
     const damaged = sessions['corrupt'];
     if (damaged) {
       await daemon.stop();

@@ -4,8 +4,10 @@
 // time, the notes folded by run and branch with only the latest few open,
 // and a timeline with one lane per run.
 import { test, expect, shootPhoneAndDesktop } from './fixtures';
+import { sessionsSeed } from './seed_sessions';
 
-test('the heading is the title in plain words, the sidebar lists both runs and picks one', async ({ page, seed }) => {
+test('the heading is the title in plain words, the sidebar lists both runs and picks one', async ({ page }) => {
+  const seed = sessionsSeed();
   const one = seed['two-runs'];
   const two = seed['two-runs-second'];
   expect(two.sessionId).toBe(one.sessionId);
@@ -20,7 +22,7 @@ test('the heading is the title in plain words, the sidebar lists both runs and p
   await expect(links).toHaveCount(2);
   const first = runs.locator(`li[data-run="${one.runId}"] a`);
   const second = runs.locator(`li[data-run="${two.runId}"] a`);
-  await expect(first).toContainText('Bug investigation');
+  await expect(first).toContainText('Codebase exploration');
   await expect(first).toContainText('2 branches');
   await expect(first.getByTestId('status')).toHaveText('▶ in progress');
   await expect(second).toContainText('Hello, WorkRail');
@@ -36,11 +38,12 @@ test('the heading is the title in plain words, the sidebar lists both runs and p
   await expect(runs.locator(`li[data-run="${one.runId}"] a`)).toHaveAttribute('aria-current', 'page');
   await expect(runs.locator(`li[data-run="${two.runId}"] a`)).not.toHaveAttribute('aria-current', 'page');
   await expect(page.getByTestId('active-run')).toHaveCount(1);
-  await expect(page.getByTestId('active-run')).toContainText('wr.bug_investigation');
+  await expect(page.getByTestId('active-run')).toContainText('wr.exploration');
   await expect(page.getByTestId('active-run')).not.toContainText('wr.hello');
 });
 
-test('notes fold by run and branch, the latest few open', async ({ page, seed }, info) => {
+test('notes fold by run and branch, the latest few open', async ({ page }, info) => {
+  const seed = sessionsSeed();
   const one = seed['two-runs'];
   const two = seed['two-runs-second'];
   await page.goto(`/sessions/${one.sessionId}?run=${one.runId}`);
@@ -56,16 +59,16 @@ test('notes fold by run and branch, the latest few open', async ({ page, seed },
   await expect(other.locator('summary')).toContainText('2 notes');
   await expect(other.getByText('Said hello for the same work.')).toBeHidden();
 
-  // The first run: its main line (six notes, three folded) and the branch
+  // The first run: its main line (five notes, two folded) and the branch
   // the rewind made (one note).
   const branches = mine.getByTestId('note-branch');
   await expect(branches).toHaveCount(2);
   const main = branches.first();
-  await expect(main.getByRole('heading', { level: 4 })).toHaveText('main line · 6 notes');
+  await expect(main.getByRole('heading', { level: 4 })).toHaveText('main line · 5 notes');
   const earlier = main.getByTestId('note-earlier');
-  await expect(earlier.locator('summary')).toHaveText('3 earlier notes');
+  await expect(earlier.locator('summary')).toHaveText('2 earlier notes');
   await expect(main.locator(':scope > ol.notes > li')).toHaveCount(3);
-  await expect(main.locator(':scope > ol.notes > li').last()).toContainText('Hypothesis 2: the lexer merges the comma.');
+  await expect(main.locator(':scope > ol.notes > li').last()).toContainText('Studied the parser: it drops a trailing comma.');
   // The first note, folded: its Markdown renders (bold) once unfolded.
   const firstNote = earlier.locator('li').first();
   await expect(firstNote).toBeHidden();
@@ -74,7 +77,7 @@ test('notes fold by run and branch, the latest few open', async ({ page, seed },
   await expect(firstNote.locator('.note-body strong')).toHaveText('Alice');
   const branch = branches.nth(1);
   await expect(branch.getByRole('heading', { level: 4 })).toHaveText(/^branch forked at node_\d+ · 1 note$/);
-  await expect(branch).toContainText('Localized, a second look');
+  await expect(branch).toContainText('Built again, a second look');
 
   // The other run unfolds on a click.
   await other.locator('summary').click();
@@ -82,7 +85,8 @@ test('notes fold by run and branch, the latest few open', async ({ page, seed },
   await shootPhoneAndDesktop(page, 'session-two-runs', (f) => info.outputPath(f));
 });
 
-test('the timeline has a lane per run, in log order', async ({ page, seed }) => {
+test('the timeline has a lane per run, in log order', async ({ page }) => {
+  const seed = sessionsSeed();
   const one = seed['two-runs'];
   const two = seed['two-runs-second'];
   await page.goto(`/sessions/${one.sessionId}`);
@@ -92,7 +96,7 @@ test('the timeline has a lane per run, in log order', async ({ page, seed }) => 
   await expect(stretches).toHaveCount(2);
   await expect(stretches.nth(0)).toHaveAttribute('data-run', one.runId);
   await expect(stretches.nth(0)).toHaveClass(/\blane-1\b/);
-  await expect(stretches.nth(0)).toContainText(`${one.runId} started wr.bug_investigation`);
+  await expect(stretches.nth(0)).toContainText(`${one.runId} started wr.exploration`);
   await expect(stretches.nth(1)).toHaveAttribute('data-run', two.runId);
   await expect(stretches.nth(1)).toHaveClass(/\blane-2\b/);
   await expect(stretches.nth(1)).toContainText(`${two.runId} started wr.hello: greet → look-around → wrap-up`);
@@ -103,7 +107,8 @@ test('the timeline has a lane per run, in log order', async ({ page, seed }) => 
   expect(b!.y).toBeGreaterThan(a!.y);
 });
 
-test('the sessions list shows the title without its Markdown marks', async ({ page, seed }) => {
+test('the sessions list shows the title without its Markdown marks', async ({ page }) => {
+  const seed = sessionsSeed();
   const one = seed['two-runs'];
   await page.goto(`/?q=${encodeURIComponent('Alice')}`);
   const row = page.locator(`tr[data-session="${one.sessionId}"]`);
