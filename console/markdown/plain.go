@@ -13,6 +13,25 @@ import (
 // to nothing (only marks) stays as it was. The result is text for templ
 // to escape, never HTML.
 func Plain(src string) string {
+	if !marked(src) {
+		return strings.Join(strings.Fields(src), " ")
+	}
+	return parsePlain(src)
+}
+
+// marked reports whether src may hold Markdown marks: a character that
+// can open inline markup, or a start that can open a block. Most titles
+// (a workflow id, a sentence) hold none, and skip the parse.
+func marked(src string) bool {
+	s := strings.TrimSpace(src)
+	if s == "" || strings.ContainsAny(s, "*_`[]<>!#\\&~|") {
+		return true
+	}
+	return strings.IndexByte("-+=0123456789", s[0]) >= 0
+}
+
+// parsePlain is Plain by goldmark's parse: the text of every inline node.
+func parsePlain(src string) string {
 	src, _ = bound(src)
 	source := []byte(src)
 	var b strings.Builder

@@ -20,3 +20,36 @@ func TestPlain(t *testing.T) {
 		}
 	}
 }
+
+// Titles without marks skip the parse; the parse gives them the same.
+func TestPlainSkipsOnlyWhatTheParseLeavesAlone(t *testing.T) {
+	for _, in := range []string{"wr.hello", "Triaged: the parser drops a trailing comma.", "look-around then wrap-up",
+		"  spaced   out  ", "see https://example.com now", "www.example.com", "a: b; c, d (e) 'f' \"g\" é", "x = y"} {
+		if marked(in) {
+			t.Errorf("marked(%q) = true; want false", in)
+		}
+		if got, want := Plain(in), parsePlain(in); got != want {
+			t.Errorf("Plain(%q) = %q; the parse gives %q", in, got, want)
+		}
+	}
+	for _, in := range []string{"**a**", "- a", "1. a", "# a", "a <b>", "a & b", "`a`", "[a](b)", "a\\b", "~~a~~", "=== a"} {
+		if !marked(in) {
+			t.Errorf("marked(%q) = false; want true", in)
+		}
+	}
+}
+
+// BenchmarkPlain is one sessions-list title: the list strips one per
+// row. Most titles have no marks.
+func BenchmarkPlain(b *testing.B) {
+	for name, title := range map[string]string{
+		"marked": "**Alice** reviewed the `auth` patch and [the docs](https://example.com): two gaps left",
+		"plain":  "Triaged: the parser drops a trailing comma on the last line of a file.",
+	} {
+		b.Run(name, func(b *testing.B) {
+			for b.Loop() {
+				Plain(title)
+			}
+		})
+	}
+}
