@@ -286,8 +286,8 @@ func (s *Service) again(at Place, context []byte, pinned bool) (protocol.Result,
 	return s.startIn(at.Session, raw, at.Run, pin)
 }
 
-// startIn starts a run in existing session sid, as start always starts
-// one in a new session: raw are start_workflow's arguments, checked the
+// startIn starts a run in existing session sid, as start without a
+// stateToken starts one in a new session: raw are start_workflow's arguments, checked the
 // same way, with the same warnings, and no session_created is written.
 // The workflow is what its id means now in the catalog of the workspace
 // the session was started in, or, when pin is set, that pinned version

@@ -15,7 +15,8 @@ import (
 	"github.com/workrail/workrail/engine/workflow"
 )
 
-// Start begins a new session and run of a workflow.
+// Start begins a run of a workflow: in a new session, or, given the
+// stateToken of a run, in that run's session.
 func (s *Service) Start(raw []byte) protocol.Result { return s.StartFrom(raw, "") }
 
 // StartFrom is Start for a client running in folder workdir: when the
