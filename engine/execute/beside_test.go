@@ -25,6 +25,7 @@ func twoFlows(t *testing.T) *rig {
 	return newRig(t, catalogOf(t, map[string]string{
 		"wr.a.json": flow("wr.a", "a1", "a2", "a3"),
 		"wr.b.json": flow("wr.b", "b1", "b2"),
+		"wr.f.json": forkFlow("1", "c"),
 	}))
 }
 
@@ -135,12 +136,16 @@ func TestStartInASessionRefusals(t *testing.T) {
 		code    engine.Code
 		pointer string
 		fix     bool
+		// topic is the fix's example topic, for a fix that keeps the
+		// stateToken and completes the context.
+		topic string
 	}{
-		{"forged", map[string]any{"workflowId": "wr.b", "stateToken": "st1.forged"}, engine.CodeTokenInvalidFormat, "/stateToken", true},
-		{"tampered", map[string]any{"workflowId": "wr.b", "stateToken": first.StateToken[:len(first.StateToken)-2] + "AA"}, engine.CodeTokenBadSignature, "/stateToken", true},
-		{"ack token", map[string]any{"workflowId": "wr.b", "stateToken": first.AckToken}, engine.CodeTokenWrongKind, "/stateToken", true},
-		{"other workspace", map[string]any{"workflowId": "wr.b", "stateToken": first.StateToken, "workspacePath": "/elsewhere"}, engine.CodeInvalidInput, "/workspacePath", false},
-		{"unknown workflow", map[string]any{"workflowId": "wr.zzz", "stateToken": first.StateToken}, engine.CodeWorkflowNotFound, "", false},
+		{"forged", map[string]any{"workflowId": "wr.b", "stateToken": "st1.forged"}, engine.CodeTokenInvalidFormat, "/stateToken", true, ""},
+		{"tampered", map[string]any{"workflowId": "wr.b", "stateToken": first.StateToken[:len(first.StateToken)-2] + "AA"}, engine.CodeTokenBadSignature, "/stateToken", true, ""},
+		{"ack token", map[string]any{"workflowId": "wr.b", "stateToken": first.AckToken}, engine.CodeTokenWrongKind, "/stateToken", true, ""},
+		{"other workspace", map[string]any{"workflowId": "wr.b", "stateToken": first.StateToken, "workspacePath": "/elsewhere"}, engine.CodeInvalidInput, "/workspacePath", false, ""},
+		{"unknown workflow", map[string]any{"workflowId": "wr.zzz", "stateToken": first.StateToken}, engine.CodeWorkflowNotFound, "", false, ""},
+		{"missing context", map[string]any{"workflowId": "wr.f", "stateToken": first.StateToken}, engine.CodeInvalidInput, "/context", false, "<topic>"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -161,6 +166,15 @@ func TestStartInASessionRefusals(t *testing.T) {
 				if e.NextCall.Tool != string(protocol.ToolStart) || strings.Contains(string(args), "stateToken") ||
 					!strings.Contains(string(args), `"workflowId":"wr.b"`) {
 					t.Fatalf("nextCall %s; want the same start without stateToken", b)
+				}
+			}
+			if tt.topic != "" {
+				var args struct {
+					StateToken string            `json:"stateToken"`
+					Context    map[string]string `json:"context"`
+				}
+				if e.NextCall == nil || json.Unmarshal(e.NextCall.Arguments, &args) != nil || args.StateToken != first.StateToken || args.Context["topic"] != tt.topic {
+					t.Fatalf("nextCall %s; want the same start with context.topic %s", b, tt.topic)
 				}
 			}
 			if n := len(r.events(t, first.Session.SessionID)); n != before {

@@ -2,6 +2,7 @@ package execute
 
 import (
 	"cmp"
+	"errors"
 	"time"
 
 	"github.com/workrail/workrail/engine"
@@ -63,7 +64,28 @@ func (s *Service) startBeside(raw []byte, stateToken string) (protocol.Result, e
 		e.Message += " To start in the session of a run you hold, send the stateToken of its latest response (resume_session finds it); nextCall starts a new session instead."
 		return nil, withoutArgument(protocol.ToolStart, raw, e, "stateToken")
 	}
-	return s.startIn(st.Session, raw, 0, engine.WorkflowHash{})
+	r, err := s.startIn(st.Session, raw, 0, engine.WorkflowHash{})
+	var e *engine.Error
+	if errors.As(err, &e) && e.Details["missingContext"] != nil {
+		return nil, s.contextFix(st.Session, raw, e)
+	}
+	return r, err
+}
+
+// contextFix answers a start in session sid that lacks required context
+// as start answers one: with the same call, the context completed with
+// example values (start has read the catalog entry, so it is there).
+func (s *Service) contextFix(sid engine.SessionID, raw []byte, e *engine.Error) error {
+	in, _ := protocol.ParseStart(raw) // startIn parsed raw already
+	ws, err := s.workspace(sid)
+	if err != nil {
+		return e
+	}
+	entry, ok := s.workflows.Catalog(ws).Get(in.WorkflowID)
+	if !ok {
+		return e
+	}
+	return withArgument(protocol.ToolStart, raw, e, "context", contextExample(entry.Compiled.Context, in.Context))
 }
 
 // create records a new session with its first run, and what its
