@@ -9,7 +9,9 @@ import (
 	"github.com/workrail/workrail/engine/bundle"
 	"github.com/workrail/workrail/engine/event"
 	"github.com/workrail/workrail/engine/execute"
+	"github.com/workrail/workrail/engine/execute/executetest"
 	"github.com/workrail/workrail/engine/protocol"
+	"github.com/workrail/workrail/engine/token"
 )
 
 // twoFlows holds wr.a (three steps) and wr.b (two), for a session that
@@ -130,6 +132,11 @@ func TestSecondRunResumesAndTravels(t *testing.T) {
 func TestStartInASessionRefusals(t *testing.T) {
 	r := twoFlows(t)
 	first := r.step(t, "start", map[string]any{"workflowId": "wr.a", "workspacePath": "/work/proj"})
+	ring := executetest.Ring(t)
+	elsewhere, err := ring.Mint(token.Claims{Kind: token.State, Key: ring.Active(), Session: first.Session.SessionID + 1, Run: 1, Node: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		name    string
 		args    map[string]any
@@ -143,6 +150,7 @@ func TestStartInASessionRefusals(t *testing.T) {
 		{"forged", map[string]any{"workflowId": "wr.b", "stateToken": "st1.forged"}, engine.CodeTokenInvalidFormat, "/stateToken", true, ""},
 		{"tampered", map[string]any{"workflowId": "wr.b", "stateToken": first.StateToken[:len(first.StateToken)-2] + "AA"}, engine.CodeTokenBadSignature, "/stateToken", true, ""},
 		{"ack token", map[string]any{"workflowId": "wr.b", "stateToken": first.AckToken}, engine.CodeTokenWrongKind, "/stateToken", true, ""},
+		{"no such session here", map[string]any{"workflowId": "wr.b", "stateToken": elsewhere}, engine.CodeTokenUnknownNode, "/stateToken", true, ""},
 		{"other workspace", map[string]any{"workflowId": "wr.b", "stateToken": first.StateToken, "workspacePath": "/elsewhere"}, engine.CodeInvalidInput, "/workspacePath", false, ""},
 		{"unknown workflow", map[string]any{"workflowId": "wr.zzz", "stateToken": first.StateToken}, engine.CodeWorkflowNotFound, "", false, ""},
 		{"missing context", map[string]any{"workflowId": "wr.f", "stateToken": first.StateToken}, engine.CodeInvalidInput, "/context", false, "<topic>"},

@@ -66,8 +66,14 @@ func (s *Service) startBeside(raw []byte, stateToken string) (protocol.Result, e
 	}
 	r, err := s.startIn(st.Session, raw, 0, engine.WorkflowHash{})
 	var e *engine.Error
-	if errors.As(err, &e) && e.Details["missingContext"] != nil {
+	switch {
+	case !errors.As(err, &e):
+		return r, err
+	case e.Details["missingContext"] != nil:
 		return nil, s.contextFix(st.Session, raw, e)
+	case e.Code == engine.CodeTokenUnknownNode:
+		// A genuine token of a session this store does not have.
+		return nil, withoutArgument(protocol.ToolStart, raw, e.With("pointer", "/stateToken"), "stateToken")
 	}
 	return r, err
 }
