@@ -44,7 +44,7 @@ func (b noteBranch) EarlierText() string {
 	return strconv.Itoa(len(b.Earlier)) + " earlier notes"
 }
 
-// CountText counts a branch's or a run's notes in words.
+// notesCount counts a branch's or a run's notes in words.
 func notesCount(n int) string {
 	if n == 1 {
 		return "1 note"
