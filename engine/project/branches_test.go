@@ -13,7 +13,7 @@ func TestBranchStatesReadEveryLeaf(t *testing.T) {
 	s := newSession(t)
 	r, root := s.run("a")
 	b := s.advance(r, root, 0, "b", "")
-	done := s.advance(r, b, 0, "", "")    // the first branch completes
+	done := s.advance(r, b, 0, "", "")     // the first branch completes
 	blocked := s.advance(r, b, 1, "c", "") // a rewound chat forks b
 	s.block(r, blocked, 0)
 	open := s.advance(r, root, 1, "b", "") // and another forks the root
