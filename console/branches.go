@@ -105,7 +105,7 @@ func (o origin) Text() string {
 	case originCheckpoint:
 		return "a checkpoint left behind"
 	}
-	return "an agent rewound and went on"
+	return "an agent rewound"
 }
 
 // branchInfo is how a node that starts a branch or a fork came to be,
@@ -117,21 +117,35 @@ type branchInfo struct {
 	After  workflow.StepID
 }
 
-// Label is the branch's label in words: "⑂ forked from node_2 after
-// triage: an agent rewound and went on".
-func (b branchInfo) Label() string {
+// Where says where the branch or fork left: "forked from node_2 after
+// triage" for a fork, "from node_2 after b" for the path taken first,
+// "at node_9 after d" for a checkpoint left behind.
+func (b branchInfo) Where() string {
 	where := b.From.String()
 	if b.After != "" {
 		where += " after " + string(b.After)
 	}
 	switch b.Origin.Kind {
 	case originFirst:
-		return "from " + where + ": " + b.Origin.Text()
+		return "from " + where
 	case originCheckpoint:
-		return b.Origin.Text() + " at " + where
+		return "at " + where
 	}
-	return "⑂ forked from " + where + ": " + b.Origin.Text()
+	return "forked from " + where
 }
+
+// Glyph marks a fork, "↳ ", so a narrow page that shows only how a
+// branch came to be still shows it is a fork.
+func (b branchInfo) Glyph() string {
+	if b.Origin.Kind == originRewound || b.Origin.Kind == originConsole {
+		return "↳ "
+	}
+	return ""
+}
+
+// Label is the branch's label in words, where it left and how it came to
+// be: "↳ forked from node_2 after triage: an agent rewound".
+func (b branchInfo) Label() string { return b.Glyph() + b.Where() + ": " + b.Origin.Text() }
 
 // branchInfos reads how each branch of l other than the current one came
 // to be, and each fork on show (a fork on the current branch starts no
@@ -238,14 +252,16 @@ func (v runView) endShown(row lanes.Row) bool {
 }
 
 // stubText describes a folded branch by what sets it apart from its
-// siblings: how many steps, from which step, and how it ends.
+// siblings: its length (with the branches off it) and its first step,
+// "3 steps from reproduce"; a checkpoint left behind is "at" its step.
 func stubText(br lanes.Branch, row lanes.Row) string {
-	s := count(br.Nodes, "step", "steps")
-	if br.First != "" {
+	s := row.Summary()
+	switch {
+	case br.First == "":
+	case row.Folded == row.Checkpoints:
+		s += " at " + string(br.First)
+	default:
 		s += " from " + string(br.First)
-	}
-	if extra := row.Folded - br.Nodes; extra > 0 {
-		s += " (+" + count(extra, "node on branches off it", "nodes on branches off it") + ")"
 	}
 	return s
 }

@@ -51,12 +51,12 @@ func TestBranchLabel(t *testing.T) {
 		info branchInfo
 		want string
 	}{
-		{branchInfo{Origin: origin{Kind: originRewound}, From: 2, After: "triage"}, "⑂ forked from node_2 after triage: an agent rewound and went on"},
+		{branchInfo{Origin: origin{Kind: originRewound}, From: 2, After: "triage"}, "↳ forked from node_2 after triage: an agent rewound"},
 		{branchInfo{Origin: origin{Kind: originConsole, Context: []string{"severity", "topic"}}, From: 2, After: "triage"},
-			"⑂ forked from node_2 after triage: forked in the Console, context changed: severity, topic"},
-		{branchInfo{Origin: origin{Kind: originConsole}, From: 7}, "⑂ forked from node_7: forked in the Console, context unchanged"},
+			"↳ forked from node_2 after triage: forked in the Console, context changed: severity, topic"},
+		{branchInfo{Origin: origin{Kind: originConsole}, From: 7}, "↳ forked from node_7: forked in the Console, context unchanged"},
 		{branchInfo{Origin: origin{Kind: originFirst}, From: 2, After: "b"}, "from node_2 after b: the path taken first"},
-		{branchInfo{Origin: origin{Kind: originCheckpoint}, From: 9, After: "d"}, "a checkpoint left behind at node_9 after d"},
+		{branchInfo{Origin: origin{Kind: originCheckpoint}, From: 9, After: "d"}, "at node_9 after d: a checkpoint left behind"},
 	}
 	for _, c := range cases {
 		if got := c.info.Label(); got != c.want {

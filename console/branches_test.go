@@ -63,8 +63,8 @@ func TestRunPageTellsBranchesApart(t *testing.T) {
 	}
 	rows := map[string]string{
 		"node_3": "B 2 steps from c from node_2 after b: the path taken first ✓ complete",
-		"node_5": "C 1 step from c ⑂ forked from node_2 after b: an agent rewound and went on ▶ in progress at c",
-		"node_6": "A node_6 c ◆ preferred tip ⑂ forked from node_2 after b: forked in the Console, context changed: topic",
+		"node_5": "C 1 step from c ↳ forked from node_2 after b: an agent rewound ▶ in progress at c",
+		"node_6": "A node_6 c ◆ preferred tip ↳ forked from node_2 after b: forked in the Console, context changed: topic",
 	}
 	for id, want := range rows {
 		if got := rowOf(t, page, id); got != want {

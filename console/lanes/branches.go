@@ -36,9 +36,6 @@ type Branch struct {
 	State project.BranchState
 }
 
-// Current says the branch is the one that ends at the preferred tip.
-func (b Branch) Current() bool { return b.From == 0 }
-
 // describe reads every branch of the tree, by index.
 func (b *builder) describe() error {
 	b.branches = make([]Branch, len(b.t.tops))

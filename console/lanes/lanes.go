@@ -131,9 +131,9 @@ type Link struct {
 // Checkpoint says the row is one checkpoint node.
 func (r Row) Checkpoint() bool { return r.Kind == NodeRow && r.NodeKind == event.NodeCheckpoint }
 
-// Summary is the text a folded row shows: "N more steps on a branch
-// forked here" for a stub ("N more steps and M checkpoints" when it
-// holds checkpoints, "1 checkpoint" for a checkpoint left behind), "×N
+// Summary is the text a folded row shows: "N steps" for a stub, counting
+// the branches off it too ("N steps and M checkpoints" when it holds
+// checkpoints, "1 checkpoint" for a checkpoint left behind), "×N
 // iterations of plan → edit → test (M steps)" for a loop fold (at most
 // four steps named; the count of steps when an iteration has more than
 // one), "" for a node.
@@ -142,12 +142,12 @@ func (r Row) Summary() string {
 	case StubRow:
 		var parts []string
 		if n := r.Folded - r.Checkpoints; n > 0 {
-			parts = append(parts, count(n, "more step", "more steps"))
+			parts = append(parts, count(n, "step", "steps"))
 		}
 		if r.Checkpoints > 0 {
 			parts = append(parts, count(r.Checkpoints, "checkpoint", "checkpoints"))
 		}
-		return strings.Join(parts, " and ") + " on a branch forked here"
+		return strings.Join(parts, " and ")
 	case LoopRow:
 		body := r.Body
 		if len(body) > maxBody {

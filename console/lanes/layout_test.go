@@ -298,8 +298,8 @@ func TestSummaryCountsFoldedNodes(t *testing.T) {
 		row  lanes.Row
 		want string
 	}{
-		{lanes.Row{Kind: lanes.StubRow, Folded: 1}, "1 more step on a branch forked here"},
-		{lanes.Row{Kind: lanes.StubRow, Folded: 3}, "3 more steps on a branch forked here"},
+		{lanes.Row{Kind: lanes.StubRow, Folded: 1}, "1 step"},
+		{lanes.Row{Kind: lanes.StubRow, Folded: 3}, "3 steps"},
 		{lanes.Row{Kind: lanes.LoopRow, Folded: 5, Iterations: 5, Body: []workflow.StepID{"body"}}, "×5 iterations of body"},
 		{lanes.Row{Kind: lanes.LoopRow, Folded: 36, Iterations: 12, Body: []workflow.StepID{"plan", "edit", "test"}},
 			"×12 iterations of plan → edit → test (36 steps)"},
@@ -307,9 +307,9 @@ func TestSummaryCountsFoldedNodes(t *testing.T) {
 			"×4 iterations of a → b → c → … (20 steps)"},
 		{lanes.Row{Kind: lanes.LoopRow, Folded: 16, Iterations: 4, Body: []workflow.StepID{"a", "b", "c", "d"}},
 			"×4 iterations of a → b → c → d (16 steps)"},
-		{lanes.Row{Kind: lanes.StubRow, Folded: 1, Checkpoints: 1}, "1 checkpoint on a branch forked here"},
-		{lanes.Row{Kind: lanes.StubRow, Folded: 5, Checkpoints: 2}, "3 more steps and 2 checkpoints on a branch forked here"},
-		{lanes.Row{Kind: lanes.StubRow, Folded: 2, Checkpoints: 1}, "1 more step and 1 checkpoint on a branch forked here"},
+		{lanes.Row{Kind: lanes.StubRow, Folded: 1, Checkpoints: 1}, "1 checkpoint"},
+		{lanes.Row{Kind: lanes.StubRow, Folded: 5, Checkpoints: 2}, "3 steps and 2 checkpoints"},
+		{lanes.Row{Kind: lanes.StubRow, Folded: 2, Checkpoints: 1}, "1 step and 1 checkpoint"},
 		{lanes.Row{Kind: lanes.NodeRow}, ""},
 		{lanes.Row{Kind: lanes.NodeRow, NodeKind: event.NodeCheckpoint}, ""},
 	}
