@@ -227,3 +227,17 @@ func between(s, open, close string) string {
 	v, _, _ := strings.Cut(rest, close)
 	return v
 }
+
+// The layouts a reader gets by opening a node deep in a folded branch of a
+// branch, and by expanding all, pinned as text and drawing.
+func TestGoldenRevealAndExpandAll(t *testing.T) {
+	ff := forkOfFork(t)
+	l, added, err := lanes.Reveal(ff.g, ff.run, nil, 10) // node_10: on the branch off the folded branch
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "fork_of_fork_reveal.txt", fmt.Sprintf("added %v\n", added)+render(l)+"\n"+l.SVG())
+	sib := siblings(t)
+	all := sib.build(t, allNodes(sib)...)
+	golden(t, "siblings_all.txt", render(all)+"\n"+all.SVG())
+}
