@@ -1,10 +1,9 @@
 // Package lanes lays out one run's branch DAG for the Console's run page,
 // the way `git log --graph --topo-order` does: one row per node (ordered
 // by the log, never a clock), lane 0 for the path from the root to the
-// preferred tip,
-// every other branch folded to a stub row under its fork parent unless
-// expanded, repeated iterations of a loop folded to one "×N iterations"
-// row. The page shows the rows as an ordinary HTML list and draws
+// preferred tip, every other branch folded to a stub row under its fork
+// parent unless expanded, repeated iterations of a loop folded to one
+// "×N iterations" row. The page shows the rows as an ordinary HTML list and draws
 // Layout.SVG beside it, decorative only.
 //
 // Rows follow the path to the tip, and right below a node come the rows
