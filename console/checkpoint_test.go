@@ -117,7 +117,7 @@ func TestCheckpointsAreTheirOwnKindOfNode(t *testing.T) {
 		t.Error("the checkpoint's panel does not say what it checkpoints, or offers Fork here")
 	}
 	_, svg := getPath(t, h, base+"/graph.svg")
-	if strings.Count(svg, `<path class="checkpoint"`) != 1 || strings.Count(svg, `<path class="tip checkpoint"`) != 1 || strings.Count(svg, `class="edge checkpoint"`) != 2 {
+	if strings.Count(svg, `<path class="checkpoint"`) != 1 || strings.Count(svg, `<path class="tip checkpoint"`) != 1 || strings.Count(svg, `class="edge b0 checkpoint"`) != 2 {
 		t.Errorf("the drawing does not draw both checkpoints and their edges as such:\n%s", svg)
 	}
 }

@@ -58,6 +58,9 @@ type runView struct {
 	// PanelLists are the pages of the open node's lists the panel shows
 	// (?outputs=, ?gaps=, ?attempts=).
 	PanelLists panelLists
+	// Branches says how each branch on show came to be, by first node,
+	// and how each fork on show did.
+	Branches map[engine.NodeID]branchInfo
 }
 
 // panelLists are the pages of a node's outputs, gaps and blocked
@@ -75,6 +78,8 @@ type runRequest struct {
 	session engine.SessionID
 	run     engine.RunID
 	expand  map[engine.NodeID]bool
+	all     bool   // expand=all: every folded row open
+	text    string // the expand query as the URL says it
 	node    engine.NodeID
 	filter  runFilter
 	rows    string // the first row listed, as the URL says it ("" for the default)
@@ -86,7 +91,9 @@ func parseRunRequest(r *http.Request) (runRequest, bool) {
 	if q.session.UnmarshalText([]byte(chi.URLParam(r, "session"))) != nil || q.run.UnmarshalText([]byte(chi.URLParam(r, "run"))) != nil {
 		return q, false
 	}
-	for _, s := range strings.Split(r.URL.Query().Get("expand"), ",") {
+	q.text = r.URL.Query().Get("expand")
+	q.all = q.text == expandAll
+	for _, s := range strings.Split(q.text, ",") {
 		var id engine.NodeID
 		if id.UnmarshalText([]byte(s)) == nil {
 			q.expand[id] = true
@@ -114,7 +121,6 @@ func (c *Console) runShow(w http.ResponseWriter, r *http.Request) {
 	}
 	m := c.chrome(q.run.String() + " of " + q.session.String())
 	v, err := c.run(q)
-	v.Expand = r.URL.Query().Get("expand")
 	v.pageRows(q, m.Config.PageSize)
 	if errors.Is(err, engine.ErrNotFound) {
 		c.notFound(w, r)
@@ -163,7 +169,7 @@ func (c *Console) layout(q runRequest) (lanes.Layout, error) {
 	if _, err := g.Run(q.run); err != nil {
 		return lanes.Layout{}, err
 	}
-	return lanes.Build(g, q.run, q.expand)
+	return lanes.Build(g, q.run, expandSet(g, q))
 }
 
 func (c *Console) run(q runRequest) (runView, error) {
@@ -175,11 +181,19 @@ func (c *Console) run(q runRequest) (runView, error) {
 	if err != nil {
 		return runView{}, err
 	}
-	v := runView{Session: q.session, Filter: q.filter, Marked: marked(g, q.filter), Head: g.Head(), Health: h}
+	v := runView{Session: q.session, Filter: q.filter, Marked: marked(g, q.filter), Head: g.Head(), Health: h, Expand: q.text}
 	if v.Summary, err = project.Summarize(g, rn); err != nil {
 		return v, err
 	}
-	if v.Layout, err = lanes.Build(g, q.run, q.expand); err != nil {
+	// The node open in the panel always has a row: what folds it opens.
+	var opened []engine.NodeID
+	if v.Layout, opened, err = lanes.Reveal(g, q.run, expandSet(g, q), q.node); err != nil {
+		return v, err
+	}
+	if !q.all {
+		v.Expand = withAdded(v.Expand, opened)
+	}
+	if v.Branches, err = branchInfos(g, v.Layout); err != nil {
 		return v, err
 	}
 	if v.Pinned, err = c.pinned(q.session, rn.WorkflowHash); err != nil {

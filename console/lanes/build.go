@@ -3,6 +3,7 @@ package lanes
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"slices"
 
 	"github.com/workrail/workrail/engine"
@@ -19,42 +20,115 @@ import (
 // that repeats; inside an iteration that does not, its inner loops fold
 // the same way), unless expand holds the folded row's Node (a branch's
 // first node, a loop fold's first node), which then shows every node it
-// stood for. An id in expand that names no folded row on show (unknown,
-// or inside a branch still folded) is ignored. A fold never takes a fork
-// parent, the tip or a branch's first or last node: they keep their own
-// rows, and a loop fold splits around the iteration that holds them. A
-// missing run or root is an error wrapping engine.ErrNotFound.
+// stood for, right below the node it forks from. An id in expand that
+// names no folded row on show (unknown, or inside a branch still folded)
+// is ignored. A fold never takes a fork parent, the tip or a branch's
+// first or last node: they keep their own rows, and a loop fold splits
+// around the iteration that holds them. A missing run or root is an error
+// wrapping engine.ErrNotFound.
 func Build(g *project.Graph, id engine.RunID, expand map[engine.NodeID]bool) (Layout, error) {
+	l, _, err := Reveal(g, id, expand, 0)
+	return l, err
+}
+
+// Reveal lays out run id as Build does, with whatever hides node unfolded
+// too: every folded branch above it and the loop fold holding it, so the
+// node has a row of its own. It returns the layout and the ids it added to
+// expand, in ascending order (none when node is shown already, is 0, or
+// is not a node of the run).
+func Reveal(g *project.Graph, id engine.RunID, expand map[engine.NodeID]bool, node engine.NodeID) (Layout, []engine.NodeID, error) {
 	r, err := g.Run(id)
 	if err != nil {
-		return Layout{}, fmt.Errorf("lanes: %w", err)
+		return Layout{}, nil, fmt.Errorf("lanes: %w", err)
 	}
 	if r.Root == 0 {
-		return Layout{}, fmt.Errorf("lanes: %s has no root node: %w", id, engine.ErrNotFound)
+		return Layout{}, nil, fmt.Errorf("lanes: %s has no root node: %w", id, engine.ErrNotFound)
 	}
 	root, err := g.Node(r.Root)
 	if err != nil {
-		return Layout{}, fmt.Errorf("lanes: root of %s: %w", id, err)
+		return Layout{}, nil, fmt.Errorf("lanes: root of %s: %w", id, err)
 	}
 	t, err := load(g, root)
 	if err != nil {
-		return Layout{}, err
+		return Layout{}, nil, err
 	}
 	tip, err := project.PreferredTip(g, root)
 	if err != nil {
-		return Layout{}, fmt.Errorf("lanes: tip of %s: %w", id, err)
+		return Layout{}, nil, fmt.Errorf("lanes: tip of %s: %w", id, err)
 	}
-	b := &builder{t: t, expand: expand, tip: t.byID[tip.ID]}
+	v := t.byID[node]
+	var added []engine.NodeID
+	open := func(id engine.NodeID) {
+		if !expand[id] {
+			if len(added) == 0 {
+				expand = maps.Clone(expand)
+				if expand == nil {
+					expand = map[engine.NodeID]bool{}
+				}
+			}
+			expand[id] = true
+			added = append(added, id)
+		}
+	}
+	for u := v; u != nil && u.parent != nil; u = u.parent {
+		if u.best != u.parent.best {
+			open(u.ID)
+		}
+	}
+	b, err := t.build(id, expand, t.byID[tip.ID])
+	if err != nil {
+		return Layout{}, nil, err
+	}
+	if v != nil && v.item == nil { // still inside a loop fold: open it
+		for _, it := range b.items {
+			if it.kind == LoopRow && holds(it, v) {
+				open(it.first.ID)
+			}
+		}
+		if b, err = t.build(id, expand, t.byID[tip.ID]); err != nil {
+			return Layout{}, nil, err
+		}
+	}
+	slices.Sort(added)
+	return b.layout(), added, nil
+}
+
+// holds says loop fold it stands for v: v is on its line between its
+// first and last node.
+func holds(it *item, v *vertex) bool {
+	for u := it.last; u != nil; u = u.parent {
+		if u == v {
+			return true
+		}
+		if u == it.first {
+			return false
+		}
+	}
+	return false
+}
+
+// build lays the tree out under expand.
+func (t *tree) build(id engine.RunID, expand map[engine.NodeID]bool, tip *vertex) (*builder, error) {
+	for _, v := range t.order {
+		v.item = nil
+	}
+	b := &builder{t: t, run: id, expand: expand, tip: tip}
 	if err := b.lay(t.order[0]); err != nil {
-		return Layout{}, err
+		return nil, err
 	}
-	slices.SortFunc(b.items, func(x, y *item) int { return slices.Compare(x.key[:], y.key[:]) })
+	b.emit(b.lines[0])
 	for i, it := range b.items {
 		it.row = i
 	}
-	l := Layout{Run: id, Tip: tip.ID, Lanes: b.assignLanes()}
+	return b, nil
+}
+
+// layout is the laid-out tree as rows, with its branches.
+func (b *builder) layout() Layout {
+	l := Layout{Run: b.run, Tip: b.tip.ID, Lanes: b.assignLanes()}
 	l.Rows = b.rows()
-	return l, nil
+	l.Branches = b.branches
+	return l
 }
 
 // item is one row before the rows are ordered.
@@ -70,10 +144,7 @@ type item struct {
 	body                  []workflow.StepID
 	depth                 int
 	line                  *line
-	// key orders the rows: node_created of the row's node; a stub sorts
-	// right after its fork parent, stubs of one parent by their branch.
-	key [3]engine.EventIndex
-	row int
+	row                   int
 }
 
 // line is the nodes one lane shows: lane 0's path to the tip, an expanded
@@ -88,16 +159,23 @@ type line struct {
 }
 
 type builder struct {
-	t      *tree
-	expand map[engine.NodeID]bool
-	tip    *vertex
-	lines  []*line
-	items  []*item
+	t        *tree
+	run      engine.RunID
+	expand   map[engine.NodeID]bool
+	tip      *vertex
+	lines    []*line
+	items    []*item
+	branches []Branch
+	forks    map[*vertex][]*line // the lines laid out off each node, by branch
 }
 
 // lay turns lane 0 and every branch it reaches into items, breadth first.
 func (b *builder) lay(root *vertex) error {
 	b.lines = []*line{{top: root, leaf: b.tip}}
+	b.forks = map[*vertex][]*line{}
+	if err := b.describe(); err != nil {
+		return err
+	}
 	for i := 0; i < len(b.lines); i++ {
 		ln := b.lines[i]
 		var err error
@@ -118,8 +196,7 @@ func (b *builder) stub(ln *line) error {
 	if err != nil {
 		return err
 	}
-	b.add(ln, &item{kind: StubRow, first: ln.top, last: ln.leaf, step: step, folded: ln.top.size, checkpoints: ln.top.checkpoints,
-		key: [3]engine.EventIndex{ln.fork.CreatedAt, 1, ln.top.CreatedAt}})
+	b.add(ln, &item{kind: StubRow, first: ln.top, last: ln.leaf, step: step, folded: ln.top.size, checkpoints: ln.top.checkpoints})
 	return nil
 }
 
@@ -133,10 +210,10 @@ func (b *builder) path(ln *line) error {
 		if f.steps[i], f.cursors[i], err = b.t.pending(v); err != nil {
 			return err
 		}
-		for _, id := range v.Children {
-			if c := b.t.byID[id]; c != v.next {
-				b.lines = append(b.lines, &line{top: c, leaf: c.best, fork: v})
-			}
+		for _, c := range v.forks {
+			ln := &line{top: c, leaf: c.best, fork: v}
+			b.lines = append(b.lines, ln)
+			b.forks[v] = append(b.forks[v], ln)
 		}
 	}
 	f.region(0, len(nodes), 0)
@@ -205,8 +282,7 @@ func (f *folder) loop(lo, hi, d int) {
 			}
 		default:
 			f.b.add(f.ln, &item{kind: LoopRow, first: f.nodes[s], last: f.nodes[end-1], step: f.steps[end-1], folded: end - s,
-				iterations: n, iteration: f.cursors[s][d+1].Iteration + 1, body: distinct(f.steps[s:e]), depth: d,
-				key: [3]engine.EventIndex{f.nodes[s].CreatedAt}})
+				iterations: n, iteration: f.cursors[s][d+1].Iteration + 1, body: distinct(f.steps[s:e]), depth: d})
 		}
 		s = end
 	}
@@ -244,7 +320,7 @@ func (f *folder) foldable(s, e int) bool {
 
 // node gives node i its own row.
 func (f *folder) node(i int) {
-	it := &item{kind: NodeRow, first: f.nodes[i], last: f.nodes[i], step: f.steps[i], key: [3]engine.EventIndex{f.nodes[i].CreatedAt}}
+	it := &item{kind: NodeRow, first: f.nodes[i], last: f.nodes[i], step: f.steps[i]}
 	f.nodes[i].item = it
 	f.b.add(f.ln, it)
 }
@@ -263,7 +339,21 @@ func distinct(steps []workflow.StepID) []workflow.StepID {
 func (b *builder) add(ln *line, it *item) {
 	it.line = ln
 	ln.items = append(ln.items, it)
-	b.items = append(b.items, it)
+}
+
+// emit orders the rows: a line's rows top to bottom, and right below a
+// node's row the rows of the branches that leave it, each whole, in the
+// order they were created. A branch is drawn beside the node it forks
+// from, however much later it was made.
+func (b *builder) emit(ln *line) {
+	for _, it := range ln.items {
+		b.items = append(b.items, it)
+		if it.kind == NodeRow {
+			for _, br := range b.forks[it.first] {
+				b.emit(br)
+			}
+		}
+	}
 }
 
 // assignLanes gives lane 0 to the path to the tip and every other line
@@ -278,7 +368,7 @@ func (b *builder) assignLanes() int {
 		}
 	}
 	others := slices.Clone(b.lines[1:])
-	slices.SortFunc(others, func(x, y *line) int {
+	slices.SortStableFunc(others, func(x, y *line) int {
 		return cmp.Or(cmp.Compare(x.start, y.start), cmp.Compare(x.items[0].row, y.items[0].row))
 	})
 	busy := []int{len(b.items)} // the last row of each lane's latest line
@@ -307,7 +397,8 @@ func (b *builder) rows() []Row {
 		rows[i] = Row{Kind: it.kind, Lane: it.line.lane, Node: it.first.ID, Last: it.last.ID, Parent: it.first.Parent,
 			Step: it.step, Folded: it.folded, Checkpoints: it.checkpoints, Iterations: it.iterations, FirstIteration: it.iteration, Body: it.body, LoopDepth: it.depth,
 			Tip:      it.kind == NodeRow && it.first == b.tip,
-			NodeKind: it.first.Kind, ForkedFrom: g.ForkedFrom(it.first.Node), ForksOf: g.ForksOf(it.first.Node)}
+			NodeKind: it.first.Kind, ForkedFrom: g.ForkedFrom(it.first.Node), ForksOf: g.ForksOf(it.first.Node), Branch: it.first.branch,
+			Ends: it.last.best == it.last}
 		rows[i].Edge, _ = g.Edge(it.first.ID)
 	}
 	for _, ln := range b.lines {

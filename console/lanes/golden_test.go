@@ -228,6 +228,9 @@ func TestGolden(t *testing.T) {
 		{"run1000_loop3_folded", bigLoop3, false},
 		{"checkpoints_folded", checkpoints, false},
 		{"checkpoints_expanded", checkpoints, true},
+		{"far_fork_expanded", farFork, true},
+		{"siblings_folded", siblings, false},
+		{"siblings_expanded", siblings, true},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -248,6 +251,13 @@ func TestGolden(t *testing.T) {
 func render(l lanes.Layout) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s tip=%s lanes=%d rows=%d\n", l.Run, l.Tip, l.Lanes, len(l.Rows))
+	for _, br := range l.Branches {
+		fmt.Fprintf(&b, "branch %s: %s..%s nodes=%d from=%s after=%q first=%q edge=%q %s", br.Label, br.Top, br.Leaf, br.Nodes, id(br.From), br.After, br.First, br.Edge, br.State.Status)
+		if br.State.Pending != "" {
+			fmt.Fprintf(&b, " at %q", br.State.Pending)
+		}
+		b.WriteString("\n")
+	}
 	for i, r := range l.Rows {
 		pic := bytes.Repeat([]byte{' '}, l.Lanes)
 		for _, lane := range r.Through {
@@ -264,7 +274,10 @@ func render(l lanes.Layout) string {
 		if r.Last != r.Node {
 			fmt.Fprintf(&b, " last=%s", r.Last)
 		}
-		fmt.Fprintf(&b, " step=%q parent=%s", r.Step, id(r.Parent))
+		fmt.Fprintf(&b, " branch=%s step=%q parent=%s", l.Branches[r.Branch].Label, r.Step, id(r.Parent))
+		if r.Ends {
+			b.WriteString(" ends")
+		}
 		if r.ForkedFrom != 0 {
 			fmt.Fprintf(&b, " forked-from=%s", r.ForkedFrom)
 		}

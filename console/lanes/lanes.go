@@ -1,10 +1,16 @@
 // Package lanes lays out one run's branch DAG for the Console's run page,
-// the way `git log --graph` does: one row per node in node_created order
-// (never a clock), lane 0 for the path from the root to the preferred tip,
-// every other branch folded to a stub row under its fork parent unless
-// expanded, repeated iterations of a loop folded to one "×N iterations"
-// row. The page shows the rows as an ordinary HTML list and draws
+// the way `git log --graph --topo-order` does: one row per node (ordered
+// by the log, never a clock), lane 0 for the path from the root to the
+// preferred tip, every other branch folded to a stub row under its fork
+// parent unless expanded, repeated iterations of a loop folded to one
+// "×N iterations" row. The page shows the rows as an ordinary HTML list and draws
 // Layout.SVG beside it, decorative only.
+//
+// Rows follow the path to the tip, and right below a node come the rows
+// of the branches that leave it, each in the order of its own path, so a
+// branch is drawn beside its fork point however much later it was made.
+// Each branch has a letter, and the drawing gives its edges their own
+// colour and dash pattern, so lanes differ by more than colour.
 //
 // It is pure: it reads a project.Graph and returns values. It must not
 // import the Console, templ, chi, net/http or the store.
@@ -44,6 +50,9 @@ type Layout struct {
 	// Lanes is how many lanes the rows use (the drawing's width).
 	Lanes int
 	Rows  []Row
+	// Branches are every branch of the run, folded or not, by index:
+	// Branches[0] ends at the tip.
+	Branches []Branch
 }
 
 // Row is one line of the run page's list.
@@ -97,6 +106,12 @@ type Row struct {
 	ForkedFrom engine.NodeID
 	// ForksOf counts the branches forked off Node (Graph.ForksOf).
 	ForksOf int
+	// Branch is the index in Layout.Branches of the branch Node is on:
+	// for a stub, the branch it folds.
+	Branch int
+	// Ends says Last is its branch's leaf: a stub, or the last node of a
+	// branch.
+	Ends bool
 	// Through lists, in ascending order, the lanes whose lines pass by
 	// this row without a node on it.
 	Through []int
@@ -115,9 +130,9 @@ type Link struct {
 // Checkpoint says the row is one checkpoint node.
 func (r Row) Checkpoint() bool { return r.Kind == NodeRow && r.NodeKind == event.NodeCheckpoint }
 
-// Summary is the text a folded row shows: "N more steps on a branch
-// forked here" for a stub ("N more steps and M checkpoints" when it
-// holds checkpoints, "1 checkpoint" for a checkpoint left behind), "×N
+// Summary is the text a folded row shows: "N steps" for a stub, counting
+// the branches off it too ("N steps and M checkpoints" when it holds
+// checkpoints, "1 checkpoint" for a checkpoint left behind), "×N
 // iterations of plan → edit → test (M steps)" for a loop fold (at most
 // four steps named; the count of steps when an iteration has more than
 // one), "" for a node.
@@ -126,12 +141,12 @@ func (r Row) Summary() string {
 	case StubRow:
 		var parts []string
 		if n := r.Folded - r.Checkpoints; n > 0 {
-			parts = append(parts, count(n, "more step", "more steps"))
+			parts = append(parts, count(n, "step", "steps"))
 		}
 		if r.Checkpoints > 0 {
 			parts = append(parts, count(r.Checkpoints, "checkpoint", "checkpoints"))
 		}
-		return strings.Join(parts, " and ") + " on a branch forked here"
+		return strings.Join(parts, " and ")
 	case LoopRow:
 		body := r.Body
 		if len(body) > maxBody {

@@ -18,26 +18,28 @@ import (
 	"github.com/workrail/workrail/engine/workflow"
 )
 
-// A lane is free again below the last row of the branch that used it;
-// a branch still open keeps its lane, so one forked meanwhile takes the
-// next; lane 0 is the tip's alone.
+// A lane is free again below the last row of the branch that used it:
+// each branch is drawn whole right below its fork point, so branches off
+// the current one take turns on lane 1 and only a branch off a branch
+// needs another; lane 0 is the tip's alone.
 func TestLanesAreReused(t *testing.T) {
 	s := newSession(t)
 	r, root := s.start(at(0, "a"))
 	n2 := s.advance(r, root, at(1, "b"))
 	n3 := s.advance(r, n2, at(2, "c"))
-	a1 := s.advance(r, n2, at(2, "c")) // branch A: rows 3-4
+	a1 := s.advance(r, n2, at(2, "c")) // branch A
 	a2 := s.advance(r, a1, at(3, "d"))
 	n4 := s.advance(r, n3, at(3, "d"))
 	n5 := s.advance(r, n4, at(4, "e"))
-	b1 := s.advance(r, n4, at(4, "e")) // branch B: after A ended
+	b1 := s.advance(r, n4, at(4, "e")) // branch B
 	n6 := s.advance(r, n5, at(5, "f"))
-	c1 := s.advance(r, n5, at(5, "f")) // branch C: while B is open
+	c1 := s.advance(r, n5, at(5, "f")) // branch C, made while B was open
 	b2 := s.advance(r, b1, at(5, "f"))
+	e1 := s.advance(r, c1, at(6, "g")) // branch E, off C (C goes on from c2, made later)
 	c2 := s.advance(r, c1, at(6, "g"))
 	n7 := s.advance(r, n6, at(6, "g"))
 	n8 := s.advance(r, n7, at(7, "h"))
-	d1 := s.advance(r, n7, at(7, "h")) // branch D: after B and C ended
+	d1 := s.advance(r, n7, at(7, "h")) // branch D
 	tip := s.advance(r, n8, done)
 	f := fixture{s.graph(), r, nil}
 
@@ -47,14 +49,14 @@ func TestLanesAreReused(t *testing.T) {
 		want   map[engine.NodeID]int
 		lanes  int
 	}{
-		{"all expanded", []engine.NodeID{a1, b1, c1, d1},
-			map[engine.NodeID]int{root: 0, n3: 0, n7: 0, tip: 0, a1: 1, a2: 1, b1: 1, b2: 1, c1: 2, c2: 2, d1: 1}, 3},
+		{"all expanded: E beside C", []engine.NodeID{a1, b1, c1, d1, e1},
+			map[engine.NodeID]int{root: 0, n3: 0, n7: 0, tip: 0, a1: 1, a2: 1, b1: 1, b2: 1, c1: 1, c2: 1, e1: 2, d1: 1}, 3},
 		{"all folded: every stub on lane 1", nil,
 			map[engine.NodeID]int{root: 0, n6: 0, tip: 0, a1: 1, b1: 1, c1: 1, d1: 1}, 2},
-		{"C alone: B's stub ended before C starts", []engine.NodeID{c1},
-			map[engine.NodeID]int{b1: 1, c1: 1, c2: 1, d1: 1}, 2},
-		{"B and D: D reuses B's lane", []engine.NodeID{b1, d1},
-			map[engine.NodeID]int{a1: 1, b1: 1, b2: 1, c1: 2, d1: 1}, 3},
+		{"C alone: E's stub beside it", []engine.NodeID{c1},
+			map[engine.NodeID]int{b1: 1, c1: 1, c2: 1, e1: 2, d1: 1}, 3},
+		{"B and D", []engine.NodeID{b1, d1},
+			map[engine.NodeID]int{a1: 1, b1: 1, b2: 1, c1: 1, d1: 1}, 2},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -281,8 +283,9 @@ func TestCheckpointsHaveTheirOwnShape(t *testing.T) {
 		if count(`<path class="checkpoint"`) != marks || count(`<path class="tip checkpoint"`) != 1 || tips != 1 || marks < 2 {
 			t.Errorf("expand %v: %d triangles for %d checkpoints, %d hollow tips\n%s", expand, count(`<path class="checkpoint"`), marks, count(`class="tip checkpoint"`), render(l))
 		}
-		if count(`class="edge checkpoint`) != links || count(`stroke-dasharray`) != links || links < 3 {
-			t.Errorf("expand %v: %d dashed edges for %d checkpoint links", expand, count(`stroke-dasharray`), links)
+		dashed := len(regexp.MustCompile(`class="edge b\d+ checkpoint[^>]*stroke-dasharray="3 3"`).FindAllString(svg, -1))
+		if dashed != links || count(`stroke-dasharray="3 3"`) != links || links < 3 {
+			t.Errorf("expand %v: %d dashed edges for %d checkpoint links", expand, dashed, links)
 		}
 		if count("<circle ")+count(`<rect class="stub"`)+count(`<path class="tip`)+count(`<path class="checkpoint"`) != len(l.Rows) || count(`<rect class="stub"`) != stubs {
 			t.Errorf("expand %v: not one mark per row\n%s", expand, svg)
@@ -295,8 +298,8 @@ func TestSummaryCountsFoldedNodes(t *testing.T) {
 		row  lanes.Row
 		want string
 	}{
-		{lanes.Row{Kind: lanes.StubRow, Folded: 1}, "1 more step on a branch forked here"},
-		{lanes.Row{Kind: lanes.StubRow, Folded: 3}, "3 more steps on a branch forked here"},
+		{lanes.Row{Kind: lanes.StubRow, Folded: 1}, "1 step"},
+		{lanes.Row{Kind: lanes.StubRow, Folded: 3}, "3 steps"},
 		{lanes.Row{Kind: lanes.LoopRow, Folded: 5, Iterations: 5, Body: []workflow.StepID{"body"}}, "×5 iterations of body"},
 		{lanes.Row{Kind: lanes.LoopRow, Folded: 36, Iterations: 12, Body: []workflow.StepID{"plan", "edit", "test"}},
 			"×12 iterations of plan → edit → test (36 steps)"},
@@ -304,9 +307,9 @@ func TestSummaryCountsFoldedNodes(t *testing.T) {
 			"×4 iterations of a → b → c → … (20 steps)"},
 		{lanes.Row{Kind: lanes.LoopRow, Folded: 16, Iterations: 4, Body: []workflow.StepID{"a", "b", "c", "d"}},
 			"×4 iterations of a → b → c → d (16 steps)"},
-		{lanes.Row{Kind: lanes.StubRow, Folded: 1, Checkpoints: 1}, "1 checkpoint on a branch forked here"},
-		{lanes.Row{Kind: lanes.StubRow, Folded: 5, Checkpoints: 2}, "3 more steps and 2 checkpoints on a branch forked here"},
-		{lanes.Row{Kind: lanes.StubRow, Folded: 2, Checkpoints: 1}, "1 more step and 1 checkpoint on a branch forked here"},
+		{lanes.Row{Kind: lanes.StubRow, Folded: 1, Checkpoints: 1}, "1 checkpoint"},
+		{lanes.Row{Kind: lanes.StubRow, Folded: 5, Checkpoints: 2}, "3 steps and 2 checkpoints"},
+		{lanes.Row{Kind: lanes.StubRow, Folded: 2, Checkpoints: 1}, "1 step and 1 checkpoint"},
 		{lanes.Row{Kind: lanes.NodeRow}, ""},
 		{lanes.Row{Kind: lanes.NodeRow, NodeKind: event.NodeCheckpoint}, ""},
 	}

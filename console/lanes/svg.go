@@ -20,7 +20,8 @@ const (
 
 // SVG draws the layout as a standalone image to show beside the list of
 // rows: edges as paths (a bend, classed "fork", where a connection
-// changes lane; dashed, classed "checkpoint", into a checkpoint), nodes
+// changes lane; dashed, classed "checkpoint", into a checkpoint; in the
+// colour and dash pattern of the branch they lead into), nodes
 // as circles, checkpoints as triangles, loop folds as larger circles,
 // the preferred tip as a diamond (hollow when it is a checkpoint) and
 // stubs as squares. It is decorative
@@ -42,7 +43,7 @@ func (l Layout) SVGRows(from, to int) string {
 	for i, r := range l.Rows[:max(to, 0)] {
 		for _, o := range r.Out {
 			if o.Row >= from {
-				w.edge(i, r.Lane, o, l.Rows[o.Row].Edge == event.EdgeCheckpoint)
+				w.edge(i, r.Lane, o, l.Rows[o.Row])
 			}
 		}
 	}
@@ -65,21 +66,46 @@ func (w *svg) n(n int) *svg    { w.b = strconv.AppendInt(w.b, int64(n), 10); ret
 func x(lane int) int         { return lane*LaneWidth + LaneWidth/2 }
 func (w *svg) y(row int) int { return row*RowHeight + RowHeight/2 - w.top }
 
-// edge draws a connection from (row, lane) down to o: straight down its
-// own lane, or bending into o's lane within the row below and then
-// straight down; dashed when it leads to a checkpoint.
-func (w *svg) edge(row, lane int, o Link, checkpoint bool) {
+// branchInk is how the edges into each branch's nodes are drawn: the
+// current branch (0) solid grey, the others in turn a colour and a dash
+// pattern of their own, so two lanes never differ by colour alone. Every
+// colour is at least 3:1 against the light and the dark panel.
+var branchInk = []struct{ colour, dash string }{
+	{"#7a8599", ""},
+	{"#c2570c", "8 4"},
+	{"#8a5cd0", "2 4"},
+	{"#0f8a7e", "8 4 2 4"},
+	{"#b8466e", "12 3"},
+}
+
+// ink is how edges into branch i are drawn.
+func ink(i int) (colour, dash string) {
+	if i > 0 {
+		i = 1 + (i-1)%(len(branchInk)-1)
+	}
+	return branchInk[i].colour, branchInk[i].dash
+}
+
+// edge draws a connection from (row, lane) down to the row of o, to:
+// straight down its own lane, or bending into o's lane within the row
+// below and then straight down; in the ink of to's branch, dashed "3 3"
+// when it leads to a checkpoint.
+func (w *svg) edge(row, lane int, o Link, to Row) {
 	x1, y1, x2, y2 := x(lane), w.y(row), x(o.Lane), w.y(o.Row)
-	class, dash := "edge", ""
-	if checkpoint {
-		class, dash = "edge checkpoint", ` stroke-dasharray="3 3"`
+	colour, dash := ink(to.Branch)
+	class := "edge b" + strconv.Itoa(to.Branch)
+	if to.Edge == event.EdgeCheckpoint {
+		class, dash = class+" checkpoint", "3 3"
+	}
+	if dash != "" {
+		dash = ` stroke-dasharray="` + dash + `"`
 	}
 	if lane == o.Lane {
-		w.s(`<path class="`).s(class).s(`" fill="none" stroke="#7a8599" stroke-width="2"`).s(dash).s(` d="M`).n(x1).s(" ").n(y1).s("V").n(y2).s(`"/>` + "\n")
+		w.s(`<path class="`).s(class).s(`" fill="none" stroke="`).s(colour).s(`" stroke-width="2"`).s(dash).s(` d="M`).n(x1).s(" ").n(y1).s("V").n(y2).s(`"/>` + "\n")
 		return
 	}
 	mid, bent := y1+RowHeight/2, y1+RowHeight
-	w.s(`<path class="`).s(class).s(` fork" fill="none" stroke="#7a8599" stroke-width="2"`).s(dash).s(` d="M`).n(x1).s(" ").n(y1).s("C").n(x1).s(" ").n(mid).s(" ").n(x2).s(" ").n(mid).s(" ").n(x2).s(" ").n(bent)
+	w.s(`<path class="`).s(class).s(` fork" fill="none" stroke="`).s(colour).s(`" stroke-width="2"`).s(dash).s(` d="M`).n(x1).s(" ").n(y1).s("C").n(x1).s(" ").n(mid).s(" ").n(x2).s(" ").n(mid).s(" ").n(x2).s(" ").n(bent)
 	if y2 > bent {
 		w.s("V").n(y2)
 	}

@@ -1,7 +1,9 @@
 package lanes
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 
 	"github.com/workrail/workrail/engine"
 	"github.com/workrail/workrail/engine/event"
@@ -21,6 +23,11 @@ type vertex struct {
 	size     int     // nodes in the subtree, this one included
 	next     *vertex // the child continuing this node's line; nil at its end
 	item     *item   // the row showing this node, when it has its own
+	// branch is the index in Layout.Branches of the branch this node is
+	// on; forks are the branches that leave it, in the order their first
+	// nodes were created.
+	branch int
+	forks  []*vertex
 
 	checkpoints int // the checkpoint nodes in the subtree
 }
@@ -30,6 +37,7 @@ type tree struct {
 	g     *project.Graph
 	byID  map[engine.NodeID]*vertex
 	order []*vertex
+	tops  []*vertex // the first node of each branch, by branch index
 }
 
 // load walks the run's tree from root. A child that names another parent,
@@ -63,7 +71,42 @@ func load(g *project.Graph, root project.Node) (*tree, error) {
 			}
 		}
 	}
+	t.branches()
 	return t, nil
+}
+
+// branches splits the tree into branches, each the path from its first
+// node down to the preferred leaf under it: the root's branch ends at the
+// run's preferred tip, and a child whose preferred leaf is not its
+// parent's starts a branch of its own. The split follows the preferred-
+// tip rule alone, never how the page folds, so a branch keeps its index
+// (its letter) whatever is expanded. Indexes follow node_created of the
+// branches' first nodes: the root's branch is 0.
+func (t *tree) branches() {
+	t.tops = t.tops[:0]
+	for _, v := range t.order {
+		if v.parent == nil || v.best != v.parent.best {
+			t.tops = append(t.tops, v)
+		}
+	}
+	slices.SortFunc(t.tops, func(a, b *vertex) int { return cmp.Compare(a.CreatedAt, b.CreatedAt) })
+	for i, v := range t.tops {
+		v.branch = -1 - i // marks a top until the walk below
+	}
+	for _, v := range t.order { // parents before children
+		switch {
+		case v.branch < 0:
+			v.branch = -1 - v.branch
+			if v.parent != nil {
+				v.parent.forks = append(v.parent.forks, v)
+			}
+		case v.parent != nil:
+			v.branch = v.parent.branch
+		}
+	}
+	for _, v := range t.order {
+		slices.SortFunc(v.forks, func(a, b *vertex) int { return cmp.Compare(a.CreatedAt, b.CreatedAt) })
+	}
 }
 
 func (t *tree) add(n project.Node, parent *vertex) {

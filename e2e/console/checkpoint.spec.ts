@@ -32,7 +32,7 @@ test('a checkpoint made through the shim is its own kind of node on the run page
   // The drawing marks it with its own shape, reached by a dashed edge.
   const svg = await (await page.request.get(await page.locator('.graph img').getAttribute('src') as string)).text();
   expect(svg).toContain('<path class="tip checkpoint"');
-  expect(svg).toMatch(/<path class="edge checkpoint"[^>]*stroke-dasharray/);
+  expect(svg).toMatch(/<path class="edge b\d+ checkpoint"[^>]*stroke-dasharray="3 3"/);
 
   await row.getByRole('link', { name: 'node_3' }).click();
   const panel = page.getByTestId('node-panel');

@@ -49,7 +49,7 @@ test('folds the earlier branch under its fork point and opens it without JS', as
   await expect(rows).toHaveCount(3);
   await expect(page.getByTestId('tip')).toHaveCount(1);
   const stub = page.locator('[data-kind="stub"]');
-  await expect(stub).toContainText('2 more steps on a branch forked here');
+  await expect(stub).toContainText('2 steps from');
   // The drawing is decorative: no role, hidden from assistive technology.
   await expect(page.locator('.graph img')).toHaveAttribute('aria-hidden', 'true');
   await expect(page.locator('.graph img')).toHaveAttribute('alt', '');

@@ -1,0 +1,104 @@
+package console_test
+
+import (
+	"encoding/json"
+	"net/http"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/workrail/workrail/engine/execute"
+	"github.com/workrail/workrail/engine/protocol"
+)
+
+// threeBranches gives wr.f of newActions three branches off node_2: the
+// path taken first, run to completion (node_3, node_4); a rewound chat's
+// fork (node_5); and a fork made in the Console with another topic
+// (node_6), the current branch.
+func threeBranches(t *testing.T) *actions {
+	t.Helper()
+	a := newActions(t)
+	advance := func(res protocol.Result) protocol.Result {
+		args := res.(protocol.StepResult).NextCall.Arguments
+		args.Output = &protocol.Output{NotesMarkdown: "did it again"}
+		b, _ := json.Marshal(args)
+		return a.x.Continue(b)
+	}
+	if _, ok := advance(a.x.Resume(execute.Place{Session: 1, Run: 1, Node: 3})).(protocol.CompleteResult); !ok {
+		t.Fatal("node_3 did not complete the run")
+	}
+	if _, ok := advance(a.x.Resume(execute.Place{Session: 1, Run: 1, Node: 2})).(protocol.StepResult); !ok {
+		t.Fatal("the rewound chat did not fork node_2")
+	}
+	if rec := a.post(t, run1+"/fork?node=node_3", a.csrf, `{"topic": "y"}`); rec.Code != http.StatusSeeOther {
+		t.Fatalf("the Console fork answered %d\n%s", rec.Code, rec.Body)
+	}
+	return a
+}
+
+// rowOf is the run page's row of node id, its text without tags.
+func rowOf(t *testing.T, page, id string) string {
+	t.Helper()
+	m := regexp.MustCompile(`(?s)<li data-testid="row" data-node="` + id + `".*?</li>`).FindString(page)
+	if m == "" {
+		t.Fatalf("no row of %s on the page", id)
+	}
+	return strings.Join(strings.Fields(regexp.MustCompile(`<[^>]*>`).ReplaceAllString(m, " ")), " ")
+}
+
+// The run page tells the branches apart: the run's state over all of
+// them, each fork labelled by how it came to be and where it left, each
+// folded sibling by its own letter, length and end, ✓ on a completed
+// leaf.
+func TestRunPageTellsBranchesApart(t *testing.T) {
+	a := threeBranches(t)
+	_, page := getPath(t, a.h, run1)
+	for _, want := range []string{
+		`data-testid="branch-status">1 branch complete, 2 in progress; current branch A at c</p>`,
+		`href="/sessions/ses_1/runs/run_1?expand=all" data-testid="expand-all"`,
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the run page lacks %s", want)
+		}
+	}
+	rows := map[string]string{
+		"node_3": "B 2 steps from c from node_2 after b: the path taken first ✓ complete",
+		"node_5": "C 1 step from c ↳ forked from node_2 after b: an agent rewound ▶ in progress at c",
+		"node_6": "A node_6 c ◆ preferred tip ↳ forked from node_2 after b: forked in the Console, context changed: topic",
+	}
+	for id, want := range rows {
+		if got := rowOf(t, page, id); got != want {
+			t.Errorf("row %s reads %q; want %q", id, got, want)
+		}
+	}
+}
+
+// A node inside a folded branch opens in the panel with its branch
+// unfolded, and the page's links keep it open; expand=all unfolds every
+// branch and offers nothing more to expand.
+func TestRunPageUnfoldsToTheOpenNode(t *testing.T) {
+	a := threeBranches(t)
+	code, page := getPath(t, a.h, run1+"?node=node_4")
+	if code != http.StatusOK {
+		t.Fatalf("GET ?node=node_4 = %d", code)
+	}
+	if got := rowOf(t, page, "node_4"); !strings.Contains(got, "B node_4") || !strings.Contains(got, "✓ complete") {
+		t.Errorf("node_4's row reads %q", got)
+	}
+	if !strings.Contains(page, `data-testid="node-panel"`) || !strings.Contains(page, `href="/sessions/ses_1/runs/run_1?expand=node_3&amp;node=node_6"`) {
+		t.Errorf("the panel is missing or the links do not keep node_3's branch open")
+	}
+	if strings.Contains(page, `data-node="node_5" data-kind="node"`) {
+		t.Error("revealing node_4 unfolded node_5's branch too")
+	}
+	_, all := getPath(t, a.h, run1+"?expand=all")
+	if strings.Contains(all, `data-kind="stub"`) || strings.Contains(all, `data-testid="expand-all"`) {
+		t.Error("expand=all left a stub or still offers to expand all")
+	}
+	for _, id := range []string{"node_3", "node_4", "node_5", "node_6"} {
+		rowOf(t, all, id)
+	}
+	if !strings.Contains(all, `data-testid="fold-again"`) {
+		t.Error("expand=all offers no way to fold again")
+	}
+}
