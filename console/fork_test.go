@@ -215,7 +215,8 @@ func TestRestartsLinkBothWays(t *testing.T) {
 	}
 	_, old := getPath(t, a.h, run1)
 	for _, s := range []string{"Restarted as <a href=\"/sessions/ses_1/runs/run_2\" hx-boost=\"false\"><code>run_2</code></a> on version 1",
-		"Restarted as <a href=\"/sessions/ses_1/runs/run_3\" hx-boost=\"false\"><code>run_3</code></a> on version 2"} {
+		"Restarted as <a href=\"/sessions/ses_1/runs/run_3\" hx-boost=\"false\"><code>run_3</code></a> on version 2",
+		`data-testid="superseded">superseded by run_3</span>`} {
 		if !strings.Contains(old, s) {
 			t.Errorf("run_1's page lacks %q", s)
 		}
