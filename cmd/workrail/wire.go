@@ -149,7 +149,7 @@ func serveStore(h home.Dir, port portChoice, anyPort bool, st *store.Store, logg
 	scan := secretsAPI{uc: uc, st: st, logf: logger.printf}
 	d, err := server.Start(server.Config{Home: h, Port: port.port, AnyPort: anyPort, Version: version, Token: token, Tools: uc,
 		Console: con.Routes, Features: features, Static: web.Static, Doctor: st.Doctor, Log: logger.Logger, Now: time.Now,
-		AppliedConfigHash: cfg.Hash(), Restart: restart,
+		AppliedConfigHash: func(bound int) string { return live.Listening(bound, port.given) }, Restart: restart,
 		Sessions: share.sessions, Export: share.export, Import: share.importBundle, Secrets: scan.list, Scrub: scan.scrub,
 		ImportBudget: imports,
 		Status:       func() any { return daemonStatus(h, running.Load(), st, live.Snapshot()) }})
