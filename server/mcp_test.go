@@ -52,7 +52,7 @@ func TestEveryToolCallIsOneLogLine(t *testing.T) {
 		{"no session", protocol.ToolList, protocol.ListResult{Kind: protocol.KindWorkflows}, "INFO", "tool call",
 			map[string]any{"tool": "list_workflows", "kind": "workflows"}},
 		{"error", protocol.ToolContinue, protocol.NewError(engine.Errorf(engine.CodeTokenBadSignature, "the token was not signed by this WorkRail")),
-			"ERROR", "tool call answered with an error", map[string]any{"tool": "continue_workflow", "kind": "error", "code": "TOKEN_BAD_SIGNATURE"}},
+			"ERROR", "tool call answered with an error", map[string]any{"tool": "continue_workflow", "kind": "error", "code": "TOKEN_BAD_SIGNATURE", "error": "the token was not signed by this WorkRail"}},
 		{"panic", protocol.ToolInspect, nil, "ERROR", "tool call panicked",
 			map[string]any{"tool": "inspect_workflow", "err": "a bug"}},
 	} {

@@ -55,6 +55,9 @@ func (l *daemonLog) LastErrors() []console.LoggedError {
 		if err := r.Attrs["err"]; err != "" {
 			msg += ": " + err
 		}
+		if m := r.Attrs["error"]; m != "" {
+			msg = m // a tool call's error, in WorkRail's words
+		}
 		out = append(out, console.LoggedError{Time: r.Time, Tool: r.Attrs["tool"], Code: r.Attrs["code"], Message: msg})
 	}
 	return out
