@@ -1,6 +1,10 @@
 package console
 
-import "time"
+import (
+	"time"
+
+	"github.com/workrail/workrail/engine"
+)
 
 // ErrorLog is where the Console reads the daemon's recent errors: tool
 // calls answered with an error and failures inside the daemon.
@@ -16,6 +20,8 @@ type LoggedError struct {
 	// are empty for a failure inside the daemon.
 	Tool, Code string
 	Message    string
+	// Session is the session the failed call was about (0: none known).
+	Session engine.SessionID
 }
 
 // lastErrors is what the home page lists: none without a log.

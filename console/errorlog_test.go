@@ -22,7 +22,7 @@ func (l errorLog) LastErrors() []console.LoggedError { return l }
 func TestHomeShowsRecentErrors(t *testing.T) {
 	at := time.Date(2026, 3, 4, 5, 6, 7, 0, time.UTC)
 	two := errorLog{
-		{Time: at, Tool: "continue_workflow", Code: "TOKEN_BAD_SIGNATURE", Message: "tool call"},
+		{Time: at, Tool: "continue_workflow", Code: "TOKEN_SCOPE_MISMATCH", Message: "the ackToken belongs to another step; call continue_workflow again with the step's own", Session: 3},
 		{Time: at.Add(-time.Minute), Message: `console: render /x: <script>alert("x")</script> & more`},
 	}
 	section := regexp.MustCompile(`(?s)<section class="recent-errors.*?</section>`)

@@ -104,6 +104,8 @@ func session(r protocol.Result) (string, bool) {
 		return r.Session.SessionID.String(), true
 	case protocol.CompleteResult:
 		return r.Session.SessionID.String(), true
+	case protocol.ErrorResult:
+		return r.About.String(), r.About != 0
 	}
 	return "", false
 }

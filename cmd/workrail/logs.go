@@ -58,7 +58,9 @@ func (l *daemonLog) LastErrors() []console.LoggedError {
 		if m := r.Attrs["error"]; m != "" {
 			msg = m // a tool call's error, in WorkRail's words
 		}
-		out = append(out, console.LoggedError{Time: r.Time, Tool: r.Attrs["tool"], Code: r.Attrs["code"], Message: msg})
+		e := console.LoggedError{Time: r.Time, Tool: r.Attrs["tool"], Code: r.Attrs["code"], Message: msg}
+		_ = e.Session.UnmarshalText([]byte(r.Attrs["session"])) // none, or not an id: no link
+		out = append(out, e)
 	}
 	return out
 }
