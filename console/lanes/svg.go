@@ -101,14 +101,14 @@ func (w *svg) mark(row int, r Row) {
 	cx, cy := x(r.Lane), w.y(row)
 	switch {
 	case r.Tip:
-		paint := `class="tip" fill="`+inkTip+`"`
+		paint := `class="tip" fill="` + inkTip + `"`
 		if r.Checkpoint() {
-			paint = `class="tip checkpoint" fill="#ffffff" stroke="`+inkTip+`" stroke-width="2"`
+			paint = `class="tip checkpoint" fill="#ffffff" stroke="` + inkTip + `" stroke-width="2"`
 		}
 		w.s(`<path `).s(paint).s(` d="M`).n(cx).s(" ").n(cy - tipReach).s("l").n(tipReach).s(" ").n(tipReach).
 			s(" -").n(tipReach).s(" ").n(tipReach).s(" -").n(tipReach).s(" -").n(tipReach).s(`z"/>` + "\n")
 	case r.Checkpoint():
-		w.s(`<path class="checkpoint" fill="`+inkCheckpoint+`" d="M`).n(cx).s(" ").n(cy - flagReach).s("l").n(flagReach).s(" ").n(2 * flagReach).
+		w.s(`<path class="checkpoint" fill="` + inkCheckpoint + `" d="M`).n(cx).s(" ").n(cy - flagReach).s("l").n(flagReach).s(" ").n(2 * flagReach).
 			s("h-").n(2 * flagReach).s(`z"/>` + "\n")
 	case r.Kind == StubRow:
 		w.s(`<rect class="stub" fill="#ffffff" stroke="#7a8599" stroke-width="2" x="`).n(cx - stubSide/2).s(`" y="`).n(cy - stubSide/2).
