@@ -73,9 +73,8 @@ func logCall(ctx context.Context, log *slog.Logger, name protocol.ToolName, r pr
 	if e, ok := r.(protocol.ErrorResult); ok && e.Error != nil {
 		// The message is what the Console's recent errors say.
 		level, msg = slog.LevelError, "tool call answered with an error"
-		// WorkRail's own words for the error, which the Console's recent
-		// errors show; the arguments stay out of the log.
-		attrs = append(attrs, slog.String("code", string(e.Error.Code)), slog.String("error", e.Error.Message))
+		// The code only: an error's message may quote what the agent sent.
+		attrs = append(attrs, slog.String("code", string(e.Error.Code)))
 	}
 	attrs = append(attrs, durationMs(took))
 	log.LogAttrs(ctx, level, msg, attrs...)

@@ -55,9 +55,6 @@ func (l *daemonLog) LastErrors() []console.LoggedError {
 		if err := r.Attrs["err"]; err != "" {
 			msg += ": " + err
 		}
-		if m := r.Attrs["error"]; m != "" {
-			msg = m // a tool call's error, in WorkRail's words
-		}
 		e := console.LoggedError{Time: r.Time, Tool: r.Attrs["tool"], Code: r.Attrs["code"], Message: msg}
 		_ = e.Session.UnmarshalText([]byte(r.Attrs["session"])) // none, or not an id: no link
 		out = append(out, e)

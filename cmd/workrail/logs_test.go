@@ -19,11 +19,11 @@ func TestDaemonLogFeedsTheConsole(t *testing.T) {
 	l.printf("console: render %s: %v", "/x", errors.New("boom"))
 	l.Info("tool call", "tool", "list_workflows", "kind", "workflows")
 	l.Error("tool call answered with an error", "tool", "continue_workflow", "kind", "error", "code", "TOKEN_SCOPE_MISMATCH",
-		"session", "ses_4", "error", "the ackToken belongs to another step")
+		"session", "ses_4")
 	l.Error("doctor failed", "err", "disk gone")
 	want := []console.LoggedError{
 		{Message: "doctor failed: disk gone"},
-		{Tool: "continue_workflow", Code: "TOKEN_SCOPE_MISMATCH", Message: "the ackToken belongs to another step", Session: 4},
+		{Tool: "continue_workflow", Code: "TOKEN_SCOPE_MISMATCH", Message: "tool call answered with an error", Session: 4},
 		{Message: "console: render /x: boom"},
 	}
 	for name, got := range map[string][]console.LoggedError{"live": l.LastErrors(), "restarted": newDaemonLog(h, false, &stderr).LastErrors()} {

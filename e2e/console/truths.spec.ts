@@ -207,3 +207,23 @@ test('artifact tables keep their words whole', async ({ page, seed }) => {
     expect(broken, `headers broken mid-word at ${width} px`).toEqual([]);
   }
 });
+
+test('the error box shows what went wrong and links the session the call was about', async ({ page, agent }, info) => {
+  const a = await Run.start(agent, { workflowId: 'wr.hello' });
+  const b = await Run.start(agent, { workflowId: 'wr.hello' });
+  // An ackToken of another run: refused, about a's session (its stateToken verifies).
+  const r = await agent.call('continue_workflow', { stateToken: a.last.structured.stateToken, ackToken: b.last.structured.ackToken });
+  expect(r.kind).toBe('error');
+  expect(r.structured.error.code).toBe('TOKEN_SCOPE_MISMATCH');
+  const { sessionId } = a.history[0].structured.session;
+  await page.goto('/');
+  const err = page.getByTestId('recent-error').first();
+  await expect(err).toContainText('TOKEN_SCOPE_MISMATCH');
+  // In words, from the code: the log never keeps a message, which may quote what the agent sent.
+  await expect(err).toContainText("The call's tokens belong to different steps or runs.");
+  await expect(err).not.toContainText('tool call answered with an error');
+  await err.getByTestId('error-session').click();
+  await expect(page).toHaveURL(new RegExp(`/sessions/${sessionId}$`));
+  await page.goBack();
+  await shootPhoneAndDesktop(page, 'recent-errors', (f) => info.outputPath(f));
+});
