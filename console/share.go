@@ -156,6 +156,15 @@ type importView struct {
 	Already []engine.SessionID
 }
 
+// listEnd is what follows item i of n in a sentence's list: a comma, or
+// the full stop after the last.
+func listEnd(i, n int) string {
+	if i == n-1 {
+		return "."
+	}
+	return ","
+}
+
 // importedAlready lists the sessions imported from the session rep comes
 // from, as of the same chain head: a confirmation would make another
 // copy. Each session's first event says; a session that cannot be read
