@@ -221,6 +221,11 @@ func TestRestartsLinkBothWays(t *testing.T) {
 			t.Errorf("run_1's page lacks %q", s)
 		}
 	}
+	// The session's runs sidebar says so too.
+	_, session := getPath(t, a.h, "/sessions/ses_1?run=run_3")
+	if i := strings.Index(session, `data-run="run_1"`); i < 0 || !strings.Contains(session[i:strings.Index(session[i:], "</li>")+i], `data-testid="superseded">superseded by run_3</span>`) {
+		t.Error("the runs sidebar does not mark run_1 superseded by run_3")
+	}
 	_, fresh := getPath(t, a.h, "/sessions/ses_1/runs/run_3")
 	if !strings.Contains(fresh, `Restarts <a href="/sessions/ses_1/runs/run_1" hx-boost="false"><code>run_1</code></a>`) || strings.Contains(fresh, "drift-banner") {
 		t.Fatal("run_3's page does not link to the run it restarts, or is drifted")
