@@ -398,5 +398,5 @@ func rowsFor(text string) int {
 
 // prefsText says preferences as the pages do: the mode in words.
 func prefsText(p workflow.Preferences) string {
-	return modeText(p.Autonomy) + ", risk " + string(p.RiskPolicy)
+	return modeText(p.Autonomy) + "; risk " + string(p.RiskPolicy)
 }

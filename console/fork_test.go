@@ -248,7 +248,7 @@ func TestForkHereBlockedSaysSo(t *testing.T) {
 		t.Fatal("the run did not go past the approval")
 	}
 	_, form := getPath(t, a.h, "/sessions/ses_2/runs/run_1/fork?node=node_2")
-	if !strings.Contains(form, `data-testid="fork-prefs"`) || !strings.Contains(form, "runs under Guided, risk conservative") {
+	if !strings.Contains(form, `data-testid="fork-prefs"`) || !strings.Contains(form, "runs under Guided; risk conservative") {
 		t.Fatal("the form does not say the fork runs under the parent's preferences")
 	}
 	rec := a.post(t, "/sessions/ses_2/runs/run_1/fork?node=node_2", a.csrf, `{}`)

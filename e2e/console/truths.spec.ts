@@ -34,7 +34,7 @@ test('a run links its pinned snapshot, which opens from the store after its file
     const { sessionId, runId } = run.history[0].structured.session;
 
     await page.goto(`/sessions/${sessionId}/runs/${runId}`);
-    await expect(page.getByTestId('run-header').getByTestId('mode')).toHaveText('Guided, risk conservative');
+    await expect(page.getByTestId('run-header').getByTestId('mode')).toHaveText('Guided; risk conservative');
     const link = page.getByTestId('run-header').getByTestId('pinned-link');
     await expect(link).toContainText('version 1.0.0');
     const href = (await link.getAttribute('href'))!;
