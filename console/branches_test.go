@@ -85,7 +85,7 @@ func TestRunPageUnfoldsToTheOpenNode(t *testing.T) {
 	if got := rowOf(t, page, "node_4"); !strings.Contains(got, "B node_4") || !strings.Contains(got, "✓ complete") {
 		t.Errorf("node_4's row reads %q", got)
 	}
-	if !strings.Contains(page, `data-testid="node-panel"`) || !strings.Contains(page, `href="/sessions/ses_1/runs/run_1?expand=node_3&amp;node=node_6"`) {
+	if !strings.Contains(page, `data-testid="node-panel"`) || !strings.Contains(page, `href="/sessions/ses_1/runs/run_1?expand=node_3&amp;node=node_6#panel-h"`) {
 		t.Errorf("the panel is missing or the links do not keep node_3's branch open")
 	}
 	if strings.Contains(page, `data-node="node_5" data-kind="node"`) {

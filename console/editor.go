@@ -239,7 +239,11 @@ func (c *Console) workflowEdit(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if !catalog.Writable(src.Kind) {
-		c.forkWorkflowOffer(w, r, http.StatusOK, newFileView{ID: id, Workspace: ws, Name: forkedName(id)})
+		v := newFileView{ID: id, Workspace: ws, Name: forkedName(id)}
+		if e, ok := c.workflows.Catalog(ws).Get(id); ok {
+			v.Title = forkTitle(e.Compiled.Name)
+		}
+		c.forkWorkflowOffer(w, r, http.StatusOK, v)
 		return
 	}
 	b, err := c.files.Read(src, name)
@@ -372,6 +376,7 @@ type newFileView struct {
 	Workspace  string            // the catalog's workspace; preselected as the place
 	Workspaces []string          // whose project folders a workflow may go in
 	Name       string            // the new id's name part
+	Title      string            // the fork's name people see (fork only)
 	Err        string
 	Existing   string // the URL of a workflow already under the name
 }
@@ -381,6 +386,10 @@ func forkedName(id engine.WorkflowID) string {
 	_, name, _ := strings.Cut(string(id), ".")
 	return name
 }
+
+// forkTitle is the name a fork of a workflow named name is offered, so
+// the two are told apart in lists and pickers.
+func forkTitle(name string) string { return name + " (fork)" }
 
 // forkWorkflowOffer renders the fork offer with the workspaces a fork may go in.
 func (c *Console) forkWorkflowOffer(w http.ResponseWriter, r *http.Request, status int, v newFileView) {
@@ -425,7 +434,16 @@ func (c *Console) workflowFork(w http.ResponseWriter, r *http.Request) {
 		c.notFound(w, r)
 		return
 	}
-	c.createFrom(w, r, newFileView{ID: id}, e.Text, c.forkWorkflowOffer)
+	r.Body = http.MaxBytesReader(w, r.Body, maxForm)
+	v := newFileView{ID: id, Title: strings.TrimSpace(r.PostFormValue("title"))}
+	if v.Title == "" {
+		v.Title = forkTitle(e.Compiled.Name)
+	}
+	text, ok := catalog.WithName(e.Text, v.Title)
+	if !ok {
+		text = e.Text // a bundled workflow always has a name; keep it if not
+	}
+	c.createFrom(w, r, v, text, c.forkWorkflowOffer)
 }
 
 // createFrom writes text, its id replaced by the form's namespaced name, as a

@@ -186,13 +186,15 @@ func TestEditorOffersAForkOfABundledWorkflow(t *testing.T) {
 	d := newDesk(t)
 	code, page := getPath(t, d.h, "/workflows/wr.hello/edit")
 	if code != http.StatusOK || strings.Contains(page, "<textarea") ||
-		!strings.Contains(page, `action="/workflows/wr.hello/fork"`) || !strings.Contains(page, `name="name" value="hello"`) {
+		!strings.Contains(page, `action="/workflows/wr.hello/fork"`) || !strings.Contains(page, `name="name" value="hello"`) ||
+		!strings.Contains(page, `name="title" value="Hello, WorkRail (fork)"`) {
 		t.Fatalf("GET /workflows/wr.hello/edit = %d; want the fork offer, no editor:\n%s", code, page)
 	}
 	for path, want := range map[string]string{
-		"/workflows/wr.hello":   `data-testid="fork">Fork to my namespace`,
-		"/workflows/user.greet": `href="/workflows/user.greet/edit" data-testid="edit">Edit`,
-		"/workflows":            `href="/workflows/new" data-testid="new-workflow">New workflow`,
+		"/workflows/wr.hello":               `data-testid="fork">Fork to my namespace`,
+		"/workflows/wr.hello?view=compiled": `<span class="read-only" data-testid="read-only">Read-only: bundled with WorkRail`,
+		"/workflows/user.greet":             `href="/workflows/user.greet/edit" data-testid="edit">Edit`,
+		"/workflows":                        `href="/workflows/new" data-testid="new-workflow">New workflow`,
 	} {
 		if _, page := getPath(t, d.h, path); !strings.Contains(page, want) {
 			t.Errorf("%s lacks %s", path, want)
@@ -432,7 +434,7 @@ func TestForkAndNew(t *testing.T) {
 	}{
 		{name: "fork to user", path: "/workflows/wr.hello/fork", form: url.Values{"name": {"hello"}}, code: http.StatusSeeOther,
 			location: "/workflows/user.hello/edit", file: "/user/user.hello.json"},
-		{name: "fork to project", path: "/workflows/wr.hello/fork", form: url.Values{"name": {"hello"}, "workspace": {"WS"}},
+		{name: "fork to project", path: "/workflows/wr.hello/fork", form: url.Values{"name": {"hello"}, "workspace": {"WS"}, "title": {"Team hello"}},
 			code: http.StatusSeeOther, location: "/workflows/project.hello/edit?workspace=WS", file: "/ws/.workrail/workflows/project.hello.json"},
 		{name: "fork over an existing file", path: "/workflows/wr.hello/fork", form: url.Values{"name": {"greet_copy"}},
 			code: http.StatusConflict, want: "already exists"},
@@ -477,8 +479,13 @@ func TestForkAndNew(t *testing.T) {
 				t.Fatalf("created %v; want %s", after, tc.file)
 			}
 			id := strings.TrimSuffix(filepath.Base(tc.file), ".json")
-			if strings.Contains(tc.path, "fork") && text != strings.Replace(string(hello), `"wr.hello"`, `"`+id+`"`, 1) {
-				t.Errorf("the fork is not wr.hello with its id renamed:\n%s", text)
+			title := "Hello, WorkRail (fork)"
+			if tc.form.Has("title") {
+				title = tc.form.Get("title")
+			}
+			forked := strings.Replace(strings.Replace(string(hello), `"wr.hello"`, `"`+id+`"`, 1), `"Hello, WorkRail"`, `"`+title+`"`, 1)
+			if strings.Contains(tc.path, "fork") && text != forked {
+				t.Errorf("the fork is not wr.hello with its id and name renamed:\n%s", text)
 			}
 			if code, page := getPath(t, d.h, rec.Header().Get("Location")); code != http.StatusOK || !strings.Contains(page, "No problems: "+id) {
 				t.Errorf("the new workflow's editor = %d:\n%s", code, page)

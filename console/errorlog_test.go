@@ -10,6 +10,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/workrail/workrail/console"
+	"github.com/workrail/workrail/engine"
 	"github.com/workrail/workrail/engine/execute/memstore"
 )
 
@@ -22,7 +23,7 @@ func (l errorLog) LastErrors() []console.LoggedError { return l }
 func TestHomeShowsRecentErrors(t *testing.T) {
 	at := time.Date(2026, 3, 4, 5, 6, 7, 0, time.UTC)
 	two := errorLog{
-		{Time: at, Tool: "continue_workflow", Code: "TOKEN_BAD_SIGNATURE", Message: "tool call"},
+		{Time: at, Tool: "continue_workflow", Code: "TOKEN_SCOPE_MISMATCH", Message: "tool call answered with an error", Session: 3},
 		{Time: at.Add(-time.Minute), Message: `console: render /x: <script>alert("x")</script> & more`},
 	}
 	section := regexp.MustCompile(`(?s)<section class="recent-errors.*?</section>`)
@@ -55,5 +56,19 @@ func TestHomeShowsRecentErrors(t *testing.T) {
 			}
 			golden(t, tc.golden, got+"\n")
 		})
+	}
+}
+
+// Every code of the closed set is said in words on the home page.
+func TestEveryErrorCodeHasWords(t *testing.T) {
+	for _, code := range engine.Codes() {
+		r := chi.NewRouter()
+		log := errorLog{{Time: time.Date(2026, 3, 4, 5, 6, 7, 0, time.UTC), Tool: "continue_workflow", Code: string(code), Message: "tool call answered with an error"}}
+		console.New(console.Config{Store: memstore.New(), About: console.About{Version: "test"}, Secret: []byte("test secret"),
+			Now: time.Now, Logf: t.Logf, Errors: log}).Routes(r)
+		_, body := getPath(t, r, "/")
+		if strings.Contains(body, "tool call answered with an error") || !strings.Contains(body, "<code>"+string(code)+"</code>") {
+			t.Errorf("%s is not said in words on the home page", code)
+		}
 	}
 }

@@ -396,7 +396,7 @@ func rowsFor(text string) int {
 	return min(max(strings.Count(text, "\n")+2, 4), 24)
 }
 
-// prefsText says preferences as the pages do.
+// prefsText says preferences as the pages do: the mode in words.
 func prefsText(p workflow.Preferences) string {
-	return "mode " + string(p.Autonomy) + ", risk " + string(p.RiskPolicy)
+	return modeText(p.Autonomy) + "; risk " + string(p.RiskPolicy)
 }

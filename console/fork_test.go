@@ -215,10 +215,16 @@ func TestRestartsLinkBothWays(t *testing.T) {
 	}
 	_, old := getPath(t, a.h, run1)
 	for _, s := range []string{"Restarted as <a href=\"/sessions/ses_1/runs/run_2\" hx-boost=\"false\"><code>run_2</code></a> on version 1",
-		"Restarted as <a href=\"/sessions/ses_1/runs/run_3\" hx-boost=\"false\"><code>run_3</code></a> on version 2"} {
+		"Restarted as <a href=\"/sessions/ses_1/runs/run_3\" hx-boost=\"false\"><code>run_3</code></a> on version 2",
+		`data-testid="superseded">superseded by run_3</span>`} {
 		if !strings.Contains(old, s) {
 			t.Errorf("run_1's page lacks %q", s)
 		}
+	}
+	// The session's runs sidebar says so too.
+	_, session := getPath(t, a.h, "/sessions/ses_1?run=run_3")
+	if i := strings.Index(session, `data-run="run_1"`); i < 0 || !strings.Contains(session[i:strings.Index(session[i:], "</li>")+i], `data-testid="superseded">superseded by run_3</span>`) {
+		t.Error("the runs sidebar does not mark run_1 superseded by run_3")
 	}
 	_, fresh := getPath(t, a.h, "/sessions/ses_1/runs/run_3")
 	if !strings.Contains(fresh, `Restarts <a href="/sessions/ses_1/runs/run_1" hx-boost="false"><code>run_1</code></a>`) || strings.Contains(fresh, "drift-banner") {
@@ -242,7 +248,7 @@ func TestForkHereBlockedSaysSo(t *testing.T) {
 		t.Fatal("the run did not go past the approval")
 	}
 	_, form := getPath(t, a.h, "/sessions/ses_2/runs/run_1/fork?node=node_2")
-	if !strings.Contains(form, `data-testid="fork-prefs"`) || !strings.Contains(form, "runs under mode guided") {
+	if !strings.Contains(form, `data-testid="fork-prefs"`) || !strings.Contains(form, "runs under Guided; risk conservative") {
 		t.Fatal("the form does not say the fork runs under the parent's preferences")
 	}
 	rec := a.post(t, "/sessions/ses_2/runs/run_1/fork?node=node_2", a.csrf, `{}`)

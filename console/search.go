@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"net/url"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -64,6 +65,25 @@ type searchView struct {
 	Query   searchQuery
 	Problem string
 	Matches []match
+	// NoMatch says the query asked for something no session matches: any
+	// match is offered on recent activity alone.
+	NoMatch bool
+}
+
+// asked describes what the query asks beyond recent activity, for "No
+// session matches …"; "" when it asks nothing.
+func (q searchQuery) asked() string {
+	var parts []string
+	if q.Q != "" {
+		parts = append(parts, strconv.Quote(q.Q))
+	}
+	if q.GitBranch != "" {
+		parts = append(parts, "branch "+q.GitBranch)
+	}
+	if q.GitHeadSHA != "" {
+		parts = append(parts, "commit "+q.GitHeadSHA)
+	}
+	return strings.Join(parts, ", ")
 }
 
 // match is one session offered, with the title its overview gives it.
@@ -103,6 +123,7 @@ func (c *Console) search(w http.ResponseWriter, r *http.Request) {
 		}
 		v.Matches = append(v.Matches, match{Match: f, Title: title})
 	}
+	v.NoMatch = q.asked() != "" && !slices.ContainsFunc(found, func(f resume.Match) bool { return f.Tier != resume.TierRecency })
 	c.render(w, r, http.StatusOK, searchPage(m, v))
 }
 
@@ -139,6 +160,9 @@ func tierText(t resume.Tier) string {
 
 // matchesText says how many sessions are offered, for the live region.
 func matchesText(v searchView) string {
+	if v.NoMatch {
+		return "no session matches " + v.Query.asked()
+	}
 	switch len(v.Matches) {
 	case 0:
 		return "no session to resume"

@@ -243,3 +243,37 @@ func damageLastEvent(t *testing.T, path string, id uint64) {
 		t.Fatal(err)
 	}
 }
+
+// A query no session matches says so first; the sessions offered on
+// recent activity alone follow, named as such. A query that asks nothing
+// beyond recency is not a miss.
+func TestSearchSaysNoMatch(t *testing.T) {
+	st := memstore.New()
+	x := execute.New(st, executetest.Ring(t), executetest.Catalog(t, workflows.FS), workflow.Preferences{}, executetest.Clock, t.Logf)
+	x.Start(json.RawMessage(`{"workflowId":"wr.hello"}`))
+	recent := resume.Match{Session: 1, Tier: resume.TierRecency, Run: resume.Run{ID: 1, WorkflowID: "wr.hello", Tip: 1, Status: project.InProgress}}
+	notes := recent
+	notes.Tier = resume.TierNotes
+	for _, c := range []struct {
+		name, path string
+		found      []resume.Match
+		miss       bool
+		says       string
+	}{
+		{"words, only recent sessions", "/search?q=zebra", []resume.Match{recent}, true, "No session matches &#34;zebra&#34;.</strong> These are the most recent sessions"},
+		{"a branch, nothing at all", "/search?gitBranch=feat%2Fx", nil, true, "No session matches branch feat/x.</strong>"},
+		{"words that match", "/search?q=hello", []resume.Match{notes, recent}, false, `data-tier="notes"`},
+		{"nothing asked", "/search", []resume.Match{recent}, false, `data-tier="recency"`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			h := serveWith(t, st, executetest.Catalog(t, workflows.FS), func(cfg *console.Config) { cfg.Resumer = &fakeResumer{matches: c.found} })
+			_, page := getPath(t, h, c.path)
+			if got := strings.Contains(page, `data-testid="no-match"`); got != c.miss || !strings.Contains(page, c.says) {
+				t.Errorf("GET %s: no-match %v, want %v saying %q", c.path, got, c.miss, c.says)
+			}
+			if c.miss && len(c.found) > 0 && strings.Index(page, "no-match") > strings.Index(page, `data-testid="match"`) {
+				t.Errorf("GET %s lists a suggestion before saying nothing matches", c.path)
+			}
+		})
+	}
+}

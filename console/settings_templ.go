@@ -375,7 +375,7 @@ func restartingPage(m chrome) templ.Component {
 			templ_7745c5c3_Var19 = templ.NopComponent
 		}
 		ctx = templ.ClearChildren(ctx)
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 30, "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><meta http-equiv=\"refresh\" content=\"2;url=/config\"><title>Restarting · WorkRail</title><link rel=\"icon\" href=\"data:,\"></head><body><main id=\"main\"><h2>Restarting the daemon…</h2><p role=\"status\" data-testid=\"restarting\">The daemon is restarting and reading config.json again. This page goes back to <a href=\"/config\">the configuration</a> in a moment.</p><p>Then reload your IDE's MCP server, so your agent sees the tools as they are now.</p></main></body></html>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 30, "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><meta http-equiv=\"refresh\" content=\"2;url=/config\"><title>Restarting · WorkRail</title><link rel=\"icon\" href=\"data:,\"><link rel=\"stylesheet\" href=\"/static/console.css\"></head><body><header><h1>WorkRail Console</h1></header><main id=\"main\"><section class=\"banner restarting\"><h2>Restarting the daemon…</h2><p role=\"status\" data-testid=\"restarting\">The daemon is restarting and reading config.json again. This page goes back to <a href=\"/config\">the configuration</a> in a moment.</p><p>Then reload your IDE's MCP server, so your agent sees the tools as they are now.</p></section></main></body></html>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

@@ -24,6 +24,8 @@ import (
 
 	"github.com/workrail/workrail/engine"
 	"github.com/workrail/workrail/engine/bundle"
+	"github.com/workrail/workrail/engine/event"
+	"github.com/workrail/workrail/engine/execute"
 )
 
 // Bundles are the use cases that share a session (execute.Service
@@ -149,6 +151,41 @@ type importView struct {
 	Refused  *engine.Error
 	Imported bool
 	Gone     bool // the slot named in the URL is no longer held
+	// Already are the sessions of this store imported from the same
+	// session at the same chain head (previews only).
+	Already []engine.SessionID
+}
+
+// listEnd is what follows item i of n in a sentence's list: a comma, or
+// the full stop after the last.
+func listEnd(i, n int) string {
+	if i == n-1 {
+		return "."
+	}
+	return ","
+}
+
+// importedAlready lists the sessions imported from the session rep comes
+// from, as of the same chain head: a confirmation would make another
+// copy. Each session's first event says; a session that cannot be read
+// is passed over (its page says why).
+func (c *Console) importedAlready(rep bundle.ImportReport) ([]engine.SessionID, error) {
+	ids, err := c.store.SessionIDs()
+	if err != nil {
+		return nil, err
+	}
+	src := event.ImportSource{Session: rep.Source, ChainHead: rep.SourceChainHead}
+	var out []engine.SessionID
+	for _, id := range ids {
+		c.store.View(id, func(tx execute.Tx) error {
+			e, err := tx.Event(1)
+			if d, ok := e.Data.(*event.SessionCreatedData); err == nil && ok && d.ImportedFrom != nil && *d.ImportedFrom == src {
+				out = append(out, id)
+			}
+			return nil
+		})
+	}
+	return out, nil
 }
 
 // importForm renders the upload form.
@@ -191,6 +228,10 @@ func (c *Console) importPreview(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	v.Report, v.Digest = &rep, c.uploads.put(name, b, rep, c.now())
+	if v.Already, err = c.importedAlready(rep); err != nil {
+		c.fail(w, r, "the sessions imported before", err)
+		return
+	}
 	c.render(w, r, http.StatusOK, importPage(m, v))
 }
 
@@ -220,7 +261,15 @@ func (c *Console) importShow(w http.ResponseWriter, r *http.Request) {
 		c.render(w, r, http.StatusNotFound, importPage(m, importView{Gone: true}))
 		return
 	}
-	c.render(w, r, http.StatusOK, importPage(m, importView{Name: u.name, Digest: digest, Report: &u.report, Imported: !u.report.DryRun}))
+	v := importView{Name: u.name, Digest: digest, Report: &u.report, Imported: !u.report.DryRun}
+	if !v.Imported {
+		var err error
+		if v.Already, err = c.importedAlready(u.report); err != nil {
+			c.fail(w, r, "the sessions imported before", err)
+			return
+		}
+	}
+	c.render(w, r, http.StatusOK, importPage(m, v))
 }
 
 // importConfirm imports a held upload, once: confirming it again (a

@@ -216,6 +216,7 @@ func TestNoSharingWithoutBundles(t *testing.T) {
 func TestImportPreviewThenConfirm(t *testing.T) {
 	s := newSharing(t)
 	b := s.export(t, bundle.ExportOptions{})
+	imported := "" // the session the last subtest imported
 	for _, tc := range []struct {
 		name string
 		data []byte
@@ -231,6 +232,15 @@ func TestImportPreviewThenConfirm(t *testing.T) {
 			}
 			if s.sessions(t) != before {
 				t.Fatal("the preview wrote a session")
+			}
+			if !strings.Contains(page, `<li>run_1: Hello, WorkRail <code>wr.hello</code> version 1.1.0</li>`) {
+				t.Errorf("the preview does not name the run's workflow:\n%s", page)
+			}
+			// The second upload is the same session at the same head,
+			// which the first confirmed: the preview says so.
+			already := regexp.MustCompile(`data-testid="import-already">.*?<a href="/sessions/(ses_\d+)">`).FindStringSubmatch(page)
+			if (already != nil) != (imported != "") || (already != nil && already[1] != imported) {
+				t.Errorf("the preview says already imported as %v; imported before: %q", already, imported)
 			}
 			imports := s.bundles.imports
 			if code, held := getPath(t, s.h, action[1]); code != http.StatusOK || !strings.Contains(held, `data-testid="import-confirm"`) ||
@@ -256,6 +266,7 @@ func TestImportPreviewThenConfirm(t *testing.T) {
 			if s.sessions(t) != before+1 {
 				t.Fatalf("%d sessions after confirming twice; want %d", s.sessions(t), before+1)
 			}
+			imported = landed
 			if code, page := getPath(t, s.h, "/sessions/"+landed); code != http.StatusOK || !strings.Contains(page, "wr.hello") {
 				t.Errorf("the imported session's page (%d)", code)
 			}

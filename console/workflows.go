@@ -139,6 +139,21 @@ type workflowView struct {
 	Hash      engine.WorkflowHash // the pinned hash shown (viewPinned, viewDiff)
 	Pinned    []pinnedVersion
 	Diff      []diff.Hunk // viewDiff: the pinned version → the current one; viewExpand: source → compiled
+	// Snapshot is the pinned workflow the pinned and diff views show,
+	// read from the store; nil in the other views.
+	Snapshot *pinned
+	// Removed says no source defines the id any more: Entry holds the
+	// pinned workflow only, and only the pinned view exists.
+	Removed bool
+}
+
+// heading is what the page titles itself with: the pinned version in the
+// pinned view, the current definition otherwise.
+func (v workflowView) heading() (name, version string, hash engine.WorkflowHash) {
+	if v.View == viewPinned && v.Snapshot != nil {
+		return v.Snapshot.Name, v.Snapshot.Version, v.Snapshot.Hash
+	}
+	return v.Entry.Compiled.Name, v.Entry.Compiled.Version, v.Entry.Compiled.Hash
 }
 
 // pinnedVersion is one compiled version runs are pinned to.
@@ -148,7 +163,9 @@ type pinnedVersion struct {
 	Current bool
 }
 
-// workflowShow renders /workflows/{id}?view=…&hash=…&workspace=….
+// workflowShow renders /workflows/{id}?view=…&hash=…&workspace=…. The
+// pinned view reads its workflow from the store, so it still opens after
+// the file that defined it is removed.
 func (c *Console) workflowShow(w http.ResponseWriter, r *http.Request) {
 	id := engine.WorkflowID(chi.URLParam(r, "id"))
 	q := r.URL.Query()
@@ -159,15 +176,15 @@ func (c *Console) workflowShow(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	e, ok := c.workflows.Catalog(q.Get("workspace")).Get(id)
-	if !ok {
-		c.notFound(w, r)
-		return
-	}
-	v := workflowView{Entry: e, Workspace: q.Get("workspace"), View: viewSource, Pinned: versions(pins[id], e.Compiled.Hash)}
+	v := workflowView{Entry: e, Workspace: q.Get("workspace"), View: viewSource, Pinned: versions(pins[id], e.Compiled.Hash), Removed: !ok}
 	for _, k := range workflowViews {
 		if string(k) == q.Get("view") {
 			v.View = k
 		}
+	}
+	if v.Removed && v.View != viewPinned {
+		c.notFound(w, r)
+		return
 	}
 	switch v.View {
 	case viewSource:
@@ -181,7 +198,7 @@ func (c *Console) workflowShow(w http.ResponseWriter, r *http.Request) {
 			c.notFound(w, r)
 			return
 		}
-		text, err := c.pinnedText(v.Pinned, v.Hash)
+		p, err := c.pinnedVersion(v.Pinned, v.Hash)
 		if errors.Is(err, engine.ErrNotFound) {
 			c.notFound(w, r)
 			return
@@ -190,9 +207,12 @@ func (c *Console) workflowShow(w http.ResponseWriter, r *http.Request) {
 			c.fail(w, r, "the version of "+string(id)+" pinned as "+v.Hash.String(), err)
 			return
 		}
-		v.Text = text
+		v.Snapshot, v.Text = &p, indent(p.Compiled.Canonical)
+		if v.Removed {
+			v.Entry.Compiled = *p.Compiled
+		}
 		if v.View == viewDiff {
-			v.Diff = diff.Lines(text, indent(e.Compiled.Canonical), 3)
+			v.Diff = diff.Lines(v.Text, indent(e.Compiled.Canonical), 3)
 		}
 	}
 	c.render(w, r, http.StatusOK, workflowPage(m, v))
@@ -238,19 +258,15 @@ func versions(refs []pinRef, current engine.WorkflowHash) []pinnedVersion {
 	return out
 }
 
-// pinnedText is the compiled workflow pinned under hash, read through a
-// session one of its runs is in.
-func (c *Console) pinnedText(vs []pinnedVersion, hash engine.WorkflowHash) (string, error) {
+// pinnedVersion is the workflow pinned under hash, read from the store
+// through a session one of its runs is in.
+func (c *Console) pinnedVersion(vs []pinnedVersion, hash engine.WorkflowHash) (pinned, error) {
 	for _, v := range vs {
 		if v.Hash == hash {
-			p, err := c.pinned(v.Runs[0].Session, hash)
-			if err != nil {
-				return "", err
-			}
-			return indent(p.Compiled.Canonical), nil
+			return c.pinned(v.Runs[0].Session, hash)
 		}
 	}
-	return "", engine.ErrNotFound
+	return pinned{}, engine.ErrNotFound
 }
 
 // outline is a compiled workflow's steps and loops, nested, for the

@@ -50,8 +50,10 @@ type Config struct {
 	// Doctor verifies every session for `workrail doctor`.
 	Doctor func() ([]store.Report, error)
 	// AppliedConfigHash identifies the configuration the daemon started
-	// with, for daemon.json.
-	AppliedConfigHash string
+	// with, for daemon.json, given the port it listens on: the port in
+	// use is the applied one (--port 0 and the free-port fallback choose).
+	// nil records none.
+	AppliedConfigHash func(port int) string
 	// Status is what GET /api/status answers, encoded as JSON.
 	Status func() any
 	// Restart checks the daemon could start again and, if so, asks for
@@ -129,7 +131,10 @@ func Start(cfg Config) (*Daemon, error) {
 	// got an answer can rely on it. Connections made meanwhile wait in the
 	// listeners' backlog.
 	d.info = home.Info{PID: os.Getpid(), URL: d.url, Socket: cfg.Home.Socket(),
-		Version: cfg.Version, StartedAt: d.started.UTC().Format(time.RFC3339), AppliedConfigHash: cfg.AppliedConfigHash}
+		Version: cfg.Version, StartedAt: d.started.UTC().Format(time.RFC3339)}
+	if cfg.AppliedConfigHash != nil {
+		d.info.AppliedConfigHash = cfg.AppliedConfigHash(port)
+	}
 	err = cfg.Home.WriteInfo(d.info)
 	if err != nil {
 		tcpLn.Close()

@@ -73,6 +73,7 @@ func logCall(ctx context.Context, log *slog.Logger, name protocol.ToolName, r pr
 	if e, ok := r.(protocol.ErrorResult); ok && e.Error != nil {
 		// The message is what the Console's recent errors say.
 		level, msg = slog.LevelError, "tool call answered with an error"
+		// The code only: an error's message may quote what the agent sent.
 		attrs = append(attrs, slog.String("code", string(e.Error.Code)))
 	}
 	attrs = append(attrs, durationMs(took))
@@ -102,6 +103,8 @@ func session(r protocol.Result) (string, bool) {
 		return r.Session.SessionID.String(), true
 	case protocol.CompleteResult:
 		return r.Session.SessionID.String(), true
+	case protocol.ErrorResult:
+		return r.About.String(), r.About != 0
 	}
 	return "", false
 }

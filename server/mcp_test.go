@@ -53,6 +53,8 @@ func TestEveryToolCallIsOneLogLine(t *testing.T) {
 			map[string]any{"tool": "list_workflows", "kind": "workflows"}},
 		{"error", protocol.ToolContinue, protocol.NewError(engine.Errorf(engine.CodeTokenBadSignature, "the token was not signed by this WorkRail")),
 			"ERROR", "tool call answered with an error", map[string]any{"tool": "continue_workflow", "kind": "error", "code": "TOKEN_BAD_SIGNATURE"}},
+		{"error about a session", protocol.ToolContinue, withAbout(protocol.NewError(engine.Errorf(engine.CodeTokenScopeMismatch, "the ackToken belongs to another step")), 7),
+			"ERROR", "tool call answered with an error", map[string]any{"tool": "continue_workflow", "session": "ses_7", "kind": "error", "code": "TOKEN_SCOPE_MISMATCH"}},
 		{"panic", protocol.ToolInspect, nil, "ERROR", "tool call panicked",
 			map[string]any{"tool": "inspect_workflow", "err": "a bug"}},
 	} {
@@ -140,4 +142,9 @@ func TestServesOnlyTheToolsFeaturesTurnOn(t *testing.T) {
 			}
 		})
 	}
+}
+
+func withAbout(r protocol.ErrorResult, id engine.SessionID) protocol.ErrorResult {
+	r.About = id
+	return r
 }

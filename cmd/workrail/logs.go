@@ -55,7 +55,9 @@ func (l *daemonLog) LastErrors() []console.LoggedError {
 		if err := r.Attrs["err"]; err != "" {
 			msg += ": " + err
 		}
-		out = append(out, console.LoggedError{Time: r.Time, Tool: r.Attrs["tool"], Code: r.Attrs["code"], Message: msg})
+		e := console.LoggedError{Time: r.Time, Tool: r.Attrs["tool"], Code: r.Attrs["code"], Message: msg}
+		_ = e.Session.UnmarshalText([]byte(r.Attrs["session"])) // none, or not an id: no link
+		out = append(out, e)
 	}
 	return out
 }

@@ -18,11 +18,12 @@ func TestDaemonLogFeedsTheConsole(t *testing.T) {
 	l := newDaemonLog(h, false, &stderr)
 	l.printf("console: render %s: %v", "/x", errors.New("boom"))
 	l.Info("tool call", "tool", "list_workflows", "kind", "workflows")
-	l.Error("tool call", "tool", "continue_workflow", "kind", "error", "code", "TOKEN_BAD_SIGNATURE")
+	l.Error("tool call answered with an error", "tool", "continue_workflow", "kind", "error", "code", "TOKEN_SCOPE_MISMATCH",
+		"session", "ses_4")
 	l.Error("doctor failed", "err", "disk gone")
 	want := []console.LoggedError{
 		{Message: "doctor failed: disk gone"},
-		{Tool: "continue_workflow", Code: "TOKEN_BAD_SIGNATURE", Message: "tool call"},
+		{Tool: "continue_workflow", Code: "TOKEN_SCOPE_MISMATCH", Message: "tool call answered with an error", Session: 4},
 		{Message: "console: render /x: boom"},
 	}
 	for name, got := range map[string][]console.LoggedError{"live": l.LastErrors(), "restarted": newDaemonLog(h, false, &stderr).LastErrors()} {

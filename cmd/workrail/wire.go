@@ -88,6 +88,10 @@ func refreshDerived(st *store.Store, logger *daemonLog, warm bool) (stop func())
 	}
 }
 
+// consoleRestartWait is how long a restart asked for in the Console waits,
+// so the page that says so loads whole.
+const consoleRestartWait = 500 * time.Millisecond
+
 func serveStore(h home.Dir, port portChoice, anyPort bool, st *store.Store, logger *daemonLog) (*server.Daemon, *config.Live, error) {
 	keys, err := home.LoadKeyRing(string(h))
 	if err != nil {
@@ -112,15 +116,16 @@ func serveStore(h home.Dir, port portChoice, anyPort bool, st *store.Store, logg
 	// The hooks are built before the daemon they serve, and may be called
 	// as soon as it listens.
 	var running atomic.Pointer[server.Daemon]
-	restart := func() *protocol.ErrorResult {
+	restartAfter := func(wait time.Duration) *protocol.ErrorResult {
 		if e := live.Snapshot().DesiredErr; e != nil {
 			r := protocol.NewError(engine.Errorf(engine.CodeInvalidInput,
 				"the daemon would not start again: %s. Fix config.json (or run `workrail config` to see it), then restart", e.Message))
 			return &r
 		}
-		running.Load().Request(server.ActionRestart)
+		time.AfterFunc(wait, func() { running.Load().Request(server.ActionRestart) })
 		return nil
 	}
+	restart := func() *protocol.ErrorResult { return restartAfter(0) }
 	started := time.Now()
 	features := protocol.Features(cfg.Features)
 	scanner, err := secrets.New()
@@ -140,7 +145,9 @@ func serveStore(h home.Dir, port portChoice, anyPort bool, st *store.Store, logg
 		About:    console.About{Version: version, Home: string(h), StartedAt: started, Log: h.Log(), Snippets: snippets(executable(), h)},
 		Settings: func() console.Settings { return consoleSettings(live.Snapshot()) },
 		Restart: func() error {
-			if r := restart(); r != nil {
+			// The Console's answer is a page: its stylesheet is fetched
+			// before the daemon goes away.
+			if r := restartAfter(consoleRestartWait); r != nil {
 				return r.Error
 			}
 			return nil
@@ -149,7 +156,7 @@ func serveStore(h home.Dir, port portChoice, anyPort bool, st *store.Store, logg
 	scan := secretsAPI{uc: uc, st: st, logf: logger.printf}
 	d, err := server.Start(server.Config{Home: h, Port: port.port, AnyPort: anyPort, Version: version, Token: token, Tools: uc,
 		Console: con.Routes, Features: features, Static: web.Static, Doctor: st.Doctor, Log: logger.Logger, Now: time.Now,
-		AppliedConfigHash: cfg.Hash(), Restart: restart,
+		AppliedConfigHash: func(bound int) string { return live.Listening(bound, port.given) }, Restart: restart,
 		Sessions: share.sessions, Export: share.export, Import: share.importBundle, Secrets: scan.list, Scrub: scan.scrub,
 		ImportBudget: imports,
 		Status:       func() any { return daemonStatus(h, running.Load(), st, live.Snapshot()) }})

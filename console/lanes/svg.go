@@ -112,27 +112,37 @@ func (w *svg) edge(row, lane int, o Link, to Row) {
 	w.s(`"/>` + "\n")
 }
 
+// The marks' colours hold 3:1 or more (WCAG's bar for graphics) on the
+// Console's light panel and on its dark one: the drawing is an image, so
+// one set serves both schemes (lanes' contrast test checks the output).
+const (
+	inkNode       = "#3f6fe0"
+	inkLoop       = "#6f7a8e"
+	inkTip        = "#268a45"
+	inkCheckpoint = "#8a5fd4"
+)
+
 // mark draws a row's node: a shape, not only a colour, tells the kinds apart.
 func (w *svg) mark(row int, r Row) {
 	cx, cy := x(r.Lane), w.y(row)
 	switch {
 	case r.Tip:
-		paint := `class="tip" fill="#1b7f3b"`
+		paint := `class="tip" fill="` + inkTip + `"`
 		if r.Checkpoint() {
-			paint = `class="tip checkpoint" fill="#ffffff" stroke="#1b7f3b" stroke-width="2"`
+			paint = `class="tip checkpoint" fill="#ffffff" stroke="` + inkTip + `" stroke-width="2"`
 		}
 		w.s(`<path `).s(paint).s(` d="M`).n(cx).s(" ").n(cy - tipReach).s("l").n(tipReach).s(" ").n(tipReach).
 			s(" -").n(tipReach).s(" ").n(tipReach).s(" -").n(tipReach).s(" -").n(tipReach).s(`z"/>` + "\n")
 	case r.Checkpoint():
-		w.s(`<path class="checkpoint" fill="#7a4cc2" d="M`).n(cx).s(" ").n(cy - flagReach).s("l").n(flagReach).s(" ").n(2 * flagReach).
+		w.s(`<path class="checkpoint" fill="` + inkCheckpoint + `" d="M`).n(cx).s(" ").n(cy - flagReach).s("l").n(flagReach).s(" ").n(2 * flagReach).
 			s("h-").n(2 * flagReach).s(`z"/>` + "\n")
 	case r.Kind == StubRow:
 		w.s(`<rect class="stub" fill="#ffffff" stroke="#7a8599" stroke-width="2" x="`).n(cx - stubSide/2).s(`" y="`).n(cy - stubSide/2).
 			s(`" width="`).n(stubSide).s(`" height="`).n(stubSide).s(`"/>` + "\n")
 	default:
-		class, radius, fill := "node", nodeRadius, "#2756c5"
+		class, radius, fill := "node", nodeRadius, inkNode
 		if r.Kind == LoopRow {
-			class, radius, fill = "loop", loopRadius, "#5b6476"
+			class, radius, fill = "loop", loopRadius, inkLoop
 		}
 		w.s(`<circle class="`).s(class).s(`" fill="`).s(fill).s(`" cx="`).n(cx).s(`" cy="`).n(cy).s(`" r="`).n(radius).s(`"/>` + "\n")
 	}

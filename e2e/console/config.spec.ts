@@ -94,6 +94,9 @@ test('an edit of config.json shows as desired vs applied; runtime-safe applies l
   const before = readInfo(home)!;
   await page.getByTestId('restart-daemon').click();
   await expect(page.getByTestId('restarting')).toBeVisible();
+  // The page that says so is styled: its stylesheet loads before the daemon goes away.
+  await expect.poll(() => page.locator('.banner.restarting').evaluate((e) => getComputedStyle(e).borderLeftStyle)).toBe('solid');
+  await page.screenshot({ path: info.outputPath('restarting.png') });
   await expect(page).toHaveURL(url + '/config', { timeout: 15_000 });
   await expect(page.getByRole('heading', { name: 'Configuration' })).toBeVisible();
   await expect(page.getByTestId('restart-banner')).toHaveCount(0);

@@ -146,14 +146,16 @@ test('wr.hello is read-only: forked to user.hello, it opens in the editor and ru
   try {
     await page.goto('/workflows/wr.hello');
     await expect(page.getByTestId('edit')).toHaveCount(0);
+    await expect(page.getByTestId('read-only')).toContainText('Read-only: bundled with WorkRail');
     await page.getByTestId('fork').click();
     await expect(page.locator('textarea')).toHaveCount(0);
-    await expect(page.getByRole('textbox', { name: 'Name' })).toHaveValue('hello');
+    await expect(page.getByRole('textbox', { name: 'Name', exact: true })).toHaveValue('hello');
+    await expect(page.getByTestId('fork-title')).toHaveValue('Hello, WorkRail (fork)');
     await page.getByRole('button', { name: 'Fork to my namespace' }).click();
     await expect(page).toHaveURL(/\/workflows\/user\.hello\/edit$/);
     await expect(page.locator('#check-summary')).toHaveText(/^No problems: user\.hello version/);
     const bundled = fs.readFileSync(path.join(__dirname, '..', '..', 'workflows', 'wr.hello.json'), 'utf8');
-    expect(fs.readFileSync(file, 'utf8')).toBe(bundled.replace('"id": "wr.hello"', '"id": "user.hello"'));
+    expect(fs.readFileSync(file, 'utf8')).toBe(bundled.replace('"id": "wr.hello"', '"id": "user.hello"').replace('"name": "Hello, WorkRail"', '"name": "Hello, WorkRail (fork)"'));
 
     const run = await Run.start(agent, { workflowId: 'user.hello' });
     expect(run.last.kind).toBe('step');

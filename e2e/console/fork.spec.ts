@@ -174,6 +174,11 @@ test('restarts a drifted run on the current version, in its session, linked both
 
     await page.goto(runPage);
     await expect(page.getByTestId('restarted-as')).toContainText('Restarted as run_2 on version 1.1.0');
+    await expect(page.getByTestId('superseded')).toHaveText('superseded by run_2');
+    await page.goto(`/sessions/${sessionId}`);
+    await expect(page.locator(`li[data-run="${runId}"]`).getByTestId('superseded')).toHaveText('superseded by run_2');
+    await expect(page.locator('li[data-run="run_2"]').getByTestId('superseded')).toHaveCount(0);
+    await page.goto(runPage);
     await page.getByTestId('restarted-as').getByRole('link', { name: 'run_2' }).click();
     await expect(page).toHaveURL(new RegExp(`/sessions/${sessionId}/runs/run_2$`));
 

@@ -112,7 +112,8 @@ test('clicking a row opens its node in the side panel without a page load; Back 
   await link.click();
   const panel = page.getByTestId('node-panel');
   await expect(panel).toBeVisible();
-  await expect(page).toHaveURL(new RegExp(`${url}\\?node=${node}$`));
+  // The link lands on the panel's heading (below the rows on a phone).
+  await expect(page).toHaveURL(new RegExp(`${url}\\?node=${node}#panel-h$`));
   await expect(panel.getByRole('heading', { level: 3 })).toContainText(node);
   await expect(panel).toContainText('Forked from node_1');
   await expect(panel).toContainText('second branch');

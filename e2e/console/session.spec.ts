@@ -25,7 +25,7 @@ test('the runs sidebar marks the active run, and its link selects it', async ({ 
   await expect(active).toContainText('✓ complete');
   await expect(active).toContainText('pinned to version 1.0.0');
   await expect(active.locator(`code[title="${s.workflowHash}"]`)).toBeVisible();
-  await expect(active).toContainText('mode guided, risk conservative');
+  await expect(active).toContainText('Guided; risk conservative');
   // Its last three notes, newest last.
   await expect(active.locator('.notes > li')).toHaveCount(3);
   await expect(active.locator('.notes > li').last()).toContainText('Reviewed; reran the fuzz corpus.');

@@ -108,6 +108,8 @@ test.describe('Share a session', () => {
     await expect(preview).toContainText(`Checked: ${s.sessionId}.json`);
     await expect(preview.getByTestId('import-report')).toContainText(s.sessionId);
     await expect(preview.getByTestId('report-runs')).toHaveText('1');
+    await expect(preview.getByTestId('report-workflows')).toContainText(s.workflowId);
+    await expect(preview.getByTestId('import-already')).toHaveCount(0);
     await shots(page, info, 'import-preview');
     await page.getByTestId('import-confirm').click();
     await expect(page).toHaveURL(/\/import\/[0-9a-f]{64}$/);
@@ -129,6 +131,15 @@ test.describe('Share a session', () => {
     await expect(page.getByTestId('health')).toHaveText('healthy');
     await expect(page.getByTestId('active-run')).toContainText(s.workflowId);
     await expect(page.locator('.notes').last()).toContainText('second branch');
+
+    // The same bundle again: the preview says it was imported here already.
+    await page.goto('/import');
+    await page.getByTestId('import-file').setInputFiles(file);
+    await page.getByTestId('import-check').click();
+    const again = page.getByTestId('import-already');
+    await expect(again).toContainText(`this is ${s.sessionId} as of the same last event, imported before as ${imported}`);
+    await expect(again.getByRole('link', { name: imported })).toHaveAttribute('href', `/sessions/${imported}`);
+    await shots(page, info, 'import-again');
     expect(consoleErrors).toHaveLength(1);
   });
 });

@@ -24,6 +24,17 @@ type ImportReport struct {
 	WorkflowsAdded   int      `json:"workflowsAdded"`
 	WorkflowsPresent int      `json:"workflowsPresent"`
 	Warnings         []string `json:"warnings,omitempty"`
+	// Workflows names the workflow of each run, in run order, so a
+	// person sees what the session did before importing it.
+	Workflows []RunWorkflow `json:"workflows,omitempty"`
+}
+
+// RunWorkflow is the workflow one run of a bundle is pinned to.
+type RunWorkflow struct {
+	Run     engine.RunID      `json:"runId"`
+	ID      engine.WorkflowID `json:"workflowId"`
+	Name    string            `json:"name"`
+	Version string            `json:"version"`
 }
 
 // Report is what importing v adds: its session, events, runs and nodes.
@@ -36,6 +47,10 @@ func (v *Verified) Report(dryRun bool) ImportReport {
 	}
 	rep := ImportReport{DryRun: dryRun, Source: b.Session.ID, SourceChainHead: b.Manifest.ChainHead, Title: b.Session.Title,
 		Redacted: b.Session.Redacted, Redaction: b.Session.Level(), Events: len(v.Events), Runs: len(b.Runs), Nodes: nodes}
+	for _, r := range b.Runs {
+		wf := v.Workflows[r.WorkflowHash] // verified: every pin is in the bundle
+		rep.Workflows = append(rep.Workflows, RunWorkflow{Run: r.ID, ID: r.WorkflowID, Name: wf.Name, Version: wf.Version})
+	}
 	switch rep.Redaction {
 	case RedactNotes:
 		rep.Warnings = append(rep.Warnings, "the bundle's notes are redacted: every note reads "+RedactedMarker+", and so will the imported session's")

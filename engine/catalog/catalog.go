@@ -273,6 +273,12 @@ func IDOf(b []byte) engine.WorkflowID {
 // file allows: the id, and where its quoted value starts and ends in b
 // (end 0 when there is none).
 func idValue(b []byte) (id engine.WorkflowID, start, end int) {
+	v, start, end := stringValue(b, "id")
+	return engine.WorkflowID(v), start, end
+}
+
+// stringValue finds the string value of b's top-level key, as idValue.
+func stringValue(b []byte, key string) (value string, start, end int) {
 	d := json.NewDecoder(bytes.NewReader(b))
 	if t, err := d.Token(); err != nil || t != json.Delim('{') {
 		return "", 0, 0
@@ -282,7 +288,7 @@ func idValue(b []byte) (id engine.WorkflowID, start, end int) {
 		if err != nil {
 			return "", 0, 0
 		}
-		if k == "id" {
+		if k == key {
 			afterKey := int(d.InputOffset())
 			v, err := d.Token()
 			s, ok := v.(string)
@@ -291,7 +297,7 @@ func idValue(b []byte) (id engine.WorkflowID, start, end int) {
 			}
 			// Between the key and its value only the colon and white space.
 			end := int(d.InputOffset())
-			return engine.WorkflowID(s), afterKey + bytes.IndexByte(b[afterKey:end], '"'), end
+			return s, afterKey + bytes.IndexByte(b[afterKey:end], '"'), end
 		}
 		if skipValue(d) != nil {
 			return "", 0, 0

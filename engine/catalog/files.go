@@ -105,10 +105,20 @@ func CheckText(text []byte, kind SourceKind) error {
 // by id and every other byte kept, so a fork keeps its author's layout.
 // It is false when b names no id there.
 func WithID(b []byte, id engine.WorkflowID) ([]byte, bool) {
-	_, start, end := idValue(b)
+	return withString(b, "id", string(id))
+}
+
+// WithName is workflow file b with its top-level name, the name people
+// see, replaced by name, as WithID replaces the id.
+func WithName(b []byte, name string) ([]byte, bool) {
+	return withString(b, "name", name)
+}
+
+func withString(b []byte, key, value string) ([]byte, bool) {
+	_, start, end := stringValue(b, key)
 	if end == 0 {
 		return nil, false
 	}
-	quoted, _ := json.Marshal(string(id))
+	quoted, _ := json.Marshal(value)
 	return slices.Concat(b[:start], quoted, b[end:]), true
 }

@@ -59,6 +59,19 @@ func TestWithID(t *testing.T) {
 	}
 }
 
+func TestWithName(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{`{"id":"wr.hello","name":"Hello"}`, `{"id":"wr.hello","name":"Hello \"mine\" (fork)"}`},
+		{"{\n  \"steps\": [{\"name\": \"no\"}],\n  \"name\" : \"Hello\"\n}", "{\n  \"steps\": [{\"name\": \"no\"}],\n  \"name\" : \"Hello \\\"mine\\\" (fork)\"\n}"},
+		{`{"id":"wr.hello"}`, ""},
+	} {
+		got, ok := catalog.WithName([]byte(tc.in), `Hello "mine" (fork)`)
+		if string(got) != tc.want || ok != (tc.want != "") {
+			t.Errorf("WithName(%q) = %q, %v; want %q", tc.in, got, ok, tc.want)
+		}
+	}
+}
+
 func TestCheckText(t *testing.T) {
 	valid := `{"id":"user.a","name":"A","description":"d","version":"1","steps":[{"id":"a","title":"A","prompt":"p"}]}`
 	for _, tc := range []struct {

@@ -19,7 +19,7 @@ import (
 // again creates nothing and answers as the first time.
 func (s *Service) Checkpoint(raw []byte) protocol.Result {
 	r, err := s.checkpoint(raw)
-	return s.answer("checkpoint", r, err)
+	return s.about(s.answer("checkpoint", r, err), raw)
 }
 
 func (s *Service) checkpoint(raw []byte) (protocol.Result, error) {

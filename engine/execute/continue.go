@@ -12,7 +12,7 @@ import (
 // Continue advances (ackToken present) or rehydrates (no ackToken) a run.
 func (s *Service) Continue(raw []byte) protocol.Result {
 	r, err := s.cont(raw)
-	return s.answer("continue", r, err)
+	return s.about(s.answer("continue", r, err), raw)
 }
 
 func (s *Service) cont(raw []byte) (protocol.Result, error) {

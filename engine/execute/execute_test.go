@@ -266,6 +266,14 @@ func TestBadTokensAreErrorsAsData(t *testing.T) {
 			if e := res.(protocol.ErrorResult).Error; e.Message == "" || e.Retry.Kind == "" {
 				t.Fatalf("error lacks message or retry: %s", b)
 			}
+			// The log names the session only a verified stateToken names.
+			want := engine.SessionID(0)
+			if c.args["stateToken"] == a.StateToken {
+				want = a.Session.SessionID
+			}
+			if got := res.(protocol.ErrorResult).About; got != want {
+				t.Errorf("the error is about session %d; want %d", got, want)
+			}
 		})
 	}
 	// Nothing was advanced by any of them.

@@ -8,6 +8,7 @@
 package execute
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"sync"
@@ -85,6 +86,26 @@ func (s *Service) answer(op string, r protocol.Result, err error) protocol.Resul
 	}
 	s.logf("%s: %v", op, err)
 	return protocol.NewError(engine.AsError(err))
+}
+
+// about names on an error answer the session its call's stateToken
+// verifiably names, so the daemon's log can link the error to it. Only
+// the error path parses the token again.
+func (s *Service) about(r protocol.Result, raw []byte) protocol.Result {
+	e, ok := r.(protocol.ErrorResult)
+	if !ok {
+		return r
+	}
+	var in struct {
+		StateToken string `json:"stateToken"`
+	}
+	if json.Unmarshal(raw, &in) != nil || in.StateToken == "" {
+		return r
+	}
+	if st, err := s.keys.Parse(in.StateToken, token.State); err == nil {
+		e.About = st.Session
+	}
+	return e
 }
 
 // inTx runs fn in a transaction and carries its result out. The store may

@@ -196,6 +196,10 @@ type ErrorResult struct {
 	Error *engine.Error `json:"error"`
 	// NextCall is the call that fixes the error, when WorkRail knows it.
 	NextCall *Call `json:"nextCall,omitempty"`
+	// About is the session the failed call was about, when its stateToken
+	// verified (0 otherwise): the daemon's log names it, so the Console's
+	// recent errors link it. Never sent to the agent.
+	About engine.SessionID `json:"-"`
 }
 
 // ResultKind implements Result.

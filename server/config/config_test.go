@@ -317,3 +317,23 @@ func BenchmarkHashAndCompare(b *testing.B) {
 		_ = PendingRestart(Compare(desired, applied))
 	}
 }
+
+// The applied port is the one in use: it moves the hash, and is pending
+// a restart only when config.json chose it (a restart reads it again),
+// not when the command line or the environment did (a restart keeps it).
+func TestListening(t *testing.T) {
+	for _, tc := range []struct {
+		kept    bool
+		pending []string
+	}{{false, []string{"port"}}, {true, nil}} {
+		l := NewLive(filepath.Join(t.TempDir(), "config.json"), Defaults())
+		hash := l.Listening(54321, tc.kept)
+		s := l.Snapshot()
+		if s.Applied.Port != 54321 || hash != s.AppliedHash || hash == Defaults().Hash() {
+			t.Errorf("kept %v: applied port %d, hash %s (snapshot %s)", tc.kept, s.Applied.Port, hash, s.AppliedHash)
+		}
+		if !slices.Equal(s.Pending, tc.pending) {
+			t.Errorf("kept %v: pending %v, want %v", tc.kept, s.Pending, tc.pending)
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"sync"
 	"syscall"
 	"time"
@@ -44,6 +45,9 @@ type Live struct {
 	desiredErr *engine.Error
 	applied    Config
 	gen        uint64
+	// portKept says the command line or the environment chose the port
+	// in use, which a restart keeps: config.json's port is not pending.
+	portKept bool
 }
 
 // stamp is what tells a changed file without reading it.
@@ -105,7 +109,21 @@ func (l *Live) Snapshot() Snapshot {
 	}
 	s.Entries = Compare(s.Desired, s.Applied)
 	s.Pending = PendingRestart(s.Entries)
+	if l.portKept {
+		s.Pending = slices.DeleteFunc(s.Pending, func(k string) bool { return k == "port" })
+	}
 	return s
+}
+
+// Listening makes the port the daemon listens on the applied one: with
+// --port 0, WORKRAIL_PORT or the free-port fallback it is not config.json's.
+// kept says the command line or the environment chose it, so a restart
+// keeps it. It returns the applied configuration's new hash.
+func (l *Live) Listening(port int, kept bool) string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.applied.Port, l.portKept = port, kept
+	return l.applied.Hash()
 }
 
 // Applied is the configuration in effect now.
