@@ -51,6 +51,10 @@ type Tx interface {
 	// Append adds one event scoped to run and node (zero for none) and
 	// folds it into the derived indexes.
 	Append(engine.RunID, engine.NodeID, event.Payload) (event.Event, error)
+	// Stamp sets what the events this transaction appends from now on
+	// record of the write: when it was made (the use case's clock) and
+	// by whom. Unset, they record neither.
+	Stamp(event.Stamp)
 	NewRunID() (engine.RunID, error)
 	NewNodeID() (engine.NodeID, error)
 	PutSnapshot(run.Snapshot) (engine.SnapshotRef, error)

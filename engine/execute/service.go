@@ -16,6 +16,7 @@ import (
 	"github.com/workrail/workrail/engine"
 	"github.com/workrail/workrail/engine/catalog"
 	"github.com/workrail/workrail/engine/compile"
+	"github.com/workrail/workrail/engine/event"
 	"github.com/workrail/workrail/engine/outcome"
 	"github.com/workrail/workrail/engine/project"
 	"github.com/workrail/workrail/engine/protocol"
@@ -85,6 +86,15 @@ func (s *Service) answer(op string, r protocol.Result, err error) protocol.Resul
 	}
 	s.logf("%s: %v", op, err)
 	return protocol.NewError(engine.AsError(err))
+}
+
+// stamping is fn with the transaction first stamped with the clock's
+// time and origin o, for every event fn appends.
+func (s *Service) stamping(o event.Origin, fn func(Tx) error) func(Tx) error {
+	return func(tx Tx) error {
+		tx.Stamp(event.Stamp{At: event.MillisOf(s.now()), Origin: o})
+		return fn(tx)
+	}
 }
 
 // inTx runs fn in a transaction and carries its result out. The store may

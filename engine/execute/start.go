@@ -51,7 +51,7 @@ func (s *Service) start(raw []byte, workdir string) (protocol.Result, error) {
 // transaction: it is I/O.
 func (s *Service) create(b beginning, workspace, workdir string) (protocol.Result, error) {
 	obs := s.observe(cmp.Or(workspace, workdir))
-	create := func(fn func(Tx) error) error { _, err := s.store.Create(fn); return err }
+	create := func(fn func(Tx) error) error { _, err := s.store.Create(s.stamping(event.OriginAgent, fn)); return err }
 	return inTx(create, func(tx Tx) (protocol.Result, error) {
 		n, err := s.startRun(tx, b, workspace, obs)
 		if err != nil {

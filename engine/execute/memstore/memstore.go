@@ -200,6 +200,8 @@ type tx struct {
 	writable bool
 	// staged content-addressed puts of a write transaction
 	snapshots, workflows map[engine.Digest][]byte
+	// stamp is what the appends record of the write
+	stamp event.Stamp
 }
 
 func (t *tx) Session() engine.SessionID { return t.id }
@@ -249,6 +251,9 @@ func (t *tx) mustWrite(op string) error {
 	return nil
 }
 
+// Stamp sets what the following appends record of the write.
+func (t *tx) Stamp(s event.Stamp) { t.stamp = s }
+
 // Append encodes the event as the bbolt store does, chains it, and folds
 // what decodes from those bytes, so a test sees exactly what was stored.
 func (t *tx) Append(r engine.RunID, n engine.NodeID, p event.Payload) (event.Event, error) {
@@ -256,7 +261,7 @@ func (t *tx) Append(r engine.RunID, n engine.NodeID, p event.Payload) (event.Eve
 		return event.Event{}, err
 	}
 	idx := t.sess.graph.Head() + 1
-	e := event.Event{ID: engine.NewEventID(t.id, idx), Index: idx, Session: t.id, Kind: p.Kind(), Run: r, Node: n, Data: p}
+	e := event.Event{ID: engine.NewEventID(t.id, idx), Index: idx, Session: t.id, Kind: p.Kind(), Run: r, Node: n, Data: p}.Stamped(t.stamp)
 	b, err := event.Encode(e)
 	if err != nil {
 		return event.Event{}, err
