@@ -129,6 +129,9 @@ func clockScenario(t *testing.T, clock func() time.Time) (answers []string, logs
 
 // withoutTimes is ov with the times it shows left out.
 func withoutTimes(ov project.Overview) project.Overview {
-	ov.CreatedAt = ""
+	ov.CreatedAt, ov.LastTime = "", 0
+	for i := range ov.Runs {
+		ov.Runs[i].StartedTime, ov.Runs[i].LastTime = 0, 0
+	}
 	return ov
 }
