@@ -8,6 +8,7 @@ import (
 	"go.etcd.io/bbolt"
 
 	"github.com/workrail/workrail/engine"
+	"github.com/workrail/workrail/engine/execute"
 	"github.com/workrail/workrail/engine/project"
 )
 
@@ -27,10 +28,6 @@ var (
 // older file has it filled once, in the order of its sessions' last
 // writes by the clock (then their ids), which is all it knows.
 const schemaRecent = 6
-
-// Write is where a session's last write stands in the store-wide
-// sequence: a higher Write was written later.
-type Write uint64
 
 // markWritten gives session key the next write sequence.
 func markWritten(btx *bbolt.Tx, key []byte) error {
@@ -102,8 +99,8 @@ func fillRecent(tx *bbolt.Tx) error {
 // until fn returns false. A session written while a reader pages moves
 // above the page it was on, so no session is shown twice. When the
 // sequence cannot be read (a damaged file), it walks by id instead.
-func (s *Store) Recent(below Write, fn func(engine.SessionID, Write, project.Overview, error) bool) error {
-	var next Write
+func (s *Store) Recent(below execute.Write, fn func(engine.SessionID, execute.Write, project.Overview, error) bool) error {
+	var next execute.Write
 	stopped, unnumbered := false, false
 	err := guarded(label("list recent sessions"), func() error {
 		return s.db.View(func(tx *bbolt.Tx) error {
@@ -124,7 +121,7 @@ func (s *Store) Recent(below Write, fn func(engine.SessionID, Write, project.Ove
 				if len(k) != 8 || len(v) != 8 {
 					continue
 				}
-				next = Write(binary.BigEndian.Uint64(k))
+				next = execute.Write(binary.BigEndian.Uint64(k))
 				id := engine.SessionID(binary.BigEndian.Uint64(v))
 				o, oerr := s.readOverview(tx, root, v, id)
 				if !fn(id, next, o, oerr) {
@@ -145,11 +142,11 @@ func (s *Store) Recent(below Write, fn func(engine.SessionID, Write, project.Ove
 
 // LastWrite is session id's place in the write sequence; 0 when it has
 // none.
-func (s *Store) LastWrite(id engine.SessionID) (Write, error) {
-	var w Write
+func (s *Store) LastWrite(id engine.SessionID) (execute.Write, error) {
+	var w execute.Write
 	err := s.db.View(func(tx *bbolt.Tx) error {
 		if v := tx.Bucket(bucketWritten).Get(sessionKey(id)); len(v) == 8 {
-			w = Write(binary.BigEndian.Uint64(v))
+			w = execute.Write(binary.BigEndian.Uint64(v))
 		}
 		return nil
 	})

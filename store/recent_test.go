@@ -16,11 +16,11 @@ import (
 
 // recent lists the sessions written before below, latest first, at most
 // n of them, and the cursor of the next page.
-func recent(t *testing.T, s *store.Store, below store.Write, n int) ([]engine.SessionID, store.Write) {
+func recent(t *testing.T, s *store.Store, below execute.Write, n int) ([]engine.SessionID, execute.Write) {
 	t.Helper()
 	var ids []engine.SessionID
-	var next store.Write
-	err := s.Recent(below, func(id engine.SessionID, w store.Write, _ project.Overview, err error) bool {
+	var next execute.Write
+	err := s.Recent(below, func(id engine.SessionID, w execute.Write, _ project.Overview, err error) bool {
 		if err != nil {
 			t.Fatalf("Recent: %s: %v", id, err)
 		}

@@ -61,6 +61,11 @@ type Tx interface {
 	PinWorkflow(compile.Compiled) error
 }
 
+// Write is a session's place in its store's write sequence: every write
+// that appends to a session takes the next number, so the session with the
+// highest was written last. It orders by recent activity without a clock.
+type Write uint64
+
 // HealthStatus is the closed set of states a session's log can be in.
 type HealthStatus string
 
