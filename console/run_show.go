@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"time"
 	"strings"
 
 	"github.com/go-chi/chi/v5"
@@ -58,6 +59,7 @@ type runView struct {
 	// PanelLists are the pages of the open node's lists the panel shows
 	// (?outputs=, ?gaps=, ?attempts=).
 	PanelLists panelLists
+	Now        time.Time // what the page's times are relative to
 }
 
 // panelLists are the pages of a node's outputs, gaps and blocked
@@ -175,7 +177,7 @@ func (c *Console) run(q runRequest) (runView, error) {
 	if err != nil {
 		return runView{}, err
 	}
-	v := runView{Session: q.session, Filter: q.filter, Marked: marked(g, q.filter), Head: g.Head(), Health: h}
+	v := runView{Session: q.session, Filter: q.filter, Marked: marked(g, q.filter), Head: g.Head(), Health: h, Now: c.now()}
 	if v.Summary, err = project.Summarize(g, rn); err != nil {
 		return v, err
 	}

@@ -2,6 +2,7 @@ package execute
 
 import (
 	"iter"
+	"strconv"
 
 	"github.com/workrail/workrail/engine"
 	"github.com/workrail/workrail/engine/compile"
@@ -65,6 +66,9 @@ type Tx interface {
 // that appends to a session takes the next number, so the session with the
 // highest was written last. It orders by recent activity without a clock.
 type Write uint64
+
+// String is w in decimal, as URLs carry it.
+func (w Write) String() string { return strconv.FormatUint(uint64(w), 10) }
 
 // HealthStatus is the closed set of states a session's log can be in.
 type HealthStatus string
