@@ -274,6 +274,8 @@ func (c *Console) Routes(r chi.Router) {
 		r.Post("/config/restart", c.configRestart)
 		r.Get("/changes", c.changes)
 		r.Get("/sessions/{session}", c.sessionShow)
+		r.Get("/sessions/{session}/events", c.sessionEvents)
+		r.Get("/sessions/{session}/events.json", c.sessionEventsJSON)
 		r.Get("/sessions/{session}/runs/{run}", c.runShow)
 		r.Get("/sessions/{session}/runs/{run}/graph.svg", c.runGraph)
 		c.runRoutes(r)
