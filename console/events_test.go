@@ -34,7 +34,7 @@ func forkedSession(t *testing.T) (*memstore.Store, http.Handler) {
 	if _, ok := x.Continue(b).(protocol.StepResult); !ok {
 		t.Fatal("continue failed")
 	}
-	if r, _ := x.Fork(execute.Place{Session: 1, Run: 1, Node: 2}, []byte(`{}`)); r.ResultKind() != protocol.KindStep {
+	if r, _ := x.Fork(execute.Place{Session: 1, Run: 1, Node: 2}, []byte(`{"topic": "y"}`)); r.ResultKind() != protocol.KindStep {
 		t.Fatalf("fork: %s", r.RenderedText())
 	}
 	return st, serve(t, st, executetest.Catalog(t, workflows.FS))
@@ -140,3 +140,21 @@ func TestEventsWithoutTimes(t *testing.T) {
 	}
 }
 
+
+// A node the Console forked says so, and which context keys it changed,
+// from the origin its events record; the agent's nodes say nothing of it.
+// Each node says when it was reached and how long the step before took.
+func TestNodePanelSaysWhoMadeIt(t *testing.T) {
+	_, h := forkedSession(t)
+	_, forked := getPath(t, h, "/sessions/ses_1/runs/run_1?node=node_3")
+	if !strings.Contains(forked, "Forked in the Console, context changed: <code>topic</code>.") {
+		t.Fatal("the Console's fork does not say it was made in the Console with topic changed")
+	}
+	if !strings.Contains(forked, `reached <time datetime="2026-03-04T05:04:07.000Z"`) || !strings.Contains(forked, `the step before took <time datetime="PT180S" data-testid="took">3 min</time>`) {
+		t.Fatalf("the fork's panel does not say when it was reached and how long the step took:\n%s", forked)
+	}
+	_, agents := getPath(t, h, "/sessions/ses_1/runs/run_1?node=node_2")
+	if strings.Contains(agents, `data-testid="origin"`) {
+		t.Fatal("the agent's node says the Console made it")
+	}
+}

@@ -1,0 +1,73 @@
+package console
+
+import (
+	"maps"
+	"reflect"
+	"slices"
+	"time"
+
+	"github.com/workrail/workrail/engine"
+	"github.com/workrail/workrail/engine/event"
+	"github.com/workrail/workrail/engine/project"
+)
+
+// provenance is how a node came to be and when, as its panel says it:
+// who made it (the origin its node_created records, never guessed from
+// attempt numbers), the context keys a Console fork changed, when it was
+// reached and how long the step before it took.
+type provenance struct {
+	Origin  event.Origin
+	Restart bool     // the Console started the run over here (a run's root)
+	Changed []string // context keys whose value differs from the parent's, sorted
+	Reached span     // from the parent's creation to this node's
+	Now     time.Time
+	g       *project.Graph
+}
+
+// provenanceOf reads node n's provenance from the fold.
+func provenanceOf(g *project.Graph, n project.Node, now time.Time) (provenance, error) {
+	p := provenance{Now: now, g: g, Reached: span{To: n.CreatedTime}}
+	created, err := g.Event(n.CreatedAt)
+	if err != nil {
+		return p, err
+	}
+	p.Origin = created.Origin
+	if n.Parent == 0 {
+		p.Restart = p.Origin == event.OriginConsole
+		return p, nil
+	}
+	parent, err := g.Node(n.Parent)
+	if err != nil {
+		return p, err
+	}
+	p.Reached.From = parent.CreatedTime
+	if p.Origin != event.OriginConsole {
+		return p, nil
+	}
+	mine, err := g.Snapshot(n.Snapshot)
+	if err != nil {
+		return p, err
+	}
+	theirs, err := g.Snapshot(parent.Snapshot)
+	if err != nil {
+		return p, err
+	}
+	for _, k := range slices.Sorted(maps.Keys(mine.Context)) {
+		if v, ok := theirs.Context[k]; !ok || !reflect.DeepEqual(v, mine.Context[k]) {
+			p.Changed = append(p.Changed, k)
+		}
+	}
+	return p, nil
+}
+
+// timeAt is when event i was appended; zero when not recorded.
+func (p provenance) timeAt(i engine.EventIndex) event.Millis {
+	if p.g == nil {
+		return 0
+	}
+	e, err := p.g.Event(i)
+	if err != nil {
+		return 0
+	}
+	return e.AppendedAt
+}
