@@ -140,7 +140,6 @@ func TestEventsWithoutTimes(t *testing.T) {
 	}
 }
 
-
 // A node the Console forked says so, and which context keys it changed,
 // from the origin its events record; the agent's nodes say nothing of it.
 // Each node says when it was reached and how long the step before took.
