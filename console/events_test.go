@@ -157,3 +157,16 @@ func TestNodePanelSaysWhoMadeIt(t *testing.T) {
 		t.Fatal("the agent's node says the Console made it")
 	}
 }
+
+// Each row of the run graph says when its step was done and how long it
+// took; the first node, which no step made, says neither.
+func TestRunRowsSayWhenAndHowLong(t *testing.T) {
+	_, h := forkedSession(t)
+	_, page := getPath(t, h, "/sessions/ses_1/runs/run_1")
+	if n := strings.Count(page, `data-testid="row-time"`); n != 1 { // node_3's branch is folded
+		t.Fatalf("%d rows say when; want node_2's", n)
+	}
+	if !strings.Contains(page, `<time datetime="PT120S" data-testid="took">2 min</time>`) {
+		t.Fatal("node_2's row does not say its step took 2 min")
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/workrail/workrail/console/lanes"
 	"github.com/workrail/workrail/engine"
 	"github.com/workrail/workrail/engine/event"
 	"github.com/workrail/workrail/engine/project"
@@ -70,4 +71,29 @@ func (p provenance) timeAt(i engine.EventIndex) event.Millis {
 		return 0
 	}
 	return e.AppendedAt
+}
+
+// rowTimes reads, for each row of l that shows a node, when the node was
+// made and when its parent was.
+func rowTimes(g *project.Graph, l lanes.Layout) (map[engine.NodeID]span, error) {
+	out := make(map[engine.NodeID]span, len(l.Rows))
+	for _, row := range l.Rows {
+		if row.Kind != lanes.NodeRow {
+			continue
+		}
+		n, err := g.Node(row.Node)
+		if err != nil {
+			return nil, err
+		}
+		s := span{To: n.CreatedTime}
+		if n.Parent != 0 {
+			p, err := g.Node(n.Parent)
+			if err != nil {
+				return nil, err
+			}
+			s.From = p.CreatedTime
+		}
+		out[row.Node] = s
+	}
+	return out, nil
 }

@@ -60,6 +60,9 @@ type runView struct {
 	// (?outputs=, ?gaps=, ?attempts=).
 	PanelLists panelLists
 	Now        time.Time // what the page's times are relative to
+	// Took is, for each node row, from its parent's creation to its own:
+	// when the step done into it was done, and how long it took.
+	Took map[engine.NodeID]span
 }
 
 // panelLists are the pages of a node's outputs, gaps and blocked
@@ -182,6 +185,9 @@ func (c *Console) run(q runRequest) (runView, error) {
 		return v, err
 	}
 	if v.Layout, err = lanes.Build(g, q.run, q.expand); err != nil {
+		return v, err
+	}
+	if v.Took, err = rowTimes(g, v.Layout); err != nil {
 		return v, err
 	}
 	if v.Pinned, err = c.pinned(q.session, rn.WorkflowHash); err != nil {
