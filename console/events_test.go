@@ -163,10 +163,10 @@ func TestNodePanelSaysWhoMadeIt(t *testing.T) {
 func TestRunRowsSayWhenAndHowLong(t *testing.T) {
 	_, h := forkedSession(t)
 	_, page := getPath(t, h, "/sessions/ses_1/runs/run_1")
-	if n := strings.Count(page, `data-testid="row-time"`); n != 1 { // node_3's branch is folded
-		t.Fatalf("%d rows say when; want node_2's", n)
+	if n := strings.Count(page, `data-testid="row-time"`); n != 1 { // node_2's branch is folded
+		t.Fatalf("%d rows say when; want node_3's", n)
 	}
-	if !strings.Contains(page, `<time datetime="PT120S" data-testid="took">2 min</time>`) {
-		t.Fatal("node_2's row does not say its step took 2 min")
+	if !strings.Contains(page, `<time datetime="PT180S" data-testid="took">3 min</time>`) { // the fork, now the preferred branch
+		t.Fatalf("node_3 row does not say its step took 3 min: %s", page)
 	}
 }
