@@ -146,23 +146,26 @@ type sessionsQuery struct {
 	Q      string            // words every shown session contains
 	Status project.RunStatus // "" for any
 	// Before lists the sessions last written before it (0: from the
-	// latest); Top, when the page is refreshed in place, is the latest
-	// write the reader was shown: sessions written since are counted in
-	// a pill instead of pushing rows down (one of them that was on the
-	// page leaves its row: it now sits above it).
+	// latest). Top and Newest, when the page is refreshed in place, are
+	// the latest write and the newest session when the reader first read
+	// it: sessions started since are counted in a pill instead of pushing
+	// rows down; older ones written since come first, as they are the
+	// most recently active (the one an agent is working on stays on top).
 	Before, Top execute.Write
+	Newest      engine.SessionID
 }
 
 // sessionsList is one page of the sessions list, the most recently
 // written first (by the store's write sequence: never by clock).
 type sessionsList struct {
-	Query sessionsQuery
-	Rows  []sessionRow
-	Total int           // sessions in the store
-	Top   execute.Write // the latest write when the page was first read
-	Older execute.Write // the next page's Before; 0 when this is the last
-	New   int           // sessions written since Top that match
-	Now   time.Time     // what the times it shows are relative to
+	Query  sessionsQuery
+	Rows   []sessionRow
+	Total  int              // sessions in the store
+	Top    execute.Write    // the latest write when the page was first read
+	Newest engine.SessionID // the newest session then
+	Older  execute.Write    // the next page's Before; 0 when this is the last
+	New    int              // sessions started since that match
+	Now    time.Time        // what the times it shows are relative to
 }
 
 // sessions reads one page. Pages and search walk the stored overviews
@@ -173,19 +176,26 @@ func (c *Console) sessions(q sessionsQuery) (sessionsList, error) {
 	if err != nil {
 		return sessionsList{}, err
 	}
-	p := sessionsList{Query: q, Total: len(ids), Top: q.Top, Now: c.now()}
+	p := sessionsList{Query: q, Total: len(ids), Top: q.Top, Newest: q.Newest, Now: c.now()}
 	size := c.settings().PageSize // console.pageSize, applied live
 	from := q.Before
 	if q.Before == 0 {
+		if p.Top == 0 && len(ids) > 0 { // the first read of the page
+			p.Newest = ids[len(ids)-1]
+		}
 		err := c.store.Recent(0, func(id engine.SessionID, w execute.Write, o project.Overview, err error) bool {
 			if p.Top == 0 {
-				p.Top = w // the first read of the page
+				p.Top = w
 			}
 			if w <= p.Top {
 				return false
 			}
-			if q.shows(id, o, err) {
+			switch {
+			case !q.shows(id, o, err):
+			case id > p.Newest:
 				p.New++
+			case len(p.Rows) < size:
+				p.Rows = append(p.Rows, sessionRow{ID: id, Write: w, Overview: o, Err: err})
 			}
 			return true
 		})
@@ -365,6 +375,9 @@ func parseSessionsQuery(r *http.Request) (sessionsQuery, bool) {
 	if s := project.RunStatus(u.Get("status")); slices.Contains(project.RunStatuses(), s) {
 		q.Status = s
 	}
+	if v := u.Get("newest"); v != "" && q.Newest.UnmarshalText([]byte(v)) != nil {
+		return q, false
+	}
 	for key, w := range map[string]*execute.Write{"before": &q.Before, "top": &q.Top} {
 		if v := u.Get(key); v != "" {
 			n, err := strconv.ParseUint(v, 10, 64)
@@ -473,7 +486,7 @@ func (p sessionsList) self() string {
 	if p.Query.Before != 0 || p.Top == 0 {
 		return p.url("", "")
 	}
-	return p.url("top", p.Top.String())
+	return p.url("top", p.Top.String()) + "&newest=" + p.Newest.String()
 }
 
 func (p sessionsList) announce() string {
@@ -485,9 +498,9 @@ func (p sessionsList) announce() string {
 
 func newText(n int) string {
 	if n == 1 {
-		return "1 session with new activity"
+		return "1 new session"
 	}
-	return strconv.Itoa(n) + " sessions with new activity"
+	return strconv.Itoa(n) + " new sessions"
 }
 
 // lastText says what a session's last event did, in words.

@@ -100,8 +100,8 @@ func fillRecent(tx *bbolt.Tx) error {
 // above the page it was on, so no session is shown twice. When the
 // sequence cannot be read (a damaged file), it walks by id instead.
 func (s *Store) Recent(below execute.Write, fn func(engine.SessionID, execute.Write, project.Overview, error) bool) error {
-	var next execute.Write
 	stopped, unnumbered := false, false
+	seen := map[engine.SessionID]bool{} // passed to fn before any damage
 	err := guarded(label("list recent sessions"), func() error {
 		return s.db.View(func(tx *bbolt.Tx) error {
 			if unnumbered = tx.Bucket(bucketRecent) == nil; unnumbered {
@@ -121,10 +121,11 @@ func (s *Store) Recent(below execute.Write, fn func(engine.SessionID, execute.Wr
 				if len(k) != 8 || len(v) != 8 {
 					continue
 				}
-				next = execute.Write(binary.BigEndian.Uint64(k))
+				w := execute.Write(binary.BigEndian.Uint64(k))
 				id := engine.SessionID(binary.BigEndian.Uint64(v))
 				o, oerr := s.readOverview(tx, root, v, id)
-				if !fn(id, next, o, oerr) {
+				seen[id] = true
+				if !fn(id, w, o, oerr) {
 					stopped = true
 					return nil
 				}
@@ -134,21 +135,8 @@ func (s *Store) Recent(below execute.Write, fn func(engine.SessionID, execute.Wr
 	})
 	if unnumbered || (errors.Is(err, ErrDamaged) && !stopped) {
 		return s.Overviews(0, func(id engine.SessionID, o project.Overview, err error) bool {
-			return fn(id, 0, o, err)
+			return seen[id] || fn(id, 0, o, err)
 		})
 	}
 	return err
-}
-
-// LastWrite is session id's place in the write sequence; 0 when it has
-// none.
-func (s *Store) LastWrite(id engine.SessionID) (execute.Write, error) {
-	var w execute.Write
-	err := s.db.View(func(tx *bbolt.Tx) error {
-		if v := tx.Bucket(bucketWritten).Get(sessionKey(id)); len(v) == 8 {
-			w = execute.Write(binary.BigEndian.Uint64(v))
-		}
-		return nil
-	})
-	return w, err
 }
