@@ -40,11 +40,12 @@ type origin struct {
 }
 
 // originOf reads how node n came to be from the log: the kind of the edge
-// into it and, for a fork, the acknowledgement that made it. It is the one
-// place that tells a Console fork from a rewound chat: by the attempt
-// number the Console gives its forks (execute.NumberedByConsole), the
-// only mark logs carry until events record their origin; read that origin
-// here first once they do. n must not be a run's root.
+// into it and, for a fork, who recorded it (node_created's origin). It is
+// the one place that tells a Console fork from a rewound chat. A log
+// written before events carried their origin (its events have no time
+// either) is read by the attempt number the Console gives its forks
+// (execute.NumberedByConsole), the only mark such logs carry. n must not
+// be a run's root.
 func originOf(g *project.Graph, n project.Node) (origin, error) {
 	switch k, _ := g.Edge(n.ID); k {
 	case event.EdgeCheckpoint:
@@ -52,15 +53,31 @@ func originOf(g *project.Graph, n project.Node) (origin, error) {
 	case event.EdgeAckedStep:
 		return origin{Kind: originFirst}, nil
 	}
-	made, err := g.Event(n.CreatedAt - 1)
-	if err != nil {
-		return origin{}, err
-	}
-	if d, ok := made.Data.(*event.AdvanceRecordedData); !ok || !execute.NumberedByConsole(d.Attempt) {
-		return origin{Kind: originRewound}, nil
+	console, err := madeInConsole(g, n)
+	if err != nil || !console {
+		return origin{Kind: originRewound}, err
 	}
 	changed, err := contextChanged(g, n)
 	return origin{Kind: originConsole, Context: changed}, err
+}
+
+// madeInConsole says whether the Console recorded node n: its
+// node_created's origin, or in a log from before origins were recorded,
+// the attempt number of the acknowledgement that made it.
+func madeInConsole(g *project.Graph, n project.Node) (bool, error) {
+	created, err := g.Event(n.CreatedAt)
+	if err != nil {
+		return false, err
+	}
+	if created.Origin == event.OriginConsole || created.AppendedAt != 0 {
+		return created.Origin == event.OriginConsole, nil
+	}
+	made, err := g.Event(n.CreatedAt - 1)
+	if err != nil {
+		return false, err
+	}
+	d, ok := made.Data.(*event.AdvanceRecordedData)
+	return ok && execute.NumberedByConsole(d.Attempt), nil
 }
 
 // contextChanged lists the context keys whose value at n differs from

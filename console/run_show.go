@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/go-chi/chi/v5"
 
@@ -61,6 +62,10 @@ type runView struct {
 	// Branches says how each branch on show came to be, by first node,
 	// and how each fork on show did.
 	Branches map[engine.NodeID]branchInfo
+	Now        time.Time // what the page's times are relative to
+	// Took is, for each node row, from its parent's creation to its own:
+	// when the step done into it was done, and how long it took.
+	Took map[engine.NodeID]span
 }
 
 // panelLists are the pages of a node's outputs, gaps and blocked
@@ -181,7 +186,7 @@ func (c *Console) run(q runRequest) (runView, error) {
 	if err != nil {
 		return runView{}, err
 	}
-	v := runView{Session: q.session, Filter: q.filter, Marked: marked(g, q.filter), Head: g.Head(), Health: h, Expand: q.text}
+	v := runView{Session: q.session, Filter: q.filter, Marked: marked(g, q.filter), Head: g.Head(), Health: h, Expand: q.text, Now: c.now()}
 	if v.Summary, err = project.Summarize(g, rn); err != nil {
 		return v, err
 	}
@@ -194,6 +199,9 @@ func (c *Console) run(q runRequest) (runView, error) {
 		v.Expand = withAdded(v.Expand, opened)
 	}
 	if v.Branches, err = branchInfos(g, v.Layout); err != nil {
+		return v, err
+	}
+	if v.Took, err = rowTimes(g, v.Layout); err != nil {
 		return v, err
 	}
 	if v.Pinned, err = c.pinned(q.session, rn.WorkflowHash); err != nil {

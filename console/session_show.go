@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"time"
 
 	"github.com/go-chi/chi/v5"
 
@@ -37,6 +38,10 @@ type sessionView struct {
 	// Each list is shown a page at a time: the stretch the URL asks for
 	// (?runs=, ?timeline=, ?notes=, ?gaps=: the first shown).
 	Shown shownLists
+	// LastTime is when its latest event that recorded a time was
+	// appended; Now is what the page's times are relative to.
+	LastTime event.Millis
+	Now      time.Time
 }
 
 // shownLists are the pages of a session's lists the page shows.
@@ -123,7 +128,7 @@ func (c *Console) session(id engine.SessionID, active engine.RunID) (sessionView
 		return sessionView{}, err
 	}
 	evs := g.Events()
-	v := sessionView{ID: id, Health: h, Created: g.Created(), Gaps: project.Gaps(evs)}
+	v := sessionView{ID: id, Health: h, Created: g.Created(), Gaps: project.Gaps(evs), LastTime: lastTime(evs), Now: c.now()}
 	// A session without an overview (its log did not verify at an
 	// upgrade) is shown by its id.
 	if o, err := c.store.Overview(id); err == nil {
@@ -284,4 +289,14 @@ func sessionAnnounce(v sessionView) string {
 		s += " at " + string(v.Active.Pending)
 	}
 	return s
+}
+
+// lastTime is when the latest of evs that recorded a time was appended.
+func lastTime(evs []event.Event) event.Millis {
+	for i := len(evs) - 1; i >= 0; i-- {
+		if evs[i].AppendedAt != 0 {
+			return evs[i].AppendedAt
+		}
+	}
+	return 0
 }

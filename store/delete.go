@@ -45,6 +45,9 @@ func (s *Store) Delete(id engine.SessionID, head engine.EventIndex) error {
 		if err := btx.Bucket(bucketActivity).Delete(key); err != nil {
 			return err
 		}
+		if err := forgetWritten(btx, key); err != nil {
+			return err
+		}
 		for _, r := range d.refs {
 			if err := btx.Bucket(bucketUnreferenced).Put(r.key(), key); err != nil {
 				return err

@@ -156,7 +156,7 @@ func TestOpenAddsOverviewsToAnOlderFile(t *testing.T) {
 		}
 	}
 	r.store.Close()
-	if got := schemaOf(t, r.path); got != store.SchemaVersion || store.SchemaVersion != 5 {
+	if got := schemaOf(t, r.path); got != store.SchemaVersion || store.SchemaVersion != 6 {
 		t.Fatalf("schema %d after the upgrade; want %d", got, store.SchemaVersion)
 	}
 }

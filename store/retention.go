@@ -109,7 +109,10 @@ func cutoff(now time.Time, days int) (time.Time, bool) {
 
 // stamp records now as session id's last write.
 func (s *Store) stamp(btx *bbolt.Tx, id engine.SessionID) error {
-	return btx.Bucket(bucketActivity).Put(sessionKey(id), u64(uint64(max(s.now().Unix(), 0))))
+	if err := btx.Bucket(bucketActivity).Put(sessionKey(id), u64(uint64(max(s.now().Unix(), 0)))); err != nil {
+		return err
+	}
+	return markWritten(btx, sessionKey(id))
 }
 
 // lastActive is the recorded time (Unix seconds) of the last write to
@@ -326,6 +329,9 @@ func (s *Store) drop(batch []doomed, cut time.Time) (deleted []StaleSession, wri
 				return fmt.Errorf("store: delete session %s: %w", d.Session, err)
 			}
 			if err := btx.Bucket(bucketActivity).Delete(key); err != nil {
+				return err
+			}
+			if err := forgetWritten(btx, key); err != nil {
 				return err
 			}
 			for _, r := range d.refs {

@@ -291,6 +291,9 @@ func (s source) copy(btx *bbolt.Tx, id engine.SessionID, sb *rawBucket) error {
 	if err != nil {
 		return err
 	}
+	if err := markWritten(btx, sessionKey(id)); err != nil {
+		return err
+	}
 	for _, name := range [][]byte{bucketEvents, bucketChain} {
 		raw := sb.buckets[string(name)]
 		if raw == nil {

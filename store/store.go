@@ -25,7 +25,7 @@ import (
 // or would write wrongly); a change to what a derived record holds bumps
 // that record's definition version instead (derived.go), which needs no
 // migration.
-const SchemaVersion = 5
+const SchemaVersion = 6
 
 // schemaOverviews is the first version that keeps each session's overview.
 const schemaOverviews = 2
@@ -249,7 +249,7 @@ func (s *Store) Changes() uint64 { return s.commit.changes.Load() }
 func (s *Store) Path() string { return s.db.Path() }
 
 func migrate(tx *bbolt.Tx) error {
-	for _, name := range [][]byte{bucketMeta, bucketSessions, bucketSnapshots, bucketWorkflows, bucketActivity, bucketUnreferenced} {
+	for _, name := range [][]byte{bucketMeta, bucketSessions, bucketSnapshots, bucketWorkflows, bucketActivity, bucketUnreferenced, bucketRecent, bucketWritten} {
 		if _, err := tx.CreateBucketIfNotExists(name); err != nil {
 			return fmt.Errorf("store: create bucket %s: %w", name, err)
 		}
@@ -273,6 +273,11 @@ func migrate(tx *bbolt.Tx) error {
 	}
 	// From schema 4 there is nothing to fold: unlabelled records are of
 	// legacyVersions, and any of another definition are rebuilt.
+	if binary.BigEndian.Uint64(v) < schemaRecent {
+		if err := fillRecent(tx); err != nil {
+			return err
+		}
+	}
 	return meta.Put([]byte("schema"), u64(SchemaVersion))
 }
 

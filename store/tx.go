@@ -36,6 +36,8 @@ type Tx struct {
 	// live, in the writes of Create and Update, is told of the
 	// references appends make, which a sweep collecting meanwhile keeps.
 	live *liveRefs
+	// stamp is what the appends of this transaction record of the write.
+	stamp event.Stamp
 }
 
 // Create starts a new session and runs fn in the transaction that creates it.
@@ -187,7 +189,7 @@ func headOf(b *bbolt.Bucket) (engine.EventIndex, engine.Digest) {
 func (t *Tx) Append(run engine.RunID, node engine.NodeID, p event.Payload) (event.Event, error) {
 	last, prev := t.head()
 	idx := last + 1
-	e := event.Event{ID: engine.NewEventID(t.id, idx), Index: idx, Session: t.id, Kind: p.Kind(), Run: run, Node: node, Data: p}
+	e := event.Event{ID: engine.NewEventID(t.id, idx), Index: idx, Session: t.id, Kind: p.Kind(), Run: run, Node: node, Data: p}.Stamped(t.stamp)
 	b, err := event.Encode(e)
 	if err != nil {
 		return event.Event{}, err
@@ -206,6 +208,9 @@ func (t *Tx) Append(run engine.RunID, node engine.NodeID, p event.Payload) (even
 	t.live.note(e)
 	return e, t.fold(e)
 }
+
+// Stamp sets what the following appends record of the write.
+func (t *Tx) Stamp(s event.Stamp) { t.stamp = s }
 
 // fold keeps the derived records in step with e: the node, run and
 // attempt indexes, then the overview, then the resume record (written

@@ -96,6 +96,11 @@ func TestUpgradeCorpus(t *testing.T) {
 			for _, s := range c.Sessions {
 				continueCorpusSession(t, r, s.Advanced, s.Next)
 			}
+			// The sessions are numbered in the write sequence, and the one
+			// carried on last is first.
+			if ids, _ := recent(t, r.store, 0, 100); len(ids) != len(c.Sessions) || ids[0] != c.Sessions[len(c.Sessions)-1].ID {
+				t.Fatalf("the recent list after carrying on: %v", ids)
+			}
 			mustAllOK(t, r.store, len(c.Sessions))
 			to := newRig(t, nil)
 			for _, s := range c.Sessions {
@@ -211,7 +216,7 @@ func TestNewerFileIsRefused(t *testing.T) {
 		if !errors.Is(err, store.ErrNewerSchema) {
 			t.Fatalf("read-only %v: Open = %v; want ErrNewerSchema", ro, err)
 		}
-		for _, want := range []string{"schema 6", "schema 5 at most", "newer workrail", "copy made before the upgrade"} {
+		for _, want := range []string{"schema 7", "schema 6 at most", "newer workrail", "copy made before the upgrade"} {
 			if !strings.Contains(err.Error(), want) {
 				t.Fatalf("the refusal does not say %q: %v", want, err)
 			}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/workrail/workrail/engine"
 	"github.com/workrail/workrail/engine/bundle"
+	"github.com/workrail/workrail/engine/event"
 	"github.com/workrail/workrail/engine/execute"
 	"github.com/workrail/workrail/engine/execute/executetest"
 	"github.com/workrail/workrail/engine/protocol"
@@ -135,8 +136,28 @@ func TestSessionsWithNoDaemon(t *testing.T) {
 	table, _ := cli(t, 0, "sessions")
 	lines := strings.Split(strings.TrimSpace(table), "\n")
 	if len(lines) != 3 || !strings.HasPrefix(lines[0], "SESSION") || !strings.HasPrefix(lines[1], "ses_2") || !strings.HasPrefix(lines[2], "ses_1") ||
-		!strings.Contains(lines[2], "complete") || !strings.Contains(lines[2], "wr.hello") {
+		!strings.Contains(lines[2], "complete") || !strings.Contains(lines[2], "wr.hello") || !strings.Contains(lines[2], "2026-01-02 03:04 UTC, event") {
 		t.Errorf("table:\n%s", table)
+	}
+	if l.Sessions[0].LastTime != "2026-01-02T03:04:05.000Z" {
+		t.Errorf("lastTime %q; want the clock's", l.Sessions[0].LastTime)
+	}
+	// Written to last, the older session comes first: recent activity,
+	// by the store's write sequence.
+	st, err := store.Open(filepath.Join(os.Getenv("WORKRAIL_HOME"), "workrail.db"), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = st.Update(1, func(tx execute.Tx) error {
+		_, err := tx.Append(1, 1, &event.NodeOutputAppendedData{StepID: "greet", NotesMarkdown: "One more thing."})
+		return err
+	})
+	st.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if table, _ := cli(t, 0, "sessions"); !strings.HasPrefix(strings.Split(table, "\n")[1], "ses_1") {
+		t.Errorf("after writing to ses_1:\n%s", table)
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 
 	"github.com/workrail/workrail/engine"
 	"github.com/workrail/workrail/engine/event"
+	"github.com/workrail/workrail/engine/execute"
 	"github.com/workrail/workrail/engine/project"
 	"github.com/workrail/workrail/server/home"
 	"github.com/workrail/workrail/store"
@@ -32,9 +33,11 @@ type sessionEntry struct {
 	Status    project.RunStatus   `json:"status,omitempty"`
 	Runs      int                 `json:"runs"`
 	// LastEvent and LastKind are the session's last activity: its log's
-	// length and what the last event recorded (events carry no clock).
+	// length and what the last event recorded; LastTime when it was
+	// appended (absent where an earlier build recorded no time).
 	LastEvent engine.EventIndex `json:"lastEvent"`
 	LastKind  event.Kind        `json:"lastKind,omitempty"`
+	LastTime  string            `json:"lastTime,omitempty"`
 	CreatedAt string            `json:"createdAt,omitempty"`
 	Workspace string            `json:"workspace,omitempty"`
 	GitBranch string            `json:"gitBranch,omitempty"`
@@ -43,21 +46,26 @@ type sessionEntry struct {
 	Problem string `json:"problem,omitempty"`
 }
 
-// overviews is the store's walk of the sessions' overviews.
+// overviews is the store's walk of the sessions' overviews, the most
+// recently written first.
 type overviews interface {
-	Overviews(before engine.SessionID, fn func(engine.SessionID, project.Overview, error) bool) error
+	Recent(below execute.Write, fn func(engine.SessionID, execute.Write, project.Overview, error) bool) error
 }
 
-// listSessions reads every session's stored overview, newest first.
+// listSessions reads every session's stored overview, the most recently
+// written first (by the store's write sequence, never by clock).
 func listSessions(st overviews) (sessionList, error) {
 	l := sessionList{Sessions: []sessionEntry{}}
-	err := st.Overviews(0, func(id engine.SessionID, o project.Overview, err error) bool {
+	err := st.Recent(0, func(id engine.SessionID, _ execute.Write, o project.Overview, err error) bool {
 		e := sessionEntry{Session: id, Workflows: []engine.WorkflowID{}}
 		if err != nil {
 			e.Problem = err.Error()
 		} else {
 			e.Title, e.Status, e.Runs = o.Title, o.Status(), len(o.Runs)
 			e.LastEvent, e.LastKind, e.CreatedAt, e.Workspace, e.GitBranch = o.Last, o.LastKind, o.CreatedAt, o.Workspace, o.GitBranch
+			if t, ok := o.LastTime.Time(); ok {
+				e.LastTime = t.Format("2006-01-02T15:04:05.000Z07:00")
+			}
 			if w := o.Workflows(); w != nil {
 				e.Workflows = w
 			}
@@ -134,7 +142,8 @@ func heldFile(h home.Dir) error {
 		With("path", h.DB())
 }
 
-// printSessions is the table people read: newest first, one line each.
+// printSessions is the table people read: the most recently written
+// first, one line each.
 func printSessions(w io.Writer, l sessionList) {
 	if len(l.Sessions) == 0 {
 		fmt.Fprintln(w, "No sessions yet. Start one from your agent (for example: run wr.hello).")
@@ -157,9 +166,14 @@ func printSessions(w io.Writer, l sessionList) {
 	tw.Flush()
 }
 
-// activityText is a session's last activity in words: its last event.
+// activityText is a session's last activity in words: when, where
+// recorded, and its last event.
 func activityText(e sessionEntry) string {
-	return fmt.Sprintf("event %d, %s", e.LastEvent, strings.ReplaceAll(string(e.LastKind), "_", " "))
+	s := fmt.Sprintf("event %d, %s", e.LastEvent, strings.ReplaceAll(string(e.LastKind), "_", " "))
+	if t, err := time.Parse(time.RFC3339, e.LastTime); err == nil {
+		s = t.Format("2006-01-02 15:04 UTC") + ", " + s
+	}
+	return s
 }
 
 // clip shortens s to at most n runes on one line, marking the cut.

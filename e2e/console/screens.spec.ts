@@ -37,6 +37,7 @@ function pagesOf(seed: Seed): Record<string, string> {
     search: '/?q=bug_investigation&status=blocked',
     'no-match': '/?q=no-such-session-anywhere',
     session: `/sessions/${f.sessionId}`,
+    events: `/sessions/${f.sessionId}/events`,
     'session-loop': `/sessions/${l.sessionId}`,
     'session-gaps': `/sessions/${g.sessionId}`,
     'session-corrupt': `/sessions/${c.sessionId}`,

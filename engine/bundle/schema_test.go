@@ -232,6 +232,7 @@ func TestSchemaEnumsMatchTheClosedSets(t *testing.T) {
 		"$defs/advanceRecorded/properties/skipped/items/properties/reason":                   toStrings(event.SkipReasons()),
 		"$defs/advanceRecorded/properties/loopExits/items/properties/reason":                 toStrings(event.ExitReasons()),
 		"$defs/advanceRecorded/properties/blockers/items/properties/pointer/properties/kind": toStrings(event.PointerKinds()),
+		"$defs/event/properties/origin":                                                      {string(event.OriginConsole)}, // the agent's is the absent one
 		"$defs/run/properties/status":                                                        toStrings(project.RunStatuses()),
 		"$defs/preferences/properties/autonomy":                                              toStrings(workflow.Autonomies()),
 		"$defs/preferences/properties/riskPolicy":                                            toStrings(workflow.RiskPolicies()),

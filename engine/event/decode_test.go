@@ -35,6 +35,14 @@ func FuzzDecodeCanonical(f *testing.F) {
 		f.Add(b)
 		f.Add([]byte(strings.Replace(string(b), `"kind":"`, `"Kind":"`, 1)))
 		f.Add([]byte(strings.Replace(string(b), `"data":{`, `"data":{"kind":"session_created",`, 1)))
+		stamped, err := Encode(Event{ID: engine.NewEventID(7, idx), Index: idx, Session: 7, Kind: p.Kind(), Run: 1, Node: 2, Data: p,
+			AppendedAt: 1_790_000_000_123, Origin: OriginConsole})
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(stamped)
+		f.Add([]byte(strings.Replace(string(stamped), `"origin":"console"`, `"origin":"robot"`, 1)))
+		f.Add([]byte(strings.Replace(string(stamped), `"appendedAt":1790000000123`, `"appendedAt":0`, 1)))
 	}
 	f.Add([]byte(`{"data":null,"eventId":"evt_1_1","eventIndex":1,"kind":"node_created","sessionId":"ses_1"}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
@@ -61,6 +69,7 @@ func FuzzEncodeFast(f *testing.F) {
 	f.Add(uint8(1), "acked_step", "evt_7_3", "edge_created", uint64(3), uint64(7), uint32(0), uint32(0), uint32(0), uint32(0))
 	f.Add(uint8(2), "advanced", "evt_1_1", "advance_recorded", uint64(1), uint64(1), uint32(1), uint32(0), uint32(5), uint32(1<<32-1))
 	f.Add(uint8(2), "a<b>&\"\\\x7f\x01é", "e\u2028", "advance_recorded", uint64(1<<53+1), uint64(0), uint32(1), uint32(1), uint32(1), uint32(1))
+	f.Add(uint8(6), "advanced", "evt_1_1", "advance_recorded", uint64(1), uint64(1), uint32(1), uint32(0), uint32(5), uint32(1<<32-1))
 	f.Fuzz(func(t *testing.T, which uint8, name, id, kind string, index, session uint64, run, node, a, b uint32) {
 		var p Payload
 		switch which % 4 {
@@ -74,6 +83,9 @@ func FuzzEncodeFast(f *testing.F) {
 			p = &AdvanceRecordedData{Outcome: Outcome(name), Notices: []Notice{{Code: "c"}}}
 		}
 		e := Event{ID: engine.EventID(id), Index: engine.EventIndex(index), Session: engine.SessionID(session), Kind: Kind(kind), Run: engine.RunID(run), Node: engine.NodeID(node), Data: p}
+		if which&4 != 0 { // stamped: a time and the one non-empty origin, or a name
+			e.AppendedAt, e.Origin = Millis(index/3), Origin(name)
+		}
 		fast, ok := encodeFast(e)
 		if !ok {
 			return
@@ -97,6 +109,8 @@ func TestFastPathsTakeARunsEvents(t *testing.T) {
 		{Kind: EdgeCreated, Run: 1, Data: &EdgeCreatedData{EdgeKind: EdgeAckedStep, From: 1, To: 2}},
 		{Kind: AdvanceRecorded, Run: 1, Node: 1, Data: &AdvanceRecordedData{KeyID: 1, Outcome: OutcomeAdvanced, ToNode: 2}},
 		{Kind: AdvanceRecorded, Run: 1, Node: 1, Data: &AdvanceRecordedData{Attempt: 2, KeyID: 1, Outcome: OutcomeBlocked}},
+		{Kind: NodeCreated, Run: 1, Node: 2, AppendedAt: 1_790_000_000_123, Data: &NodeCreatedData{NodeKind: NodeStep, Snapshot: ref}},
+		{Kind: EdgeCreated, Run: 1, AppendedAt: 1, Origin: OriginConsole, Data: &EdgeCreatedData{EdgeKind: EdgeForkedFromNonTip, From: 1, To: 2}},
 	} {
 		e.Index, e.Session = 12, 3
 		e.ID = engine.NewEventID(e.Session, e.Index)

@@ -74,14 +74,28 @@ func newPayload(k Kind) (Payload, bool) {
 
 // Event is the one envelope every durable fact shares. Run and Node are
 // optional scope references; zero means "not scoped to a run/node".
+// AppendedAt and Origin are the Stamp of the write that appended it; both
+// are absent from the events earlier builds wrote, which stay valid byte
+// for byte. They sit in the envelope so the chain's digest covers them.
 type Event struct {
-	ID      engine.EventID    `json:"eventId"`
-	Index   engine.EventIndex `json:"eventIndex"`
-	Session engine.SessionID  `json:"sessionId"`
-	Kind    Kind              `json:"kind"`
-	Run     engine.RunID      `json:"runId,omitzero"`
-	Node    engine.NodeID     `json:"nodeId,omitzero"`
-	Data    Payload           `json:"data"`
+	ID         engine.EventID    `json:"eventId"`
+	Index      engine.EventIndex `json:"eventIndex"`
+	Session    engine.SessionID  `json:"sessionId"`
+	Kind       Kind              `json:"kind"`
+	Run        engine.RunID      `json:"runId,omitzero"`
+	Node       engine.NodeID     `json:"nodeId,omitzero"`
+	AppendedAt Millis            `json:"appendedAt,omitzero"`
+	Origin     Origin            `json:"origin,omitzero"`
+	Data       Payload           `json:"data"`
+}
+
+// Stamp is what a write tells of itself on each event it appends.
+func (e Event) Stamp() Stamp { return Stamp{At: e.AppendedAt, Origin: e.Origin} }
+
+// Stamped returns e carrying s.
+func (e Event) Stamped(s Stamp) Event {
+	e.AppendedAt, e.Origin = s.At, s.Origin
+	return e
 }
 
 // Encode returns the canonical (JCS) bytes of e: the bytes the store keeps
@@ -89,6 +103,9 @@ type Event struct {
 func Encode(e Event) ([]byte, error) {
 	if e.Data == nil || e.Data.Kind() != e.Kind {
 		return nil, fmt.Errorf("event: encode %s: payload does not match kind", e.Kind)
+	}
+	if !e.Origin.Valid() {
+		return nil, fmt.Errorf("event: encode %s: unknown origin %q", e.Kind, e.Origin)
 	}
 	if b, ok := encodeFast(e); ok {
 		return b, nil
@@ -125,7 +142,7 @@ func decodeCanonical(b []byte) (Event, bool) {
 	if json.Unmarshal(b, &e) != nil || e.Data != p || e.Kind != p.Kind() {
 		return Event{}, false
 	}
-	if e.ID != engine.NewEventID(e.Session, e.Index) {
+	if e.ID != engine.NewEventID(e.Session, e.Index) || !e.Origin.Valid() {
 		return Event{}, false
 	}
 	if enc, err := Encode(e); err != nil || !bytes.Equal(enc, b) {
@@ -169,6 +186,9 @@ func decodeStrict(b []byte) (Event, error) {
 	}
 	e := env.Event
 	e.Data = p
+	if !e.Origin.Valid() {
+		return Event{}, fmt.Errorf("event: decode: unknown origin %q", e.Origin)
+	}
 	if e.ID != engine.NewEventID(e.Session, e.Index) {
 		return Event{}, fmt.Errorf("event: decode: eventId %q does not match session and index", e.ID)
 	}

@@ -224,3 +224,50 @@ func TestDecodeRefusesNonCanonicalBytes(t *testing.T) {
 		}
 	}
 }
+
+// A stamp is part of the canonical bytes (so the chain covers it), is
+// absent when empty (so the logs of earlier builds keep their bytes), and
+// an origin outside the closed set is refused both ways.
+func TestStampIsInTheEnvelope(t *testing.T) {
+	ref := engine.SnapshotRef(engine.Sum([]byte("snap")))
+	plain := event.Event{ID: engine.NewEventID(3, 4), Index: 4, Session: 3, Kind: event.NodeCreated, Run: 1, Node: 2,
+		Data: &event.NodeCreatedData{NodeKind: event.NodeStep, Snapshot: ref}}
+	old, err := event.Encode(plain)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(old), "appendedAt") || strings.Contains(string(old), "origin") {
+		t.Fatalf("an unstamped event encodes a stamp: %s", old)
+	}
+	for _, s := range []event.Stamp{{At: 1_790_000_000_123}, {At: 5, Origin: event.OriginConsole}, {Origin: event.OriginConsole}} {
+		e := plain.Stamped(s)
+		b, err := event.Encode(e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(b) == string(old) {
+			t.Fatalf("stamp %+v left the bytes unchanged", s)
+		}
+		got, err := event.Decode(b)
+		if err != nil || got.Stamp() != s {
+			t.Fatalf("Decode(%s) = %+v, %v; want stamp %+v", b, got.Stamp(), err, s)
+		}
+	}
+	bad := plain.Stamped(event.Stamp{Origin: "robot"})
+	if _, err := event.Encode(bad); err == nil {
+		t.Fatal("Encode took an origin outside the closed set")
+	}
+	forged := strings.Replace(string(mustEncode(t, plain.Stamped(event.Stamp{Origin: event.OriginConsole}))), `"console"`, `"robot"`, 1)
+	if _, err := event.Decode([]byte(forged)); err == nil {
+		t.Fatalf("Decode took %s", forged)
+	}
+}
+
+func mustEncode(t *testing.T, e event.Event) []byte {
+	t.Helper()
+	b, err := event.Encode(e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}

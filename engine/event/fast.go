@@ -27,7 +27,12 @@ const maxFastInt = 999_999_999_999_999
 // e.Data.Kind() == e.Kind is checked by the caller.
 func encodeFast(e Event) ([]byte, bool) {
 	w := writer{b: make([]byte, 0, 320)}
-	w.raw(`{"data":{`)
+	w.raw(`{`)
+	if e.AppendedAt != 0 {
+		w.num(`"appendedAt":`, uint64(e.AppendedAt))
+		w.raw(`,`)
+	}
+	w.raw(`"data":{`)
 	switch d := e.Data.(type) {
 	case *NodeCreatedData:
 		w.str(`"nodeKind":`, string(d.NodeKind))
@@ -58,6 +63,9 @@ func encodeFast(e Event) ([]byte, bool) {
 	w.str(`,"kind":`, string(e.Kind))
 	if e.Node != 0 {
 		w.id(`,"nodeId":"node_`, uint64(e.Node))
+	}
+	if e.Origin != OriginAgent {
+		w.str(`,"origin":`, string(e.Origin))
 	}
 	if e.Run != 0 {
 		w.id(`,"runId":"run_`, uint64(e.Run))
@@ -107,7 +115,12 @@ func plainASCII(c byte) bool { return c >= 0x20 && c < 0x7f && c != '"' && c != 
 func decodeFast(b []byte) (Event, bool) {
 	r := reader{b: b}
 	var e Event
-	r.lit(`{"data":{`)
+	r.lit(`{`)
+	if r.next(`"appendedAt":`) {
+		e.AppendedAt = Millis(r.num(`"appendedAt":`))
+		r.lit(`,`)
+	}
+	r.lit(`"data":{`)
 	switch kindOf(b) {
 	case NodeCreated:
 		d := &NodeCreatedData{}
@@ -138,12 +151,15 @@ func decodeFast(b []byte) (Event, bool) {
 	if r.next(`,"nodeId":`) {
 		r.text(`,"nodeId":`, &e.Node)
 	}
+	if r.next(`,"origin":`) {
+		e.Origin = Origin(r.str(`,"origin":`))
+	}
 	if r.next(`,"runId":`) {
 		r.text(`,"runId":`, &e.Run)
 	}
 	r.text(`,"sessionId":`, &e.Session)
 	r.lit(`}`)
-	if r.bad || r.i != len(b) || e.Data.Kind() != e.Kind || e.ID != engine.NewEventID(e.Session, e.Index) {
+	if r.bad || r.i != len(b) || e.Data.Kind() != e.Kind || e.ID != engine.NewEventID(e.Session, e.Index) || !e.Origin.Valid() {
 		return Event{}, false
 	}
 	if enc, ok := encodeFast(e); !ok || !bytes.Equal(enc, b) {

@@ -89,6 +89,7 @@ func importInto(tx Tx, v *bundle.Verified) error {
 		if err := allocate(tx, v, e); err != nil {
 			return err
 		}
+		tx.Stamp(e.Stamp()) // an imported event keeps when and by whom it was written
 		got, err := tx.Append(e.Run, e.Node, v.Remap(e, tx.Session()))
 		if err != nil {
 			return err

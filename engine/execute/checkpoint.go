@@ -45,7 +45,7 @@ func (s *Service) checkpoint(raw []byte) (protocol.Result, error) {
 		return nil, rehydrateFix(engine.AsError(err), in.StateToken)
 	}
 	in, secrets := s.redactCheckpoint(in)
-	update := func(fn func(Tx) error) error { return s.store.Update(n.session, fn) }
+	update := func(fn func(Tx) error) error { return s.store.Update(n.session, s.stamping(event.OriginAgent, fn)) }
 	return inTx(update, func(tx Tx) (protocol.Result, error) {
 		l, err := s.load(tx, n)
 		if err != nil {

@@ -183,7 +183,7 @@ func (s *Service) fork(at Place, context []byte) (protocol.Result, error) {
 	if len(changed) > 0 {
 		args.Context = changed
 	}
-	return s.cont(mustJSON(args))
+	return s.cont(mustJSON(args), event.OriginConsole)
 }
 
 // ackOutput is the output of the acknowledgement at parent p that made
@@ -283,7 +283,7 @@ func (s *Service) again(at Place, context []byte, pinned bool) (protocol.Result,
 		protocol.StartInput
 		Context json.RawMessage `json:"context"`
 	}{args, ctx})
-	return s.startIn(at.Session, raw, at.Run, pin)
+	return s.startIn(at.Session, raw, at.Run, pin, event.OriginConsole)
 }
 
 // startIn starts a run in existing session sid, as start without a
@@ -293,8 +293,8 @@ func (s *Service) again(at Place, context []byte, pinned bool) (protocol.Result,
 // the session was started in, or, when pin is set, that pinned version
 // (whose id must be the one raw names). The run pins its compiled
 // workflow, and names restartOf, a run of the session (the log's fold
-// refuses any other), as the run it starts over.
-func (s *Service) startIn(sid engine.SessionID, raw []byte, restartOf engine.RunID, pin engine.WorkflowHash) (protocol.Result, error) {
+// refuses any other), as the run it starts over. origin is who asked.
+func (s *Service) startIn(sid engine.SessionID, raw []byte, restartOf engine.RunID, pin engine.WorkflowHash, origin event.Origin) (protocol.Result, error) {
 	in, e := protocol.ParseStart(raw)
 	if e != nil {
 		return nil, e
@@ -331,7 +331,7 @@ func (s *Service) startIn(sid engine.SessionID, raw []byte, restartOf engine.Run
 		return nil, e
 	}
 	b.warnings = append(secrets, b.warnings...)
-	update := func(fn func(Tx) error) error { return s.store.Update(sid, fn) }
+	update := func(fn func(Tx) error) error { return s.store.Update(sid, s.stamping(origin, fn)) }
 	return inTx(update, func(tx Tx) (protocol.Result, error) {
 		if err := tx.PinWorkflow(b.c); err != nil {
 			return nil, err

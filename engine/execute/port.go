@@ -2,6 +2,7 @@ package execute
 
 import (
 	"iter"
+	"strconv"
 
 	"github.com/workrail/workrail/engine"
 	"github.com/workrail/workrail/engine/compile"
@@ -51,11 +52,23 @@ type Tx interface {
 	// Append adds one event scoped to run and node (zero for none) and
 	// folds it into the derived indexes.
 	Append(engine.RunID, engine.NodeID, event.Payload) (event.Event, error)
+	// Stamp sets what the events this transaction appends from now on
+	// record of the write: when it was made (the use case's clock) and
+	// by whom. Unset, they record neither.
+	Stamp(event.Stamp)
 	NewRunID() (engine.RunID, error)
 	NewNodeID() (engine.NodeID, error)
 	PutSnapshot(run.Snapshot) (engine.SnapshotRef, error)
 	PinWorkflow(compile.Compiled) error
 }
+
+// Write is a session's place in its store's write sequence: every write
+// that appends to a session takes the next number, so the session with the
+// highest was written last. It orders by recent activity without a clock.
+type Write uint64
+
+// String is w in decimal, as URLs carry it.
+func (w Write) String() string { return strconv.FormatUint(uint64(w), 10) }
 
 // HealthStatus is the closed set of states a session's log can be in.
 type HealthStatus string

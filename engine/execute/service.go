@@ -17,6 +17,7 @@ import (
 	"github.com/workrail/workrail/engine"
 	"github.com/workrail/workrail/engine/catalog"
 	"github.com/workrail/workrail/engine/compile"
+	"github.com/workrail/workrail/engine/event"
 	"github.com/workrail/workrail/engine/outcome"
 	"github.com/workrail/workrail/engine/project"
 	"github.com/workrail/workrail/engine/protocol"
@@ -106,6 +107,15 @@ func (s *Service) about(r protocol.Result, raw []byte) protocol.Result {
 		e.About = st.Session
 	}
 	return e
+}
+
+// stamping is fn with the transaction first stamped with the clock's
+// time and origin o, for every event fn appends.
+func (s *Service) stamping(o event.Origin, fn func(Tx) error) func(Tx) error {
+	return func(tx Tx) error {
+		tx.Stamp(event.Stamp{At: event.MillisOf(s.now()), Origin: o})
+		return fn(tx)
+	}
 }
 
 // inTx runs fn in a transaction and carries its result out. The store may

@@ -64,7 +64,7 @@ func (s *Service) startBeside(raw []byte, stateToken string) (protocol.Result, e
 		e.Message += " To start in the session of a run you hold, send the stateToken of its latest response (resume_session finds it); nextCall starts a new session instead."
 		return nil, withoutArgument(protocol.ToolStart, raw, e, "stateToken")
 	}
-	r, err := s.startIn(st.Session, raw, 0, engine.WorkflowHash{})
+	r, err := s.startIn(st.Session, raw, 0, engine.WorkflowHash{}, event.OriginAgent)
 	var e *engine.Error
 	switch {
 	case !errors.As(err, &e):
@@ -99,7 +99,7 @@ func (s *Service) contextFix(sid engine.SessionID, raw []byte, e *engine.Error) 
 // transaction: it is I/O.
 func (s *Service) create(b beginning, workspace, workdir string) (protocol.Result, error) {
 	obs := s.observe(cmp.Or(workspace, workdir))
-	create := func(fn func(Tx) error) error { _, err := s.store.Create(fn); return err }
+	create := func(fn func(Tx) error) error { _, err := s.store.Create(s.stamping(event.OriginAgent, fn)); return err }
 	return inTx(create, func(tx Tx) (protocol.Result, error) {
 		n, err := s.startRun(tx, b, workspace, obs)
 		if err != nil {

@@ -1,6 +1,7 @@
 package project
 
 import (
+	"cmp"
 	"slices"
 	"strings"
 	"unicode"
@@ -18,7 +19,7 @@ import (
 // rules that fill it (Add, headline, maxTitle…) would make a refold
 // differ from what an earlier build stored (store/testdata/derived pins
 // each version's bytes).
-const OverviewVersion = 1
+const OverviewVersion = 2
 
 // Overview is the derived record of a whole session: what a list of
 // sessions shows and searches, and what ranks them, without folding the
@@ -43,6 +44,9 @@ type Overview struct {
 	// Last is the index of the last event folded, and LastKind its kind.
 	Last     engine.EventIndex `json:"last"`
 	LastKind event.Kind        `json:"lastKind,omitempty"`
+	// LastTime is when the latest event that recorded a time was
+	// appended: the session's last activity, shown, never ordered by.
+	LastTime event.Millis `json:"lastTime,omitzero"`
 }
 
 // RunOverview is one run of an Overview: the figures of its RunSummary
@@ -65,6 +69,11 @@ type RunOverview struct {
 	Nodes    int             `json:"nodes,omitzero"`
 	Branches int             `json:"branches,omitzero"`
 	Forks    int             `json:"forks,omitzero"`
+	// StartedTime is when the run started and LastTime when an event of
+	// it was last appended (its finish, once complete); zero where the
+	// log recorded no time. Shown, never ordered by.
+	StartedTime event.Millis `json:"startedTime,omitzero"`
+	LastTime    event.Millis `json:"lastTime,omitzero"`
 }
 
 // TitleSource is the closed set of what an overview's title came from.
@@ -232,6 +241,10 @@ func (g *Graph) RecordedAttempt(n engine.NodeID, a engine.Attempt) (event.Event,
 // alone, so they are read again only when the tip moves or is advanced.
 func (o *Overview) Add(r OverviewReader, e event.Event) error {
 	o.Last, o.LastKind = e.Index, e.Kind
+	o.LastTime = cmp.Or(e.AppendedAt, o.LastTime)
+	if ro := o.Run(e.Run); ro != nil {
+		ro.LastTime = cmp.Or(e.AppendedAt, ro.LastTime)
+	}
 	switch d := e.Data.(type) {
 	case *event.SessionCreatedData:
 		if e.Index == 1 {
@@ -243,7 +256,8 @@ func (o *Overview) Add(r OverviewReader, e event.Event) error {
 			o.offer(TitleFromObservation, "branch "+d.Value)
 		}
 	case *event.RunStartedData:
-		o.Runs = append(o.Runs, RunOverview{ID: e.Run, WorkflowID: d.WorkflowID, WorkflowHash: d.WorkflowHash, Status: InProgress})
+		o.Runs = append(o.Runs, RunOverview{ID: e.Run, WorkflowID: d.WorkflowID, WorkflowHash: d.WorkflowHash, Status: InProgress,
+			StartedTime: e.AppendedAt, LastTime: e.AppendedAt})
 		o.offer(TitleFromWorkflow, string(d.WorkflowID))
 		return nil
 	case *event.NodeCreatedData:

@@ -24,8 +24,11 @@ type Node struct {
 	Kind      event.NodeKind     `json:"kind"`
 	Snapshot  engine.SnapshotRef `json:"snapshot"`
 	CreatedAt engine.EventIndex  `json:"createdAt"`
-	Parent    engine.NodeID      `json:"parent,omitzero"`
-	Children  []engine.NodeID    `json:"children,omitempty"`
+	// CreatedTime is when its node_created was appended (informational;
+	// zero in the logs of builds that recorded no time).
+	CreatedTime event.Millis    `json:"createdTime,omitzero"`
+	Parent      engine.NodeID   `json:"parent,omitzero"`
+	Children    []engine.NodeID `json:"children,omitempty"`
 	// Attempts is how many ack attempts were recorded at this node; the
 	// next fresh attempt number.
 	Attempts engine.Attempt      `json:"attempts"`
@@ -46,7 +49,9 @@ type Run struct {
 	WorkflowID   engine.WorkflowID   `json:"workflowId"`
 	WorkflowHash engine.WorkflowHash `json:"workflowHash"`
 	StartedAt    engine.EventIndex   `json:"startedAt"`
-	Root         engine.NodeID       `json:"root,omitzero"`
+	// StartedTime is when its run_started was appended (informational).
+	StartedTime event.Millis  `json:"startedTime,omitzero"`
+	Root        engine.NodeID `json:"root,omitzero"`
 	// RestartOf is the run of the same session this one starts over
 	// (run_started's restartOf); 0 for a run started afresh.
 	RestartOf engine.RunID `json:"restartOf,omitzero"`
@@ -77,7 +82,7 @@ type Reader interface {
 // it whenever a change here or in Node or Run would make a refold differ,
 // in shape or in content, from what an earlier build stored
 // (store/testdata/derived pins each version's bytes).
-const IndexVersion = 1
+const IndexVersion = 2
 
 // Index folds one event into the derived records.
 func Index(ix Indexes, e event.Event) error {
@@ -88,9 +93,9 @@ func Index(ix Indexes, e event.Event) error {
 				return err
 			}
 		}
-		return ix.PutRun(Run{ID: e.Run, WorkflowID: d.WorkflowID, WorkflowHash: d.WorkflowHash, StartedAt: e.Index, RestartOf: d.RestartOf})
+		return ix.PutRun(Run{ID: e.Run, WorkflowID: d.WorkflowID, WorkflowHash: d.WorkflowHash, StartedAt: e.Index, StartedTime: e.AppendedAt, RestartOf: d.RestartOf})
 	case *event.NodeCreatedData:
-		if err := ix.PutNode(Node{ID: e.Node, Run: e.Run, Kind: d.NodeKind, Snapshot: d.Snapshot, CreatedAt: e.Index, LastActivity: e.Index}); err != nil {
+		if err := ix.PutNode(Node{ID: e.Node, Run: e.Run, Kind: d.NodeKind, Snapshot: d.Snapshot, CreatedAt: e.Index, CreatedTime: e.AppendedAt, LastActivity: e.Index}); err != nil {
 			return err
 		}
 		return setRoot(ix, e.Run, e.Node)

@@ -33,6 +33,9 @@ type Store interface {
 	// Overviews walks the sessions newest first, below before when it is
 	// not 0, until fn returns false.
 	Overviews(before engine.SessionID, fn func(engine.SessionID, project.Overview, error) bool) error
+	// Recent walks the sessions the most recently written first, those
+	// written before below when it is not 0, until fn returns false.
+	Recent(below execute.Write, fn func(engine.SessionID, execute.Write, project.Overview, error) bool) error
 }
 
 // Contract runs the assertions every implementation of the store port
@@ -52,6 +55,7 @@ func Contract(t *testing.T, open func(t *testing.T) Store) {
 		{"concurrent identical acks advance once", concurrentAcks},
 		{"the overview is the fold of the log", overviewIsTheFold},
 		{"overviews are walked newest first", overviewsNewestFirst},
+		{"sessions are walked the latest written first", recentWrittenFirst},
 		{"forks and restarts from the Console are folded like any run", consoleForksFolded},
 		{"resume ranks what a refold of every log ranks", resumeIsTheFold},
 	} {
@@ -613,6 +617,35 @@ func overviewsNewestFirst(t *testing.T, s Store) {
 	}))
 	if o := mustOverview(t, s, ids[0]); o.Runs[0].Title != "" {
 		t.Errorf("a reader's change is kept: %+v", o)
+	}
+}
+
+// recentWrittenFirst: the session a write appended to last comes first;
+// a write that appends nothing moves nothing; below pages on.
+func recentWrittenFirst(t *testing.T, s Store) {
+	a, b, c := seed(t, s), seed(t, s), seed(t, s)
+	must(t, s.Update(a, func(tx execute.Tx) error {
+		_, err := tx.Append(1, 2, &event.NodeOutputAppendedData{StepID: "s", NotesMarkdown: "later"})
+		return err
+	}))
+	must(t, s.Update(b, func(execute.Tx) error { return nil }))
+	walk := func(below execute.Write) (ids []engine.SessionID, writes []execute.Write) {
+		must(t, s.Recent(below, func(id engine.SessionID, w execute.Write, o project.Overview, err error) bool {
+			must(t, err)
+			if want := mustOverview(t, s, id); !reflect.DeepEqual(o, want) {
+				t.Errorf("session %s: walked %+v, Overview %+v", id, o, want)
+			}
+			ids, writes = append(ids, id), append(writes, w)
+			return true
+		}))
+		return ids, writes
+	}
+	ids, writes := walk(0)
+	if !reflect.DeepEqual(ids, []engine.SessionID{a, c, b}) {
+		t.Fatalf("walked %v; want %v", ids, []engine.SessionID{a, c, b})
+	}
+	if rest, _ := walk(writes[1]); !reflect.DeepEqual(rest, ids[2:]) {
+		t.Fatalf("below %d: walked %v; want %v", writes[1], rest, ids[2:])
 	}
 }
 

@@ -8,6 +8,7 @@
 package memstore
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"iter"
@@ -32,6 +33,7 @@ type Store struct {
 	snapshots map[engine.Digest][]byte
 	workflows map[engine.Digest][]byte
 	changes   uint64
+	writes    execute.Write // the last write sequence handed out
 }
 
 type session struct {
@@ -41,6 +43,7 @@ type session struct {
 	head     engine.Digest
 	runs     engine.RunID
 	nodes    engine.NodeID
+	written  execute.Write // the sequence of its last write that appended
 }
 
 var _ execute.Store = (*Store)(nil)
@@ -175,6 +178,10 @@ func (s *Store) begin(id engine.SessionID, sess *session, writable bool) *tx {
 
 func (s *Store) commit(t *tx) {
 	s.changes++
+	if t.appended {
+		s.writes++
+		t.sess.written = s.writes
+	}
 	s.sessions[t.id-1] = t.sess
 	for d, b := range t.snapshots {
 		s.snapshots[d] = b
@@ -200,6 +207,9 @@ type tx struct {
 	writable bool
 	// staged content-addressed puts of a write transaction
 	snapshots, workflows map[engine.Digest][]byte
+	// stamp is what the appends record of the write
+	stamp    event.Stamp
+	appended bool
 }
 
 func (t *tx) Session() engine.SessionID { return t.id }
@@ -249,14 +259,18 @@ func (t *tx) mustWrite(op string) error {
 	return nil
 }
 
+// Stamp sets what the following appends record of the write.
+func (t *tx) Stamp(s event.Stamp) { t.stamp = s }
+
 // Append encodes the event as the bbolt store does, chains it, and folds
 // what decodes from those bytes, so a test sees exactly what was stored.
 func (t *tx) Append(r engine.RunID, n engine.NodeID, p event.Payload) (event.Event, error) {
 	if err := t.mustWrite("append"); err != nil {
 		return event.Event{}, err
 	}
+	t.appended = true
 	idx := t.sess.graph.Head() + 1
-	e := event.Event{ID: engine.NewEventID(t.id, idx), Index: idx, Session: t.id, Kind: p.Kind(), Run: r, Node: n, Data: p}
+	e := event.Event{ID: engine.NewEventID(t.id, idx), Index: idx, Session: t.id, Kind: p.Kind(), Run: r, Node: n, Data: p}.Stamped(t.stamp)
 	b, err := event.Encode(e)
 	if err != nil {
 		return event.Event{}, err
@@ -348,6 +362,30 @@ func (s *Store) Overviews(before engine.SessionID, fn func(engine.SessionID, pro
 	s.mu.RUnlock()
 	for i := len(sessions) - 1; i >= 0; i-- {
 		if !fn(engine.SessionID(i+1), sessions[i].overview.Clone(), nil) {
+			return nil
+		}
+	}
+	return nil
+}
+
+// Recent passes the sessions written before write below (all when it is
+// 0) to fn, the most recently written first, until fn returns false.
+func (s *Store) Recent(below execute.Write, fn func(engine.SessionID, execute.Write, project.Overview, error) bool) error {
+	s.mu.RLock()
+	type entry struct {
+		id   engine.SessionID
+		sess *session
+	}
+	var all []entry
+	for i, sess := range s.sessions {
+		if below == 0 || sess.written < below {
+			all = append(all, entry{engine.SessionID(i + 1), sess})
+		}
+	}
+	s.mu.RUnlock()
+	slices.SortFunc(all, func(a, b entry) int { return cmp.Compare(b.sess.written, a.sess.written) })
+	for _, e := range all {
+		if !fn(e.id, e.sess.written, e.sess.overview.Clone(), nil) {
 			return nil
 		}
 	}
