@@ -26,6 +26,9 @@ type fold struct {
 	// timeline is the session page's timeline of graph, once built: it
 	// reads every node's snapshot.
 	timeline []stretch
+	// outcomes are the outcomes of graph's nodes, once folded: every
+	// run page view reads them.
+	outcomes map[engine.NodeID]project.Outcome
 }
 
 // maxFolds bounds the cache; past it, one entry is dropped.
@@ -88,6 +91,25 @@ func (c *Console) timelineOf(id engine.SessionID, g *project.Graph) ([]stretch, 
 		c.folds.folds[id] = f
 	}
 	return t, nil
+}
+
+// outcomesOf is the outcome of every node of session id, kept with its
+// fold g until the log grows.
+func (c *Console) outcomesOf(id engine.SessionID, g *project.Graph) map[engine.NodeID]project.Outcome {
+	c.folds.mu.Lock()
+	f, ok := c.folds.folds[id]
+	c.folds.mu.Unlock()
+	if ok && f.graph == g && f.outcomes != nil {
+		return f.outcomes
+	}
+	o := project.Outcomes(g)
+	c.folds.mu.Lock()
+	defer c.folds.mu.Unlock()
+	if f, ok := c.folds.folds[id]; ok && f.graph == g {
+		f.outcomes = o
+		c.folds.folds[id] = f
+	}
+	return o
 }
 
 // maxSnapshots bounds the snapshots kept; past it, one entry is dropped
