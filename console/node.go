@@ -12,12 +12,12 @@ import (
 // nodeView is the node detail panel: what waits at the node and
 // everything recorded on it.
 type nodeView struct {
-	Session    engine.SessionID
-	Node       project.Node
-	Pending    *compile.Step // nil when the run is complete here
+	Session engine.SessionID
+	Node    project.Node
+	Pending *compile.Step // nil when the run is complete here
 	// Done is the step done into the node: its notes, outputs and gaps
 	// are that step's.
-	Done doneStep
+	Done       doneStep
 	Prefs      workflow.Preferences
 	ForkedFrom engine.NodeID
 	Forks      int
