@@ -13,6 +13,7 @@ import path from 'node:path';
 import { request } from '@playwright/test';
 import { build, Daemon, killStrays, loginLink, makeWorkspace, repoRoot } from './daemon';
 import { seed } from './seed';
+import './seed_review'; // adds the review shape to the seeded ones
 
 export default async function globalSetup() {
   const ws = makeWorkspace();
