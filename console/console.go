@@ -34,6 +34,9 @@ type Store interface {
 	Checked() map[execute.HealthStatus]int
 	// Events is a session's log up to its last good event.
 	Events(engine.SessionID) ([]event.Event, execute.Health, error)
+	// EventsAfter is the part of a session's log after an index, verified
+	// on from there: what a fold read up to that index lacks.
+	EventsAfter(engine.SessionID, engine.EventIndex) ([]event.Event, execute.Health, error)
 	View(engine.SessionID, func(execute.Tx) error) error
 	// Overviews walks the sessions' overviews newest first, from the
 	// first id below before (0: the newest), until fn returns false; a
