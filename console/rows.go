@@ -268,9 +268,17 @@ func progressAt(c *compile.Compiled, snap run.Snapshot) progress {
 	if place, ok := run.PendingStep(*c, snap); ok {
 		p.Loops = place.Loops
 	}
+	p.Ahead = ahead(c, snap.Position.Path)
+	return p
+}
+
+// ahead are the titles of the steps after the one path reaches: the rest
+// of the innermost loop's body first, then outwards.
+func ahead(c *compile.Compiled, path []run.Frame) []string {
+	var out []string
 	var levels [][]compile.Node
 	list := c.Steps
-	for _, f := range snap.Position.Path {
+	for _, f := range path {
 		if f.Index >= len(list) {
 			break
 		}
@@ -282,10 +290,30 @@ func progressAt(c *compile.Compiled, snap run.Snapshot) progress {
 	}
 	for i := len(levels) - 1; i >= 0; i-- {
 		for _, n := range levels[i] {
-			p.Ahead = append(p.Ahead, nodeTitle(n))
+			out = append(out, nodeTitle(n))
 		}
 	}
-	return p
+	return out
+}
+
+// overviewProgress is where a run of a session's overview stands, read
+// from its tip's cursor: "step k of N", the iteration of each loop it is
+// in ("" for a complete run).
+func overviewProgress(c *compile.Compiled, r project.RunOverview) string {
+	if c == nil || r.Status == project.Complete || len(r.At) == 0 {
+		return ""
+	}
+	p := progress{Steps: len(c.Steps), Step: r.At[0].Index + 1}
+	list := c.Steps
+	for d, f := range r.At {
+		if f.Index >= len(list) || list[f.Index].Loop == nil || d+1 >= len(r.At) {
+			break
+		}
+		lp := list[f.Index].Loop
+		p.Loops = append(p.Loops, run.LoopPlace{LoopID: lp.ID, Title: lp.Title, Iteration: r.At[d+1].Iteration + 1, MaxIterations: lp.Spec.MaxIterations})
+		list = lp.Body
+	}
+	return p.Text()
 }
 
 func nodeTitle(n compile.Node) string {
