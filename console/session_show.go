@@ -11,6 +11,7 @@ import (
 
 	"github.com/workrail/workrail/engine"
 	"github.com/workrail/workrail/engine/catalog"
+	"github.com/workrail/workrail/engine/compile"
 	"github.com/workrail/workrail/engine/event"
 	"github.com/workrail/workrail/engine/execute"
 	"github.com/workrail/workrail/engine/project"
@@ -80,6 +81,9 @@ type note struct {
 	Event engine.EventIndex
 	event.NodeOutputAppendedData
 	Checkpoint bool // recorded by a checkpoint, between steps
+	// StepTitle is the title of the step the notes are of, in the run's
+	// pinned workflow (its id when it has none).
+	StepTitle string
 }
 
 // sessionShow renders one session; ?run= picks the active run.
@@ -140,13 +144,18 @@ func (c *Console) session(id engine.SessionID, active engine.RunID) (sessionView
 	if v.Active, err = pickRun(v.Runs, active); err != nil {
 		return v, err
 	}
+	pins := map[engine.RunID]*compile.Compiled{}
+	for _, r := range v.Runs {
+		pins[r.ID] = r.Pinned.Compiled
+	}
 	for _, e := range evs {
 		if d, ok := e.Data.(*event.NodeOutputAppendedData); ok && d.NotesMarkdown != "" {
 			n, err := g.Node(e.Node)
 			if err != nil {
 				return v, err
 			}
-			v.Notes = append(v.Notes, note{Run: e.Run, Node: e.Node, Event: e.Index, NodeOutputAppendedData: *d, Checkpoint: n.Kind == event.NodeCheckpoint})
+			v.Notes = append(v.Notes, note{Run: e.Run, Node: e.Node, Event: e.Index, NodeOutputAppendedData: *d, Checkpoint: n.Kind == event.NodeCheckpoint,
+				StepTitle: stepTitle(pins[e.Run], d.StepID)})
 		}
 	}
 	v.Timeline, err = c.timelineOf(id, g)
@@ -258,4 +267,18 @@ func sessionAnnounce(v sessionView) string {
 		s += " at " + string(v.Active.Pending)
 	}
 	return s
+}
+
+// gapStep is the title of the step gap g was recorded at, in its run's
+// pinned workflow; "" when the gap names no step.
+func (v sessionView) gapStep(g project.GapState) string {
+	if g.Gap.RelatedStepID == "" {
+		return ""
+	}
+	for _, r := range v.Runs {
+		if r.ID == g.Run {
+			return stepTitle(r.Pinned.Compiled, g.Gap.RelatedStepID)
+		}
+	}
+	return string(g.Gap.RelatedStepID)
 }
