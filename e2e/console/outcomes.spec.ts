@@ -164,3 +164,20 @@ test.describe('screenshots', () => {
     });
   }
 });
+
+test('the sessions list says which step of how many a run is at', async ({ page, seed }) => {
+  await page.goto('/');
+  const blocked = page.locator(`tr[data-session="${seed['blocked'].sessionId}"]`);
+  await expect(blocked.getByTestId('progress')).toHaveText(/^step 2 of \d+$/);
+  // A complete run has no step left: its status says it all.
+  await expect(page.locator(`tr[data-session="${seed['completed'].sessionId}"]`).getByTestId('progress')).toHaveCount(0);
+});
+
+test('notes and gaps name the step they belong to by its title', async ({ page, seed }) => {
+  const s = seed['review'];
+  await page.goto(`/sessions/${s.sessionId}`);
+  await expect(page.locator('.notes li', { hasText: 'Triaged: the parser drops a trailing comma.' }).getByTestId('note-step')).toHaveText('Pin down the symptom');
+  await expect(page.locator('.gaps li', { hasText: 'Experiment 1 ran on a laptop' }).getByTestId('gap-step')).toHaveText('Run the experiment');
+  await page.goto('/gaps');
+  await expect(page.locator('[data-gap]', { hasText: 'Experiment 2 ran on a laptop' }).getByTestId('gap-step')).toHaveText('Run the experiment');
+});
