@@ -141,7 +141,7 @@ func TestDefinitionChangeKeepsEverySessionRunning(t *testing.T) {
 	// B, a newer build: the first session is touched by an agent before
 	// the background pass, which rebuilds the others meanwhile.
 	var logged lines
-	reopenAs(t, r, 2, cutTitles, &logged)
+	reopenAs(t, r, project.OverviewVersion+1, cutTitles, &logged)
 	first := r.step(t, r.x.Continue, map[string]any{"stateToken": runs[0].answer.StateToken})
 	if first.Text == "" {
 		t.Fatal("no rehydrate")
