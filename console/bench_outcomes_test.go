@@ -70,3 +70,41 @@ func withGap(b *testing.B, s protocol.StepResult, i int) []byte {
 	}
 	return raw
 }
+
+// BenchmarkRunPageAfterAStep measures the run page of a 1,000-node run
+// viewed again after each step an agent takes: the page folds the few
+// events the step added, not the whole log (the step itself is not
+// timed).
+func BenchmarkRunPageAfterAStep(b *testing.B) {
+	st, err := store.Open(filepath.Join(b.TempDir(), "w.db"), store.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer st.Close()
+	const steps = 1000
+	x := execute.New(st, executetest.Ring(b), executetest.Long(b, 4*steps), workflow.Preferences{}, executetest.Clock, b.Logf)
+	s := x.Start([]byte(`{"workflowId":"wr.long"}`)).(protocol.StepResult)
+	for i := 1; i < steps; i++ {
+		s = x.Continue(withGap(b, s, i)).(protocol.StepResult)
+	}
+	h := serveBench(b, st)
+	const page = "/sessions/ses_1/runs/run_1"
+	get := func() {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, page, nil))
+		if rec.Code != http.StatusOK {
+			b.Fatalf("GET %s = %d", page, rec.Code)
+		}
+	}
+	get() // folded once, as a reader's first view does
+	i := steps
+	for b.Loop() {
+		b.StopTimer()
+		if i++; i >= 4*steps {
+			b.Fatal("the workflow ran out of steps")
+		}
+		s = x.Continue(withGap(b, s, i)).(protocol.StepResult)
+		b.StartTimer()
+		get()
+	}
+}
