@@ -64,7 +64,7 @@ func TestRunPageTellsBranchesApart(t *testing.T) {
 	rows := map[string]string{
 		"node_3": "B 2 steps from c from node_2 after b: the path taken first ✓ complete",
 		"node_5": "C 1 step from c ↳ forked from node_2 after b: an agent rewound ▶ in progress at c",
-		"node_6": "A node_6 c ◆ preferred tip ↳ forked from node_2 after b: forked in the Console, context changed: topic",
+		"node_6": "A B ✓ done node_6 ◆ preferred tip ↳ forked from node_2 after b: forked in the Console, context changed: topic",
 	}
 	for id, want := range rows {
 		if got := rowOf(t, page, id); !strings.HasPrefix(got, want) {
@@ -82,7 +82,7 @@ func TestRunPageUnfoldsToTheOpenNode(t *testing.T) {
 	if code != http.StatusOK {
 		t.Fatalf("GET ?node=node_4 = %d", code)
 	}
-	if got := rowOf(t, page, "node_4"); !strings.Contains(got, "B node_4") || !strings.Contains(got, "✓ complete") {
+	if got := rowOf(t, page, "node_4"); !strings.HasPrefix(got, "B C ") || !strings.Contains(got, "node_4 ✓ complete") {
 		t.Errorf("node_4's row reads %q", got)
 	}
 	if !strings.Contains(page, `data-testid="node-panel"`) || !strings.Contains(page, `href="/sessions/ses_1/runs/run_1?expand=node_3&amp;node=node_6#panel-h"`) {

@@ -102,7 +102,8 @@ func TestCheckpointsAreTheirOwnKindOfNode(t *testing.T) {
 	_, run := getPath(t, h, base)
 	for _, want := range []string{
 		`data-node="node_3" data-kind="node"`, `⚑ checkpoint<span class="wide-only"> of node_2</span></span>`, // the first checkpoint's row, named as one
-		`⚑ checkpoint<span class="wide-only"> of node_4</span></span> <span>c</span> <span class="badge tip" data-testid="tip">◆ <span class="wide-only">preferred </span>tip</span>`, // the tip is the last checkpoint
+		`data-testid="row-step">during C</a> <span class="badge checkpoint" data-testid="checkpoint">⚑ checkpoint<span class="wide-only"> of node_4</span></span>   <code class="node-id">node_5</code> <span class="badge tip" data-testid="tip">◆ <span class="wide-only">preferred </span>tip</span>`, // the tip is the last checkpoint, taken during C
+		`<li class="ahead next" data-testid="next">next: <a href="/sessions/ses_1/runs/run_1?node=node_5">C</a>`, // and C is still to do
 	} {
 		if !strings.Contains(run, want) {
 			t.Errorf("the run page lacks %s", want)

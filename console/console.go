@@ -35,6 +35,9 @@ type Store interface {
 	Checked() map[execute.HealthStatus]int
 	// Events is a session's log up to its last good event.
 	Events(engine.SessionID) ([]event.Event, execute.Health, error)
+	// EventsAfter is the part of a session's log after an index, verified
+	// on from there: what a fold read up to that index lacks.
+	EventsAfter(engine.SessionID, engine.EventIndex) ([]event.Event, execute.Health, error)
 	View(engine.SessionID, func(execute.Tx) error) error
 	// Overviews walks the sessions' overviews newest first, from the
 	// first id below before (0: the newest), until fn returns false; a
@@ -142,6 +145,9 @@ type sessionRow struct {
 	Err      error // the overview could not be read: the row shows health only
 	Health   execute.Health
 	Drifted  int // runs whose workflow id means something else now
+	// Progress is where the session's last run stands ("step 3 of 10"),
+	// "" when it is complete.
+	Progress string
 }
 
 // sessionsQuery is what the sessions page's URL asks for.
@@ -236,6 +242,12 @@ func (c *Console) sessions(q sessionsQuery) (sessionsList, error) {
 		for _, r := range row.Overview.Runs {
 			if _, drifted := catalogs[ws].Drift(r.WorkflowID, r.WorkflowHash); drifted {
 				row.Drifted++
+			}
+		}
+		if n := len(row.Overview.Runs); n > 0 {
+			last := row.Overview.Runs[n-1]
+			if pin, err := c.pinned(row.ID, last.WorkflowHash); err == nil { // a pin that cannot be read shows in the health column
+				row.Progress = overviewProgress(pin.Compiled, last)
 			}
 		}
 	}

@@ -26,6 +26,9 @@ type fold struct {
 	// timeline is the session page's timeline of graph, once built: it
 	// reads every node's snapshot.
 	timeline []stretch
+	// outcomes are the outcomes of graph's nodes, once folded: every
+	// run page view reads them.
+	outcomes map[engine.NodeID]project.Outcome
 }
 
 // maxFolds bounds the cache; past it, one entry is dropped.
@@ -45,6 +48,12 @@ func (c *Console) fold(id engine.SessionID) (*project.Graph, execute.Health, err
 	if ok && f.graph.Head() == head && f.health.LastGood == head {
 		return f.graph, f.health, nil
 	}
+	if ok && f.health.Status == execute.Healthy && f.graph.Head() < head {
+		if g, h, ok := c.foldOn(id, f.graph); ok {
+			c.keepFold(id, fold{graph: g, health: h})
+			return g, h, nil
+		}
+	}
 	evs, h, err := c.store.Events(id)
 	if err != nil {
 		return nil, h, err
@@ -53,6 +62,30 @@ func (c *Console) fold(id engine.SessionID) (*project.Graph, execute.Health, err
 	if err != nil {
 		return nil, h, err
 	}
+	c.keepFold(id, fold{graph: g, health: h})
+	return g, h, nil
+}
+
+// foldOn folds what was appended to session id since g was folded into
+// a copy of g: only the new events are read and verified. ok is false
+// when that part is not healthy (the caller then reads the whole log,
+// which says where the damage is).
+func (c *Console) foldOn(id engine.SessionID, g *project.Graph) (*project.Graph, execute.Health, bool) {
+	evs, h, err := c.store.EventsAfter(id, g.Head())
+	if err != nil || h.Status != execute.Healthy {
+		return nil, h, false
+	}
+	next := g.Clone()
+	for _, e := range evs {
+		if next.Add(e) != nil {
+			return nil, h, false
+		}
+	}
+	return next, h, true
+}
+
+// keepFold caches f as session id's fold.
+func (c *Console) keepFold(id engine.SessionID, f fold) {
 	c.folds.mu.Lock()
 	defer c.folds.mu.Unlock()
 	if c.folds.folds == nil {
@@ -64,8 +97,7 @@ func (c *Console) fold(id engine.SessionID) (*project.Graph, execute.Health, err
 			break
 		}
 	}
-	c.folds.folds[id] = fold{graph: g, health: h}
-	return g, h, nil
+	c.folds.folds[id] = f
 }
 
 // timelineOf is session id's timeline, kept with its fold g until the
@@ -88,6 +120,25 @@ func (c *Console) timelineOf(id engine.SessionID, g *project.Graph) ([]stretch, 
 		c.folds.folds[id] = f
 	}
 	return t, nil
+}
+
+// outcomesOf is the outcome of every node of session id, kept with its
+// fold g until the log grows.
+func (c *Console) outcomesOf(id engine.SessionID, g *project.Graph) map[engine.NodeID]project.Outcome {
+	c.folds.mu.Lock()
+	f, ok := c.folds.folds[id]
+	c.folds.mu.Unlock()
+	if ok && f.graph == g && f.outcomes != nil {
+		return f.outcomes
+	}
+	o := project.Outcomes(g)
+	c.folds.mu.Lock()
+	defer c.folds.mu.Unlock()
+	if f, ok := c.folds.folds[id]; ok && f.graph == g {
+		f.outcomes = o
+		c.folds.folds[id] = f
+	}
+	return o
 }
 
 // maxSnapshots bounds the snapshots kept; past it, one entry is dropped

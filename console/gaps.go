@@ -18,6 +18,10 @@ import (
 type openGap struct {
 	Session engine.SessionID
 	project.GapState
+	// StepTitle is the title of the step the gap was recorded at (its
+	// RelatedStepID) in the run's pinned workflow; "" when it names none.
+	StepTitle string
+	hash      engine.WorkflowHash // the run's pinned workflow
 }
 
 // gapFilter is the gaps page's filter, from its query; empty fields
@@ -301,7 +305,11 @@ func (c *Console) readGaps(refs []gapRef) ([]openGap, error) {
 				if !ok {
 					return engine.ErrNotFound
 				}
-				out = append(out, openGap{Session: ref.Session, GapState: project.GapState{ID: e.ID, CreatedAt: e.Index, Run: e.Run, Node: e.Node, Gap: *g}})
+				rn, err := tx.Run(e.Run)
+				if err != nil {
+					return err
+				}
+				out = append(out, openGap{Session: ref.Session, GapState: project.GapState{ID: e.ID, CreatedAt: e.Index, Run: e.Run, Node: e.Node, Gap: *g}, hash: rn.WorkflowHash})
 			}
 			return nil
 		})
@@ -310,7 +318,23 @@ func (c *Console) readGaps(refs []gapRef) ([]openGap, error) {
 		}
 		i = j
 	}
-	return out, nil
+	return out, c.titleGaps(out)
+}
+
+// titleGaps names the step of each gap that names one, from its run's
+// pinned workflow (read outside the gaps' read transactions).
+func (c *Console) titleGaps(gaps []openGap) error {
+	for i, g := range gaps {
+		if g.Gap.RelatedStepID == "" {
+			continue
+		}
+		p, err := c.pinned(g.Session, g.hash)
+		if err != nil {
+			return err
+		}
+		gaps[i].StepTitle = stepTitle(p.Compiled, g.Gap.RelatedStepID)
+	}
+	return nil
 }
 
 // url is the gaps page with its filter and one cursor (key "": none).

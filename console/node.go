@@ -12,9 +12,12 @@ import (
 // nodeView is the node detail panel: what waits at the node and
 // everything recorded on it.
 type nodeView struct {
-	Session    engine.SessionID
-	Node       project.Node
-	Pending    *compile.Step // nil when the run is complete here
+	Session engine.SessionID
+	Node    project.Node
+	Pending *compile.Step // nil when the run is complete here
+	// Done is the step done into the node: its notes, outputs and gaps
+	// are that step's.
+	Done       doneStep
 	Prefs      workflow.Preferences
 	ForkedFrom engine.NodeID
 	Forks      int
@@ -63,6 +66,9 @@ func (c *Console) nodeDetail(g *project.Graph, id engine.NodeID) (nodeView, erro
 	}
 	pin, err := c.pinned(g.Session, snap.WorkflowHash)
 	if err != nil {
+		return v, err
+	}
+	if v.Done, err = doneAt(g, pin.Compiled, n); err != nil {
 		return v, err
 	}
 	if snap.Position.Kind == run.Pending {

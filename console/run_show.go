@@ -3,6 +3,7 @@ package console
 import (
 	"cmp"
 	"errors"
+	"maps"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -66,6 +67,20 @@ type runView struct {
 	// Took is, for each node row, from its parent's creation to its own:
 	// when the step done into it was done, and how long it took.
 	Took map[engine.NodeID]span
+	// RowViews are Rows as a reader sees them: the step done at each
+	// node, and what came of it.
+	RowViews []rowView
+	// Outcome sums the run's outcomes; AtTip is what was blocked at the
+	// step pending at the tip.
+	Outcome, AtTip project.Outcome
+	// Counts are the matches of each filter: open gaps, blocked attempts,
+	// forks.
+	Counts   map[runFilter]int
+	Progress progress
+	// NextTitle is the title of the step pending at the tip.
+	NextTitle string
+	graph     *project.Graph
+	outcomes  map[engine.NodeID]project.Outcome
 }
 
 // panelLists are the pages of a node's outputs, gaps and blocked
@@ -127,6 +142,9 @@ func (c *Console) runShow(w http.ResponseWriter, r *http.Request) {
 	m := c.chrome(q.run.String() + " of " + q.session.String())
 	v, err := c.run(q)
 	v.pageRows(q, m.Config.PageSize)
+	if err == nil {
+		v.RowViews, err = rowViews(v.graph, v.Pinned.Compiled, v.outcomes, v.Layout.Tip, v.Rows)
+	}
 	if errors.Is(err, engine.ErrNotFound) {
 		c.notFound(w, r)
 		return
@@ -174,7 +192,41 @@ func (c *Console) layout(q runRequest) (lanes.Layout, error) {
 	if _, err := g.Run(q.run); err != nil {
 		return lanes.Layout{}, err
 	}
-	return lanes.Build(g, q.run, expandSet(g, q))
+	l, _, err := filteredLayout(g, q, marked(g, q.filter))
+	return l, err
+}
+
+// filteredLayout lays out the run q names as the page shows it: the folds
+// the request opens (expand, or all of them), whatever hides the node
+// open in the panel (lanes.Reveal, which returns the ids it opened for
+// that), and every fold that holds a row the filter picks, so a filter
+// shows its matches instead of dimming the fold that hides them. Opening
+// a fold can reveal folds inside it; each round opens one more level.
+func filteredLayout(g *project.Graph, q runRequest, picked map[engine.NodeID]bool) (lanes.Layout, []engine.NodeID, error) {
+	expand := expandSet(g, q)
+	for {
+		l, opened, err := lanes.Reveal(g, q.run, expand, q.node)
+		if err != nil || len(picked) == 0 {
+			return l, opened, err
+		}
+		more := map[engine.NodeID]bool{}
+		for _, row := range l.Rows {
+			if row.Kind == lanes.NodeRow || expand[row.Node] {
+				continue
+			}
+			for _, n := range foldNodes(g, row) {
+				if picked[n.ID] {
+					more[row.Node] = true
+					break
+				}
+			}
+		}
+		if len(more) == 0 {
+			return l, opened, nil
+		}
+		expand = maps.Clone(expand)
+		maps.Copy(expand, more)
+	}
 }
 
 func (c *Console) run(q runRequest) (runView, error) {
@@ -186,13 +238,13 @@ func (c *Console) run(q runRequest) (runView, error) {
 	if err != nil {
 		return runView{}, err
 	}
-	v := runView{Session: q.session, Filter: q.filter, Marked: marked(g, q.filter), Head: g.Head(), Health: h, Expand: q.text, Now: c.now()}
+	v := runView{Session: q.session, Filter: q.filter, Marked: marked(g, q.filter), Head: g.Head(), Health: h, Expand: q.text, Now: c.now(), graph: g}
 	if v.Summary, err = project.Summarize(g, rn); err != nil {
 		return v, err
 	}
 	// The node open in the panel always has a row: what folds it opens.
 	var opened []engine.NodeID
-	if v.Layout, opened, err = lanes.Reveal(g, q.run, expandSet(g, q), q.node); err != nil {
+	if v.Layout, opened, err = filteredLayout(g, q, v.Marked); err != nil {
 		return v, err
 	}
 	if !q.all {
@@ -205,6 +257,9 @@ func (c *Console) run(q runRequest) (runView, error) {
 		return v, err
 	}
 	if v.Pinned, err = c.pinned(q.session, rn.WorkflowHash); err != nil {
+		return v, err
+	}
+	if err := v.outcome(g, c.outcomesOf(q.session, g)); err != nil {
 		return v, err
 	}
 	if v.Loops, err = loopNames(g, v.Pinned, v.Layout); err != nil {
@@ -223,6 +278,24 @@ func (c *Console) run(q runRequest) (runView, error) {
 		v.Panel = &n
 	}
 	return v, nil
+}
+
+// outcome sums the run's outcomes, counts each filter's matches and
+// reads where the run stands in its workflow.
+func (v *runView) outcome(g *project.Graph, all map[engine.NodeID]project.Outcome) error {
+	v.outcomes = all
+	v.Outcome = runOutcome(g, all, v.Summary.ID)
+	v.AtTip.Blocked = all[v.Summary.Tip.ID].Blocked
+	v.Counts = map[runFilter]int{filterGaps: v.Outcome.OpenGaps, filterBlocked: v.Outcome.Blocked, filterForks: v.Summary.Forks}
+	snap, err := g.Snapshot(v.Summary.Tip.Snapshot)
+	if err != nil {
+		return err
+	}
+	v.Progress = progressAt(v.Pinned.Compiled, snap)
+	if v.Summary.Pending != "" {
+		v.NextTitle = stepTitle(v.Pinned.Compiled, v.Summary.Pending)
+	}
+	return nil
 }
 
 // pageRows picks the rows the page lists: from ?rows=, else the page
@@ -304,7 +377,7 @@ func marked(g *project.Graph, f runFilter) map[engine.NodeID]bool {
 		}
 	case filterBlocked:
 		for _, b := range g.BlockedAttempts() {
-			m[b.Node] = true
+			m[blockedRow(g, b.Node)] = true
 		}
 	case filterForks:
 		for _, r := range g.Runs() {
@@ -384,6 +457,9 @@ func (v runView) graphURL() string {
 	u := "/sessions/" + v.Session.String() + "/runs/" + v.Summary.ID.String() + "/graph.svg?at=" + strconv.FormatUint(uint64(v.Head), 10)
 	if v.Expand != "" {
 		u += "&expand=" + v.Expand
+	}
+	if v.Filter != filterAll {
+		u += "&filter=" + string(v.Filter) // a filter opens the folds holding its matches
 	}
 	if v.RowsAt.Paged() {
 		u += "&from=" + strconv.Itoa(v.RowsAt.First) + "&to=" + strconv.Itoa(v.RowsAt.First+v.RowsAt.Shown)

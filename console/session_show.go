@@ -13,6 +13,7 @@ import (
 	"github.com/workrail/workrail/console/markdown"
 	"github.com/workrail/workrail/engine"
 	"github.com/workrail/workrail/engine/catalog"
+	"github.com/workrail/workrail/engine/compile"
 	"github.com/workrail/workrail/engine/event"
 	"github.com/workrail/workrail/engine/execute"
 	"github.com/workrail/workrail/engine/project"
@@ -92,6 +93,9 @@ type note struct {
 	// Branch is the first node of the branch the note is on; ForkedAt
 	// the node that branch left (0 on the run's main line).
 	Branch, ForkedAt engine.NodeID
+	// StepTitle is the title of the step the notes are of, in the run's
+	// pinned workflow (its id when it has none).
+	StepTitle string
 }
 
 // sessionShow renders one session; ?run= picks the active run.
@@ -156,6 +160,10 @@ func (c *Console) session(id engine.SessionID, active engine.RunID) (sessionView
 	if v.Active, err = pickRun(v.Runs, active); err != nil {
 		return v, err
 	}
+	pins := map[engine.RunID]*compile.Compiled{}
+	for _, r := range v.Runs {
+		pins[r.ID] = r.Pinned.Compiled
+	}
 	on := branches{g: g, start: map[engine.NodeID]engine.NodeID{}}
 	for _, e := range evs {
 		if d, ok := e.Data.(*event.NodeOutputAppendedData); ok && d.NotesMarkdown != "" {
@@ -168,7 +176,7 @@ func (c *Console) session(id engine.SessionID, active engine.RunID) (sessionView
 				return v, err
 			}
 			v.Notes = append(v.Notes, note{Run: e.Run, Node: e.Node, Event: e.Index, NodeOutputAppendedData: *d,
-				Checkpoint: n.Kind == event.NodeCheckpoint, Branch: start, ForkedAt: forkedAt})
+				Checkpoint: n.Kind == event.NodeCheckpoint, Branch: start, ForkedAt: forkedAt, StepTitle: stepTitle(pins[e.Run], d.StepID)})
 		}
 	}
 	v.Timeline, err = c.timelineOf(id, g)
@@ -299,4 +307,18 @@ func lastTime(evs []event.Event) event.Millis {
 		}
 	}
 	return 0
+}
+
+// gapStep is the title of the step gap g was recorded at, in its run's
+// pinned workflow; "" when the gap names no step.
+func (v sessionView) gapStep(g project.GapState) string {
+	if g.Gap.RelatedStepID == "" {
+		return ""
+	}
+	for _, r := range v.Runs {
+		if r.ID == g.Run {
+			return stepTitle(r.Pinned.Compiled, g.Gap.RelatedStepID)
+		}
+	}
+	return string(g.Gap.RelatedStepID)
 }

@@ -116,11 +116,19 @@ func (s *Store) forgetHealth(id engine.SessionID) {
 // at the first event that is missing, out of order, undecodable, or whose
 // digest does not match. visit, when set, sees each good event.
 func (t *Tx) verifyChain(visit func(event.Event) error) execute.Health {
-	var prev engine.Digest
-	var last engine.EventIndex
+	return t.verifyChainAfter(0, engine.Digest{}, visit)
+}
+
+// verifyChainAfter is verifyChain over the events after index last,
+// whose chain digest is prev.
+func (t *Tx) verifyChainAfter(last engine.EventIndex, prev engine.Digest, visit func(event.Event) error) execute.Health {
 	chain := t.b.Bucket(bucketChain)
 	c := t.b.Bucket(bucketEvents).Cursor()
-	for k, v := c.First(); k != nil; k, v = c.Next() {
+	k, v := c.First()
+	if last > 0 {
+		k, v = c.Seek(u64(uint64(last) + 1))
+	}
+	for ; k != nil; k, v = c.Next() {
 		idx := engine.EventIndex(binary.BigEndian.Uint64(k))
 		bad := func(reason string) execute.Health {
 			return execute.Health{Status: execute.CorruptTail, FirstBad: last + 1, LastGood: last, Reason: fmt.Sprintf("event %d: %s", last+1, reason)}
@@ -189,6 +197,36 @@ func (s *Store) Events(id engine.SessionID) ([]event.Event, execute.Health, erro
 	if errors.Is(err, ErrDamaged) {
 		h, err = unreadable(err), nil
 		h.LastGood = engine.EventIndex(len(evs))
+	}
+	return evs, h, err
+}
+
+// EventsAfter returns the session's events after index from, verified
+// from the chain digest stored at from on, with the health of that part:
+// a reader that verified the log up to from reads only what was added
+// since. A digest missing at from is a damaged log.
+func (s *Store) EventsAfter(id engine.SessionID, from engine.EventIndex) ([]event.Event, execute.Health, error) {
+	var evs []event.Event
+	var h execute.Health
+	err := s.view(id, func(t *Tx) error {
+		var prev engine.Digest
+		if from > 0 {
+			d := t.b.Bucket(bucketChain).Get(u64(uint64(from)))
+			if len(d) != len(prev) {
+				h = execute.Health{Status: execute.CorruptTail, FirstBad: from, LastGood: from - 1, Reason: fmt.Sprintf("event %d: no chain digest", from)}
+				return nil
+			}
+			copy(prev[:], d)
+		}
+		h = t.verifyChainAfter(from, prev, func(e event.Event) error {
+			evs = append(evs, e)
+			return nil
+		})
+		return nil
+	})
+	if errors.Is(err, ErrDamaged) {
+		h, err = unreadable(err), nil
+		h.LastGood = from + engine.EventIndex(len(evs))
 	}
 	return evs, h, err
 }

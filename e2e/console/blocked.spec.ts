@@ -8,7 +8,7 @@ test('a blocked run shows its blocker and the fix', async ({ page, seed }) => {
   await expect(page.getByRole('navigation', { name: 'Runs' }).locator(`li[data-run="${s.runId}"]`).getByTestId('status')).toHaveText('■ blocked');
   await expect(page.getByTestId('active-run')).toContainText('■ blocked');
   await page.goto(`/sessions/${s.sessionId}/runs/${s.runId}?filter=blocked`);
-  await expect(page.getByTestId('run-header').getByTestId('status')).toHaveText('■ blocked');
+  await expect(page.getByTestId('run-header').getByTestId('status')).toHaveText('■ blocked · 1 blocked attempt');
   await expect(page.getByRole('navigation', { name: 'Show' }).getByRole('link', { name: 'blocked' })).toHaveAttribute('aria-current', 'page');
   const picked = page.locator('[data-testid="row"]:not(.dim)');
   await expect(picked).toHaveCount(1);

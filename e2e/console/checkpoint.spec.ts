@@ -34,7 +34,8 @@ test('a checkpoint made through the shim is its own kind of node on the run page
   expect(svg).toContain('<path class="tip checkpoint"');
   expect(svg).toMatch(/<path class="edge b\d+ checkpoint"[^>]*stroke-dasharray="3 3"/);
 
-  await row.getByRole('link', { name: 'node_3' }).click();
+  await expect(row.locator('.node-id')).toHaveText('node_3');
+  await row.getByTestId('row-step').click();
   const panel = page.getByTestId('node-panel');
   await expect(panel.getByRole('heading', { level: 3 })).toContainText('⚑ checkpoint');
   await expect(panel.getByTestId('checkpoint-of')).toContainText('A checkpoint of node_2');

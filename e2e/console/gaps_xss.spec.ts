@@ -38,8 +38,8 @@ test('lists open gaps across sessions, filtered by severity, linked to their ses
   await expect(page.locator('[data-gap]').filter({ hasText: 'critical' })).toHaveCount(0);
   await page.getByLabel('Severity').selectOption('critical');
   await page.getByRole('button', { name: 'Filter' }).click();
-  const first = page.locator('[data-gap]').first();
-  await first.getByRole('link', { name: s.sessionId }).click();
+  const first = page.locator('[data-gap]').filter({ has: page.getByRole('link', { name: s.sessionId, exact: true }) }).first();
+  await first.getByRole('link', { name: s.sessionId, exact: true }).click();
   await expect(page.getByRole('heading', { level: 2 })).toContainText(s.sessionId);
   await expect(page.getByRole('heading', { name: 'Gaps' })).toBeVisible();
 });

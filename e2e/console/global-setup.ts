@@ -14,6 +14,7 @@ import { request } from '@playwright/test';
 import { build, Daemon, killStrays, loginLink, makeWorkspace, repoRoot } from './daemon';
 import { seed } from './seed';
 import { seedSessions } from './seed_sessions';
+import './seed_review'; // adds the review shape to the seeded ones
 
 export default async function globalSetup() {
   const ws = makeWorkspace();

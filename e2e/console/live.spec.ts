@@ -18,11 +18,11 @@ test('a run page shows the step an agent took on the next poll, keeping focus, a
   const rows = page.getByTestId('row');
   await expect(rows).toHaveCount(2);
   const header = page.getByTestId('run-header');
-  await expect(header).toContainText('at look-around');
+  await expect(header).toContainText('next: Look around the workspace');
   await expect(page.locator('#announce')).toBeEmpty();
   await htmxIdle(page);
   // The reader is on the first row's link when the update comes.
-  const first = page.getByRole('link', { name: 'node_1', exact: true });
+  const first = page.locator('[data-testid="row"][data-node="node_1"]').getByTestId('row-step');
   await first.focus();
   await expect(first).toBeFocused();
   const panels = await livePanels(page);
@@ -43,9 +43,9 @@ test('a run page shows the step an agent took on the next poll, keeping focus, a
   expect(sent.slice(1).filter((u) => !drawings.includes(u)).sort()).toEqual(panels);
   expect(drawings, 'the new drawing').toEqual([expect.stringMatching(/\/graph\.svg\?at=\d+$/)]);
   await expect(rows).toHaveCount(3);
-  await expect(page.locator('[data-testid="row"][data-node="node_3"]')).toContainText('wrap-up');
+  await expect(page.locator('[data-testid="row"][data-node="node_3"]')).toContainText('Look around the workspace');
   await expect(page.locator('[data-testid="row"][data-node="node_3"]').getByTestId('tip')).toBeVisible();
-  await expect(header).toContainText('at wrap-up');
+  await expect(header).toContainText('next: Wrap up');
   await expect(first, 'focus survives the morph').toBeFocused();
   await expect(page.locator('#announce')).toHaveText(`${s.runId} ▶ in progress at wrap-up, 1 branch`);
   // The new poller asks from the new cursor.

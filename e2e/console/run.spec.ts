@@ -36,9 +36,9 @@ test('the header names the pinned workflow version', async ({ page, seed }) => {
     await expect(pinned).toHaveAttribute('title', s.workflowHash);
     expect(s.workflowHash.startsWith((await pinned.textContent())!), 'the short hash is the hash\'s start').toBe(true);
   }
-  // The loop run is complete: no step pending.
-  await expect(page.getByTestId('run-header').getByTestId('status')).toHaveText('✓ complete');
-  await expect(page.getByTestId('run-header')).not.toHaveText(/· at /);
+  // The loop run is complete, with the report's first gap still open: no step pending.
+  await expect(page.getByTestId('run-header').getByTestId('status')).toHaveText('✓ complete · 1 open gap');
+  await expect(page.getByTestId('run-header')).not.toHaveText(/· next: /);
 });
 
 test('folds the earlier branch under its fork point and opens it without JS', async ({ page, seed }) => {
@@ -87,9 +87,9 @@ test('folds repeated loop iterations into one row that ?expand opens', async ({ 
   await expect(rows).toHaveCount(before - 1 + steps);
   await expect(fold).toHaveCount(0);
   expect(await windowMarked(page), 'expanded in place').toBe(true);
-  const bodySteps = await page.getByTestId('row').locator('span').allTextContents();
-  expect(bodySteps.filter((t) => t === 'form-hypothesis')).toHaveLength(loopIterations);
-  expect(bodySteps.filter((t) => t === 'test-hypothesis')).toHaveLength(loopIterations);
+  const bodySteps = await page.getByTestId('row-step').allTextContents();
+  expect(bodySteps.filter((t) => t === 'Form the next hypothesis')).toHaveLength(loopIterations);
+  expect(bodySteps.filter((t) => t === 'Run the experiment')).toHaveLength(loopIterations);
   // The same URL loaded afresh shows the same expanded rows.
   await page.reload();
   await expect(rows).toHaveCount(before - 1 + steps);
@@ -117,7 +117,7 @@ test('clicking a row opens its node in the side panel without a page load; Back 
   await expect(panel.getByRole('heading', { level: 3 })).toContainText(node);
   await expect(panel).toContainText('Forked from node_1');
   await expect(panel).toContainText('second branch');
-  await expect(panel.getByText('Pending here:')).toBeVisible();
+  await expect(panel.getByTestId('panel-next')).toContainText('Next:');
   await expect(tipRow.getByRole('link').first()).toHaveAttribute('aria-current', 'page');
   await htmxIdle(page);
   expect(await windowMarked(page), 'the same document: the panel was swapped in').toBe(true);
@@ -145,7 +145,7 @@ test('opens a node in the side panel by deep link, with its notes and provenance
   await expect(panel).toBeVisible();
   await expect(panel).toContainText('Forked from node_1');
   await expect(panel).toContainText('second branch');
-  await expect(panel.getByText('Pending here:')).toBeVisible();
+  await expect(panel.getByTestId('panel-next')).toContainText('Next:');
   // The panel's prompt is a closed <details> the reader may open.
   await panel.getByText('Prompt', { exact: true }).click();
   await expect(panel.locator('details').first()).toHaveAttribute('open', '');
@@ -154,10 +154,10 @@ test('opens a node in the side panel by deep link, with its notes and provenance
 test('an artifact with a contract is a table with the contract\'s columns', async ({ page, seed }) => {
   const s = seed['loop'];
   await page.goto(`/sessions/${s.sessionId}/runs/${s.runId}`);
-  // The report's output is on the node its advance made: the final review.
-  await page.locator('[data-testid="row"]', { hasText: 'wr-final-review' }).getByRole('link').first().click();
+  // The report's output is on the node its advance made, whose row is the report.
+  await page.locator('[data-testid="row"]', { hasText: 'Report the outcome' }).getByTestId('row-step').click();
   const panel = page.getByTestId('node-panel');
-  await expect(panel.getByRole('heading', { level: 4 })).toContainText(['Notes for report']);
+  await expect(panel.getByRole('heading', { level: 4 })).toContainText(['Notes for Report the outcome']);
   const artifact = panel.getByTestId('artifact').filter({ hasText: 'wr.contracts.gaps' });
   await expect(artifact).toHaveCount(1);
   await expect(artifact).toContainText('Things the agent could not do or had to assume');
@@ -182,13 +182,13 @@ test('an artifact with a contract is a table with the contract\'s columns', asyn
   await resolved.getByRole('link').click();
   await expect(page).toHaveURL(/[?&]node=node_\d+$/);
   await expect(page.getByTestId('node-panel')).toContainText('The run is complete here.');
-  await expect(page.getByTestId('node-panel').getByRole('heading', { level: 4 })).toContainText(['Notes for wr-final-review']);
+  await expect(page.getByTestId('node-panel').getByRole('heading', { level: 4 })).toContainText(['Notes for Final review']);
 
   // A loop's test step reported its decision as a wr.contracts.loop_control table.
   const fold = page.locator('[data-testid="row"][data-kind="loop-fold"]');
   await fold.getByRole('link').click();
   await expect(fold).toHaveCount(0);
-  await page.locator('[data-testid="row"]', { hasText: 'form-hypothesis' }).nth(1).getByRole('link').first().click();
+  await page.locator('[data-testid="row"]', { hasText: 'Run the experiment' }).first().getByTestId('row-step').click();
   const control = page.getByTestId('node-panel').getByTestId('artifact').filter({ hasText: 'wr.contracts.loop_control' });
   await expect(control.getByRole('row', { name: /decision/ })).toContainText('continue');
 });

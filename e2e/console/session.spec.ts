@@ -78,7 +78,7 @@ test('notes link to the node they were written at', async ({ page, seed }) => {
   await expect(page).toHaveURL(new RegExp(`/sessions/${s.sessionId}/runs/${s.runId}\\?node=${node}$`));
   const panel = page.getByTestId('node-panel');
   await expect(panel.getByRole('heading', { level: 3 })).toContainText(node);
-  await expect(panel).toContainText('Notes for triage');
+  await expect(panel).toContainText('Notes for Pin down the symptom');
   await expect(panel).toContainText('Triaged: the parser drops a trailing comma.');
 });
 

@@ -56,7 +56,7 @@ test('lists the seeded sessions, the most recently active first, with their colu
     await expect(session.locator('a.row-link')).toHaveAttribute('href', `/sessions/${s.sessionId}`);
     await expect(session).toContainText(s.sessionId);
     await expect(cell(row, 'Workflows')).toHaveText(s.workflowId);
-    await expect(cell(row, 'Runs')).toHaveText(s.shape === 'forked' ? '1 run, 2 branches' : '1 run');
+    await expect(cell(row, 'Runs')).toHaveText(['forked', 'review'].includes(s.shape) ? '1 run, 2 branches' : '1 run');
     await expect(cell(row, 'Last activity')).toHaveText(/ · event \d+$/);
     if (s.shape === 'corrupt') continue; // corrupt.spec.ts reads its row
     await expect(cell(row, 'Status').getByTestId('status')).toHaveText(statusOf(s));
@@ -166,7 +166,7 @@ test('shows a step an agent took on its next poll, in place', async ({ page, see
 });
 
 test('search typed into the box filters the rows and the URL without a page load', async ({ page, seed }) => {
-  const bugs = ['gappy', 'blocked', 'loop'].map((k) => seed[k].sessionId);
+  const bugs = ['gappy', 'blocked', 'loop', 'review'].map((k) => seed[k].sessionId);
   await page.goto('/');
   await markWindow(page);
   await page.getByRole('searchbox', { name: 'Search' }).fill('bug_investigation');

@@ -66,7 +66,7 @@ test('editing a started workflow on disk marks its run as drifted, shows what ch
 
     // Nothing has drifted yet.
     await page.goto(`/sessions/${sessionId}/runs/${runId}`);
-    await expect(page.getByTestId('run-header')).toContainText('at second');
+    await expect(page.getByTestId('run-header')).toContainText('next: Second');
     await expect(page.getByTestId('drift-banner')).toHaveCount(0);
 
     fs.writeFileSync(file, driftcheck('1.1.0', 'Do the first thing, and say so twice.'));
@@ -75,7 +75,7 @@ test('editing a started workflow on disk marks its run as drifted, shows what ch
     const banner = page.getByTestId('drift-banner');
     await expect(banner).toContainText('edited');
     await expect(banner).toContainText('1.1.0');
-    await expect(page.getByTestId('run-header')).toContainText('at second');
+    await expect(page.getByTestId('run-header')).toContainText('next: Second');
     await banner.getByRole('link', { name: 'See what changed' }).click();
     const diff = page.getByTestId('workflow-diff');
     await expect(diff.locator('.del').filter({ hasText: '"version": "1.0.0"' })).toHaveCount(1);

@@ -248,8 +248,12 @@ func (m *markdown) gaps() {
 
 func (m *markdown) gap(g Gap) {
 	where := string(g.Run.String())
-	if g.Gap.RelatedStepID != "" {
-		where += ", step " + code(string(g.Gap.RelatedStepID))
+	if id := g.Gap.RelatedStepID; id != "" {
+		var c compile.Compiled // the step by its title, as the steps above name it
+		if r, err := m.v.Graph.Run(g.Run); err == nil {
+			c = m.v.Workflows[r.WorkflowHash]
+		}
+		where += ", step " + stepName(c, id)
 	}
 	m.f("- **%s** %s: %s (%s, `%s`)\n", inline(string(g.Gap.Severity)), inline(strings.ReplaceAll(string(g.Gap.Reason), "_", " ")),
 		inline(g.Gap.Summary), where, g.ID)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/workrail/workrail/engine"
 	"github.com/workrail/workrail/engine/event"
+	"github.com/workrail/workrail/engine/run"
 	"github.com/workrail/workrail/engine/workflow"
 )
 
@@ -64,11 +65,14 @@ type RunOverview struct {
 	Tip  engine.NodeID `json:"tip,omitzero"`
 	// Status and Pending are read at the tip by Summarize's rule; a run
 	// without a root yet is in progress.
-	Status   RunStatus       `json:"status"`
-	Pending  workflow.StepID `json:"pending,omitempty"`
-	Nodes    int             `json:"nodes,omitzero"`
-	Branches int             `json:"branches,omitzero"`
-	Forks    int             `json:"forks,omitzero"`
+	Status  RunStatus       `json:"status"`
+	Pending workflow.StepID `json:"pending,omitempty"`
+	// At is the cursor at the tip (its snapshot's Position.Path): where
+	// the run stands in its workflow's steps and loops, for "step k of N".
+	At       []run.Frame `json:"at,omitempty"`
+	Nodes    int         `json:"nodes,omitzero"`
+	Branches int         `json:"branches,omitzero"`
+	Forks    int         `json:"forks,omitzero"`
 	// StartedTime is when the run started and LastTime when an event of
 	// it was last appended (its finish, once complete); zero where the
 	// log recorded no time. Shown, never ordered by.
@@ -368,7 +372,8 @@ func (ro *RunOverview) touched(r withEvent, n Node) error {
 		return nil
 	}
 	ro.Tip = l.node.ID
-	_, ro.Status, ro.Pending, err = atTip(r, l.node)
+	snap, status, pending, err := atTip(r, l.node)
+	ro.Status, ro.Pending, ro.At = status, pending, slices.Clone(snap.Position.Path)
 	return err
 }
 

@@ -150,6 +150,16 @@ func (s *Store) Events(id engine.SessionID) ([]event.Event, execute.Health, erro
 	return append([]event.Event(nil), evs...), h, nil
 }
 
+// EventsAfter returns a session's events after index from, with its
+// health: memory holds nothing to re-verify.
+func (s *Store) EventsAfter(id engine.SessionID, from engine.EventIndex) ([]event.Event, execute.Health, error) {
+	evs, h, err := s.Events(id)
+	if err != nil || int(from) > len(evs) {
+		return nil, h, err
+	}
+	return evs[from:], h, nil
+}
+
 func (s *Store) session(id engine.SessionID) (*session, error) {
 	if id < 1 || int(id) > len(s.sessions) {
 		return nil, fmt.Errorf("memstore: session %s: %w", id, engine.ErrNotFound)
