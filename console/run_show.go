@@ -63,7 +63,7 @@ type runView struct {
 	// Branches says how each branch on show came to be, by first node,
 	// and how each fork on show did.
 	Branches map[engine.NodeID]branchInfo
-	Now        time.Time // what the page's times are relative to
+	Now      time.Time // what the page's times are relative to
 	// Took is, for each node row, from its parent's creation to its own:
 	// when the step done into it was done, and how long it took.
 	Took map[engine.NodeID]span
