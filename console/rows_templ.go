@@ -477,7 +477,7 @@ func runVerdict(v runView) templ.Component {
 
 // aheadRows are the step pending at the tip ("next: …") and, greyed,
 // the steps still ahead of it in the pinned workflow: the last lines of
-// the rows' list, below the drawing.
+// the rows' list, below the drawing, so only on the rows' last page.
 func aheadRows(v runView) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
@@ -499,7 +499,7 @@ func aheadRows(v runView) templ.Component {
 			templ_7745c5c3_Var25 = templ.NopComponent
 		}
 		ctx = templ.ClearChildren(ctx)
-		if v.NextTitle != "" {
+		if v.NextTitle != "" && v.RowsAt.Next() == "" {
 			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 38, "<li class=\"ahead next\" data-testid=\"next\">next: <a href=\"")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err

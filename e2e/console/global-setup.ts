@@ -14,6 +14,7 @@ import { request } from '@playwright/test';
 import { build, Daemon, killStrays, loginLink, makeWorkspace, repoRoot } from './daemon';
 import { seed } from './seed';
 import { seedSessions } from './seed_sessions';
+import { seedLong } from './seed_long';
 import './seed_review'; // adds the review shape to the seeded ones
 
 export default async function globalSetup() {
@@ -30,6 +31,7 @@ export default async function globalSetup() {
     daemon = await Daemon.start(ws);
     const sessions = await seed(ws.bin, ws.home);
     process.env.WORKRAIL_E2E_SESSIONS = JSON.stringify(await seedSessions(ws.bin, ws.home));
+    process.env.WORKRAIL_E2E_LONG = JSON.stringify(await seedLong(ws.bin, ws.home));
     const damaged = sessions['corrupt'];
     if (damaged) {
       await daemon.stop();
