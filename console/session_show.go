@@ -35,6 +35,9 @@ type sessionView struct {
 	Chosen   bool        // the reader picked Active (?run=); else it follows the latest activity
 	Notes    []note
 	Gaps     []project.GapState
+	// GapTimes is when each gap was recorded, by its event index (absent
+	// where the log recorded no time).
+	GapTimes map[engine.EventIndex]event.Millis
 	Timeline []stretch
 	// Each list is shown a page at a time: the stretch the URL asks for
 	// (?runs=, ?timeline=, ?notes=, ?gaps=: the first shown).
@@ -96,6 +99,8 @@ type note struct {
 	// StepTitle is the title of the step the notes are of, in the run's
 	// pinned workflow (its id when it has none).
 	StepTitle string
+	// At is when the notes were recorded (zero when not recorded).
+	At event.Millis
 }
 
 // sessionShow renders one session; ?run= picks the active run.
@@ -164,6 +169,12 @@ func (c *Console) session(id engine.SessionID, active engine.RunID) (sessionView
 	for _, r := range v.Runs {
 		pins[r.ID] = r.Pinned.Compiled
 	}
+	v.GapTimes = map[engine.EventIndex]event.Millis{}
+	for _, gap := range v.Gaps {
+		if e, err := g.Event(gap.CreatedAt); err == nil && e.AppendedAt != 0 {
+			v.GapTimes[gap.CreatedAt] = e.AppendedAt
+		}
+	}
 	on := branches{g: g, start: map[engine.NodeID]engine.NodeID{}}
 	for _, e := range evs {
 		if d, ok := e.Data.(*event.NodeOutputAppendedData); ok && d.NotesMarkdown != "" {
@@ -176,7 +187,7 @@ func (c *Console) session(id engine.SessionID, active engine.RunID) (sessionView
 				return v, err
 			}
 			v.Notes = append(v.Notes, note{Run: e.Run, Node: e.Node, Event: e.Index, NodeOutputAppendedData: *d,
-				Checkpoint: n.Kind == event.NodeCheckpoint, Branch: start, ForkedAt: forkedAt, StepTitle: stepTitle(pins[e.Run], d.StepID)})
+				Checkpoint: n.Kind == event.NodeCheckpoint, Branch: start, ForkedAt: forkedAt, StepTitle: stepTitle(pins[e.Run], d.StepID), At: e.AppendedAt})
 		}
 	}
 	v.Timeline, err = c.timelineOf(id, g)

@@ -1,6 +1,7 @@
 package console
 
 import (
+	"cmp"
 	"strconv"
 	"strings"
 
@@ -33,6 +34,10 @@ type stretch struct {
 	// Checkpoints counts the checkpoints made in the stretch: notes
 	// recorded at a step without reaching a new one.
 	Checkpoints int
+
+	// Began and Ended are when the stretch's first and last events that
+	// recorded a time were appended (zero when none did).
+	Began, Ended event.Millis
 }
 
 // timeline cuts a session's log into stretches of one run each, in log
@@ -57,6 +62,10 @@ func timeline(g *project.Graph) ([]stretch, error) {
 		}
 		s := &out[len(out)-1]
 		s.To = e.Index
+		if e.AppendedAt != 0 {
+			s.Began = cmp.Or(s.Began, e.AppendedAt)
+			s.Ended = e.AppendedAt
+		}
 		if e.Node != 0 {
 			s.Last = e.Node
 		}

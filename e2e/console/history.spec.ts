@@ -32,6 +32,32 @@ test('times on the sessions list, the session page and the run page', async ({ p
   await shootPhoneAndDesktop(page, 'run-times', (f) => info.outputPath(f));
 });
 
+test("times on the session page's gaps, timeline and notes", async ({ page, seed }, info) => {
+  const s = seed['gappy'];
+  await page.goto(`/sessions/${s.sessionId}`);
+  const expectTime = async (time: ReturnType<typeof page.locator>) => {
+    await expect(time).toHaveAttribute('datetime', iso);
+    await expect(time).toHaveAttribute('title', /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC$/);
+    await expect(time).toHaveText(/^(just now|\d+ min ago|\d+ h ago)$/);
+  };
+  // Each gap says when it was recorded.
+  const gaps = page.locator('section[aria-labelledby="gaps-h"] li[data-gap]');
+  await expect(gaps).not.toHaveCount(0);
+  for (const gap of await gaps.all()) {
+    await expect(gap).toContainText('recorded');
+    await expectTime(gap.locator('time'));
+  }
+  // Each stretch of the timeline says when it ended.
+  const stretches = page.getByTestId('timeline').locator('li');
+  await expect(stretches).not.toHaveCount(0);
+  for (const stretch of await stretches.all()) await expectTime(stretch.locator('.meta time').first());
+  // Each note (a checkpoint's too) says when it was recorded.
+  const heads = page.locator('section[aria-labelledby="notes-h"] .note-head');
+  await expect(heads).not.toHaveCount(0);
+  for (const head of await heads.all()) await expectTime(head.locator('time'));
+  await shootPhoneAndDesktop(page, 'session-times', (f) => info.outputPath(f));
+});
+
 test('sessions are listed the most recently written first', async ({ page, agent }) => {
   const older = await Run.start(agent, { workflowId: 'wr.hello' });
   const newer = await Run.start(agent, { workflowId: 'wr.hello' });

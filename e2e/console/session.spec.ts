@@ -53,7 +53,8 @@ test('the timeline is one lane per run, a row per stretch of its events', async 
   // 3 steps, the loop's 2 per iteration, root-cause, blast-radius, report, the review.
   const steps = 3 + 2 * loopIterations + 4;
   await expect(stretches).toContainText(`${s.runId} started ${s.workflowId}: triage → … → wr-final-review (${steps} steps)`);
-  await expect(stretches.locator('.meta')).toHaveText(/^events 2–\d+ · \d+ notes, 2 gaps$/);
+  // When it ended, how long it took, its events and what they hold.
+  await expect(stretches.locator('.meta')).toHaveText(/^just now( · took \d+ (ms|s))? · events 2–\d+ · \d+ notes, 2 gaps$/);
   // A stretch links to the last node it touched.
   await stretches.getByRole('link').click();
   await expect(page).toHaveURL(new RegExp(`/sessions/${s.sessionId}/runs/${s.runId}\\?node=node_\\d+$`));
