@@ -29,12 +29,12 @@ type sessionView struct {
 	Created event.SessionCreatedData
 	// Title is the session's title as plain words, or "" when nothing
 	// named it.
-	Title    string
-	Runs     []sessionRun
-	Active   *sessionRun // nil when no run could be read
-	Chosen   bool        // the reader picked Active (?run=); else it follows the latest activity
-	Notes    []note
-	Gaps     []project.GapState
+	Title  string
+	Runs   []sessionRun
+	Active *sessionRun // nil when no run could be read
+	Chosen bool        // the reader picked Active (?run=); else it follows the latest activity
+	Notes  []note
+	Gaps   []project.GapState
 	// GapTimes is when each gap was recorded, by its event index (absent
 	// where the log recorded no time).
 	GapTimes map[engine.EventIndex]event.Millis
