@@ -46,6 +46,10 @@ type Service struct {
 	secrets   redact.Scanner
 
 	pinned sync.Map // engine.WorkflowHash → compile.Compiled
+
+	// unstamped leaves events without time and origin: set only by the
+	// benchmark that measures what stamping costs (export_test.go).
+	unstamped bool
 }
 
 // Option sets up a Service beyond what New requires.
@@ -112,6 +116,9 @@ func (s *Service) about(r protocol.Result, raw []byte) protocol.Result {
 // stamping is fn with the transaction first stamped with the clock's
 // time and origin o, for every event fn appends.
 func (s *Service) stamping(o event.Origin, fn func(Tx) error) func(Tx) error {
+	if s.unstamped {
+		return fn
+	}
 	return func(tx Tx) error {
 		tx.Stamp(event.Stamp{At: event.MillisOf(s.now()), Origin: o})
 		return fn(tx)
