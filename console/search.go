@@ -90,6 +90,9 @@ func (q searchQuery) asked() string {
 type match struct {
 	resume.Match
 	Title string
+	// SnippetStep is the title of the step the snippet's notes report
+	// on, in the run's pinned workflow ("" when the record names none).
+	SnippetStep string
 }
 
 // search renders the search page: what resume_session would offer a new
@@ -121,7 +124,7 @@ func (c *Console) search(w http.ResponseWriter, r *http.Request) {
 			c.fail(w, r, "the sessions to resume", err)
 			return
 		}
-		v.Matches = append(v.Matches, match{Match: f, Title: title})
+		v.Matches = append(v.Matches, match{Match: f, Title: title, SnippetStep: c.snippetStep(f)})
 	}
 	v.NoMatch = q.asked() != "" && !slices.ContainsFunc(found, func(f resume.Match) bool { return f.Tier != resume.TierRecency })
 	c.render(w, r, http.StatusOK, searchPage(m, v))
@@ -139,6 +142,20 @@ func (c *Console) title(id engine.SessionID) (string, error) {
 		return false
 	})
 	return title, err
+}
+
+// snippetStep is the title of the step a match's snippet reports on;
+// its id when the pinned workflow cannot be read (the match is shown all
+// the same).
+func (c *Console) snippetStep(f resume.Match) string {
+	if f.Run.SnippetStep == "" {
+		return ""
+	}
+	p, err := c.pinned(f.Session, f.Run.WorkflowHash)
+	if err != nil {
+		return string(f.Run.SnippetStep)
+	}
+	return stepTitle(p.Compiled, f.Run.SnippetStep)
 }
 
 // tierText says in words why a session is offered.

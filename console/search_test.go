@@ -58,8 +58,10 @@ func matchOrder(page string) []string {
 func TestSearchListsWhatResumeOffers(t *testing.T) {
 	st := memstore.New()
 	x := execute.New(st, executetest.Ring(t), executetest.Catalog(t, workflows.FS), workflow.Preferences{}, executetest.Clock, t.Logf)
+	var hash engine.WorkflowHash
 	for _, notes := range []string{"Looked at the flaky parser test.", "Fixed the **auth** bug in login.", ""} {
 		s := x.Start(json.RawMessage(`{"workflowId":"wr.hello"}`)).(protocol.StepResult)
+		hash = s.Workflow.Hash
 		if notes != "" {
 			args := s.NextCall.Arguments
 			args.Output.NotesMarkdown = notes
@@ -67,8 +69,14 @@ func TestSearchListsWhatResumeOffers(t *testing.T) {
 			x.Continue(raw)
 		}
 	}
+	// A snippet names the step its notes report on, by its title in the
+	// pinned workflow.
 	run := func(tip engine.NodeID, snippet string) resume.Run {
-		return resume.Run{ID: 1, WorkflowID: "wr.hello", WorkflowName: "Hello, WorkRail", Tip: tip, Status: project.InProgress, Snippet: snippet}
+		r := resume.Run{ID: 1, WorkflowID: "wr.hello", WorkflowHash: hash, WorkflowName: "Hello, WorkRail", Tip: tip, Status: project.InProgress, Snippet: snippet}
+		if snippet != "" {
+			r.SnippetStep = "greet"
+		}
+		return r
 	}
 	fake := &fakeResumer{matches: []resume.Match{
 		{Session: 2, Tier: resume.TierNotes, SameRepo: true, Run: run(2, "Fixed the **auth** bug in login.")},
@@ -89,6 +97,7 @@ func TestSearchListsWhatResumeOffers(t *testing.T) {
 	for _, s := range []string{
 		`href="/sessions/ses_2/runs/run_1?node=node_2" data-testid="open-tip"`, // where a resume continues
 		`<strong>auth</strong>`,                                 // the snippet, through markdown
+		`Notes for <strong>Greet the user</strong>`,             // the step the snippet reports on, by its title
 		`class="row-link">Fixed the **auth** bug in login.</a>`, // the session's title, as the sessions list shows it
 		`<span class="badge">this repository</span>`,
 		`<details open>`, // the query uses the git and workspace fields: they show
@@ -214,6 +223,12 @@ func TestSearchListsWhatResumeSessionAnswers(t *testing.T) {
 	// ses_3's tip is its checkpoint, whose notes are its snippet.
 	if !strings.Contains(page, `href="/sessions/ses_3/runs/run_1?node=node_3" data-testid="open-tip"`) || !strings.Contains(page, "Still chasing the auth bug, in the parser now.") {
 		t.Error("ses_3 is not offered at its checkpoint, with its notes")
+	}
+	// Each snippet names its step: greet's notes, and the checkpoint's at the step pending there.
+	for _, s := range []string{`Notes for <strong>Greet the user</strong>`, `Notes for <strong>Look around the workspace</strong>`} {
+		if !strings.Contains(page, s) {
+			t.Errorf("the page lacks %q", s)
+		}
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"github.com/workrail/workrail/engine"
 	"github.com/workrail/workrail/engine/event"
 	"github.com/workrail/workrail/engine/project"
+	"github.com/workrail/workrail/engine/workflow"
 )
 
 // RecordVersion is the definition version of Record. The stores label
@@ -16,7 +17,7 @@ import (
 // it (Add, Refresh, the note snippet…) would make a refold differ from
 // what an earlier build stored (store/testdata/derived pins each
 // version's bytes).
-const RecordVersion = 1
+const RecordVersion = 2
 
 // Record is what the resume index keeps of one session: everything
 // ranking reads, so a query never opens a log. It is derived data: Add
@@ -65,8 +66,10 @@ type Run struct {
 	// RecentNodes): the newest entries of the recap continue_workflow
 	// shows there.
 	NoteTokens []string `json:"noteTokens,omitempty"`
-	// Snippet is the newest of those notes, cut to MaxSnippetBytes.
-	Snippet string `json:"snippet,omitempty"`
+	// Snippet is the newest of those notes, cut to MaxSnippetBytes, and
+	// SnippetStep the step those notes report on.
+	Snippet     string          `json:"snippet,omitempty"`
+	SnippetStep workflow.StepID `json:"snippetStep,omitempty"`
 
 	// stale: an event touched the run since Refresh last read it.
 	stale bool
@@ -179,15 +182,15 @@ func (ru *Run) readTip(rd project.Reader, o project.Overview) error {
 		return fmt.Errorf("resume: the overview has no %s: %w", ru.ID, engine.ErrNotFound)
 	}
 	ru.Tip, ru.Status = ro.Tip, ro.Status
-	ru.NoteTokens, ru.Snippet = nil, ""
+	ru.NoteTokens, ru.Snippet, ru.SnippetStep = nil, "", ""
 	if ru.Tip == 0 {
 		return nil
 	}
-	notes, err := latestNotes(rd, ru.Tip)
+	notes, step, err := latestNotes(rd, ru.Tip)
 	if err != nil || len(notes) == 0 {
 		return err
 	}
-	ru.Snippet = Snippet(notes[0])
+	ru.Snippet, ru.SnippetStep = Snippet(notes[0]), step
 	for i := range notes {
 		notes[i] = normalize(notes[i])
 	}
@@ -198,36 +201,40 @@ func (ru *Run) readTip(rd project.Reader, o project.Overview) error {
 
 // latestNotes are the notes recorded on the tip and the RecentNodes-1
 // nodes above it, newest first, that fit RecentNotesBytes; the newest
-// always, whole (the caller cuts it). Bounded on purpose: the index is
-// refreshed in every write's transaction, so what it reads must not grow
-// with the run.
-func latestNotes(rd project.Reader, tip engine.NodeID) ([]string, error) {
+// always, whole (the caller cuts it), and the step it reports on.
+// Bounded on purpose: the index is refreshed in every write's
+// transaction, so what it reads must not grow with the run.
+func latestNotes(rd project.Reader, tip engine.NodeID) ([]string, workflow.StepID, error) {
 	var out []string
+	var step workflow.StepID
 	used := 0
 	n, err := rd.Node(tip)
 	for walked := 1; err == nil; walked++ {
 		for i := len(n.Outputs) - 1; i >= 0; i-- {
 			ev, err := rd.Event(n.Outputs[i])
 			if err != nil {
-				return nil, err
+				return nil, "", err
 			}
 			d, ok := ev.Data.(*event.NodeOutputAppendedData)
 			if !ok || strings.TrimSpace(d.NotesMarkdown) == "" {
 				continue
 			}
 			if len(out) > 0 && used+len(d.NotesMarkdown) > RecentNotesBytes {
-				return out, nil
+				return out, step, nil
+			}
+			if len(out) == 0 {
+				step = d.StepID
 			}
 			out, used = append(out, d.NotesMarkdown), used+len(d.NotesMarkdown)
 		}
 		// The path's outputs are all here once n holds as many as counted
 		// from the root down to it.
 		if used >= RecentNotesBytes || walked == RecentNodes || n.Parent == 0 || n.PathOutputs == len(n.Outputs) {
-			return out, nil
+			return out, step, nil
 		}
 		n, err = rd.Node(n.Parent)
 	}
-	return nil, err
+	return nil, "", err
 }
 
 // wholeWords is normalized text s cut to at most n bytes before the
