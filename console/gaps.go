@@ -31,8 +31,15 @@ type gapFilter struct {
 	Reason   event.GapReason
 }
 
-func (f gapFilter) admit(g event.GapRecordedData) bool {
+func (f gapFilter) admit(g gapKind) bool {
 	return (f.Severity == "" || g.Severity == f.Severity) && (f.Reason == "" || g.Reason == f.Reason)
+}
+
+// gapKind is what the filter reads of an open gap: the severity and
+// reason it was recorded with.
+type gapKind struct {
+	Severity event.GapSeverity
+	Reason   event.GapReason
 }
 
 func (f gapFilter) any() bool { return f.Severity != "" || f.Reason != "" }
@@ -118,21 +125,23 @@ func parseGapsQuery(u url.Values) (gapsQuery, bool) {
 }
 
 // gaps reads one page of size. The open gaps are listed from the stored
-// overviews, which name them, so only the page's gaps are read from the
-// logs; a filter reads each open gap's record (not its session's log).
+// overviews, which name them with their severity and reason, so a filter
+// reads no gap record and only the page's gaps are read from the logs.
 // Both lists are kept until the store changes: a page reloaded in a loop
 // costs the reads of its own gaps only.
 func (c *Console) gaps(q gapsQuery, size int) (gapsList, error) {
-	all, err := c.gapRefs.get(c.store.Changes(), gapFilter{}, func() ([]gapRef, error) { return c.openGapRefs() })
+	changes := c.store.Changes()
+	all, err := c.gapRefs.get(changes, gapFilter{}, c.openGapRefs)
 	if err != nil {
 		return gapsList{}, err
 	}
-	list, refs := gapsList{Query: q, Open: len(all)}, all
+	list, refs := gapsList{Query: q, Open: len(all.refs)}, all.refs
 	if q.Filter.any() {
-		refs, err = c.gapRefs.get(c.store.Changes(), q.Filter, func() ([]gapRef, error) { return c.filterGaps(all, q.Filter) })
+		f, err := c.gapRefs.get(changes, q.Filter, func() (gapRefs, error) { return filterRefs(all, q.Filter), nil })
 		if err != nil {
 			return list, err
 		}
+		refs = f.refs
 	}
 	list.Total = len(refs)
 	from, to := pageBounds(refs, q, size)
@@ -147,6 +156,13 @@ func (c *Console) gaps(q gapsQuery, size int) (gapsList, error) {
 	return list, err
 }
 
+// gapRefs is an ordered list of open gaps; the unfiltered list also
+// keeps each one's kind (kinds[i] is that of refs[i]) for the filters.
+type gapRefs struct {
+	refs  []gapRef
+	kinds []gapKind
+}
+
 // gapRefCache keeps the ordered lists of open gaps, unfiltered and per
 // filter (a closed set: at most 18 of them), read at one change cursor.
 // One list is read at a time: requests that miss together wait for it
@@ -155,11 +171,11 @@ type gapRefCache struct {
 	reading sync.Mutex
 	mu      sync.Mutex
 	changes uint64
-	lists   map[gapFilter][]gapRef
+	lists   map[gapFilter]gapRefs
 }
 
 // get is the list for f at cursor changes, read by read when not kept.
-func (k *gapRefCache) get(changes uint64, f gapFilter, read func() ([]gapRef, error)) ([]gapRef, error) {
+func (k *gapRefCache) get(changes uint64, f gapFilter, read func() (gapRefs, error)) (gapRefs, error) {
 	if refs, ok := k.kept(changes, f); ok {
 		return refs, nil
 	}
@@ -170,7 +186,7 @@ func (k *gapRefCache) get(changes uint64, f gapFilter, read func() ([]gapRef, er
 	}
 	refs, err := read()
 	if err != nil {
-		return nil, err
+		return gapRefs{}, err
 	}
 	k.mu.Lock()
 	if k.changes == changes {
@@ -181,11 +197,11 @@ func (k *gapRefCache) get(changes uint64, f gapFilter, read func() ([]gapRef, er
 }
 
 // kept is the list kept for f at changes; a newer cursor drops them all.
-func (k *gapRefCache) kept(changes uint64, f gapFilter) ([]gapRef, bool) {
+func (k *gapRefCache) kept(changes uint64, f gapFilter) (gapRefs, bool) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	if changes > k.changes || k.lists == nil {
-		k.changes, k.lists = changes, map[gapFilter][]gapRef{}
+		k.changes, k.lists = changes, map[gapFilter]gapRefs{}
 	}
 	refs, ok := k.lists[f]
 	return refs, ok && changes == k.changes // a request older than the kept lists reads its own
@@ -222,69 +238,73 @@ func pageBounds(refs []gapRef, q gapsQuery, size int) (from, to int) {
 	return from, min(len(refs), from+size)
 }
 
-// openGapRefs lists every open gap in order from the overviews. A
-// session whose overview cannot be read has its gaps folded from its log.
-func (c *Console) openGapRefs() ([]gapRef, error) {
-	var refs []gapRef
+// openGapRefs lists every open gap in order, with its kind, from the
+// overviews. A session whose overview cannot be read has its gaps folded
+// from its log.
+func (c *Console) openGapRefs() (gapRefs, error) {
+	var all gapRefs
 	var unread []engine.SessionID
 	err := c.store.Overviews(0, func(id engine.SessionID, o project.Overview, err error) bool {
 		if err != nil {
 			unread = append(unread, id)
-			refs = append(refs, gapRef{Session: id}) // its place, filled below
+			all.refs = append(all.refs, gapRef{Session: id}) // its place, filled below
+			all.kinds = append(all.kinds, gapKind{})
 			return true
 		}
 		for _, g := range o.OpenGaps {
-			if ref, ok := parseGapRef(string(g)); ok && ref.Session == id {
-				refs = append(refs, ref)
+			if ref, ok := parseGapRef(string(g.ID)); ok && ref.Session == id {
+				all.refs = append(all.refs, ref)
+				all.kinds = append(all.kinds, gapKind{g.Severity, g.Reason})
 			}
 		}
 		return true
 	})
 	if err != nil || len(unread) == 0 {
-		return refs, err
+		return all, err
 	}
-	return c.foldUnread(refs, unread)
+	return c.foldUnread(all, unread)
 }
 
 // foldUnread replaces each placeholder of a session whose overview could
 // not be read with its open gaps, folded from its log.
-func (c *Console) foldUnread(refs []gapRef, unread []engine.SessionID) ([]gapRef, error) {
-	open := map[engine.SessionID][]gapRef{}
+func (c *Console) foldUnread(all gapRefs, unread []engine.SessionID) (gapRefs, error) {
+	open := map[engine.SessionID]gapRefs{}
 	for _, id := range unread {
 		evs, _, err := c.store.Events(id)
 		if err != nil {
-			return nil, err
+			return gapRefs{}, err
 		}
 		for _, g := range project.Gaps(evs) {
 			if !g.Resolved() {
-				open[id] = append(open[id], gapRef{id, g.CreatedAt})
+				o := open[id]
+				o.refs = append(o.refs, gapRef{id, g.CreatedAt})
+				o.kinds = append(o.kinds, gapKind{g.Gap.Severity, g.Gap.Reason})
+				open[id] = o
 			}
 		}
 	}
-	out := make([]gapRef, 0, len(refs))
-	for _, r := range refs {
+	out := gapRefs{refs: make([]gapRef, 0, len(all.refs)), kinds: make([]gapKind, 0, len(all.kinds))}
+	for i, r := range all.refs {
 		if r.Index == 0 {
-			out = append(out, open[r.Session]...)
+			out.refs = append(out.refs, open[r.Session].refs...)
+			out.kinds = append(out.kinds, open[r.Session].kinds...)
 			continue
 		}
-		out = append(out, r)
+		out.refs, out.kinds = append(out.refs, r), append(out.kinds, all.kinds[i])
 	}
 	return out, nil
 }
 
-// filterGaps keeps the gaps the filter admits, reading each one's record.
-func (c *Console) filterGaps(refs []gapRef, f gapFilter) ([]gapRef, error) {
-	gaps, err := c.readGaps(refs)
-	if err != nil {
-		return nil, err
-	}
-	var out []gapRef
-	for i, g := range gaps {
-		if f.admit(g.Gap) {
-			out = append(out, refs[i])
+// filterRefs keeps the gaps of the unfiltered list all that the filter
+// admits, by the kinds the overviews keep: no gap record is read.
+func filterRefs(all gapRefs, f gapFilter) gapRefs {
+	var out gapRefs
+	for i, r := range all.refs {
+		if f.admit(all.kinds[i]) {
+			out.refs = append(out.refs, r)
 		}
 	}
-	return out, nil
+	return out
 }
 
 // readGaps reads the records of refs, one read transaction per session.

@@ -20,7 +20,7 @@ import (
 // rules that fill it (Add, headline, maxTitle…) would make a refold
 // differ from what an earlier build stored (store/testdata/derived pins
 // each version's bytes).
-const OverviewVersion = 2
+const OverviewVersion = 3
 
 // Overview is the derived record of a whole session: what a list of
 // sessions shows and searches, and what ranks them, without folding the
@@ -40,8 +40,9 @@ type Overview struct {
 	// GitBranch is the latest git_branch observation.
 	GitBranch string        `json:"gitBranch,omitempty"`
 	Runs      []RunOverview `json:"runs,omitempty"` // in start order
-	// OpenGaps are the gaps no later record resolved, in log order.
-	OpenGaps []engine.EventID `json:"openGaps,omitempty"`
+	// OpenGaps are the gaps no later record resolved, in log order, with
+	// what a list of gaps filters them by.
+	OpenGaps []OpenGap `json:"openGaps,omitempty"`
 	// Last is the index of the last event folded, and LastKind its kind.
 	Last     engine.EventIndex `json:"last"`
 	LastKind event.Kind        `json:"lastKind,omitempty"`
@@ -78,6 +79,15 @@ type RunOverview struct {
 	// log recorded no time. Shown, never ordered by.
 	StartedTime event.Millis `json:"startedTime,omitzero"`
 	LastTime    event.Millis `json:"lastTime,omitzero"`
+}
+
+// OpenGap is an open gap of an Overview: its record's id, and the
+// severity and reason it was recorded with (what the gaps list filters
+// by, so a filter reads no gap record).
+type OpenGap struct {
+	ID       engine.EventID    `json:"id"`
+	Severity event.GapSeverity `json:"severity"`
+	Reason   event.GapReason   `json:"reason"`
 }
 
 // TitleSource is the closed set of what an overview's title came from.
@@ -341,10 +351,10 @@ func (o *Overview) linked(r OverviewReader, d *event.EdgeCreatedData, e event.Ev
 // second resolution, or one of an unknown id, changes nothing).
 func (o *Overview) gap(d *event.GapRecordedData, id engine.EventID) {
 	if d.ResolvesGapID == "" {
-		o.OpenGaps = append(o.OpenGaps, id)
+		o.OpenGaps = append(o.OpenGaps, OpenGap{ID: id, Severity: d.Severity, Reason: d.Reason})
 		return
 	}
-	if i := slices.Index(o.OpenGaps, d.ResolvesGapID); i >= 0 {
+	if i := slices.IndexFunc(o.OpenGaps, func(g OpenGap) bool { return g.ID == d.ResolvesGapID }); i >= 0 {
 		o.OpenGaps = slices.Delete(o.OpenGaps, i, i+1)
 		if len(o.OpenGaps) == 0 {
 			o.OpenGaps = nil // as it reads back from JSON

@@ -195,10 +195,10 @@ func compareOverview(g *project.Graph, o project.Overview) string {
 			return fmt.Sprintf("run %s:\n got %+v\nwant %+v", r.ID, got, want)
 		}
 	}
-	var open []engine.EventID
+	var open []project.OpenGap
 	for _, gap := range project.Gaps(g.Events()) {
 		if !gap.Resolved() {
-			open = append(open, gap.ID)
+			open = append(open, project.OpenGap{ID: gap.ID, Severity: gap.Gap.Severity, Reason: gap.Gap.Reason})
 		}
 	}
 	if !slices.Equal(o.OpenGaps, open) {

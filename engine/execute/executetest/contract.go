@@ -524,7 +524,7 @@ func overviewIsTheFold(t *testing.T, s Store) {
 	})
 	args := gap.NextCall.Arguments
 	args.Output = &protocol.Output{NotesMarkdown: "## Asked the user\nthey approved",
-		ResolvesGaps: []protocol.GapResolution{{GapID: mustOverview(t, s, gap.Session.SessionID).OpenGaps[0], Summary: "approved"}}}
+		ResolvesGaps: []protocol.GapResolution{{GapID: mustOverview(t, s, gap.Session.SessionID).OpenGaps[0].ID, Summary: "approved"}}}
 	b, err := json.Marshal(args)
 	must(t, err)
 	if _, ok := y.Continue(b).(protocol.StepResult); !ok {
