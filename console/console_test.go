@@ -352,6 +352,24 @@ func TestGapsPage(t *testing.T) {
 			t.Errorf("GET /gaps%s lists gaps: %v; want %v", c.query, !c.some, c.some)
 		}
 	}
+	// A filter keeps the gaps of its severity and reason, in order.
+	gapIDs := regexp.MustCompile(`data-gap="([^"]*)"`)
+	for query, want := range map[string][]string{
+		"?reason=user_only_dependency":                                 {"evt_2_12"},
+		"?reason=required_output_missing_or_invalid":                   {"evt_2_8"},
+		"?severity=critical":                                           {"evt_2_8", "evt_2_12"},
+		"?severity=critical&reason=required_output_missing_or_invalid": {"evt_2_8"},
+		"?severity=warning&reason=user_only_dependency":                nil,
+	} {
+		_, body := getPath(t, h, "/gaps"+query)
+		var ids []string
+		for _, m := range gapIDs.FindAllStringSubmatch(body, -1) {
+			ids = append(ids, m[1])
+		}
+		if !slices.Equal(ids, want) {
+			t.Errorf("GET /gaps%s lists %v, want %v", query, ids, want)
+		}
+	}
 }
 
 // leaveGaps starts n sessions of a never-stop run that skips what it was

@@ -383,3 +383,30 @@ func fold(t *testing.T, l *projecttest.Log) project.Overview {
 	}
 	return o
 }
+
+// Each open gap keeps the severity and reason it was recorded with, what
+// the gaps list filters by; a resolved one leaves the list.
+func TestOverviewOpenGapsKeepTheirKind(t *testing.T) {
+	l := projecttest.New(t)
+	r, root := l.Start(projecttest.At(0, "a"))
+	first := l.Add(r, root, &event.GapRecordedData{Reason: event.GapUserOnlyDependency, Severity: event.SeverityCritical, Summary: "asked"})
+	second := l.Add(r, root, &event.GapRecordedData{Reason: event.GapAssumptionMade, Severity: event.SeverityWarning, Summary: "assumed"})
+	o := fold(t, l)
+	want := []project.OpenGap{
+		{ID: first.ID, Severity: event.SeverityCritical, Reason: event.GapUserOnlyDependency},
+		{ID: second.ID, Severity: event.SeverityWarning, Reason: event.GapAssumptionMade},
+	}
+	if !slices.Equal(o.OpenGaps, want) {
+		t.Fatalf("open gaps %+v, want %+v", o.OpenGaps, want)
+	}
+	l.Add(r, root, &event.GapRecordedData{Reason: event.GapUserOnlyDependency, Severity: event.SeverityCritical, Summary: "answered", ResolvesGapID: first.ID})
+	o = fold(t, l)
+	b, err := json.Marshal(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	frag := `"openGaps":[{"id":"` + string(second.ID) + `","severity":"warning","reason":"assumption_made"}]`
+	if !strings.Contains(string(b), frag) {
+		t.Fatalf("overview JSON %s\nwants %s", b, frag)
+	}
+}
