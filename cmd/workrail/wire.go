@@ -128,12 +128,8 @@ func serveStore(h home.Dir, port portChoice, anyPort bool, st *store.Store, logg
 	restart := func() *protocol.ErrorResult { return restartAfter(0) }
 	started := time.Now()
 	features := protocol.Features(cfg.Features)
-	scanner, err := secrets.New()
-	if err != nil {
-		return nil, nil, err
-	}
 	uc := execute.New(st, keys, reg, cfg.Preferences(), time.Now, logger.printf, execute.WithObserver(gitrepo.NewObserver()), execute.WithFeatures(features),
-		execute.WithSecrets(scanner))
+		execute.WithSecrets(secrets.Background()))
 	var resumer console.Resumer // the Console's search lists what resume_session offers, while the tool is on
 	if features.ResumeSession {
 		resumer = uc

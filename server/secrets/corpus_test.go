@@ -22,6 +22,9 @@ type corpusCase struct {
 
 var scanner = secrets.MustNew()
 
+// background is the daemon's scanner, whose rules load while it starts.
+var background = secrets.Background()
+
 func TestCorpus(t *testing.T) {
 	raw, err := os.ReadFile("testdata/corpus.json")
 	if err != nil {
@@ -51,6 +54,9 @@ func TestCorpus(t *testing.T) {
 			}
 			if again, _ := redact.Text(scanner, tc.Text); again != got {
 				t.Errorf("not deterministic: %q then %q", got, again)
+			}
+			if bg, _ := redact.Text(background, tc.Text); bg != got {
+				t.Errorf("the daemon's scanner gives %q; New's gives %q", bg, got)
 			}
 		})
 	}

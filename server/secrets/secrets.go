@@ -15,6 +15,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	ahocorasick "github.com/BobuSumisu/aho-corasick"
 	"github.com/spf13/viper"
@@ -94,6 +95,29 @@ func New() (*Scanner, error) {
 	}
 	s.keywords = ahocorasick.NewTrieBuilder().AddStrings(words).Build()
 	return s, nil
+}
+
+// Background starts loading the rules at once and returns a scanner
+// that waits for them at its first scan, so a daemon does not spend the
+// rules' load (about 20 ms and 27 MB of short-lived allocation) before
+// it answers: the first scan comes with an agent's first write.
+func Background() redact.Scanner {
+	get := sync.OnceValues(New)
+	go get()
+	return pending(get)
+}
+
+// pending is a scanner whose rules are still loading.
+type pending func() (*Scanner, error)
+
+// Scan waits for the rules, then scans. The embedded rules load in every
+// build whose tests pass, so a failure here is a programmer's bug.
+func (p pending) Scan(text string) []redact.Finding {
+	s, err := p()
+	if err != nil {
+		panic(err)
+	}
+	return s.Scan(text)
 }
 
 // MustNew is New for tests: it panics where New would fail.
