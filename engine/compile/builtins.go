@@ -114,6 +114,10 @@ var operatorDocs = map[workflow.Operator]builtinDoc{
 		description: "True when the variable equals one of the values.",
 		snippet:     `{ "var": "depth", "in": ["quick", "deep"] }`,
 	},
+	workflow.OpContains: {
+		description: "True when the variable's text (or any element's, for an array) contains the text, ignoring case.",
+		snippet:     `{ "var": "depth", "contains": "dee" }`,
+	},
 	workflow.OpExists: {
 		description: `True when the variable is set ("exists": false: when it is not).`,
 		snippet:     `{ "var": "depth", "exists": true }`,

@@ -37,7 +37,7 @@ func expandTemplates(w Workflow, _ workflow.Workflow) (Workflow, error) {
 			capName, _ := s.template.Args["capability"].(string)
 			probe := probeStep(workflow.Capability(capName))
 			probe.ID, probe.Title, probe.RunCondition, probe.role = s.ID, s.Title, s.RunCondition, s.role
-			probe.RequireConfirmation, probe.UserDependency = s.RequireConfirmation, s.UserDependency
+			probe.RequireConfirmation, probe.ConfirmWhen, probe.UserDependency = s.RequireConfirmation, s.ConfirmWhen, s.UserDependency
 			if s.Output != nil {
 				probe.Output.Hints = s.Output.Hints
 			}

@@ -171,6 +171,9 @@ func (c *checker) step(s Step, ptr string) {
 	if s.RunCondition != nil {
 		c.condition(*s.RunCondition, ptr+"/runCondition")
 	}
+	if s.RequireConfirmation.When != nil {
+		c.condition(*s.RequireConfirmation.When, ptr+"/requireConfirmation")
+	}
 	if s.Output != nil && s.Output.ContractRef != "" && !oneOf(s.Output.ContractRef, Contracts()) {
 		c.suggest(ptr+"/output/contractRef", fmt.Sprintf("unknown contract pack %q; packs are %s", s.Output.ContractRef,
 			strings.Join(names(Contracts()), ", ")), engine.Closest(string(s.Output.ContractRef), names(Contracts())))
@@ -341,6 +344,11 @@ func (c *checker) comparison(cond Condition, op Operator, ptr string) {
 	case OpIn:
 		for i, v := range cond.In {
 			c.operand(in, v, fmt.Sprintf("%s/in/%d", ptr, i))
+		}
+	case OpContains:
+		var s string
+		if json.Unmarshal(cond.Contains, &s) != nil || s == "" {
+			c.add(ptr+"/contains", "contains takes a non-empty string")
 		}
 	case OpGt, OpGte, OpLt, OpLte:
 		if in.Type != TypeNumber && in.Type != TypeInteger {

@@ -30,7 +30,13 @@ const (
 	ContractWorkflowDivergence    ContractRef = "wr.contracts.workflow_divergence"
 	ContractLoopControl           ContractRef = "wr.contracts.loop_control"
 	ContractGaps                  ContractRef = "wr.contracts.gaps"
+	// ContractAssessment names what a step with assessmentRefs requires:
+	// wr.assessment artifacts rating the referenced dimensions.
+	ContractAssessment ContractRef = "wr.contracts.assessment"
 )
+
+// AssessmentKind is the artifact kind that carries an assessment.
+const AssessmentKind = "wr.assessment"
 
 // Contracts lists every contract pack.
 func Contracts() []ContractRef {
