@@ -2,11 +2,14 @@ package store_test
 
 import (
 	"encoding/json"
+	"slices"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/workrail/workrail/engine/execute/executetest"
 	"github.com/workrail/workrail/engine/protocol"
+	"github.com/workrail/workrail/store"
 )
 
 // The use cases over a real bbolt file with fsync, as the daemon runs
@@ -43,6 +46,58 @@ func BenchmarkAdvance(b *testing.B) {
 	after, _ := r.store.Stats()
 	used := (after.FileBytes - after.FreeBytes) - (before.FileBytes - before.FreeBytes)
 	b.ReportMetric(float64(used)/float64(b.N), "dbB/step")
+}
+
+// BenchmarkAdvanceOverFloor measures, interleaved on one file so the
+// disk's load weighs on both alike, one commit floor (BenchmarkCommitFloor's
+// transaction through bbolt alone) and one advance with notes through the
+// use case, and reports their medians and the ratio the engine is held
+// to: advance ≤ 1.6× floor.
+func BenchmarkAdvanceOverFloor(b *testing.B) {
+	r := newRig(b, executetest.Long(b, 12))
+	floor := store.FloorCommit(r.store)
+	next := func(s protocol.StepResult) []byte {
+		a := s.NextCall.Arguments
+		a.Output = &protocol.Output{NotesMarkdown: "Read the three files and noted what each exports."}
+		raw, err := json.Marshal(a)
+		if err != nil {
+			b.Fatal(err)
+		}
+		return raw
+	}
+	var args []byte
+	var floors, advances []time.Duration
+	sample := func() {
+		if len(floors)%10 == 0 { // runs of ten steps, as a typical run
+			args = next(r.step(b, r.x.Start, map[string]any{"workflowId": "wr.long"}))
+		}
+		t0 := time.Now()
+		if err := floor(); err != nil {
+			b.Fatal(err)
+		}
+		t1 := time.Now()
+		res := r.x.Continue(args)
+		advances, floors = append(advances, time.Since(t1)), append(floors, t1.Sub(t0))
+		step, ok := res.(protocol.StepResult)
+		if !ok {
+			b.Fatalf("advance: %s", res.RenderedText())
+		}
+		args = next(step)
+	}
+	for b.Loop() {
+		sample()
+	}
+	for len(floors) < 300 {
+		sample()
+	}
+	med := func(ds []time.Duration) float64 {
+		slices.Sort(ds)
+		return float64(ds[len(ds)/2].Nanoseconds()) / 1e6
+	}
+	f, a := med(floors), med(advances)
+	b.ReportMetric(f, "floor-ms")
+	b.ReportMetric(a, "advance-ms")
+	b.ReportMetric(a/f, "advance/floor")
 }
 
 // BenchmarkAdvanceParallel measures throughput with 8 concurrent writers,
