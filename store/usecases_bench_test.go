@@ -1,6 +1,7 @@
 package store_test
 
 import (
+	"context"
 	"encoding/json"
 	"slices"
 	"sync/atomic"
@@ -35,7 +36,7 @@ func BenchmarkAdvance(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		res := r.x.Continue(args)
+		res := r.x.Continue(context.Background(), args)
 		step, ok := res.(protocol.StepResult)
 		if !ok {
 			b.Fatalf("advance %d: %s", i, res.RenderedText())
@@ -76,7 +77,7 @@ func BenchmarkAdvanceOverFloor(b *testing.B) {
 			b.Fatal(err)
 		}
 		t1 := time.Now()
-		res := r.x.Continue(args)
+		res := r.x.Continue(context.Background(), args)
 		advances, floors = append(advances, time.Since(t1)), append(floors, t1.Sub(t0))
 		step, ok := res.(protocol.StepResult)
 		if !ok {
@@ -112,7 +113,7 @@ func BenchmarkAdvanceParallel(b *testing.B) {
 		s := r.step(b, r.x.Start, map[string]any{"workflowId": "wr.long"})
 		args := advanceArgs(b, s)
 		for pb.Next() {
-			step, ok := r.x.Continue(args).(protocol.StepResult)
+			step, ok := r.x.Continue(context.Background(), args).(protocol.StepResult)
 			if !ok {
 				b.Error("advance did not return a step")
 				return
@@ -132,7 +133,7 @@ func BenchmarkRehydrate(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		if _, ok := r.x.Continue(args).(protocol.StepResult); !ok {
+		if _, ok := r.x.Continue(context.Background(), args).(protocol.StepResult); !ok {
 			b.Fatal("rehydrate failed")
 		}
 	}
@@ -145,7 +146,7 @@ func BenchmarkStart(b *testing.B) {
 	args := []byte(`{"workflowId":"wr.hello"}`)
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, ok := r.x.Start(args).(protocol.StepResult); !ok {
+		if _, ok := r.x.Start(context.Background(), args).(protocol.StepResult); !ok {
 			b.Fatal("start did not return a step")
 		}
 	}
@@ -161,7 +162,7 @@ func BenchmarkVerifySession(b *testing.B) {
 	s := r.step(b, r.x.Start, map[string]any{"workflowId": "wr.long"})
 	args := advanceArgs(b, s)
 	for i := 0; i < steps; i++ {
-		step, ok := r.x.Continue(args).(protocol.StepResult)
+		step, ok := r.x.Continue(context.Background(), args).(protocol.StepResult)
 		if !ok {
 			b.Fatalf("advance %d failed", i)
 		}

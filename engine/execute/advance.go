@@ -1,6 +1,7 @@
 package execute
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -23,8 +24,8 @@ import (
 // secrets is the SECRET_REDACTED notice of in, already redacted: it is
 // recorded with a new attempt.
 // origin says who made the call: the agent, or the Console forking.
-func (s *Service) advance(n node, attempt engine.Attempt, in protocol.ContinueInput, secrets []event.Notice, origin event.Origin) (protocol.Result, error) {
-	update := func(fn func(Tx) error) error { return s.store.Update(n.session, s.stamping(origin, fn)) }
+func (s *Service) advance(ctx context.Context, n node, attempt engine.Attempt, in protocol.ContinueInput, secrets []event.Notice, origin event.Origin) (protocol.Result, error) {
+	update := func(fn func(Tx) error) error { return s.store.Update(n.session, s.writing(ctx, origin, fn)) }
 	return inTx(update, func(tx Tx) (protocol.Result, error) {
 		rec, err := tx.RecordedAttempt(n.id, attempt)
 		if err == nil {

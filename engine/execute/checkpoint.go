@@ -1,6 +1,7 @@
 package execute
 
 import (
+	"context"
 	"errors"
 
 	"github.com/workrail/workrail/engine"
@@ -17,12 +18,12 @@ import (
 // checkpoint node, with its tokens, so the agent carries on from there
 // (the run's preferred tip now). The same (stateToken, checkpointToken)
 // again creates nothing and answers as the first time.
-func (s *Service) Checkpoint(raw []byte) protocol.Result {
-	r, err := s.checkpoint(raw)
+func (s *Service) Checkpoint(ctx context.Context, raw []byte) protocol.Result {
+	r, err := s.checkpoint(ctx, raw)
 	return s.about(s.answer("checkpoint", r, err), raw)
 }
 
-func (s *Service) checkpoint(raw []byte) (protocol.Result, error) {
+func (s *Service) checkpoint(ctx context.Context, raw []byte) (protocol.Result, error) {
 	in, e := protocol.ParseCheckpoint(raw)
 	if e != nil {
 		return nil, badArguments(protocol.ToolCheckpoint, raw, e)
@@ -45,7 +46,7 @@ func (s *Service) checkpoint(raw []byte) (protocol.Result, error) {
 		return nil, rehydrateFix(engine.AsError(err), in.StateToken)
 	}
 	in, secrets := s.redactCheckpoint(in)
-	update := func(fn func(Tx) error) error { return s.store.Update(n.session, s.stamping(event.OriginAgent, fn)) }
+	update := func(fn func(Tx) error) error { return s.store.Update(n.session, s.writing(ctx, event.OriginAgent, fn)) }
 	return inTx(update, func(tx Tx) (protocol.Result, error) {
 		l, err := s.load(tx, n)
 		if err != nil {

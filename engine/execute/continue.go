@@ -1,6 +1,8 @@
 package execute
 
 import (
+	"context"
+
 	"github.com/workrail/workrail/engine"
 	"github.com/workrail/workrail/engine/event"
 	"github.com/workrail/workrail/engine/outcome"
@@ -10,12 +12,12 @@ import (
 )
 
 // Continue advances (ackToken present) or rehydrates (no ackToken) a run.
-func (s *Service) Continue(raw []byte) protocol.Result {
-	r, err := s.cont(raw, event.OriginAgent)
+func (s *Service) Continue(ctx context.Context, raw []byte) protocol.Result {
+	r, err := s.cont(ctx, raw, event.OriginAgent)
 	return s.about(s.answer("continue", r, err), raw)
 }
 
-func (s *Service) cont(raw []byte, origin event.Origin) (protocol.Result, error) {
+func (s *Service) cont(ctx context.Context, raw []byte, origin event.Origin) (protocol.Result, error) {
 	in, e := protocol.ParseContinue(raw)
 	if e != nil {
 		return nil, badArguments(protocol.ToolContinue, raw, e)
@@ -44,7 +46,7 @@ func (s *Service) cont(raw []byte, origin event.Origin) (protocol.Result, error)
 		return nil, rehydrateFix(engine.AsError(err), in.StateToken)
 	}
 	in, secrets := s.redactContinue(in)
-	return s.advance(n, ack.Attempt, in, secrets, origin)
+	return s.advance(ctx, n, ack.Attempt, in, secrets, origin)
 }
 
 // rehydrate returns the pending step of a node again, with a fresh attempt
