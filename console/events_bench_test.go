@@ -26,7 +26,7 @@ func BenchmarkEventsPage(b *testing.B) {
 	s := x.Start(context.Background(), []byte(`{"workflowId":"wr.long"}`)).(protocol.StepResult)
 	for {
 		var head int
-		st.View(s.Session.SessionID, func(tx execute.Tx) error { head = int(tx.Head()); return nil })
+		st.View(s.Session.SessionID, func(tx execute.ReadTx) error { head = int(tx.Head()); return nil })
 		if head >= 5000 {
 			break
 		}

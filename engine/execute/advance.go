@@ -61,7 +61,7 @@ type attemptIn struct {
 
 // prepare checks everything that can make the call itself wrong (nothing
 // is recorded for those) and works out the effective preferences.
-func (s *Service) prepare(tx Tx, n node, attempt engine.Attempt, in protocol.ContinueInput) (attemptIn, error) {
+func (s *Service) prepare(tx ReadTx, n node, attempt engine.Attempt, in protocol.ContinueInput) (attemptIn, error) {
 	l, err := s.load(tx, n)
 	if err != nil {
 		return attemptIn{}, err
@@ -89,7 +89,7 @@ func (s *Service) prepare(tx Tx, n node, attempt engine.Attempt, in protocol.Con
 
 // resolutions turns output.resolvesGaps into gap records that link to the
 // gaps they resolve; each must name a gap of this session.
-func resolutions(tx Tx, sid engine.SessionID, rs []protocol.GapResolution) ([]event.GapRecordedData, error) {
+func resolutions(tx ReadTx, sid engine.SessionID, rs []protocol.GapResolution) ([]event.GapRecordedData, error) {
 	var out []event.GapRecordedData
 	for i, r := range rs {
 		ptr := fmt.Sprintf("/output/resolvesGaps/%d", i)

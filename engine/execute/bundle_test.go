@@ -65,7 +65,7 @@ func graphOf(t *testing.T, s *memstore.Store, id engine.SessionID) *project.Grap
 		t.Fatal(err)
 	}
 	g, err := project.Fold(id, evs, func(ref engine.SnapshotRef) (snap run.Snapshot, err error) {
-		err = s.View(id, func(tx execute.Tx) error {
+		err = s.View(id, func(tx execute.ReadTx) error {
 			snap, err = tx.Snapshot(ref)
 			return err
 		})

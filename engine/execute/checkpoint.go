@@ -102,7 +102,7 @@ func appendCheckpoint(tx Tx, l loaded, n node, edge event.EdgeCreatedData, out *
 // checkpointOf finds the checkpoint taken at parent with the
 // checkpointToken of attempt a: a checkpoint child whose edge names that
 // attempt. It is not found (engine.ErrNotFound) when there is none yet.
-func checkpointOf(tx Tx, parent project.Node, a engine.Attempt) (recordedCheckpoint, error) {
+func checkpointOf(tx ReadTx, parent project.Node, a engine.Attempt) (recordedCheckpoint, error) {
 	for _, id := range parent.Children {
 		child, err := tx.Node(id)
 		if err != nil {
@@ -124,7 +124,7 @@ func checkpointOf(tx Tx, parent project.Node, a engine.Attempt) (recordedCheckpo
 
 // readCheckpoint reads a checkpoint node's edge and notes, which follow
 // its node_created (appendCheckpoint's layout).
-func readCheckpoint(tx Tx, child project.Node) (recordedCheckpoint, error) {
+func readCheckpoint(tx ReadTx, child project.Node) (recordedCheckpoint, error) {
 	var cp recordedCheckpoint
 	ev, err := tx.Event(child.CreatedAt + 1)
 	if err != nil {
@@ -150,7 +150,7 @@ func readCheckpoint(tx Tx, child project.Node) (recordedCheckpoint, error) {
 // answer says so (that answer only: it is never recorded). Notes are
 // compared redacted, and the redaction's warning (never recorded either)
 // is shown again, so the same call answers the same bytes.
-func (s *Service) replayCheckpoint(tx Tx, n node, cp recordedCheckpoint, notes string, secrets []protocol.Warning) (protocol.Result, error) {
+func (s *Service) replayCheckpoint(tx ReadTx, n node, cp recordedCheckpoint, notes string, secrets []protocol.Warning) (protocol.Result, error) {
 	added := secrets
 	if notes != cp.notes {
 		added = append(added, protocol.CheckpointIgnoredOnReplay())
@@ -161,7 +161,7 @@ func (s *Service) replayCheckpoint(tx Tx, n node, cp recordedCheckpoint, notes s
 // renderCheckpoint renders a checkpoint's answer from what it recorded:
 // the pending step at the checkpoint node, its first attempt's tokens
 // minted with the recorded key.
-func (s *Service) renderCheckpoint(tx Tx, from node, edge event.EdgeCreatedData, added []protocol.Warning) (protocol.Result, error) {
+func (s *Service) renderCheckpoint(tx ReadTx, from node, edge event.EdgeCreatedData, added []protocol.Warning) (protocol.Result, error) {
 	to := node{session: from.session, run: from.run, id: edge.To}
 	l, err := s.load(tx, to)
 	if err != nil {

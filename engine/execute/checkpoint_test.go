@@ -45,7 +45,7 @@ func claims(tb testing.TB, tok string, k token.Kind) token.Claims {
 func (r *rig) tip(tb testing.TB, s protocol.StepResult) engine.NodeID {
 	tb.Helper()
 	var tip project.Node
-	err := r.store.View(s.Session.SessionID, func(tx execute.Tx) error {
+	err := r.store.View(s.Session.SessionID, func(tx execute.ReadTx) error {
 		run, err := tx.Run(s.Session.RunID)
 		if err != nil {
 			return err
@@ -207,7 +207,7 @@ func TestCheckpointTokensAfterAnAck(t *testing.T) {
 		t.Fatalf("nodes %v; want three children of the root", nodes)
 	}
 	root := claims(t, s.StateToken, token.State).Node
-	err := r.store.View(s.Session.SessionID, func(tx execute.Tx) error {
+	err := r.store.View(s.Session.SessionID, func(tx execute.ReadTx) error {
 		n, err := tx.Node(root)
 		if !slices.Equal(n.Children, nodes) {
 			t.Errorf("root's children %v; want %v", n.Children, nodes)

@@ -55,8 +55,8 @@ func (s *Service) cont(ctx context.Context, raw []byte, origin event.Origin) (pr
 // workflow has drifted from what its id means now. It writes nothing.
 func (s *Service) rehydrate(n node, in protocol.ContinueInput) (protocol.Result, error) {
 	drift, _, drifted := s.runDrift(n)
-	view := func(fn func(Tx) error) error { return s.store.View(n.session, fn) }
-	return inTx(view, func(tx Tx) (protocol.Result, error) {
+	view := func(fn func(ReadTx) error) error { return s.store.View(n.session, fn) }
+	return inTx(view, func(tx ReadTx) (protocol.Result, error) {
 		l, err := s.load(tx, n)
 		if err != nil {
 			return nil, err

@@ -50,7 +50,7 @@ func (s *Service) inspectPinned(in protocol.InspectInput) (protocol.Result, erro
 		return nil, err
 	}
 	var l loaded
-	err = s.store.View(n.session, func(tx Tx) error {
+	err = s.store.View(n.session, func(tx ReadTx) error {
 		l, err = s.load(tx, n)
 		return err
 	})

@@ -142,7 +142,7 @@ func (s *Service) fork(ctx context.Context, at Place, edited []byte) (protocol.R
 	var args forkArgs
 	var parentContext map[string]any
 	root := false
-	err = s.store.View(at.Session, func(tx Tx) error {
+	err = s.store.View(at.Session, func(tx ReadTx) error {
 		l, err := s.load(tx, node{session: at.Session, run: at.Run, id: at.Node})
 		if err != nil {
 			return err
@@ -192,7 +192,7 @@ func (s *Service) fork(ctx context.Context, at Place, edited []byte) (protocol.R
 // transaction, and what it carried was recorded on n (notes and artifacts
 // as n's output for p's step, gap resolutions as gap records naming the
 // gap they resolve; nothing else records either on n).
-func ackOutput(tx Tx, p loaded, n project.Node) (*protocol.Output, error) {
+func ackOutput(tx ReadTx, p loaded, n project.Node) (*protocol.Output, error) {
 	rec, err := tx.Event(n.CreatedAt - 1)
 	if err != nil {
 		return nil, corrupt(tx.Session(), err)
@@ -261,7 +261,7 @@ func (s *Service) again(ctx context.Context, at Place, edited []byte, pinned boo
 	}
 	var args protocol.StartInput
 	var pin engine.WorkflowHash
-	err = s.store.View(at.Session, func(tx Tx) error {
+	err = s.store.View(at.Session, func(tx ReadTx) error {
 		r, err := tx.Run(at.Run)
 		if err != nil {
 			return unknownNode(at.Session)
@@ -318,7 +318,7 @@ func (s *Service) startIn(ctx context.Context, sid engine.SessionID, raw []byte,
 			return nil, unknownWorkflow(cat, in.WorkflowID)
 		}
 	} else {
-		read := func(tx Tx) (err error) { entry.Compiled, err = s.pinnedWorkflow(tx, pin); return err }
+		read := func(tx ReadTx) (err error) { entry.Compiled, err = s.pinnedWorkflow(tx, pin); return err }
 		if err := s.store.View(sid, read); err != nil {
 			return nil, err
 		}
@@ -352,7 +352,7 @@ func (s *Service) workspace(sid engine.SessionID) (string, error) {
 		return "", err
 	}
 	var ws string
-	err := s.store.View(sid, func(tx Tx) error {
+	err := s.store.View(sid, func(tx ReadTx) error {
 		e, err := tx.Event(1)
 		if err != nil {
 			return corrupt(sid, err)

@@ -68,7 +68,7 @@ func (f *forkRig) at(n engine.NodeID) execute.Place {
 func (f *forkRig) graph(t *testing.T) *project.Graph {
 	t.Helper()
 	snap := func(ref engine.SnapshotRef) (s run.Snapshot, err error) {
-		err = f.store.View(f.session(), func(tx execute.Tx) error { s, err = tx.Snapshot(ref); return err })
+		err = f.store.View(f.session(), func(tx execute.ReadTx) error { s, err = tx.Snapshot(ref); return err })
 		return s, err
 	}
 	g, err := project.Fold(f.session(), f.events(t, f.session()), snap)

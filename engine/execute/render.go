@@ -29,7 +29,7 @@ type moveFacts struct {
 // (and the node it created): the first answer and every replay take this
 // same path, so they are byte-identical. added are warnings a replay shows
 // after the recorded ones: never recorded, they are that replay's own.
-func (s *Service) fromRecord(tx Tx, from node, rec event.Event, added []protocol.Warning) (protocol.Result, error) {
+func (s *Service) fromRecord(tx ReadTx, from node, rec event.Event, added []protocol.Warning) (protocol.Result, error) {
 	d, ok := rec.Data.(*event.AdvanceRecordedData)
 	if !ok {
 		return nil, fmt.Errorf("execute: replay: event %d is %s, not advance_recorded", rec.Index, rec.Kind)
@@ -48,7 +48,7 @@ func (s *Service) fromRecord(tx Tx, from node, rec event.Event, added []protocol
 
 // renderFresh renders a node just created (by start or an advance), with
 // the gaps recorded on it.
-func (s *Service) renderFresh(tx Tx, l loaded, n node, kid token.KeyID, facts moveFacts, warnings []protocol.Warning) (protocol.Result, error) {
+func (s *Service) renderFresh(tx ReadTx, l loaded, n node, kid token.KeyID, facts moveFacts, warnings []protocol.Warning) (protocol.Result, error) {
 	info, err := tx.Node(n.id)
 	if err != nil {
 		return nil, err
@@ -65,7 +65,7 @@ func (s *Service) renderFresh(tx Tx, l loaded, n node, kid token.KeyID, facts mo
 
 // renderBlocked answers a blocked attempt: the same node and pending step,
 // a fresh attempt for the retry, the recorded blockers.
-func (s *Service) renderBlocked(tx Tx, n node, d *event.AdvanceRecordedData, added []protocol.Warning) (protocol.Result, error) {
+func (s *Service) renderBlocked(tx ReadTx, n node, d *event.AdvanceRecordedData, added []protocol.Warning) (protocol.Result, error) {
 	l, err := s.load(tx, n)
 	if err != nil {
 		return nil, err

@@ -148,9 +148,9 @@ func cancelled(err error) error {
 
 // inTx runs fn in a transaction and carries its result out. The store may
 // run fn more than once; the last run's result is the one committed.
-func inTx[T any](txn func(func(Tx) error) error, fn func(Tx) (T, error)) (T, error) {
+func inTx[X, T any](txn func(func(X) error) error, fn func(X) (T, error)) (T, error) {
 	var out T
-	err := txn(func(tx Tx) error {
+	err := txn(func(tx X) error {
 		var err error
 		out, err = fn(tx)
 		return err
@@ -204,7 +204,7 @@ type loaded struct {
 
 // load reads a node, its snapshot and its pinned workflow, and checks they
 // belong together.
-func (s *Service) load(tx Tx, n node) (loaded, error) {
+func (s *Service) load(tx ReadTx, n node) (loaded, error) {
 	info, err := tx.Node(n.id)
 	if err != nil || info.Run != n.run {
 		return loaded{}, unknownNode(n.session)
@@ -225,7 +225,7 @@ func (s *Service) load(tx Tx, n node) (loaded, error) {
 
 // pinnedWorkflow returns the compiled workflow a run is pinned to, from the
 // store (cached: pinned workflows never change).
-func (s *Service) pinnedWorkflow(tx Tx, h engine.WorkflowHash) (compile.Compiled, error) {
+func (s *Service) pinnedWorkflow(tx ReadTx, h engine.WorkflowHash) (compile.Compiled, error) {
 	if c, ok := s.pinned.Load(h); ok {
 		return c.(compile.Compiled), nil
 	}
