@@ -20,30 +20,31 @@ import (
 
 // advance records one ack attempt. An attempt already recorded is answered
 // from its record; a new one is evaluated and its outcome (advanced or
-// blocked) appended in one transaction.
+// blocked) appended in one transaction, which returns the facts the
+// answer is rendered from once it has committed.
 // secrets is the SECRET_REDACTED notice of in, already redacted: it is
 // recorded with a new attempt.
 // origin says who made the call: the agent, or the Console forking.
 func (s *Service) advance(ctx context.Context, n node, attempt engine.Attempt, in protocol.ContinueInput, secrets []event.Notice, origin event.Origin) (protocol.Result, error) {
 	update := func(fn func(Tx) error) error { return s.store.Update(n.session, s.writing(ctx, origin, fn)) }
-	return inTx(update, func(tx Tx) (protocol.Result, error) {
+	return s.rendered(inTx(update, func(tx Tx) (reply, error) {
 		rec, err := tx.RecordedAttempt(n.id, attempt)
 		if err == nil {
 			return s.replay(tx, n, rec, in)
 		}
 		if !errors.Is(err, engine.ErrNotFound) {
-			return nil, err
+			return reply{}, err
 		}
 		a, err := s.prepare(tx, n, attempt, in)
 		if err != nil {
-			return nil, err
+			return reply{}, err
 		}
 		a.notices = append(secrets, a.notices...)
 		if rec, err = s.record(tx, a); err != nil {
-			return nil, err
+			return reply{}, err
 		}
 		return s.fromRecord(tx, n, rec, nil)
-	})
+	}))
 }
 
 // attemptIn is one new ack attempt, checked and ready to record.

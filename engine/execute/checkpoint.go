@@ -47,30 +47,30 @@ func (s *Service) checkpoint(ctx context.Context, raw []byte) (protocol.Result, 
 	}
 	in, secrets := s.redactCheckpoint(in)
 	update := func(fn func(Tx) error) error { return s.store.Update(n.session, s.writing(ctx, event.OriginAgent, fn)) }
-	return inTx(update, func(tx Tx) (protocol.Result, error) {
+	return s.rendered(inTx(update, func(tx Tx) (reply, error) {
 		l, err := s.load(tx, n)
 		if err != nil {
-			return nil, err
+			return reply{}, err
 		}
 		done, err := checkpointOf(tx, l.info, chk.Attempt)
 		if err == nil {
 			return s.replayCheckpoint(tx, n, done, in.Output.NotesMarkdown, secrets)
 		}
 		if !errors.Is(err, engine.ErrNotFound) {
-			return nil, err
+			return reply{}, err
 		}
 		place, pending := run.PendingStep(l.c, l.snap)
 		if !pending {
-			return nil, engine.Errorf(engine.CodeInvalidInput,
+			return reply{}, engine.Errorf(engine.CodeInvalidInput,
 				"this run is complete, so there is no step to checkpoint and nothing was recorded. Start a new run with start_workflow for further work.")
 		}
 		edge := event.EdgeCreatedData{EdgeKind: event.EdgeCheckpoint, From: n.id, Attempt: chk.Attempt, KeyID: uint32(s.keys.Active())}
 		notes := &event.NodeOutputAppendedData{StepID: place.Step.ID, NotesMarkdown: in.Output.NotesMarkdown}
 		if edge.To, err = appendCheckpoint(tx, l, n, edge, notes); err != nil {
-			return nil, err
+			return reply{}, err
 		}
-		return s.renderCheckpoint(tx, n, edge, secrets)
-	})
+		return s.checkpointed(tx, n, edge, secrets)
+	}))
 }
 
 // recordedCheckpoint is a checkpoint already taken: its edge, and the
@@ -150,22 +150,22 @@ func readCheckpoint(tx ReadTx, child project.Node) (recordedCheckpoint, error) {
 // answer says so (that answer only: it is never recorded). Notes are
 // compared redacted, and the redaction's warning (never recorded either)
 // is shown again, so the same call answers the same bytes.
-func (s *Service) replayCheckpoint(tx ReadTx, n node, cp recordedCheckpoint, notes string, secrets []protocol.Warning) (protocol.Result, error) {
+func (s *Service) replayCheckpoint(tx ReadTx, n node, cp recordedCheckpoint, notes string, secrets []protocol.Warning) (reply, error) {
 	added := secrets
 	if notes != cp.notes {
 		added = append(added, protocol.CheckpointIgnoredOnReplay())
 	}
-	return s.renderCheckpoint(tx, n, cp.edge, added)
+	return s.checkpointed(tx, n, cp.edge, added)
 }
 
-// renderCheckpoint renders a checkpoint's answer from what it recorded:
-// the pending step at the checkpoint node, its first attempt's tokens
-// minted with the recorded key.
-func (s *Service) renderCheckpoint(tx ReadTx, from node, edge event.EdgeCreatedData, added []protocol.Warning) (protocol.Result, error) {
+// checkpointed gathers a checkpoint's answer from what it recorded: the
+// pending step at the checkpoint node, its first attempt's tokens minted
+// with the recorded key.
+func (s *Service) checkpointed(tx ReadTx, from node, edge event.EdgeCreatedData, added []protocol.Warning) (reply, error) {
 	to := node{session: from.session, run: from.run, id: edge.To}
 	l, err := s.load(tx, to)
 	if err != nil {
-		return nil, err
+		return reply{}, err
 	}
-	return s.render(l, to, 0, token.KeyID(edge.KeyID), moveFacts{checkpoint: &protocol.Checkpointed{NodeID: to.id}}, added)
+	return reply{l: l, n: to, kid: token.KeyID(edge.KeyID), facts: moveFacts{checkpoint: &protocol.Checkpointed{NodeID: to.id}}, warnings: added}, nil
 }

@@ -56,10 +56,10 @@ func (s *Service) cont(ctx context.Context, raw []byte, origin event.Origin) (pr
 func (s *Service) rehydrate(n node, in protocol.ContinueInput) (protocol.Result, error) {
 	drift, _, drifted := s.runDrift(n)
 	view := func(fn func(ReadTx) error) error { return s.store.View(n.session, fn) }
-	return inTx(view, func(tx ReadTx) (protocol.Result, error) {
+	return s.rendered(inTx(view, func(tx ReadTx) (reply, error) {
 		l, err := s.load(tx, n)
 		if err != nil {
-			return nil, err
+			return reply{}, err
 		}
 		warnings := ignoredOnRehydrate(in)
 		if drifted && drift.PinnedHash == l.c.Hash {
@@ -67,16 +67,16 @@ func (s *Service) rehydrate(n node, in protocol.ContinueInput) (protocol.Result,
 		}
 		r, err := project.Recap(tx, l.info, 0)
 		if err != nil {
-			return nil, err
+			return reply{}, err
 		}
 		facts := moveFacts{recap: &r}
 		if len(l.info.Children) > 0 {
 			if facts.fork, err = project.Branches(tx, l.info); err != nil {
-				return nil, err
+				return reply{}, err
 			}
 		}
-		return s.render(l, n, l.info.Attempts, s.keys.Active(), facts, warnings)
-	})
+		return reply{l: l, n: n, attempt: l.info.Attempts, kid: s.keys.Active(), facts: facts, warnings: warnings}, nil
+	}))
 }
 
 // ignoredOnRehydrate discloses inputs a rehydrate cannot use: it never

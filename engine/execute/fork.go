@@ -333,16 +333,16 @@ func (s *Service) startIn(ctx context.Context, sid engine.SessionID, raw []byte,
 	}
 	b.warnings = append(secrets, b.warnings...)
 	update := func(fn func(Tx) error) error { return s.store.Update(sid, s.writing(ctx, origin, fn)) }
-	return inTx(update, func(tx Tx) (protocol.Result, error) {
+	return s.rendered(inTx(update, func(tx Tx) (reply, error) {
 		if err := tx.PinWorkflow(b.c); err != nil {
-			return nil, err
+			return reply{}, err
 		}
 		n, err := s.addRun(tx, b, restartOf)
 		if err != nil {
-			return nil, err
+			return reply{}, err
 		}
-		return s.renderFresh(tx, loaded{c: b.c, snap: b.move.Snapshot}, n, s.keys.Active(), moveFacts{skipped: b.move.Skipped}, b.warnings)
-	})
+		return fresh(tx, loaded{c: b.c, snap: b.move.Snapshot}, n, s.keys.Active(), moveFacts{skipped: b.move.Skipped}, b.warnings)
+	}))
 }
 
 // workspace is the workspace session sid was started in, after checking

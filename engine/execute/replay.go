@@ -21,12 +21,12 @@ import (
 // at all, and its answer already says nothing advanced and hands out the
 // next attempt to send the output with (itself a replay, compared in
 // turn, if spent).
-func (s *Service) replay(tx ReadTx, n node, rec event.Event, in protocol.ContinueInput) (protocol.Result, error) {
+func (s *Service) replay(tx ReadTx, n node, rec event.Event, in protocol.ContinueInput) (reply, error) {
 	var added []protocol.Warning
 	if d, ok := rec.Data.(*event.AdvanceRecordedData); ok && d.Outcome == event.OutcomeAdvanced && !emptyOutput(in.Output) {
 		recorded, err := s.recordedOutput(tx, n, d.ToNode)
 		if err != nil {
-			return nil, err
+			return reply{}, err
 		}
 		if !sameOutput(recorded, in.Output) {
 			added = append(added, protocol.OutputIgnoredOnReplay(in.StateToken))

@@ -106,13 +106,13 @@ func (s *Service) create(ctx context.Context, b beginning, workspace, workdir st
 		_, err := s.store.Create(s.writing(ctx, event.OriginAgent, fn))
 		return err
 	}
-	return inTx(create, func(tx Tx) (protocol.Result, error) {
+	return s.rendered(inTx(create, func(tx Tx) (reply, error) {
 		n, err := s.startRun(tx, b, workspace, obs)
 		if err != nil {
-			return nil, err
+			return reply{}, err
 		}
-		return s.renderFresh(tx, loaded{c: b.c, snap: b.move.Snapshot}, n, s.keys.Active(), moveFacts{skipped: b.move.Skipped}, b.warnings)
-	})
+		return fresh(tx, loaded{c: b.c, snap: b.move.Snapshot}, n, s.keys.Active(), moveFacts{skipped: b.move.Skipped}, b.warnings)
+	}))
 }
 
 // beginning is a run checked and ready to record: its workflow, its first
