@@ -135,7 +135,11 @@ func (s *Service) begin(in protocol.StartInput, entry catalog.Entry) (beginning,
 	}
 	prefs := outcome.Apply(s.defaults, delta)
 	warnings = append(warnings, recommendationWarnings(c, prefs)...)
-	return beginning{c: c, move: run.Start(c, in.Context, prefs), delta: delta, warnings: warnings}, nil
+	move, err := run.Start(c, in.Context, prefs)
+	if err != nil {
+		return beginning{}, engine.AsError(err)
+	}
+	return beginning{c: c, move: move, delta: delta, warnings: warnings}, nil
 }
 
 // startRun appends a new session's first events: the session, what its

@@ -32,7 +32,8 @@ func object(props obj, required ...string) obj {
 }
 
 var blockerCodes = []event.BlockerCode{event.BlockUserOnlyDependency, event.BlockMissingRequiredOutput, event.BlockInvalidRequiredOutput,
-	event.BlockRequiredCapabilityUnknown, event.BlockRequiredCapabilityUnavailable, event.BlockInvariantViolation, event.BlockStorageCorruptionDetected}
+	event.BlockRequiredCapabilityUnknown, event.BlockRequiredCapabilityUnavailable, event.BlockInvariantViolation, event.BlockStorageCorruptionDetected,
+	event.BlockMissingRequiredNotes, event.BlockNotesCriteriaUnmet, event.BlockAssessmentFollowupRequired}
 
 // defs are the shared definitions of every output schema.
 func defs() obj {
