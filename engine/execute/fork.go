@@ -340,7 +340,7 @@ func (s *Service) startIn(sid engine.SessionID, raw []byte, restartOf engine.Run
 		if err != nil {
 			return nil, err
 		}
-		return s.renderFresh(tx, loaded{c: b.c, snap: b.move.Snapshot}, n, s.keys.Active(), moveFacts{skipped: b.move.Skipped}, b.warnings)
+		return s.renderFresh(tx, loaded{c: b.c, snap: b.move.Snapshot}, n, s.keys.Active(), moveFacts{skipped: b.move.Skipped, rules: true}, b.warnings)
 	})
 }
 

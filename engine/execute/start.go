@@ -105,7 +105,7 @@ func (s *Service) create(b beginning, workspace, workdir string) (protocol.Resul
 		if err != nil {
 			return nil, err
 		}
-		return s.renderFresh(tx, loaded{c: b.c, snap: b.move.Snapshot}, n, s.keys.Active(), moveFacts{skipped: b.move.Skipped}, b.warnings)
+		return s.renderFresh(tx, loaded{c: b.c, snap: b.move.Snapshot}, n, s.keys.Active(), moveFacts{skipped: b.move.Skipped, rules: true}, b.warnings)
 	})
 }
 
