@@ -126,7 +126,7 @@ func (s *Service) begin(in protocol.StartInput, entry catalog.Entry) (beginning,
 	if e != nil {
 		return beginning{}, e
 	}
-	warnings, e := protocol.CheckContext(c.Context, in.Context, true)
+	warnings, e := protocol.CheckContext(c.Workflow, in.Context, true)
 	if e != nil {
 		return beginning{}, e
 	}
