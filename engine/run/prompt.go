@@ -63,9 +63,9 @@ func notesBlock(c compile.Compiled, st *compile.Step, scope map[string]any) stri
 		return ""
 	}
 	var b strings.Builder
-	b.WriteString("Your notes (output.notesMarkdown) must:\n")
+	b.WriteString("Your notes (output.notesMarkdown) must:")
 	for _, r := range rules {
-		b.WriteString("- " + r + "\n")
+		b.WriteString("\n- " + r)
 	}
 	return b.String()
 }
@@ -101,7 +101,7 @@ func delegations(ds []workflow.ParallelDelegation, scope map[string]any) string 
 	if n == 0 {
 		return "No delegation applies at this point: continue with this step yourself, without starting any subagent."
 	}
-	return b.String()
+	return strings.TrimSuffix(b.String(), "\n")
 }
 
 // delegationInputs is a delegation's context for the workflow it starts:
