@@ -68,6 +68,7 @@ type Entry struct {
 type Notice struct {
 	Code    event.NoticeCode `json:"code"`
 	Message string           `json:"message"`
+	Pointer string           `json:"pointer,omitempty"`
 	Suggest string           `json:"suggestedId,omitempty"`
 }
 
