@@ -153,10 +153,11 @@ type builtinGroup struct {
 	Items []compile.Builtin
 }
 
-// builtins groups compile.Builtins() by kind, in the kinds' order: the
-// panel shows what the compiler's registries hold, nothing kept by hand.
-func builtins() []builtinGroup {
-	all := compile.Builtins()
+// builtins groups the catalog's builtins by kind, in the kinds' order:
+// the panel shows what the compiler's registries and the loaded routines
+// hold, nothing kept by hand. A kind with nothing in it is left out.
+func builtins(cat *catalog.Catalog) []builtinGroup {
+	all := cat.Builtins()
 	var out []builtinGroup
 	for _, k := range compile.BuiltinKinds() {
 		g := builtinGroup{Kind: k}
@@ -165,23 +166,37 @@ func builtins() []builtinGroup {
 				g.Items = append(g.Items, b)
 			}
 		}
-		out = append(out, g)
+		if len(g.Items) > 0 {
+			out = append(out, g)
+		}
 	}
 	return out
 }
 
-func builtinTitle(k compile.BuiltinKind) string {
-	switch k {
-	case compile.BuiltinFeature:
-		return "Features"
-	case compile.BuiltinTemplate:
-		return "Templates"
-	case compile.BuiltinContract:
-		return "Contract packs"
-	case compile.BuiltinCapability:
-		return "Capabilities"
+var builtinTitles = map[compile.BuiltinKind]string{
+	compile.BuiltinFeature:    "Features",
+	compile.BuiltinTemplate:   "Templates",
+	compile.BuiltinContract:   "Contract packs",
+	compile.BuiltinCapability: "Capabilities",
+	compile.BuiltinOperator:   "Condition operators",
+	compile.BuiltinLoop:       "Loops",
+	compile.BuiltinLoopVar:    "Loop variables",
+	compile.BuiltinCriterion:  "Notes checks",
+	compile.BuiltinEffect:     "Assessment effects",
+	compile.BuiltinUserDep:    "User dependencies",
+	compile.BuiltinMetrics:    "Metrics profiles",
+	compile.BuiltinNotes:      "Notes policies",
+	compile.BuiltinRoutine:    "Routines",
+}
+
+func builtinTitle(k compile.BuiltinKind) string { return builtinTitles[k] }
+
+// originText says who defines a builtin and where.
+func originText(o compile.BuiltinOrigin) string {
+	if o.By == compile.ByWorkRail {
+		return "WorkRail (" + o.File + ")"
 	}
-	return "Condition operators"
+	return "the " + o.By + " file " + o.File
 }
 
 func editURL(id engine.WorkflowID, workspace string) string {
@@ -260,7 +275,7 @@ func (c *Console) workflowEdit(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	v := editorView{ID: id, Workspace: ws, Source: src, File: name, Base: catalog.HashFile(b), CRLF: strings.Contains(string(b), "\r\n"),
-		Text: lf(string(b)), Builtins: builtins()}
+		Text: lf(string(b)), Builtins: builtins(c.workflows.Catalog(ws))}
 	v.Check = checkText(v.Text, src.Kind)
 	c.render(w, r, http.StatusOK, editorPage(c.chrome("Edit "+string(id)), v))
 }
@@ -283,7 +298,7 @@ func (c *Console) editForm(w http.ResponseWriter, r *http.Request) (editorView, 
 	v := editorView{ID: engine.WorkflowID(chi.URLParam(r, "id")), Workspace: r.URL.Query().Get("workspace"),
 		Source: catalog.Source{Kind: catalog.SourceKind(r.PostFormValue("kind")), Path: r.PostFormValue("folder")},
 		File:   r.PostFormValue("file"), Text: lf(r.PostFormValue("text")), CRLF: r.PostFormValue("eol") == "crlf",
-		Builtins: builtins()}
+		Builtins: builtins(c.workflows.Catalog(r.URL.Query().Get("workspace")))}
 	if v.Base.UnmarshalText([]byte(r.PostFormValue("base"))) != nil || !writableKind(v.Source.Kind) {
 		return v, false, nil
 	}
