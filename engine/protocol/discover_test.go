@@ -76,7 +76,7 @@ func TestNewList(t *testing.T) {
 	if legacy.IDStatus != workflow.Legacy || len(legacy.Warnings) != 1 || legacy.Warnings[0].Suggest != "project.legacy_flow" {
 		t.Errorf("legacy row %+v; want a rename warning to project.legacy_flow", legacy)
 	}
-	if !strings.Contains(r.Text, "  warning "+string(legacy.Warnings[0].Code)+": "+legacy.Warnings[0].Message+"\n") {
+	if !strings.Contains(r.Text, "  warning "+string(legacy.Warnings[0].Code)+" at /id: "+legacy.Warnings[0].Message+"\n") {
 		t.Errorf("text lacks the legacy warning:\n%s", r.Text)
 	}
 }
