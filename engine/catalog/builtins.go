@@ -3,6 +3,8 @@ package catalog
 import (
 	"encoding/json"
 	"path"
+	"strconv"
+	"strings"
 
 	"github.com/workrail/workrail/engine/compile"
 	"github.com/workrail/workrail/engine/workflow"
@@ -19,12 +21,14 @@ func (c *Catalog) Builtins() []compile.Builtin {
 			continue
 		}
 		by := string(e.Source.Kind)
-		out = append(out, compile.Builtin{Kind: compile.BuiltinRoutine, Name: string(e.Compiled.ID),
-			Description: e.Compiled.Description,
-			Where:       `a step's "parallelDelegations": the agent hands the routine's steps to a subagent; a routine also starts on its own by id`,
-			Snippet:     `"parallelDelegations": [{ "workflowId": "` + string(e.Compiled.ID) + `", "goal": "What the subagent should find out" }]`,
-			Schema:      inputsSchema(e.Compiled.Context),
-			Origin:      compile.BuiltinOrigin{By: by, File: path.Base(e.File)}})
+		id := string(e.Compiled.ID)
+		out = append(out, compile.Builtin{Kind: compile.BuiltinRoutine, Name: id, Description: e.Compiled.Description,
+			Where: `a step in "steps" (or a loop's "body"), whose place the routine's steps take at compile time; ` +
+				`or a step's "parallelDelegations", to hand it to a subagent; it also starts on its own by id`,
+			Snippet: "{\n  \"id\": \"" + path.Base(strings.ReplaceAll(id, ".", "/")) + "\",\n  \"title\": " + strconv.Quote(e.Compiled.Name) +
+				",\n  \"template\": { \"id\": \"" + id + "\" }\n}",
+			Schema: inputsSchema(e.Compiled.Context),
+			Origin: compile.BuiltinOrigin{By: by, File: path.Base(e.File)}})
 	}
 	return out
 }
