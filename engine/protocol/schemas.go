@@ -77,7 +77,8 @@ func defs() obj {
 			"gapsRecorded": array(obj{"type": "object"}), "skipped": array(obj{"type": "object"}), "warnings": ref("warnings")},
 			"kind", "text", "stateToken", "isComplete", "session", "workflow", "preferences", "warnings"),
 		"workflows": object(obj{"kind": constant("workflows"), "text": str(), "workflows": array(object(obj{
-			"id": str(), "name": str(), "description": str(), "version": str(), "kind": str(), "idStatus": str(), "source": obj{"type": "object"}},
+			"id": str(), "name": str(), "description": str(), "version": str(), "kind": str(), "idStatus": str(), "source": obj{"type": "object"},
+			"dialect": str(), "warnings": array(object(obj{"code": str(), "message": str(), "pointer": str(), "suggestedId": str()}, "code", "message"))},
 			"id", "name", "kind", "idStatus", "source")), "shadowed": array(obj{"type": "object"}), "problems": array(obj{"type": "object"})},
 			"kind", "text", "workflows"),
 		"candidates": object(obj{"kind": constant("candidates"), "text": str(),
