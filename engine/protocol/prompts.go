@@ -58,8 +58,10 @@ func argumentHint(in workflow.ContextInput) string {
 		hint = `an array, written as JSON: ["a","b"]`
 	case workflow.TypeBoolean:
 		hint = "true or false"
+	case workflow.TypeInteger:
+		hint = "an integer, e.g. 3"
 	default:
-		hint = string(in.Type) + ", written as digits"
+		hint = "a number, e.g. 2.5"
 	}
 	if len(in.Enum) > 0 {
 		vals := make([]string, len(in.Enum))
