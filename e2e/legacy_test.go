@@ -150,6 +150,12 @@ type legacyRun struct {
 	start    result
 	complete result
 	session  string
+	calls    []sentCall // every continue_workflow call and its answer
+}
+
+type sentCall struct {
+	args   map[string]any
+	answer []byte
 }
 
 func (r *legacyRun) ran() []string {
@@ -261,6 +267,21 @@ func driveLegacy(t *testing.T, c *client.Client, tc legacyCase, f fixture, mode 
 		answered[stepID]++
 		args["output"] = out
 		r = call(t, c, "continue_workflow", args)
+		run.calls = append(run.calls, sentCall{args, r.Raw})
+	}
+}
+
+// replaysIdentical sends every call of the run again: each is a replay of
+// an attempt already recorded and must answer byte for byte as it did,
+// fragments, templates, assessments and loop variables included.
+func (r *legacyRun) replaysIdentical(t *testing.T) {
+	t.Helper()
+	for i, sc := range r.calls {
+		again := call(t, r.c, "continue_workflow", sc.args)
+		if string(again.Raw) != string(sc.answer) {
+			t.Errorf("call %d answered differently on replay:\n%s\n%s", i, sc.answer, again.Raw)
+			return
+		}
 	}
 }
 
@@ -437,6 +458,9 @@ func TestLegacyWorkflowsLiteralAgent(t *testing.T) {
 				}
 				if tc.check != nil {
 					tc.check(t, mode, run)
+				}
+				if mode == modes[0] {
+					run.replaysIdentical(t)
 				}
 			})
 		}
