@@ -755,10 +755,34 @@ func TestLegacyFixturesListed(t *testing.T) {
 		t.Errorf("%d fixture cases for %d fixture files: every fixture must be driven", len(cases), countFixtures(t))
 	}
 	for _, tc := range cases {
-		if byID[tc.id] == nil {
+		w := byID[tc.id]
+		if w == nil {
 			t.Errorf("%s (%s) is not listed:\n%s", tc.id, tc.file, text)
+			continue
+		}
+		// Two fixtures are canonical files but for their ids; every
+		// other one has something only the TypeScript format says.
+		if tc.file != "dotless.json" && tc.file != "wr-id.json" && str(w, "dialect") != "workrail-ts" {
+			t.Errorf("%s: dialect %q, want workrail-ts", tc.id, str(w, "dialect"))
 		}
 	}
+	// inspect_workflow names each rewrite, and each warning points into
+	// the file as written.
+	ins, insText := callTool(t, c, "inspect_workflow", map[string]any{"workflowId": "legacy.conditions"})
+	if len(asList(ins["rewrites"])) == 0 {
+		t.Errorf("inspect_workflow names no rewrite of legacy.conditions:\n%s", insText)
+	}
+	warnings := asList(ins["warnings"])
+	if len(warnings) == 0 {
+		t.Errorf("inspect_workflow shows no warning for legacy.conditions:\n%s", insText)
+	}
+	for _, w := range warnings {
+		if p := str(w.(map[string]any), "pointer"); !strings.HasPrefix(p, "/") {
+			t.Errorf("a warning without a JSON pointer: %v", w)
+		}
+	}
+	meta, _ := callTool(t, c, "inspect_workflow", map[string]any{"workflowId": "legacy.metadata"})
+	mustContain(t, "legacy.metadata's about", str(meta, "about"), "Library upgrade planner")
 	for _, id := range []string{"repo.routine-checklist-pass", "repo.routine-second-opinion", "routine-quick-scan"} {
 		if w := byID[id]; w == nil || str(w, "kind") != "routine" {
 			t.Errorf("routine %s: listed as %v", id, w)
