@@ -302,6 +302,10 @@ type Step struct {
 	ValidationCriteria     []Criterion          `json:"validationCriteria,omitempty"`
 	NotesOptional          bool                 `json:"notesOptional,omitempty"`
 	ParallelDelegations    []ParallelDelegation `json:"parallelDelegations,omitempty"`
+	// FunctionDefinitions visible to this step only (its
+	// functionReferences look here, then in enclosing loops, then in the
+	// workflow's).
+	FunctionDefinitions []FunctionDef `json:"functionDefinitions,omitempty"`
 }
 
 // Confirmation says whether a step asks the user to confirm before the
@@ -392,7 +396,9 @@ type PromptBlocks struct {
 	Verify         []string `json:"verify,omitempty"`
 }
 
-// TemplateCall expands a builtin template into the step.
+// TemplateCall expands a builtin template (an id from Templates()) or a
+// routine (a kind "routine" workflow, named by its workflow id) into the
+// step.
 type TemplateCall struct {
 	ID   string         `json:"id"`
 	Args map[string]any `json:"args,omitempty"`
@@ -476,6 +482,8 @@ type Loop struct {
 	Loop         LoopSpec   `json:"loop"`
 	Body         []Node     `json:"body"`
 	RunCondition *Condition `json:"runCondition,omitempty"`
+	// FunctionDefinitions visible to the body's steps.
+	FunctionDefinitions []FunctionDef `json:"functionDefinitions,omitempty"`
 }
 
 // LoopSpec says how a loop repeats. Exactly the fields of its kind are set:
