@@ -1,6 +1,7 @@
 package execute_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -30,20 +31,21 @@ func BenchmarkAdvanceKinds(b *testing.B) {
 		b.Run(k.name, func(b *testing.B) {
 			cat := executetest.Catalog(b, fstest.MapFS{"wr.bench.json": {Data: []byte(k.workflow(kindSteps))}})
 			x := execute.New(memstore.New(), executetest.Ring(b), cat, workflow.Preferences{}, executetest.Clock, b.Logf)
+			ctx := context.Background()
 			start := mustJSON(b, map[string]any{"workflowId": "wr.bench", "context": map[string]any{"audience": "executives", "depth": "deep", "owner": "Priya"}})
-			res := x.Start(start)
+			res := x.Start(ctx, start)
 			ds := make([]time.Duration, 0, b.N)
 			b.ReportAllocs()
 			b.ResetTimer()
 			for range b.N {
 				if res.ResultKind() == protocol.KindComplete {
 					b.StopTimer()
-					res = x.Start(start)
+					res = x.Start(ctx, start)
 					b.StartTimer()
 				}
 				args := kindArgs(b, res, k.artifact)
 				t0 := time.Now()
-				res = x.Continue(args)
+				res = x.Continue(ctx, args)
 				ds = append(ds, time.Since(t0))
 			}
 			b.StopTimer()
