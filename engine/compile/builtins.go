@@ -79,6 +79,14 @@ var featureDocs = map[workflow.FeatureID]builtinDoc{
 			string(workflow.ContractWorkflowDivergence) + " artifact, with a reason.",
 		snippet: `"` + string(workflow.FeatureDivergenceReporting) + `"`,
 	},
+	workflow.FeatureCapabilities: {
+		description: "Steps written with promptBlocks ask the agent to check that a tool or capability is there before relying on it, and to say so when it is not.",
+		snippet:     `"` + string(workflow.FeatureCapabilities) + `"`,
+	},
+	workflow.FeatureSubagentGuidance: {
+		description: "Steps written with promptBlocks tell the agent how to hand bounded parts of the work to subagents while keeping decisions and synthesis to itself.",
+		snippet:     `"` + string(workflow.FeatureSubagentGuidance) + `"`,
+	},
 	workflow.FeatureFinalReview: {
 		description: "Adds a last step that checks the run's work against the workflow's description: what is finished, what is not, what is at risk.",
 		snippet:     `"` + string(workflow.FeatureFinalReview) + `"`,
