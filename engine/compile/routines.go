@@ -102,7 +102,7 @@ func (e *expander) call(s Step, ptr string) ([]Node, error) {
 	if r.AgentRole != "" {
 		role = r.AgentRole
 	}
-	prov := Provenance{Origin: FromTemplate, By: string(id)}
+	prov := Provenance{Origin: FromTemplate, By: string(r.ID)}
 	body := lowerNodes(r.Steps, role, [][]workflow.FunctionDef{r.FunctionDefinitions}, prov)
 	used := map[string]bool{}
 	var missing []string
@@ -111,7 +111,7 @@ func (e *expander) call(s Step, ptr string) ([]Node, error) {
 	}
 	var guidance []Injection
 	for i, g := range r.MetaGuidance {
-		guidance = append(guidance, Injection{ID: fmt.Sprintf("%s%s/%d", guidancePrefix, id, i+1), Text: g, Provenance: prov})
+		guidance = append(guidance, Injection{ID: fmt.Sprintf("%s%s/%d", guidancePrefix, r.ID, i+1), Text: g, Provenance: prov})
 	}
 	var nested error
 	body = renameNodes(body, func(st Step) Step {

@@ -35,6 +35,14 @@ const (
 	// matches; it was replaced by [redacted: <rule>] before anything was
 	// stored. The notice names the fields and rules, never the secret.
 	NoticeSecretRedacted NoticeCode = "SECRET_REDACTED"
+	// Catalog: the file is in the TypeScript WorkRail format; one notice
+	// per rewrite, with the rewrite's code (legacy.Code) and pointer.
+	NoticeLegacyFormat NoticeCode = "LEGACY_FORMAT"
+	// Catalog: a file outside the bundled source claims a wr.* id; it
+	// loads under the suggested id and never shadows a bundled workflow.
+	NoticeReservedIDRenamed NoticeCode = "RESERVED_ID_RENAMED"
+	// Catalog: a routine call passes an argument the routine never uses.
+	NoticeRoutineArgUnused NoticeCode = "ROUTINE_ARG_UNUSED"
 )
 
 // NoticeCodes lists every notice code in a fixed order.
@@ -42,5 +50,6 @@ func NoticeCodes() []NoticeCode {
 	return []NoticeCode{NoticeContextKeyUndeclared, NoticeContextIgnoredOnRehydrate, NoticeOutputIgnoredOnRehydrate,
 		NoticePreferencesIgnoredOnRehydrate, NoticeOutputIgnoredOnReplay, NoticePreferencesNotApplied, NoticePreferencesExceedRecommendation,
 		NoticeUserResponseInvalid, NoticeArtifactInvalid, NoticeCapabilityDegraded, NoticeLegacyWorkflowID,
-		NoticePinnedWorkflowDrifted, NoticeSecretRedacted}
+		NoticePinnedWorkflowDrifted, NoticeSecretRedacted,
+		NoticeLegacyFormat, NoticeReservedIDRenamed, NoticeRoutineArgUnused}
 }
