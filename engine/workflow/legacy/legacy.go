@@ -13,7 +13,7 @@
 package legacy
 
 import (
-	"encoding/json"
+	"bytes"
 	"errors"
 	"fmt"
 	"sort"
@@ -68,10 +68,11 @@ func Normalize(src []byte) (Result, error) {
 		w, err := workflow.Parse(src)
 		return Result{Workflow: w}, err
 	}
-	b, err := json.Marshal(tree)
-	if err != nil {
+	var buf bytes.Buffer
+	if err := encode(&buf, tree); err != nil {
 		return Result{}, workflow.Problems{{Message: "could not be normalized: " + err.Error()}}
 	}
+	b := buf.Bytes()
 	w, err := workflow.Parse(b)
 	if err != nil {
 		var p workflow.Problems

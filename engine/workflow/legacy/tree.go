@@ -124,22 +124,50 @@ func value(d *json.Decoder) (any, error) {
 // MarshalJSON writes the members in order.
 func (o *object) MarshalJSON() ([]byte, error) {
 	var b bytes.Buffer
-	b.WriteByte('{')
-	for i, k := range o.keys {
-		if i > 0 {
-			b.WriteByte(',')
+	err := encode(&b, o)
+	return b.Bytes(), err
+}
+
+// encode writes v as JSON into one buffer (nested objects are not
+// re-encoded level by level, which made large files slow).
+func encode(b *bytes.Buffer, v any) error {
+	switch x := v.(type) {
+	case *object:
+		b.WriteByte('{')
+		for i, k := range x.keys {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			if err := encode(b, k); err != nil {
+				return err
+			}
+			b.WriteByte(':')
+			if err := encode(b, x.vals[k]); err != nil {
+				return err
+			}
 		}
-		kb, _ := json.Marshal(k)
-		vb, err := json.Marshal(o.vals[k])
+		b.WriteByte('}')
+	case []any:
+		b.WriteByte('[')
+		for i, e := range x {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			if err := encode(b, e); err != nil {
+				return err
+			}
+		}
+		b.WriteByte(']')
+	case json.Number:
+		b.WriteString(string(x))
+	default:
+		enc, err := json.Marshal(x)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		b.Write(kb)
-		b.WriteByte(':')
-		b.Write(vb)
+		b.Write(enc)
 	}
-	b.WriteByte('}')
-	return b.Bytes(), nil
+	return nil
 }
 
 // sortedKeys are o's keys in byte order.
