@@ -155,13 +155,13 @@ var featureDocs = map[workflow.FeatureID]builtinDoc{
 			string(workflow.ContractWorkflowDivergence) + " artifact, with a reason.",
 		snippet: `"` + string(workflow.FeatureDivergenceReporting) + `"`,
 	},
-	"wr.features.capabilities": {
-		description: "Every step reminds the agent which optional capabilities (delegation, web browsing) the workflow may use, and to say so when one is missing rather than guess.",
-		snippet:     `"wr.features.capabilities"`,
+	workflow.FeatureCapabilities: {
+		description: "Steps written with promptBlocks ask the agent to check that a tool or capability is there before relying on it, and to say so when it is not.",
+		snippet:     `"` + string(workflow.FeatureCapabilities) + `"`,
 	},
-	"wr.features.subagent_guidance": {
-		description: "Every step tells the agent how to hand a piece of work to a subagent: what to pass, what to ask back, and that it stays responsible for the result.",
-		snippet:     `"wr.features.subagent_guidance"`,
+	workflow.FeatureSubagentGuidance: {
+		description: "Steps written with promptBlocks tell the agent how to hand bounded parts of the work to subagents while keeping decisions and synthesis to itself.",
+		snippet:     `"` + string(workflow.FeatureSubagentGuidance) + `"`,
 	},
 	workflow.FeatureFinalReview: {
 		description: "Adds a last step that checks the run's work against the workflow's description: what is finished, what is not, what is at risk.",

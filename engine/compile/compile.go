@@ -161,19 +161,49 @@ type Compiled struct {
 // pass is one pure step of the pipeline.
 type pass func(Workflow, workflow.Workflow) (Workflow, error)
 
-// passes run in this order, always.
+// passes run in this order, always, after routines are expanded.
 var passes = []pass{expandTemplates, applyFeatures, injectProbes, resolveContracts, renderPrompts}
 
-// Compile runs the pipeline over a parsed (already checked) workflow.
+// Options are what a compilation needs besides the workflow itself.
+type Options struct {
+	// Routines finds a routine by id, for the template calls that name
+	// one: among the files loaded together, then the bundled ones.
+	Routines func(engine.WorkflowID) (workflow.Workflow, bool)
+	// Dialect and Rewrites say what the source was read from and what
+	// normalizing it changed (none for a canonical file).
+	Dialect  Dialect
+	Rewrites []string
+}
+
+// Warning is something the compiler noticed that does not stop it.
+type Warning struct {
+	Pointer string // into the source, e.g. /steps/3/template/args/x
+	Message string
+}
+
+// Compile runs the pipeline over a parsed (already checked) workflow that
+// calls no routine.
 func Compile(src workflow.Workflow) (Compiled, error) {
+	c, _, err := CompileWith(src, Options{})
+	return c, err
+}
+
+// CompileWith runs the pipeline with the routines and dialect of opts.
+func CompileWith(src workflow.Workflow, opts Options) (Compiled, []Warning, error) {
 	w := lower(src)
+	w.Dialect, w.Rewrites = opts.Dialect, opts.Rewrites
+	var warnings []Warning
+	var err error
+	if w, warnings, err = expandRoutines(w, src, opts.Routines); err != nil {
+		return Compiled{}, nil, err
+	}
 	for _, p := range passes {
-		var err error
 		if w, err = p(w, src); err != nil {
-			return Compiled{}, err
+			return Compiled{}, nil, err
 		}
 	}
-	return Seal(w)
+	c, err := Seal(w)
+	return c, warnings, err
 }
 
 // Seal computes the canonical bytes and hash of a compiled workflow.
@@ -230,20 +260,24 @@ func lower(src workflow.Workflow) Workflow {
 	return Workflow{ID: src.ID, Kind: kind, Name: src.Name, Description: src.Description, Version: src.Version,
 		AppliedFeatures: []workflow.FeatureID{}, Capabilities: src.Capabilities,
 		RecommendedPreferences: src.RecommendedPreferences, Context: src.Context,
-		Steps: lowerNodes(src.Steps, src.AgentRole),
+		Steps: lowerNodes(src.Steps, src.AgentRole, [][]workflow.FunctionDef{src.FunctionDefinitions}, Provenance{Origin: Authored}),
 		About: src.About, Examples: src.Examples, Preconditions: src.Preconditions,
 		ClarificationPrompts: src.ClarificationPrompts, MetaGuidance: src.MetaGuidance, References: src.References,
 		MetricsProfile: src.MetricsProfile, FunctionDefinitions: src.FunctionDefinitions, Assessments: src.Assessments,
 		Notes: src.Notes}
 }
 
-func lowerNodes(list []workflow.Node, role string) []Node {
+// lowerNodes lowers a step list; funcs are the function definitions in
+// scope (the workflow's, then each enclosing loop's) and prov where the
+// steps come from.
+func lowerNodes(list []workflow.Node, role string, funcs [][]workflow.FunctionDef, prov Provenance) []Node {
 	out := make([]Node, 0, len(list))
 	for _, n := range list {
 		if n.Loop != nil {
 			l := n.Loop
-			out = append(out, Node{Loop: &Loop{ID: l.ID, Title: l.Title, Spec: l.Loop, Body: lowerNodes(l.Body, role),
-				Provenance: Provenance{Origin: Authored}, RunCondition: l.RunCondition}})
+			body := lowerNodes(l.Body, role, append(funcs[:len(funcs):len(funcs)], l.FunctionDefinitions), prov)
+			out = append(out, Node{Loop: &Loop{ID: l.ID, Title: l.Title, Spec: l.Loop, Body: body,
+				Provenance: prov, RunCondition: l.RunCondition}})
 			continue
 		}
 		s := n.Step
@@ -254,10 +288,11 @@ func lowerNodes(list []workflow.Node, role string) []Node {
 		out = append(out, Node{Step: &Step{ID: s.ID, Title: s.Title, RunCondition: s.RunCondition,
 			RequireConfirmation: s.RequireConfirmation.Always, ConfirmWhen: s.RequireConfirmation.When,
 			Output: s.Output, UserDependency: s.UserDependency,
-			Provenance: Provenance{Origin: Authored}, raw: s.Prompt, blocks: s.PromptBlocks, role: r,
+			Provenance: prov, raw: s.Prompt, blocks: s.PromptBlocks, role: r,
 			template: s.Template, Fragments: s.PromptFragments, Delegations: s.ParallelDelegations,
 			AssessmentRefs: s.AssessmentRefs, Consequences: s.AssessmentConsequences,
-			Criteria: s.ValidationCriteria, NotesOptional: s.NotesOptional}})
+			Criteria: s.ValidationCriteria, NotesOptional: s.NotesOptional,
+			Injections: guidanceOf(*s, append(funcs[:len(funcs):len(funcs)], s.FunctionDefinitions), prov)}})
 	}
 	return out
 }

@@ -13,7 +13,8 @@ func Pack(ref workflow.ContractRef) (ContractPack, bool) {
 	return p, ok
 }
 
-// packs is the closed set of contract packs, one per workflow.Contracts().
+// packs is the closed set of contract packs, one per workflow.Contracts(),
+// and the assessment contract WorkRail pins itself.
 var packs = map[workflow.ContractRef]ContractPack{
 	workflow.ContractCapabilityObservation: {
 		Description: "What the agent observed when it tried an optional capability.",
@@ -51,6 +52,21 @@ var packs = map[workflow.ContractRef]ContractPack{
 				"severity":{"enum":["warning","critical"]},
 				"howToResolve":{"type":"string","maxLength":1024}}}}}}`),
 		Example: raw(`{"kind":"wr.contracts.gaps","gaps":[{"summary":"Could not run the integration tests: no database available.","severity":"warning","howToResolve":"Run task test-integration with PostgreSQL up."}]}`),
+	},
+	// Not named by authors: pinned for steps with assessmentRefs. The
+	// dimensions a step needs are checked against its assessments.
+	workflow.ContractAssessment: {
+		Description: "An assessment: a level for each dimension of one of the step's assessments.",
+		Schema: raw(`{"type":"object","additionalProperties":false,"required":["kind","dimensions"],"properties":{
+			"kind":{"enum":["wr.contracts.assessment","wr.assessment"]},
+			"assessmentId":{"type":"string","maxLength":64},
+			"dimensions":{"type":"object","minProperties":1,"additionalProperties":{"anyOf":[
+				{"type":"string","minLength":1},
+				{"type":"object","additionalProperties":false,"required":["level"],"properties":{
+					"level":{"type":"string","minLength":1},"rationale":{"type":"string","maxLength":512}}}]}},
+			"summary":{"type":"string","maxLength":1024}}}`),
+		Example: raw(`{"kind":"wr.assessment","assessmentId":"confidence","dimensions":{"evidence":{"level":"high","rationale":"Every claim cites a file and line."}}}`),
+		Kinds:   []string{workflow.AssessmentKind},
 	},
 	workflow.ContractCodingHandoff: {
 		Description: "What a finished implementation hands on: its branch, the decisions taken, known limits, tests added and files changed.",

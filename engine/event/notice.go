@@ -42,6 +42,14 @@ const (
 	NoticeArtifactKindAliased       NoticeCode = "ARTIFACT_KIND_ALIASED"
 	NoticeAssessmentLevelNormalized NoticeCode = "ASSESSMENT_LEVEL_NORMALIZED"
 	NoticeContextValueCanonicalized NoticeCode = "CONTEXT_VALUE_CANONICALIZED"
+	// Catalog: the file is in the TypeScript WorkRail format; one notice
+	// per rewrite, with the rewrite's code (legacy.Code) and pointer.
+	NoticeLegacyFormat NoticeCode = "LEGACY_FORMAT"
+	// Catalog: a file outside the bundled source claims a wr.* id; it
+	// loads under the suggested id and never shadows a bundled workflow.
+	NoticeReservedIDRenamed NoticeCode = "RESERVED_ID_RENAMED"
+	// Catalog: a routine call passes an argument the routine never uses.
+	NoticeRoutineArgUnused NoticeCode = "ROUTINE_ARG_UNUSED"
 )
 
 // NoticeCodes lists every notice code in a fixed order.
@@ -50,5 +58,5 @@ func NoticeCodes() []NoticeCode {
 		NoticePreferencesIgnoredOnRehydrate, NoticeOutputIgnoredOnReplay, NoticePreferencesNotApplied, NoticePreferencesExceedRecommendation,
 		NoticeUserResponseInvalid, NoticeArtifactInvalid, NoticeCapabilityDegraded, NoticeLegacyWorkflowID,
 		NoticePinnedWorkflowDrifted, NoticeSecretRedacted, NoticeArtifactKindAliased, NoticeAssessmentLevelNormalized,
-		NoticeContextValueCanonicalized}
+		NoticeContextValueCanonicalized, NoticeLegacyFormat, NoticeReservedIDRenamed, NoticeRoutineArgUnused}
 }

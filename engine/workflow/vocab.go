@@ -9,11 +9,16 @@ const (
 	FeatureDurableNotes        FeatureID = "wr.features.durable_notes"
 	FeatureDivergenceReporting FeatureID = "wr.features.divergence_reporting"
 	FeatureFinalReview         FeatureID = "wr.features.final_review"
+	// Features of the TypeScript format, applied (with their meaning
+	// there) to promptBlocks steps only.
+	FeatureCapabilities     FeatureID = "wr.features.capabilities"
+	FeatureSubagentGuidance FeatureID = "wr.features.subagent_guidance"
 )
 
-// Features lists every feature in application order.
+// Features lists every feature in application order. final_review comes
+// last so the step it adds gets no other feature's text.
 func Features() []FeatureID {
-	return []FeatureID{FeatureDurableNotes, FeatureDivergenceReporting, FeatureFinalReview}
+	return []FeatureID{FeatureDurableNotes, FeatureDivergenceReporting, FeatureCapabilities, FeatureSubagentGuidance, FeatureFinalReview}
 }
 
 // Builtin template ids.
