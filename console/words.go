@@ -39,6 +39,12 @@ func gapReasonText(r event.GapReason) string {
 		return "a required output is missing or invalid"
 	case event.GapWorkflowDivergence:
 		return "the agent left the workflow's path"
+	case event.GapNotesMissing:
+		return "the step's required notes are missing"
+	case event.GapNotesCriteriaUnmet:
+		return "the step's notes miss its criteria"
+	case event.GapAssessmentFollowup:
+		return "an assessment asked for a follow-up that was not done"
 	}
 	return string(r)
 }

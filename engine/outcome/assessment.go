@@ -239,16 +239,28 @@ func fired(c compile.Compiled, s *compile.Step, q workflow.Consequence, ratings 
 // AssessmentExample is a wr.assessment artifact for assessment ref at
 // step s: every dimension rated with its last level that fires none of the
 // step's consequences, so an agent that copies it as is is not sent back.
+// Keys in reading order: kind, assessmentId (when the step rates several),
+// dimensions as declared, summary.
 func AssessmentExample(c compile.Compiled, s *compile.Step, ref workflow.AssessmentID) json.RawMessage {
-	dims := map[string]string{}
-	for _, d := range declared(c, ref).Dimensions {
-		dims[d.ID] = calmLevel(s, ref, d.Levels)
-	}
-	ex := map[string]any{"kind": workflow.AssessmentKind, "dimensions": dims, "summary": "<one line: why these ratings>"}
+	var b strings.Builder
+	b.WriteString(`{"kind":"` + workflow.AssessmentKind + `"`)
 	if len(s.AssessmentRefs) > 1 {
-		ex["assessmentId"] = ref
+		b.WriteString(`,"assessmentId":` + quote(string(ref)))
 	}
-	return plainJSON(ex)
+	b.WriteString(`,"dimensions":{`)
+	for i, d := range declared(c, ref).Dimensions {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(quote(d.ID) + ":" + quote(calmLevel(s, ref, d.Levels)))
+	}
+	b.WriteString(`},"summary":"<one line: why these ratings>"}`)
+	return json.RawMessage(b.String())
+}
+
+// quote is s as a JSON string, without HTML escaping.
+func quote(s string) string {
+	return string(plainJSON(s))
 }
 
 // calmLevel is the last of levels no consequence of s on ref fires at.
