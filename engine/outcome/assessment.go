@@ -162,6 +162,9 @@ func rate(decl workflow.Assessment, a json.RawMessage, ptr string, multi bool) (
 
 // levelOf reads a rating: a level, or an object with one.
 func levelOf(raw json.RawMessage) (string, bool) {
+	if n := len(raw); n >= 2 && raw[0] == '"' && raw[n-1] == '"' && plainText(string(raw[1:n-1])) {
+		return string(raw[1 : n-1]), true
+	}
 	var level string
 	if json.Unmarshal(raw, &level) == nil {
 		return level, true
@@ -258,9 +261,24 @@ func AssessmentExample(c compile.Compiled, s *compile.Step, ref workflow.Assessm
 	return json.RawMessage(b.String())
 }
 
-// quote is s as a JSON string, without HTML escaping.
+// quote is s as a JSON string, without HTML escaping. Ids and levels are
+// plain text: those need no escape and skip the encoder.
 func quote(s string) string {
+	if plainText(s) {
+		return `"` + s + `"`
+	}
 	return string(plainJSON(s))
+}
+
+// plainText reports whether s is printable ASCII without a quote or a
+// backslash: the same in a JSON string.
+func plainText(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' {
+			return false
+		}
+	}
+	return true
 }
 
 // calmLevel is the last of levels no consequence of s on ref fires at.
