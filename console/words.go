@@ -40,11 +40,11 @@ func gapReasonText(r event.GapReason) string {
 	case event.GapWorkflowDivergence:
 		return "the agent left the workflow's path"
 	case event.GapNotesMissing:
-		return "the step's required notes are missing"
+		return "the step's notes are missing"
 	case event.GapNotesCriteriaUnmet:
-		return "the step's notes miss its criteria"
+		return "the notes miss what the step asks of them"
 	case event.GapAssessmentFollowup:
-		return "an assessment asked for a follow-up that was not done"
+		return "an assessment asked for a follow-up"
 	}
 	return string(r)
 }

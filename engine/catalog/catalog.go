@@ -68,6 +68,7 @@ type Entry struct {
 type Notice struct {
 	Code    event.NoticeCode `json:"code"`
 	Message string           `json:"message"`
+	Pointer string           `json:"pointer,omitempty"`
 	Suggest string           `json:"suggestedId,omitempty"`
 }
 
@@ -198,7 +199,7 @@ func Load(b []byte, src Source, file string) (Entry, workflow.Problems) {
 	e := Entry{Source: src, File: file, Text: b, Compiled: c, IDStatus: status}
 	if status == workflow.Legacy {
 		s := SuggestedID(w.ID, src.Kind)
-		e.Warnings = append(e.Warnings, Notice{Code: event.NoticeLegacyWorkflowID, Suggest: string(s),
+		e.Warnings = append(e.Warnings, Notice{Code: event.NoticeLegacyWorkflowID, Pointer: "/id", Suggest: string(s),
 			Message: fmt.Sprintf("workflow id %q has no namespace; it still runs, but rename it to %q", w.ID, s)})
 	}
 	return e, nil

@@ -84,6 +84,7 @@ func TestLoadIDRules(t *testing.T) {
 			if tc.suggest != "" {
 				want = []catalog.Notice{{
 					Code:    event.NoticeLegacyWorkflowID,
+					Pointer: "/id",
 					Suggest: tc.suggest,
 					Message: fmt.Sprintf("workflow id %q has no namespace; it still runs, but rename it to %q", tc.id, tc.suggest),
 				}}

@@ -179,9 +179,10 @@ func preferIn(list []Node, caps []string) []Node {
 }
 
 // resolveContracts copies into the workflow every contract pack its steps
-// reference (and the divergence pack when that feature is on), so the
-// pinned copy carries the exact schemas it was compiled with.
-func resolveContracts(w Workflow, _ workflow.Workflow) (Workflow, error) {
+// reference (and the divergence pack when that feature is on), WorkRail's
+// or declared by the workflow, so the pinned copy carries the exact
+// schemas it was compiled with.
+func resolveContracts(w Workflow, src workflow.Workflow) (Workflow, error) {
 	used := map[workflow.ContractRef]bool{}
 	Walk(w.Steps, func(n Node) {
 		if n.Step != nil && n.Step.Output != nil && n.Step.Output.ContractRef != "" {
@@ -204,6 +205,9 @@ func resolveContracts(w Workflow, _ workflow.Workflow) (Workflow, error) {
 	w.Contracts = map[workflow.ContractRef]ContractPack{}
 	for _, r := range refs {
 		pack, ok := Pack(workflow.ContractRef(r))
+		if d, declared := src.Contracts[workflow.ContractRef(r)]; declared {
+			pack, ok = ContractPack{Description: d.Description, Schema: d.Schema, Example: d.Example, Kinds: d.Kinds}, true
+		}
 		if !ok {
 			return w, fmt.Errorf("compile: unknown contract pack %q", r)
 		}

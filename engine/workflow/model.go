@@ -93,6 +93,9 @@ const (
 	NotesRequired NotesPolicy = "required"
 )
 
+// NotesPolicies lists every notes policy, the default first.
+func NotesPolicies() []NotesPolicy { return []NotesPolicy{NotesOptional, NotesRequired} }
+
 // ResolveFrom is the closed set of places a reference's path is read from.
 type ResolveFrom string
 
@@ -169,6 +172,9 @@ type EffectKind string
 const (
 	RequireFollowup EffectKind = "require_followup"
 )
+
+// EffectKinds lists every consequence effect.
+func EffectKinds() []EffectKind { return []EffectKind{RequireFollowup} }
 
 // Effect is what a fired consequence does.
 type Effect struct {
@@ -302,6 +308,10 @@ type Step struct {
 	ValidationCriteria     []Criterion          `json:"validationCriteria,omitempty"`
 	NotesOptional          bool                 `json:"notesOptional,omitempty"`
 	ParallelDelegations    []ParallelDelegation `json:"parallelDelegations,omitempty"`
+	// FunctionDefinitions visible to this step only (its
+	// functionReferences look here, then in enclosing loops, then in the
+	// workflow's).
+	FunctionDefinitions []FunctionDef `json:"functionDefinitions,omitempty"`
 }
 
 // Confirmation says whether a step asks the user to confirm before the
@@ -352,6 +362,11 @@ const (
 	CriterionLength   CriterionType = "length"
 )
 
+// CriterionTypes lists every notes check.
+func CriterionTypes() []CriterionType {
+	return []CriterionType{CriterionContains, CriterionRegex, CriterionLength}
+}
+
 // Criterion is one check of a step's notes, or a combination of checks:
 // exactly one of type, and, or, not. A check with a condition applies
 // only when the condition holds.
@@ -392,7 +407,9 @@ type PromptBlocks struct {
 	Verify         []string `json:"verify,omitempty"`
 }
 
-// TemplateCall expands a builtin template into the step.
+// TemplateCall expands a builtin template (an id from Templates()) or a
+// routine (a kind "routine" workflow, named by its workflow id) into the
+// step.
 type TemplateCall struct {
 	ID   string         `json:"id"`
 	Args map[string]any `json:"args,omitempty"`
@@ -466,6 +483,14 @@ const (
 	ForEach LoopKind = "forEach"
 )
 
+// LoopKinds lists every loop kind.
+func LoopKinds() []LoopKind { return []LoopKind{While, Until, For, ForEach} }
+
+// LoopVariables lists the keys of a forEach loop's spec that name a
+// variable its body reads: the item, its 0-based index, the 1-based
+// iteration.
+func LoopVariables() []string { return []string{"as", "indexVar", "iterationVar"} }
+
 // MaxLoopIterations bounds every loop's maxIterations.
 const MaxLoopIterations = 100
 
@@ -476,6 +501,8 @@ type Loop struct {
 	Loop         LoopSpec   `json:"loop"`
 	Body         []Node     `json:"body"`
 	RunCondition *Condition `json:"runCondition,omitempty"`
+	// FunctionDefinitions visible to the body's steps.
+	FunctionDefinitions []FunctionDef `json:"functionDefinitions,omitempty"`
 }
 
 // LoopSpec says how a loop repeats. Exactly the fields of its kind are set:

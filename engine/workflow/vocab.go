@@ -33,6 +33,15 @@ const (
 	// ContractAssessment names what a step with assessmentRefs requires:
 	// wr.assessment artifacts rating the referenced dimensions.
 	ContractAssessment ContractRef = "wr.contracts.assessment"
+
+	// Handoff and verdict contracts: what one workflow hands the next, or
+	// a review's verdict. Each also accepts a short artifact kind
+	// (wr.coding_handoff, …) listed in its pack's Kinds.
+	ContractCodingHandoff          ContractRef = "wr.contracts.coding_handoff"
+	ContractReviewVerdict          ContractRef = "wr.contracts.review_verdict"
+	ContractDiscoveryHandoff       ContractRef = "wr.contracts.discovery_handoff"
+	ContractShapingHandoff         ContractRef = "wr.contracts.shaping_handoff"
+	ContractDifferentiationHandoff ContractRef = "wr.contracts.differentiation_handoff"
 )
 
 // AssessmentKind is the artifact kind that carries an assessment.
@@ -40,7 +49,8 @@ const AssessmentKind = "wr.assessment"
 
 // Contracts lists every contract pack.
 func Contracts() []ContractRef {
-	return []ContractRef{ContractCapabilityObservation, ContractWorkflowDivergence, ContractLoopControl, ContractGaps}
+	return []ContractRef{ContractCapabilityObservation, ContractWorkflowDivergence, ContractLoopControl, ContractGaps,
+		ContractCodingHandoff, ContractReviewVerdict, ContractDiscoveryHandoff, ContractShapingHandoff, ContractDifferentiationHandoff}
 }
 
 func oneOf[T ~string](v T, set []T) bool {
