@@ -16,11 +16,9 @@ import (
 
 	"github.com/workrail/workrail/engine"
 	"github.com/workrail/workrail/engine/catalog"
-	"github.com/workrail/workrail/engine/compile"
 	"github.com/workrail/workrail/engine/outcome"
 	"github.com/workrail/workrail/engine/protocol"
 	"github.com/workrail/workrail/engine/token"
-	"github.com/workrail/workrail/engine/workflow"
 )
 
 // Ring returns a key ring with one fixed key (id 1): tokens minted with it
@@ -152,77 +150,4 @@ func Long(tb testing.TB, n int) Workflows {
 	}
 	src := `{"id":"wr.long","name":"Long","description":"benchmark","version":"1","steps":[` + strings.Join(steps, ",") + `]}`
 	return Catalog(tb, fstest.MapFS{"wr.long.json": {Data: []byte(src)}})
-}
-
-// StepKind is what each step of a Constructs workflow exercises.
-type StepKind string
-
-// Step kinds of Constructs.
-const (
-	PlainSteps      StepKind = "plain"
-	FragmentSteps   StepKind = "fragment"
-	AssessmentSteps StepKind = "assessment"
-	LoopSteps       StepKind = "loop"
-)
-
-// Constructs is a catalog holding wr.long-<kind>: a workflow whose run
-// takes 20 advances, each through a step of one kind, for comparing what
-// an advance costs through each (runs of the same length: a session's
-// length weighs on every advance). Plain steps are Long's; fragment steps
-// carry {{var}} references and three fragments, two conditional;
-// assessment steps require a wr.assessment with a consequence (the
-// example nextCall carries passes); the loop step sits in one of four
-// forEach loops over five items, with a condition and references reading
-// the loop variables. Start it with the context Inputs.
-func Constructs(tb testing.TB, kind StepKind) Workflows {
-	tb.Helper()
-	n := 20
-	if kind == LoopSteps {
-		n = 4
-	}
-	steps := make([]string, n)
-	for i := range steps {
-		switch kind {
-		case FragmentSteps:
-			steps[i] = fmt.Sprintf(`{"id":"s%d","title":"Step %d at {{depth}}","prompt":"Do step %d of the benchmark workflow at {{depth}} depth.\n\n- Check the result.",
-				"promptFragments":[{"id":"deep","when":{"var":"depth","equals":"deep"},"text":"Read {{target}} closely."},
-				{"id":"quick","when":{"var":"depth","equals":"quick"},"text":"Skim."},{"id":"always","text":"Cite what you read."}]}`, i, i, i)
-		case AssessmentSteps:
-			steps[i] = fmt.Sprintf(`{"id":"s%d","title":"Step %d","prompt":"Do step %d of the benchmark workflow.\n\n- Check the result.","assessmentRefs":["quality"],
-				"assessmentConsequences":[{"when":{"anyEqualsLevel":"low"},"effect":{"kind":"require_followup","guidance":"Redo it."}}]}`, i, i, i)
-		case LoopSteps:
-			steps[i] = fmt.Sprintf(`{"id":"l%d","title":"Loop %d","loop":{"kind":"forEach","over":"items","as":"it","indexVar":"i","maxIterations":5},"body":[
-				{"id":"s%d","title":"Item {{i}}: {{it}}","prompt":"Do item {{it}} ({{currentIteration}}).\n\n- Check the result.","runCondition":{"var":"i","gte":0}}]}`, i, i, i)
-		default:
-			steps[i] = fmt.Sprintf(`{"id":"s%d","title":"Step %d","prompt":"Do step %d of the benchmark workflow.\n\n- Check the result."}`, i, i, i)
-		}
-	}
-	// Every kind declares (and is started with) the same context, so the
-	// snapshots are alike.
-	extra := `"context":[{"name":"depth","type":"string","description":"d"},{"name":"target","type":"string","description":"t"},{"name":"items","type":"array","description":"i"}],`
-	if kind == AssessmentSteps {
-		extra += `"assessments":[{"id":"quality","purpose":"How good.","dimensions":[{"id":"depth","purpose":"d","levels":["low","high"]},{"id":"care","purpose":"c","levels":["low","high"]}]}],`
-	}
-	src := `{"id":"wr.long-` + string(kind) + `","name":"Long","description":"benchmark","version":"1",` + extra + `"steps":[` + strings.Join(steps, ",") + `]}`
-	var w workflow.Workflow
-	if err := json.Unmarshal([]byte(src), &w); err != nil {
-		tb.Fatal(err)
-	}
-	c, err := compile.Compile(w)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	e := catalog.Entry{Source: catalog.Source{Kind: catalog.Bundled}, File: "wr.long.json", Text: []byte(src), Compiled: c}
-	return Workflows{cat: catalog.New([]catalog.Entry{e}, nil)}
-}
-
-// Payload is the output every advance of a Constructs benchmark sends,
-// whatever the kind, so that what differs is the work each kind's rules
-// do and not the bytes stored: notes and the assessment its assessment
-// steps require (a plain step keeps it as an artifact it does not read).
-var Payload = json.RawMessage(`{"notesMarkdown":"Did the step.","artifacts":[{"kind":"wr.assessment","dimensions":{"care":"high","depth":"high"},"summary":"fine"}]}`)
-
-// Inputs is the start context of every Constructs workflow.
-func Inputs() map[string]any {
-	return map[string]any{"depth": "deep", "target": "engine/run", "items": []any{"a", "b", "c", "d", "e"}}
 }
