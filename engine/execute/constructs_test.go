@@ -9,39 +9,18 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/workrail/workrail/engine/catalog"
-	"github.com/workrail/workrail/engine/compile"
 	"github.com/workrail/workrail/engine/event"
 	"github.com/workrail/workrail/engine/execute"
+	"github.com/workrail/workrail/engine/execute/executetest"
 	"github.com/workrail/workrail/engine/protocol"
-	"github.com/workrail/workrail/engine/workflow"
 )
-
-// fixedCatalog serves compiled workflows whatever the workspace.
-type fixedCatalog struct{ cat *catalog.Catalog }
-
-func (f fixedCatalog) Catalog(string) *catalog.Catalog { return f.cat }
 
 // constructs is testdata/workflows/constructs.json, a canonical workflow
 // with one step or loop per construct decided at render or at advance,
-// compiled from its model (the checker's rules for these constructs are
-// tested with the checker).
+// loaded as the daemon loads a file (strict reader, checker, compiler).
 func constructs(tb testing.TB) execute.Workflows {
 	tb.Helper()
-	src, err := os.ReadFile(filepath.Join("testdata", "workflows", "constructs.json"))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	var w workflow.Workflow
-	if err := json.Unmarshal(src, &w); err != nil {
-		tb.Fatal(err)
-	}
-	c, err := compile.Compile(w)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	e := catalog.Entry{Source: catalog.Source{Kind: catalog.Bundled}, File: "constructs.json", Text: src, Compiled: c}
-	return fixedCatalog{cat: catalog.New([]catalog.Entry{e}, nil)}
+	return executetest.Catalog(tb, os.DirFS(filepath.Join("testdata", "workflows")))
 }
 
 // tokensOf returns the arguments that continue from a step or blocked
@@ -74,7 +53,7 @@ const (
 // chosen context, the criteria before and after they fail, the
 // assessment's requirements and its follow-up, loop variables, the
 // condition-less loop stopped by a wr.loop_control artifact, and the
-// delegations. Every blocked answer replays byte for byte.
+// delegations. Every answer, blocked or not, replays byte for byte.
 func TestConstructsGolden(t *testing.T) {
 	r := newRig(t, constructs(t))
 	var got bytes.Buffer
@@ -88,14 +67,12 @@ func TestConstructsGolden(t *testing.T) {
 		args := tokensOf(t, from, output)
 		res, first := r.call(t, "continue", args)
 		show(label, res)
-		if _, blocked := res.(protocol.BlockedResult); blocked {
-			if _, again := r.call(t, "continue", args); !bytes.Equal(first, again) {
-				t.Fatalf("%s: the replay of a blocked attempt differs:\n%s\n%s", label, first, again)
-			}
+		if _, again := r.call(t, "continue", args); !bytes.Equal(first, again) {
+			t.Fatalf("%s: the replay differs:\n%s\n%s", label, first, again)
 		}
 		return res
 	}
-	res, _ := r.call(t, "start", map[string]any{"workflowId": "user.constructs",
+	res, _ := r.call(t, "start", map[string]any{"workflowId": "wr.constructs",
 		"context": map[string]any{"depth": " DEEP ", "risky": "yes", "slices": []any{map[string]any{"name": "auth"}, map[string]any{"name": "api"}}}})
 	show("start", res)
 	if !res.(protocol.StepResult).Pending.RequireConfirmation {
@@ -122,7 +99,7 @@ func TestConstructsGolden(t *testing.T) {
 // the agent did not do are critical gaps, and the run advances.
 func TestConstructsNeverStop(t *testing.T) {
 	r := newRig(t, constructs(t))
-	res, _ := r.call(t, "start", map[string]any{"workflowId": "user.constructs", "mode": "wr.modes.full_auto_never_stop",
+	res, _ := r.call(t, "start", map[string]any{"workflowId": "wr.constructs", "mode": "wr.modes.full_auto_never_stop",
 		"context": map[string]any{"depth": "quick", "slices": []any{map[string]any{"name": "auth"}}}})
 	var reasons []string
 	for _, out := range []string{`{"notesMarkdown":"no plan header"}`, `{"artifacts":[` + unclearScope + `]}`, `{}`} {
@@ -148,7 +125,7 @@ func TestConstructsNeverStop(t *testing.T) {
 // nothing is recorded, and the same ackToken with the array goes on.
 func TestConstructsRequiredItems(t *testing.T) {
 	r := newRig(t, constructs(t))
-	res, _ := r.call(t, "start", map[string]any{"workflowId": "user.constructs", "context": map[string]any{"depth": "quick"}})
+	res, _ := r.call(t, "start", map[string]any{"workflowId": "wr.constructs", "context": map[string]any{"depth": "quick"}})
 	res, _ = r.call(t, "continue", tokensOf(t, res, `{"notesMarkdown":"Plan: one slice."}`))
 	sid := res.(protocol.StepResult).Session.SessionID
 	before := len(r.events(t, sid))

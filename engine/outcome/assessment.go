@@ -162,6 +162,9 @@ func rate(decl workflow.Assessment, a json.RawMessage, ptr string, multi bool) (
 
 // levelOf reads a rating: a level, or an object with one.
 func levelOf(raw json.RawMessage) (string, bool) {
+	if n := len(raw); n >= 2 && raw[0] == '"' && raw[n-1] == '"' && plainText(string(raw[1:n-1])) {
+		return string(raw[1 : n-1]), true
+	}
 	var level string
 	if json.Unmarshal(raw, &level) == nil {
 		return level, true
@@ -239,16 +242,43 @@ func fired(c compile.Compiled, s *compile.Step, q workflow.Consequence, ratings 
 // AssessmentExample is a wr.assessment artifact for assessment ref at
 // step s: every dimension rated with its last level that fires none of the
 // step's consequences, so an agent that copies it as is is not sent back.
+// Keys in reading order: kind, assessmentId (when the step rates several),
+// dimensions as declared, summary.
 func AssessmentExample(c compile.Compiled, s *compile.Step, ref workflow.AssessmentID) json.RawMessage {
-	dims := map[string]string{}
-	for _, d := range declared(c, ref).Dimensions {
-		dims[d.ID] = calmLevel(s, ref, d.Levels)
-	}
-	ex := map[string]any{"kind": workflow.AssessmentKind, "dimensions": dims, "summary": "<one line: why these ratings>"}
+	var b strings.Builder
+	b.WriteString(`{"kind":"` + workflow.AssessmentKind + `"`)
 	if len(s.AssessmentRefs) > 1 {
-		ex["assessmentId"] = ref
+		b.WriteString(`,"assessmentId":` + quote(string(ref)))
 	}
-	return plainJSON(ex)
+	b.WriteString(`,"dimensions":{`)
+	for i, d := range declared(c, ref).Dimensions {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(quote(d.ID) + ":" + quote(calmLevel(s, ref, d.Levels)))
+	}
+	b.WriteString(`},"summary":"<one line: why these ratings>"}`)
+	return json.RawMessage(b.String())
+}
+
+// quote is s as a JSON string, without HTML escaping. Ids and levels are
+// plain text: those need no escape and skip the encoder.
+func quote(s string) string {
+	if plainText(s) {
+		return `"` + s + `"`
+	}
+	return string(plainJSON(s))
+}
+
+// plainText reports whether s is printable ASCII without a quote or a
+// backslash: the same in a JSON string.
+func plainText(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' {
+			return false
+		}
+	}
+	return true
 }
 
 // calmLevel is the last of levels no consequence of s on ref fires at.

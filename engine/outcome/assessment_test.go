@@ -94,8 +94,8 @@ func TestAssessmentFollowupAndExamples(t *testing.T) {
 		t.Fatalf("gaps %+v", g)
 	}
 	examples := outcome.AssessmentExamples(c, two)
-	if got := string(examples[0]) + " " + string(examples[1]); got != `{"assessmentId":"quality","dimensions":{"clarity":"clear","coverage":"high"},"kind":"wr.assessment","summary":"<one line: why these ratings>"} `+
-		`{"assessmentId":"risk","dimensions":{"blast":"Low"},"kind":"wr.assessment","summary":"<one line: why these ratings>"}` {
+	if got := string(examples[0]) + " " + string(examples[1]); got != `{"kind":"wr.assessment","assessmentId":"quality","dimensions":{"coverage":"high","clarity":"clear"},"summary":"<one line: why these ratings>"} `+
+		`{"kind":"wr.assessment","assessmentId":"risk","dimensions":{"blast":"Low"},"summary":"<one line: why these ratings>"}` {
 		t.Fatalf("examples %s", got)
 	}
 	sent := make([]string, len(examples))

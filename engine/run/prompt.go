@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -125,31 +124,68 @@ func delegationInputs(d workflow.ParallelDelegation, scope map[string]any) strin
 	return plain(in)
 }
 
-// reference is a {{var}} or {{var.path}} reference; {{wr.…}} is WorkRail's
-// own and left alone.
-var reference = regexp.MustCompile(`\{\{\s*([A-Za-z_][A-Za-z0-9_-]*(?:\.[A-Za-z0-9_-]+)*)\s*\}\}`)
-
-// Substitute replaces each {{var}} / {{var.path}} in text with the value
-// scope holds there (a string as is, anything else as compact JSON), or
-// with a visible [unset: var] marker.
+// Substitute replaces each {{var}} / {{var.path}} in text (a name of
+// letters, digits, _ and -, not starting with a digit, then .-separated
+// parts) with the value scope holds there: a string as is, anything else
+// as compact JSON; an unset one with a visible [unset: var] marker.
+// {{wr.…}} is WorkRail's own and left alone, as is anything else between
+// braces.
 func Substitute(text string, scope map[string]any) string {
 	if !strings.Contains(text, "{{") {
 		return text
 	}
-	return reference.ReplaceAllStringFunc(text, func(m string) string {
-		path := reference.FindStringSubmatch(m)[1]
-		if strings.HasPrefix(path, "wr.") {
-			return m
+	var b strings.Builder
+	for {
+		open := strings.Index(text, "{{")
+		if open < 0 {
+			break
 		}
-		v, ok := lookup(scope, path)
-		if !ok {
-			return unsetMarker(path)
+		end := strings.Index(text[open+2:], "}}")
+		if end < 0 {
+			break
 		}
-		if s, ok := v.(string); ok {
-			return s
+		path := strings.TrimSpace(text[open+2 : open+2+end])
+		b.WriteString(text[:open])
+		if isPath(path) && !strings.HasPrefix(path, "wr.") {
+			b.WriteString(valueText(scope, path))
+		} else {
+			b.WriteString(text[open : open+4+end])
 		}
-		return plain(v)
-	})
+		text = text[open+4+end:]
+	}
+	b.WriteString(text)
+	return b.String()
+}
+
+// isPath reports whether p is a reference: dot-separated parts of letters,
+// digits, _ and -, the first starting with a letter or _.
+func isPath(p string) bool {
+	if p == "" || p[0] >= '0' && p[0] <= '9' || p[0] == '-' {
+		return false
+	}
+	for _, part := range strings.Split(p, ".") {
+		if part == "" {
+			return false
+		}
+		for _, c := range part {
+			if !(c == '_' || c == '-' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// valueText is what a reference to path shows.
+func valueText(scope map[string]any, path string) string {
+	v, ok := lookup(scope, path)
+	if !ok {
+		return unsetMarker(path)
+	}
+	if s, ok := v.(string); ok {
+		return s
+	}
+	return plain(v)
 }
 
 // lookup follows a dotted path through objects (and array indexes).

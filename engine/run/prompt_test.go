@@ -62,7 +62,7 @@ func TestRender(t *testing.T) {
 			"assessmentConsequences":[{"when":{"anyEqualsLevel":"low"},"effect":{"kind":"require_followup","guidance":"Add tests."}}]}`,
 			title: "A", prompt: "p\n\nAssessment: add to output.artifacts one wr.assessment artifact, rating every dimension with exactly one of its levels:\n" +
 				"- quality: How good the work is.\n  - coverage: Tests cover the change. Levels: low | high\n" +
-				`Example: {"dimensions":{"coverage":"high"},"kind":"wr.assessment","summary":"<one line: why these ratings>"}` + "\n" +
+				`Example: {"kind":"wr.assessment","dimensions":{"coverage":"high"},"summary":"<one line: why these ratings>"}` + "\n" +
 				"Rate honestly: some ratings keep this step pending for a follow-up."},
 		{name: "delegations whose conditions hold", step: `{"id":"a","title":"A","notesOptional":true,"parallelDelegations":[
 			{"workflowId":"wr.routine-review","goal":"Review the {{depth}} way","contextMapping":{"mode":"depth","owner":"nobody"},"args":{"family":"security"},"allowedTools":["read","grep"]},
