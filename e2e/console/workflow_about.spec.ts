@@ -35,10 +35,22 @@ const rich = JSON.stringify({
   assessments: [{ id: 'readiness', purpose: 'Is the plan ready?', dimensions: [
     { id: 'clarity', purpose: 'Could another follow it?', levels: ['low', 'medium', 'high'] },
   ] }],
+  contracts: {
+    'user.e2e_plan': {
+      description: 'The plan in brief.',
+      kinds: ['user.e2e_plan_v1'],
+      schema: { type: 'object', required: ['kind', 'steps'], properties: {
+        kind: { enum: ['user.e2e_plan', 'user.e2e_plan_v1'] },
+        steps: { type: 'array', items: { type: 'string' }, description: 'The steps, in order.' },
+      } },
+      example: { kind: 'user.e2e_plan', steps: ['Rename the key'] },
+    },
+  },
   notes: 'required',
   steps: [
     { id: 'plan', title: 'Plan', prompt: 'Write the plan.', assessmentRefs: ['readiness'] },
     { id: 'gaps', title: 'Gaps', prompt: 'Say what is missing.', output: { contractRef: 'wr.contracts.gaps' } },
+    { id: 'sum', title: 'Sum up', prompt: 'Sum the plan up.', output: { contractRef: 'user.e2e_plan' } },
   ],
 }, null, 2) + '\n';
 
@@ -68,6 +80,12 @@ test('a workflow page shows its metadata, its contracts as tables and its assess
     await expect(gaps.locator('[data-testid="contract-field"][data-field="gaps"] td').nth(1)).toHaveText('array of object');
     await gaps.getByText('Example').click();
     await expect(gaps.getByTestId('contract-example')).toContainText('"kind": "wr.contracts.gaps"');
+
+    const plan = page.locator('[data-testid="contract"][data-ref="user.e2e_plan"]');
+    await expect(plan).toContainText('declared by this workflow');
+    await expect(plan.getByTestId('contract-kind')).toHaveText(['user.e2e_plan', 'user.e2e_plan_v1']);
+    await expect(plan.locator('[data-testid="contract-field"][data-field="steps"] td'))
+      .toHaveText(['steps', 'array of string', 'required', 'The steps, in order.']);
 
     const clarity = page.locator('[data-testid="dimension"][data-dimension="clarity"]');
     await expect(clarity.locator('td')).toHaveText(['clarity', 'low · medium · high', 'Could another follow it?']);
