@@ -1,6 +1,7 @@
 package console_test
 
 import (
+	"context"
 	"io/fs"
 	"net/http"
 	"net/http/httptest"
@@ -59,7 +60,7 @@ func newDesk(t *testing.T) desk {
 	}
 	st := memstore.New()
 	x := execute.New(st, executetest.Ring(t), reg, workflow.Preferences{}, executetest.Clock, t.Logf)
-	if _, ok := x.Start([]byte(`{"workflowId":"wr.hello","workspacePath":` + strconv.Quote(d.ws) + `}`)).(protocol.StepResult); !ok {
+	if _, ok := x.Start(context.Background(), []byte(`{"workflowId":"wr.hello","workspacePath":`+strconv.Quote(d.ws)+`}`)).(protocol.StepResult); !ok {
 		t.Fatal("start failed")
 	}
 	clock := func() time.Time { return time.Date(2026, 3, 4, 5, 6, 7, 0, time.UTC) }

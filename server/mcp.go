@@ -14,17 +14,18 @@ import (
 )
 
 // Tools is what the MCP handlers call: the use cases, one per tool, each
-// taking the raw arguments and answering with a result.
+// taking the call's context (it ends when the client goes away) and the
+// raw arguments, and answering with a result.
 type Tools interface {
-	List(raw []byte) protocol.Result
-	Inspect(raw []byte) protocol.Result
+	List(ctx context.Context, raw []byte) protocol.Result
+	Inspect(ctx context.Context, raw []byte) protocol.Result
 	// StartFrom and StartSessionFrom also take the folder the client runs
 	// in (a shim's working folder; empty over plain HTTP).
-	StartFrom(raw []byte, workdir string) protocol.Result
-	Continue(raw []byte) protocol.Result
-	Checkpoint(raw []byte) protocol.Result
-	StartSessionFrom(raw []byte, workdir string) protocol.Result
-	ResumeSession(raw []byte) protocol.Result
+	StartFrom(ctx context.Context, raw []byte, workdir string) protocol.Result
+	Continue(ctx context.Context, raw []byte) protocol.Result
+	Checkpoint(ctx context.Context, raw []byte) protocol.Result
+	StartSessionFrom(ctx context.Context, raw []byte, workdir string) protocol.Result
+	ResumeSession(ctx context.Context, raw []byte) protocol.Result
 }
 
 // NewMCPServer builds the MCP server whose tools run on t, serving only
@@ -33,7 +34,7 @@ type Tools interface {
 // one line in log.
 func NewMCPServer(t Tools, features protocol.Features, version string, log *slog.Logger) *mcpserver.MCPServer {
 	s := mcpserver.NewMCPServer("workrail", version, mcpserver.WithToolCapabilities(false), mcpserver.WithRecovery())
-	run := map[protocol.ToolName]func(raw []byte, workdir string) protocol.Result{
+	run := map[protocol.ToolName]func(ctx context.Context, raw []byte, workdir string) protocol.Result{
 		protocol.ToolList: anywhere(t.List), protocol.ToolInspect: anywhere(t.Inspect), protocol.ToolStart: t.StartFrom,
 		protocol.ToolContinue: anywhere(t.Continue), protocol.ToolCheckpoint: anywhere(t.Checkpoint),
 		protocol.ToolStartSession: t.StartSessionFrom, protocol.ToolResume: anywhere(t.ResumeSession),
@@ -46,7 +47,7 @@ func NewMCPServer(t Tools, features protocol.Features, version string, log *slog
 		s.AddTool(tool(spec), func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			start := time.Now()
 			defer logPanic(ctx, log, spec.Name, start)
-			r := call(rawArgs(req), req.Header.Get(home.WorkdirHeader))
+			r := call(ctx, rawArgs(req), req.Header.Get(home.WorkdirHeader))
 			logCall(ctx, log, spec.Name, r, time.Since(start))
 			return toolResult(r), nil
 		})
@@ -55,8 +56,8 @@ func NewMCPServer(t Tools, features protocol.Features, version string, log *slog
 }
 
 // anywhere adapts a use case that does not read the client's folder.
-func anywhere(uc func([]byte) protocol.Result) func([]byte, string) protocol.Result {
-	return func(raw []byte, _ string) protocol.Result { return uc(raw) }
+func anywhere(uc func(context.Context, []byte) protocol.Result) func(context.Context, []byte, string) protocol.Result {
+	return func(ctx context.Context, raw []byte, _ string) protocol.Result { return uc(ctx, raw) }
 }
 
 // logCall writes a tool call's line: the tool, the session when the

@@ -32,10 +32,10 @@ type heldList struct {
 	entered, release chan struct{}
 }
 
-func (h heldList) List(raw []byte) protocol.Result {
+func (h heldList) List(ctx context.Context, raw []byte) protocol.Result {
 	h.entered <- struct{}{}
 	<-h.release
-	return h.Tools.List(raw)
+	return h.Tools.List(ctx, raw)
 }
 
 // tempHome is a home folder whose socket path fits in sun_path.

@@ -134,6 +134,10 @@ type StepResult struct {
 	Checkpoint *Checkpointed `json:"checkpoint,omitempty"`
 	NextCall   NextCall      `json:"nextCall"`
 	Warnings   []Warning     `json:"warnings"`
+	// Rules (the workflow's metaGuidance) and References: at start and
+	// on rehydrate, when the workflow has them.
+	Rules      []string             `json:"workflowRules,omitempty"`
+	References []workflow.Reference `json:"references,omitempty"`
 }
 
 // Progress says which top-level part of the workflow the pending step is

@@ -32,7 +32,8 @@ func object(props obj, required ...string) obj {
 }
 
 var blockerCodes = []event.BlockerCode{event.BlockUserOnlyDependency, event.BlockMissingRequiredOutput, event.BlockInvalidRequiredOutput,
-	event.BlockRequiredCapabilityUnknown, event.BlockRequiredCapabilityUnavailable, event.BlockInvariantViolation, event.BlockStorageCorruptionDetected}
+	event.BlockRequiredCapabilityUnknown, event.BlockRequiredCapabilityUnavailable, event.BlockInvariantViolation, event.BlockStorageCorruptionDetected,
+	event.BlockMissingRequiredNotes, event.BlockNotesCriteriaUnmet, event.BlockAssessmentFollowupRequired}
 
 // defs are the shared definitions of every output schema.
 func defs() obj {
@@ -64,7 +65,8 @@ func defs() obj {
 			"checkpointToken": str(), "isComplete": constant2(false), "session": ref("session"), "workflow": ref("workflow"),
 			"preferences": ref("preferences"), "progress": obj{"type": "object"}, "gapsRecorded": array(obj{"type": "object"}),
 			"recap": obj{"type": "object"}, "fork": obj{"type": "object"}, "skipped": array(obj{"type": "object"}),
-			"checkpoint": object(obj{"nodeId": str()}, "nodeId"), "nextCall": ref("nextCall"), "warnings": ref("warnings")},
+			"checkpoint": object(obj{"nodeId": str()}, "nodeId"), "nextCall": ref("nextCall"), "warnings": ref("warnings"),
+			"workflowRules": array(str()), "references": array(object(obj{"id": str(), "title": str(), "source": str(), "purpose": str()}, "id", "title", "source"))},
 			"kind", "text", "pending", "stateToken", "ackToken", "checkpointToken", "isComplete", "session", "workflow", "preferences", "nextCall", "warnings"),
 		"blocked": object(obj{"kind": constant("blocked"), "text": str(), "blockers": obj{"type": "array", "items": ref("blocker"), "minItems": 1, "maxItems": outcome.MaxBlockers},
 			"pending": ref("pending"), "stateToken": str(), "ackToken": str(), "checkpointToken": str(), "isComplete": constant2(false),
