@@ -159,3 +159,32 @@ test('the builtins panel lists every kind from the catalog, with what each takes
     fs.rmSync(file, { force: true });
   }
 });
+
+test('typing a quoted name in the editor offers the builtins that start with it, from the catalog', async ({ page }) => {
+  const file = write('e2e_about.json', rich);
+  try {
+    await page.goto('/workflows/user.e2e_about/edit');
+    const text = page.locator('#text');
+    const v = await text.inputValue();
+    const at = v.indexOf('wr.contracts.gaps');
+    await text.evaluate((t: HTMLTextAreaElement, [a, b]) => { t.focus(); t.setSelectionRange(a, b); }, [at, at + 'wr.contracts.gaps'.length]);
+    await page.keyboard.type('wr.contracts.re');
+    const list = page.getByRole('listbox', { name: 'Builtin names' });
+    await expect(list.getByRole('option')).toHaveText(['wr.contracts.review_verdict contract']);
+    await expect(text).toHaveAttribute('aria-activedescendant', 'completion-0');
+    await page.keyboard.press('Enter');
+    await expect(list).toBeHidden();
+    expect(await text.inputValue()).toContain('"contractRef": "wr.contracts.review_verdict"');
+
+    // A prefix of several: arrows move, Escape closes and leaves the text alone.
+    await page.keyboard.type('", "x": "wr.features.');
+    await expect(list.getByRole('option')).not.toHaveCount(0);
+    await page.keyboard.press('ArrowDown');
+    await expect(text).toHaveAttribute('aria-activedescendant', 'completion-1');
+    await page.keyboard.press('Escape');
+    await expect(list).toBeHidden();
+    expect(await text.inputValue()).toContain('"x": "wr.features."');
+  } finally {
+    fs.rmSync(file, { force: true });
+  }
+});
