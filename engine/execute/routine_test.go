@@ -1,6 +1,7 @@
 package execute_test
 
 import (
+	"context"
 	"testing"
 
 	"github.com/workrail/workrail/engine/protocol"
@@ -15,7 +16,7 @@ const routineWorkflow = `{"id":"wr.routine-double-check","kind":"routine","name"
 // completion like any workflow.
 func TestRoutinesAreListedWithTheirKindAndStartByID(t *testing.T) {
 	r := newRig(t, catalogOf(t, map[string]string{"wr.routine-double-check.json": routineWorkflow}))
-	list, ok := r.x.List(nil).(protocol.ListResult)
+	list, ok := r.x.List(context.Background(), nil).(protocol.ListResult)
 	if !ok || len(list.Workflows) != 1 || list.Workflows[0].Kind != workflow.KindRoutine {
 		t.Fatalf("list %+v; want the routine with kind routine", list.Workflows)
 	}
