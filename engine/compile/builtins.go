@@ -155,14 +155,6 @@ var featureDocs = map[workflow.FeatureID]builtinDoc{
 			string(workflow.ContractWorkflowDivergence) + " artifact, with a reason.",
 		snippet: `"` + string(workflow.FeatureDivergenceReporting) + `"`,
 	},
-	"wr.features.capabilities": {
-		description: "Every step reminds the agent which optional capabilities (delegation, web browsing) the workflow may use, and to say so when one is missing rather than guess.",
-		snippet:     `"wr.features.capabilities"`,
-	},
-	"wr.features.subagent_guidance": {
-		description: "Every step tells the agent how to hand a piece of work to a subagent: what to pass, what to ask back, and that it stays responsible for the result.",
-		snippet:     `"wr.features.subagent_guidance"`,
-	},
 	workflow.FeatureFinalReview: {
 		description: "Adds a last step that checks the run's work against the workflow's description: what is finished, what is not, what is at risk.",
 		snippet:     `"` + string(workflow.FeatureFinalReview) + `"`,
