@@ -79,6 +79,9 @@ func TestWorkflowPageLinksLoadWarningsToTheirLines(t *testing.T) {
 			t.Errorf("the source view lacks %s", want)
 		}
 	}
+	if _, list := getPath(t, h, "/workflows"); !strings.Contains(list, `<span class="badge drift" data-testid="warnings-badge">△ 1 load warning</span>`) {
+		t.Error("the workflows list does not count the file's load warnings")
+	}
 	_, compiled := getPath(t, h, "/workflows/old_flow?view=compiled")
 	if !strings.Contains(compiled, `<a href="/workflows/old_flow?view=source#L3" data-testid="warning-line">line 3</a>`) {
 		t.Error("the compiled view does not link the warning to the source line")
