@@ -41,6 +41,11 @@ func TestWorkflowPageShowsWhatTheWorkflowSays(t *testing.T) {
 			`data-testid="contract-field" data-field="kind"><td data-label="Field"><code>kind</code></td><td data-label="Type">always &#34;wr.contracts.gaps&#34;</td><td data-label="Required">required</td>`,
 			`data-field="gaps"><td data-label="Field"><code>gaps</code></td><td data-label="Type">array of object</td>`,
 			`data-testid="contract-example">{`,
+			`data-testid="contract" data-ref="user.plan_summary"`,
+			`<span class="badge">declared by this workflow</span>`,
+			`<code data-testid="contract-kind">user.plan_summary</code>, <code data-testid="contract-kind">user.plan</code>`,
+			`data-field="steps"><td data-label="Field"><code>steps</code></td><td data-label="Type">array of string</td><td data-label="Required">required</td><td data-label="Description">The plan&#39;s steps, in order.</td>`,
+			`data-field="risk"><td data-label="Field"><code>risk</code></td><td data-label="Type">string</td><td data-label="Required">optional</td>`,
 			`data-testid="dimension" data-dimension="clarity"`,
 			`low · medium · high`,
 			`<code>risk</code> <span class="meta">(optional)</span>`,
@@ -73,6 +78,9 @@ func TestWorkflowPageLinksLoadWarningsToTheirLines(t *testing.T) {
 		if !strings.Contains(source, want) {
 			t.Errorf("the source view lacks %s", want)
 		}
+	}
+	if _, list := getPath(t, h, "/workflows"); !strings.Contains(list, `<span class="badge drift" data-testid="warnings-badge">△ 1 load warning</span>`) {
+		t.Error("the workflows list does not count the file's load warnings")
 	}
 	_, compiled := getPath(t, h, "/workflows/old_flow?view=compiled")
 	if !strings.Contains(compiled, `<a href="/workflows/old_flow?view=source#L3" data-testid="warning-line">line 3</a>`) {

@@ -35,10 +35,22 @@ const rich = JSON.stringify({
   assessments: [{ id: 'readiness', purpose: 'Is the plan ready?', dimensions: [
     { id: 'clarity', purpose: 'Could another follow it?', levels: ['low', 'medium', 'high'] },
   ] }],
+  contracts: {
+    'user.e2e_plan': {
+      description: 'The plan in brief.',
+      kinds: ['user.e2e_plan_v1'],
+      schema: { type: 'object', required: ['kind', 'steps'], properties: {
+        kind: { enum: ['user.e2e_plan', 'user.e2e_plan_v1'] },
+        steps: { type: 'array', items: { type: 'string' }, description: 'The steps, in order.' },
+      } },
+      example: { kind: 'user.e2e_plan', steps: ['Rename the key'] },
+    },
+  },
   notes: 'required',
   steps: [
     { id: 'plan', title: 'Plan', prompt: 'Write the plan.', assessmentRefs: ['readiness'] },
     { id: 'gaps', title: 'Gaps', prompt: 'Say what is missing.', output: { contractRef: 'wr.contracts.gaps' } },
+    { id: 'sum', title: 'Sum up', prompt: 'Sum the plan up.', output: { contractRef: 'user.e2e_plan' } },
   ],
 }, null, 2) + '\n';
 
@@ -68,6 +80,12 @@ test('a workflow page shows its metadata, its contracts as tables and its assess
     await expect(gaps.locator('[data-testid="contract-field"][data-field="gaps"] td').nth(1)).toHaveText('array of object');
     await gaps.getByText('Example').click();
     await expect(gaps.getByTestId('contract-example')).toContainText('"kind": "wr.contracts.gaps"');
+
+    const plan = page.locator('[data-testid="contract"][data-ref="user.e2e_plan"]');
+    await expect(plan).toContainText('declared by this workflow');
+    await expect(plan.getByTestId('contract-kind')).toHaveText(['user.e2e_plan', 'user.e2e_plan_v1']);
+    await expect(plan.locator('[data-testid="contract-field"][data-field="steps"] td'))
+      .toHaveText(['steps', 'array of string', 'required', 'The steps, in order.']);
 
     const clarity = page.locator('[data-testid="dimension"][data-dimension="clarity"]');
     await expect(clarity.locator('td')).toHaveText(['clarity', 'low · medium · high', 'Could another follow it?']);
@@ -137,6 +155,35 @@ test('the builtins panel lists every kind from the catalog, with what each takes
     await expect(each.getByTestId('builtin-origin')).toHaveText('From WorkRail (engine/workflow/model.go).');
     await each.getByText('What it takes (JSON Schema)').click();
     await expect(each.getByTestId('builtin-schema')).toContainText('"itemsRequired"');
+  } finally {
+    fs.rmSync(file, { force: true });
+  }
+});
+
+test('typing a quoted name in the editor offers the builtins that start with it, from the catalog', async ({ page }) => {
+  const file = write('e2e_about.json', rich);
+  try {
+    await page.goto('/workflows/user.e2e_about/edit');
+    const text = page.locator('#text');
+    const v = await text.inputValue();
+    const at = v.indexOf('wr.contracts.gaps');
+    await text.evaluate((t: HTMLTextAreaElement, [a, b]) => { t.focus(); t.setSelectionRange(a, b); }, [at, at + 'wr.contracts.gaps'.length]);
+    await page.keyboard.type('wr.contracts.re');
+    const list = page.getByRole('listbox', { name: 'Builtin names' });
+    await expect(list.getByRole('option')).toHaveText(['wr.contracts.review_verdict contract']);
+    await expect(text).toHaveAttribute('aria-activedescendant', 'completion-0');
+    await page.keyboard.press('Enter');
+    await expect(list).toBeHidden();
+    expect(await text.inputValue()).toContain('"contractRef": "wr.contracts.review_verdict"');
+
+    // A prefix of several: arrows move, Escape closes and leaves the text alone.
+    await page.keyboard.type('", "x": "wr.features.');
+    await expect(list.getByRole('option')).not.toHaveCount(0);
+    await page.keyboard.press('ArrowDown');
+    await expect(text).toHaveAttribute('aria-activedescendant', 'completion-1');
+    await page.keyboard.press('Escape');
+    await expect(list).toBeHidden();
+    expect(await text.inputValue()).toContain('"x": "wr.features."');
   } finally {
     fs.rmSync(file, { force: true });
   }

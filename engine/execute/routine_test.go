@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/workrail/workrail/engine/catalog"
 	"github.com/workrail/workrail/engine/protocol"
 	"github.com/workrail/workrail/engine/workflow"
 )
@@ -20,6 +21,7 @@ func TestRoutinesAreListedWithTheirKindAndStartByID(t *testing.T) {
 	if !ok || len(list.Workflows) != 1 || list.Workflows[0].Kind != workflow.KindRoutine {
 		t.Fatalf("list %+v; want the routine with kind routine", list.Workflows)
 	}
+	conforms(t, schemaFor(t, protocol.ToolList), list)
 	s := r.step(t, "start", map[string]any{"workflowId": "wr.routine-double-check"})
 	if s.Pending.StepID != "look" {
 		t.Fatalf("first step %s; want look", s.Pending.StepID)
@@ -31,4 +33,23 @@ func TestRoutinesAreListedWithTheirKindAndStartByID(t *testing.T) {
 	if res, b := r.call(t, "continue", s.NextCall.Arguments); res.ResultKind() != protocol.KindComplete {
 		t.Fatalf("want the routine complete, got %s", b)
 	}
+}
+
+// TestLoadWarningsMatchTheOutputSchemas: list_workflows and
+// inspect_workflow carry a file's load warnings, pointer included, within
+// their declared output schemas.
+func TestLoadWarningsMatchTheOutputSchemas(t *testing.T) {
+	e, p := catalog.Load([]byte(`{"id":"old_flow","name":"Old","description":"d","version":"1",
+ "steps":[{"id":"a","title":"A","prompt":"do a"}]}`), catalog.Source{Kind: catalog.User, Path: "/home/u/wf"}, "old.json")
+	if p != nil {
+		t.Fatal(p)
+	}
+	r := newRig(t, fixedCatalog{cat: catalog.New([]catalog.Entry{e}, nil)})
+	list := r.x.List(context.Background(), nil)
+	conforms(t, schemaFor(t, protocol.ToolList), list)
+	w := list.(protocol.ListResult).Workflows
+	if len(w) != 1 || len(w[0].Warnings) != 1 || w[0].Warnings[0].Pointer != "/id" {
+		t.Fatalf("list %+v; want old_flow with its legacy-id warning at /id", w)
+	}
+	conforms(t, schemaFor(t, protocol.ToolInspect), r.x.Inspect(context.Background(), []byte(`{"workflowId":"old_flow"}`)))
 }

@@ -152,6 +152,8 @@ type StepOutline struct {
 	UserDependency string                  `json:"userDependency,omitempty"`
 	Origin         compile.Origin          `json:"origin"`
 	Assessments    []workflow.AssessmentID `json:"assessmentRefs,omitempty"`
+	ConfirmWhen    string                  `json:"confirmWhen,omitempty"`
+	Delegates      []engine.WorkflowID     `json:"delegatesTo,omitempty"`
 	Prompt         string                  `json:"prompt,omitempty"` // preview mode only
 }
 
@@ -209,6 +211,12 @@ func outline(list []compile.Node, depth int, preview bool) []StepOutline {
 			o.UserDependency = string(s.UserDependency.Reason)
 		}
 		o.Assessments = s.AssessmentRefs
+		if s.ConfirmWhen != nil {
+			o.ConfirmWhen = s.ConfirmWhen.String()
+		}
+		for _, d := range s.Delegations {
+			o.Delegates = append(o.Delegates, d.WorkflowID)
+		}
 		if preview {
 			o.Prompt = s.Prompt
 		}
@@ -369,6 +377,12 @@ func outlineLine(s StepOutline) string {
 	}
 	if len(s.Assessments) > 0 {
 		line += " [rates " + joinIDs(s.Assessments) + "]"
+	}
+	if s.ConfirmWhen != "" {
+		line += " [asks to confirm when " + s.ConfirmWhen + "]"
+	}
+	if len(s.Delegates) > 0 {
+		line += " [delegates to " + joinIDs(s.Delegates) + "]"
 	}
 	return line
 }

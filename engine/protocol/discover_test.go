@@ -199,8 +199,11 @@ func TestNewInspectShowsWhatTheWorkflowSays(t *testing.T) {
 	if len(r.FunctionDefinitions) != 1 || len(r.Assessments) != 1 || len(r.Assessments[0].Dimensions) != 2 {
 		t.Errorf("functions %+v, assessments %+v", r.FunctionDefinitions, r.Assessments)
 	}
-	if len(r.Contracts) != 1 || r.Contracts[0].Ref != workflow.ContractGaps || r.Contracts[0].Declared || len(r.Contracts[0].Schema) == 0 {
+	if len(r.Contracts) != 2 || r.Contracts[1].Ref != workflow.ContractGaps || r.Contracts[1].Declared || len(r.Contracts[1].Schema) == 0 {
 		t.Errorf("contracts %+v; want WorkRail's gaps pack with its schema", r.Contracts)
+	}
+	if d := r.Contracts[0]; d.Ref != "user.plan_summary" || !d.Declared || len(d.Kinds) != 1 || d.Kinds[0] != "user.plan" || len(d.Example) == 0 {
+		t.Errorf("declared contract %+v; want user.plan_summary, declared, accepting user.plan, with its example", d)
 	}
 	if !strings.Contains(r.Text, "- LEGACY_WORKFLOW_ID at /steps/0/prompt: a warning that points\n") {
 		t.Errorf("text lacks the pointed warning:\n%s", r.Text)
