@@ -2,11 +2,14 @@ package e2e
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -17,31 +20,38 @@ import (
 // rehydrate, and an advance with notes, in runs of a user workflow ten
 // steps long (a new run starts, untimed, every ten advances, so the notes
 // a rehydrate recaps stay those of a typical run). An op is one of each,
-// interleaved so that the machine's load weighs on all three alike. It reports each one's median and the ratios the request path is
-// held to: rehydrate ≤ 1.5× ping, advance ≤ 2.5× ping.
+// interleaved so that the machine's load weighs on all three alike. It
+// reports each one's median and the ratios the request path is held to:
+// rehydrate ≤ 1.5× ping, advance ≤ 2.5× ping; and, for each, the CPU time
+// the daemon and the shim spent on it (summed from /proc around each
+// call, mean per call), which a loaded machine's waits do not inflate.
 func BenchmarkRequestPath(b *testing.B) {
 	home := newHome(b)
 	writeLongWorkflow(b, home, 11)
-	startDaemon(b, home)
+	d := startDaemon(b, home)
 	p := startPipeShim(b, home)
+	procs := []int{d.cmd.Process.Pid, p.pid}
 	p.send(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}}`)
 	p.notify(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 
 	var st, ack string
 	var ping, reh, adv []time.Duration
-	timed := func(ds *[]time.Duration, msg string) []byte {
+	var cpu [3]time.Duration // ping, rehydrate, advance
+	timed := func(ds *[]time.Duration, kind int, msg string) []byte {
+		c0 := cpuTime(b, procs)
 		t0 := time.Now()
 		line := p.send(msg)
 		*ds = append(*ds, time.Since(t0))
+		cpu[kind] += cpuTime(b, procs) - c0
 		return line
 	}
 	sample := func() {
 		if len(adv)%10 == 0 {
 			st, ack = p.start()
 		}
-		timed(&ping, `{"jsonrpc":"2.0","id":1,"method":"ping"}`)
-		timed(&reh, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"continue_workflow","arguments":{"stateToken":"`+st+`"}}}`)
-		line := timed(&adv, `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"continue_workflow","arguments":{"stateToken":"`+st+`","ackToken":"`+ack+`","output":{"notesMarkdown":"Read the three files and noted what each exports."}}}}`)
+		timed(&ping, 0, `{"jsonrpc":"2.0","id":1,"method":"ping"}`)
+		timed(&reh, 1, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"continue_workflow","arguments":{"stateToken":"`+st+`"}}}`)
+		line := timed(&adv, 2, `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"continue_workflow","arguments":{"stateToken":"`+st+`","ackToken":"`+ack+`","output":{"notesMarkdown":"Read the three files and noted what each exports."}}}}`)
 		st, ack = p.tokens(line)
 	}
 	for b.Loop() {
@@ -56,12 +66,16 @@ func BenchmarkRequestPath(b *testing.B) {
 	b.ReportMetric(med(adv), "advance-ms")
 	b.ReportMetric(med(reh)/med(ping), "rehydrate/ping")
 	b.ReportMetric(med(adv)/med(ping), "advance/ping")
+	for i, name := range []string{"ping", "rehydrate", "advance"} {
+		b.ReportMetric(float64(cpu[i].Nanoseconds())/1e6/float64(len(ping)), name+"-cpu-ms")
+	}
 	b.ReportMetric(float64(len(ping)), "samples")
 }
 
 // pipeShim is `workrail mcp` driven by JSON-RPC lines on its stdin.
 type pipeShim struct {
 	tb  testing.TB
+	pid int
 	in  io.WriteCloser
 	out *bufio.Reader
 }
@@ -82,7 +96,7 @@ func startPipeShim(tb testing.TB, home string) *pipeShim {
 		tb.Fatal(err)
 	}
 	tb.Cleanup(func() { in.Close(); cmd.Wait() })
-	return &pipeShim{tb: tb, in: in, out: bufio.NewReaderSize(out, 1<<20)}
+	return &pipeShim{tb: tb, pid: cmd.Process.Pid, in: in, out: bufio.NewReaderSize(out, 1<<20)}
 }
 
 // send writes one request and returns the line that answers it.
@@ -121,4 +135,28 @@ func (p *pipeShim) tokens(line []byte) (stateToken, ackToken string) {
 		p.tb.Fatalf("not a step result (%v): %s", err, strconv.Quote(fmt.Sprintf("%.400s", line)))
 	}
 	return r.Result.StructuredContent.StateToken, r.Result.StructuredContent.AckToken
+}
+
+// cpuTime is the CPU time (user and system) processes pids have used so
+// far, from /proc/PID/stat, in clock ticks of 10 ms: summed over many
+// calls, the ticks that fall within them add up to their CPU time.
+func cpuTime(tb testing.TB, pids []int) time.Duration {
+	var total time.Duration
+	for _, pid := range pids {
+		st, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		if err != nil {
+			tb.Fatal(err)
+		}
+		// The fields after the command (which may hold spaces), from the
+		// state on: utime and stime are the 12th and 13th.
+		f := strings.Fields(string(st[bytes.LastIndexByte(st, ')')+2:]))
+		for _, s := range f[11:13] {
+			ticks, err := strconv.ParseInt(s, 10, 64)
+			if err != nil {
+				tb.Fatal(err)
+			}
+			total += time.Duration(ticks) * 10 * time.Millisecond
+		}
+	}
+	return total
 }

@@ -2,6 +2,7 @@ package server
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"io"
 	"mime"
@@ -16,11 +17,14 @@ const maxBody = protocol.MaxMessageBytes
 
 // guard reads a JSON-RPC message before the MCP library does, and answers
 // itself what that library would refuse opaquely or take whole: a body
-// over maxBody, a batch, a tool call whose arguments cannot be stored as
-// sent (a number outside float64 fails the library's decoding). Whatever
-// the library still refuses (a malformed _meta, a message nested deeper
-// than it decodes, an unknown method) is answered as every refusal is:
-// with the error envelope (protocol.Refusal).
+// over maxBody, a batch. A tool call's arguments are taken out of the
+// message before the library sees it (withArguments): the library decodes
+// only the envelope, and the use case parses the arguments, once, with
+// every check they need (protocol.parseArgs) — a number outside float64,
+// which would fail the library's decoding, included. Whatever the library
+// still refuses (a malformed _meta, a message nested deeper than it
+// decodes, an unknown method) is answered as every refusal is: with the
+// error envelope (protocol.Refusal).
 func guard(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, err := io.ReadAll(io.LimitReader(r.Body, maxBody+1))
@@ -38,16 +42,8 @@ func guard(next http.Handler) http.Handler {
 			rpcReply(w, protocol.Refusal(nil, "", protocol.RPCInvalidRequest, protocol.Refuse(protocol.RefusedInvalid, "JSON-RPC batches are not supported: send one message per request.")))
 			return
 		}
-		var msg struct {
-			Params struct {
-				Arguments json.RawMessage `json:"arguments"`
-			} `json:"params"`
-		}
-		if json.Unmarshal(body, &msg) == nil && method == "tools/call" && len(id) > 0 && len(msg.Params.Arguments) > 0 {
-			if e := protocol.CheckArguments(msg.Params.Arguments); e != nil {
-				rpcReply(w, protocol.Refusal(id, method, protocol.RPCInvalidRequest, e))
-				return
-			}
+		if method == "tools/call" && len(id) > 0 {
+			body, r = withArguments(body, r)
 		}
 		if !whole {
 			id = nil // not JSON: its id is unknown
@@ -57,6 +53,69 @@ func guard(next http.Handler) http.Handler {
 		next.ServeHTTP(rec, r)
 		rec.finish(id, method)
 	})
+}
+
+// argumentsKey is where withArguments leaves a tool call's arguments in
+// its request's context.
+type argumentsKey struct{}
+
+// withArguments takes a tool call's arguments out of msg, leaving an empty
+// object in their place, and hands them to the tool's handler through r's
+// context (argumentsOf): as sent, to be parsed once by the use case. A
+// message whose arguments cannot be found is left as it is.
+func withArguments(msg []byte, r *http.Request) ([]byte, *http.Request) {
+	start, end, ok := argumentsSpan(msg)
+	if !ok {
+		return msg, r
+	}
+	args := msg[start:end]
+	out := make([]byte, 0, len(msg)-len(args)+2)
+	out = append(append(append(out, msg[:start]...), "{}"...), msg[end:]...)
+	return out, r.WithContext(context.WithValue(r.Context(), argumentsKey{}, args))
+}
+
+// argumentsOf is the arguments withArguments took out of the call whose
+// context is ctx.
+func argumentsOf(ctx context.Context) ([]byte, bool) {
+	args, ok := ctx.Value(argumentsKey{}).([]byte)
+	return args, ok
+}
+
+// argumentsSpan finds params.arguments in a JSON-RPC message: msg[start:end]
+// is its value. Values on the way are skipped whole, not decoded.
+func argumentsSpan(msg []byte) (start, end int, ok bool) {
+	dec := json.NewDecoder(bytes.NewReader(msg))
+	if !member(dec, "params") || !member(dec, "arguments") {
+		return 0, 0, false
+	}
+	var v json.RawMessage
+	if dec.Decode(&v) != nil {
+		return 0, 0, false
+	}
+	end = int(dec.InputOffset())
+	return end - len(v), end, true
+}
+
+// member moves dec, at the start of an object, to the value of its
+// member key, skipping the members before it.
+func member(dec *json.Decoder, key string) bool {
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return false
+	}
+	for dec.More() {
+		k, err := dec.Token()
+		if err != nil {
+			return false
+		}
+		if k == key {
+			return true
+		}
+		var skip json.RawMessage
+		if dec.Decode(&skip) != nil {
+			return false
+		}
+	}
+	return false
 }
 
 // refusals passes on what the MCP library answers, except a refusal:
@@ -106,6 +165,11 @@ func (r *refusals) finish(id json.RawMessage, method string) {
 	if r.held == nil {
 		return
 	}
+	if r.status < 400 && answered(r.held.Bytes()) {
+		r.w.WriteHeader(r.status)
+		r.w.Write(r.held.Bytes())
+		return
+	}
 	var reply struct {
 		Error *struct {
 			Code    int             `json:"code"`
@@ -128,6 +192,30 @@ func (r *refusals) finish(id json.RawMessage, method string) {
 		r.w.WriteHeader(r.status)
 		r.w.Write(r.held.Bytes())
 	}
+}
+
+// answered says reply is a JSON-RPC answer with a result, read no further
+// than its members before "result" (jsonrpc, id): a tool's answer is
+// passed on without decoding it, and only an error is read whole.
+func answered(reply []byte) bool {
+	dec := json.NewDecoder(bytes.NewReader(reply))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return false
+	}
+	for dec.More() {
+		k, err := dec.Token()
+		if err != nil || k == "error" {
+			return false
+		}
+		if k == "result" {
+			return true
+		}
+		var skip json.RawMessage
+		if dec.Decode(&skip) != nil {
+			return false
+		}
+	}
+	return false
 }
 
 // reply answers with refusal in place of what the library said.

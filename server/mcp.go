@@ -72,7 +72,7 @@ func NewMCPServer(t Tools, features protocol.Features, version string, log *slog
 		s.AddTool(tool(spec), func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			start := time.Now()
 			defer logPanic(ctx, log, spec.Name, start)
-			r := call(ctx, rawArgs(req), req.Header.Get(home.WorkdirHeader))
+			r := call(ctx, rawArgs(ctx, req), req.Header.Get(home.WorkdirHeader))
 			logCall(ctx, log, spec.Name, r, time.Since(start))
 			return toolResult(protocol.WithConsoleLink(r, o.console), o.console != ""), nil
 		})
@@ -149,7 +149,12 @@ func tool(spec protocol.Tool) mcp.Tool {
 	return t
 }
 
-func rawArgs(req mcp.CallToolRequest) []byte {
+// rawArgs are a call's arguments as sent: those the guard took out of the
+// message (withArguments), else what the library kept of them.
+func rawArgs(ctx context.Context, req mcp.CallToolRequest) []byte {
+	if args, ok := argumentsOf(ctx); ok {
+		return args
+	}
 	if len(req.Params.RawArguments) > 0 {
 		return req.Params.RawArguments
 	}

@@ -27,7 +27,7 @@ func (x indexes) PutAttempt(n engine.NodeID, a engine.Attempt, at engine.EventIn
 // Node reads the index record of node id.
 func (t *Tx) Node(id engine.NodeID) (project.Node, error) {
 	var n project.Node
-	return n, t.getJSON(bucketNodes, u32(uint32(id)), &n)
+	return n, t.get(bucketNodes, u32(uint32(id)), func(b []byte) error { return decodeNode(b, &n) })
 }
 
 // Run reads the index record of run id.
@@ -73,9 +73,14 @@ func (t *Tx) putJSON(bucket, key []byte, v any) error {
 }
 
 func (t *Tx) getJSON(bucket, key []byte, v any) error {
+	return t.get(bucket, key, func(b []byte) error { return json.Unmarshal(b, v) })
+}
+
+// get reads the record under key with decode.
+func (t *Tx) get(bucket, key []byte, decode func([]byte) error) error {
 	b := t.ix.get(bucket, key)
 	if b == nil {
 		return fmt.Errorf("store: %s %x: %w", bucket, key, engine.ErrNotFound)
 	}
-	return json.Unmarshal(b, v)
+	return decode(b)
 }

@@ -54,17 +54,14 @@ func (s *Service) cont(ctx context.Context, raw []byte, origin event.Origin) (pr
 // children, the branches below it, and warns when the run's pinned
 // workflow has drifted from what its id means now. It writes nothing.
 func (s *Service) rehydrate(n node, in protocol.ContinueInput) (protocol.Result, error) {
-	drift, _, drifted := s.runDrift(n)
+	var p pin
 	view := func(fn func(ReadTx) error) error { return s.store.View(n.session, fn) }
-	return s.rendered(inTx(view, func(tx ReadTx) (reply, error) {
+	rep, err := inTx(view, func(tx ReadTx) (reply, error) {
 		l, err := s.load(tx, n)
 		if err != nil {
 			return reply{}, err
 		}
-		warnings := ignoredOnRehydrate(in)
-		if drifted && drift.PinnedHash == l.c.Hash {
-			warnings = append(warnings, protocol.DriftWarning(l.c.Version, drift))
-		}
+		p = pinOf(tx, n.run)
 		r, err := project.Recap(tx, l.info, 0)
 		if err != nil {
 			return reply{}, err
@@ -75,8 +72,15 @@ func (s *Service) rehydrate(n node, in protocol.ContinueInput) (protocol.Result,
 				return reply{}, err
 			}
 		}
-		return reply{l: l, n: n, attempt: l.info.Attempts, kid: s.keys.Active(), facts: facts, warnings: warnings}, nil
-	}))
+		return reply{l: l, n: n, attempt: l.info.Attempts, kid: s.keys.Active(), facts: facts, warnings: ignoredOnRehydrate(in)}, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if d, drifted := p.drift(s); drifted && d.PinnedHash == rep.l.c.Hash {
+		rep.warnings = append(rep.warnings, protocol.DriftWarning(rep.l.c.Version, d))
+	}
+	return s.render(rep)
 }
 
 // ignoredOnRehydrate discloses inputs a rehydrate cannot use: it never

@@ -28,27 +28,42 @@ func (s *Service) Drift(workspace string, id engine.WorkflowID, pinned engine.Wo
 // read means no drift: the caller's own reads report the failure. It also
 // returns that workspace.
 func (s *Service) runDrift(n node) (catalog.Drift, string, bool) {
-	var pin struct {
-		id        engine.WorkflowID
-		hash      engine.WorkflowHash
-		workspace string
-	}
-	err := s.store.View(n.session, func(tx ReadTx) error {
-		r, err := tx.Run(n.run)
-		if err != nil {
-			return err
-		}
-		pin.id, pin.hash = r.WorkflowID, r.WorkflowHash
-		if e, err := tx.Event(1); err == nil {
-			if d, ok := e.Data.(*event.SessionCreatedData); ok {
-				pin.workspace = d.WorkspacePath
-			}
-		}
-		return nil
-	})
-	if err != nil {
+	var p pin
+	if s.store.View(n.session, func(tx ReadTx) error { p = pinOf(tx, n.run); return nil }) != nil {
 		return catalog.Drift{}, "", false
 	}
-	d, drifted := s.Drift(pin.workspace, pin.id, pin.hash)
-	return d, pin.workspace, drifted
+	d, drifted := p.drift(s)
+	return d, p.workspace, drifted
+}
+
+// pin is what a run's drift is read from: the workflow id and hash it is
+// pinned to, and the workspace its session was started in.
+type pin struct {
+	id        engine.WorkflowID
+	hash      engine.WorkflowHash
+	workspace string
+}
+
+// pinOf reads run's pin in tx; a run it cannot read has none (no drift).
+func pinOf(tx ReadTx, run engine.RunID) pin {
+	r, err := tx.Run(run)
+	if err != nil {
+		return pin{}
+	}
+	p := pin{id: r.WorkflowID, hash: r.WorkflowHash}
+	if e, err := tx.Event(1); err == nil {
+		if d, ok := e.Data.(*event.SessionCreatedData); ok {
+			p.workspace = d.WorkspacePath
+		}
+	}
+	return p
+}
+
+// drift compares p with the catalog its workspace sees now: I/O, so never
+// under a transaction.
+func (p pin) drift(s *Service) (catalog.Drift, bool) {
+	if p.id == "" {
+		return catalog.Drift{}, false
+	}
+	return s.Drift(p.workspace, p.id, p.hash)
 }

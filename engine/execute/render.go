@@ -81,9 +81,12 @@ func (s *Service) fromRecord(tx ReadTx, from node, rec event.Event, added []prot
 // fresh gathers the answer on a node just created (by start or an
 // advance), with the gaps recorded on it.
 func fresh(tx ReadTx, l loaded, n node, kid token.KeyID, facts moveFacts, warnings []protocol.Warning) (reply, error) {
-	info, err := tx.Node(n.id)
-	if err != nil {
-		return reply{}, err
+	info := l.info
+	if info.ID != n.id { // a start's loaded holds no node yet
+		var err error
+		if info, err = tx.Node(n.id); err != nil {
+			return reply{}, err
+		}
 	}
 	gaps, err := project.GapsOn(tx, info)
 	if err != nil {

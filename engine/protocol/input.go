@@ -123,7 +123,11 @@ func checkWorkspace(p string) *engine.Error {
 // JSON object with no key sent twice; that every key names a field of v
 // (a pointer to the tool's input struct), compared exactly, at every level
 // decoded into a struct; that the values can be stored; and that every
-// value has its field's JSON type. Only then does it decode into v.
+// value has its field's JSON type. Arguments that pass are decoded into v
+// in one pass that makes all these checks on the way (readExact), with no
+// canonical form built: the event that records them is canonicalised
+// when it is appended, where its digest needs it. Only arguments that
+// fail one are read again, piece by piece, to say which check and where.
 func parseArgs(raw []byte, v any, tool ToolName) *engine.Error {
 	if len(raw) > MaxArgumentsBytes {
 		return engine.Errorf(engine.CodePayloadTooLarge, "the arguments are %d bytes; the limit is %d.", len(raw), MaxArgumentsBytes)
@@ -131,6 +135,18 @@ func parseArgs(raw []byte, v any, tool ToolName) *engine.Error {
 	if len(bytes.TrimSpace(raw)) == 0 {
 		raw = []byte("{}")
 	}
+	if readExact(raw, v) {
+		return nil // the one parse: arguments as they should be sent
+	}
+	// Something in raw is refused (or is beyond what readExact reads):
+	// find and name it, decoding from scratch.
+	reflect.ValueOf(v).Elem().SetZero()
+	return parseLong(raw, v, tool)
+}
+
+// parseLong is parseArgs the long way, one check after the other over
+// raw, so that the first that fails is named with its pointer.
+func parseLong(raw []byte, v any, tool ToolName) *engine.Error {
 	var top map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &top); err != nil {
 		return engine.Errorf(engine.CodeInvalidInput, "the arguments must be a JSON object: %v", err)
@@ -332,8 +348,9 @@ func jsonKind(raw json.RawMessage) string {
 
 // field is one JSON field of an input struct.
 type field struct {
-	name string
-	typ  reflect.Type
+	name  string
+	typ   reflect.Type
+	index int // in the struct, for reflect.Value.Field
 }
 
 // fieldsOf lists the JSON fields of struct type t in declaration order.
@@ -361,7 +378,7 @@ func structFields(t reflect.Type) []field {
 		if name == "" {
 			name = sf.Name
 		}
-		fs = append(fs, field{name: name, typ: sf.Type})
+		fs = append(fs, field{name: name, typ: sf.Type, index: i})
 	}
 	return fs
 }

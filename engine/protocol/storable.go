@@ -9,17 +9,11 @@ import (
 	"github.com/workrail/workrail/engine/canon"
 )
 
-// checkStorable refuses arguments whose values could not be stored as
-// sent, before anything is evaluated: numbers canon.CheckNumber refuses
-// (named by JSON pointer), and anything else the canonical form rejects,
-// such as an unpaired surrogate escape. Canonical JSON is compositional,
-// so every part of arguments that pass can be stored.
-func checkStorable(raw []byte) *engine.Error {
-	_, err := canon.JSON(json.RawMessage(raw))
-	return storable(raw, err)
-}
-
-// storable is checkStorable given what the canonical form made of raw.
+// storable refuses arguments whose values could not be stored as sent:
+// numbers canon.CheckNumber refuses (named by JSON pointer), and anything
+// else the canonical form rejected (canonErr), such as an unpaired
+// surrogate escape. Canonical JSON is compositional, so every part of
+// arguments that pass can be stored.
 func storable(raw []byte, canonErr error) *engine.Error {
 	var v any
 	dec := json.NewDecoder(bytes.NewReader(raw))

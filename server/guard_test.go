@@ -1,0 +1,48 @@
+package server
+
+import (
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+)
+
+// The MCP library sees a tool call with its arguments taken out; the
+// tool's handler gets them byte for byte as sent (a number past 2^53 and
+// the spacing included), to parse once. Other messages pass unchanged.
+func TestGuardHandsTheArgumentsOverAsSent(t *testing.T) {
+	args := `{ "workflowId" : "wr.hello", "context": {"n": 9007199254740993, "s": "\u00e9", "a": [{"arguments": 1}]} }`
+	call := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"start_workflow","_meta":{"progressToken":1},"arguments":` + args + `}}`
+	for _, c := range []struct {
+		name, body, library, args string
+	}{
+		{"a tool call", call, strings.Replace(call, args, "{}", 1), args},
+		{"a tool call without arguments", `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"list_workflows"}}`,
+			`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"list_workflows"}}`, ""},
+		{"another method", `{"jsonrpc":"2.0","id":3,"method":"ping","params":{"arguments":{"x":1}}}`,
+			`{"jsonrpc":"2.0","id":3,"method":"ping","params":{"arguments":{"x":1}}}`, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var library, got []byte
+			var ok bool
+			h := guard(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				library, _ = io.ReadAll(r.Body)
+				got, ok = argumentsOf(r.Context())
+				w.Header().Set("Content-Type", "application/json")
+				io.WriteString(w, `{"jsonrpc":"2.0","id":1,"result":{}}`)
+			}))
+			rec := httptest.NewRecorder()
+			h.ServeHTTP(rec, httptest.NewRequest(http.MethodPost, "/mcp", strings.NewReader(c.body)))
+			if string(library) != c.library {
+				t.Errorf("the library got\n%s\nwant\n%s", library, c.library)
+			}
+			if ok != (c.args != "") || string(got) != c.args {
+				t.Errorf("the handler got arguments %q (%v), want %q", got, ok, c.args)
+			}
+			if rec.Body.String() != `{"jsonrpc":"2.0","id":1,"result":{}}` {
+				t.Errorf("the answer was not passed on as it was: %s", rec.Body)
+			}
+		})
+	}
+}
