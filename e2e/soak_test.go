@@ -90,6 +90,7 @@ func TestSoak(t *testing.T) {
 	for _, a := range agents {
 		a.verifyResume(v)
 	}
+	time.Sleep(time.Second) // let each shim's notification stream open, as below
 	before := daemonLoad(t, home)
 	for _, a := range agents {
 		a.verifyReplays(v)
