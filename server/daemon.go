@@ -146,6 +146,7 @@ func Start(cfg Config) (*Daemon, error) {
 	if err != nil {
 		tcpLn.Close()
 		unixLn.Close()
+		d.notes.close() // stops the prompts watcher
 		return nil, err
 	}
 	go func() { d.errs <- serve(d.tcp, tcpLn) }()

@@ -93,24 +93,35 @@ func (l *libraryHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		rpcReply(w, protocol.Refusal(nil, "", protocol.RPCParseError, protocol.Refuse(protocol.RefusedInvalid, "the request could not be read: %v", err)))
 		return
 	}
-	id, method, _ := protocol.Peek(body)
-	serve, ok := libraryMethods[method]
-	if !ok || len(id) == 0 {
+	var serve func(l *libraryHandler, r rpcRequest) (any, *rpcError)
+	var id json.RawMessage
+	if mayBeLibrary(body) { // spares a tool call's arguments the walk
+		var method string
+		id, method, _ = protocol.Peek(body)
+		serve = libraryMethods[method]
+	}
+	if serve == nil || len(id) == 0 {
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		l.next.ServeHTTP(w, r)
 		return
 	}
 	req := rpcRequest{workdir: r.Header.Get(home.WorkdirHeader)}
 	if err := json.Unmarshal(body, &req); err != nil {
-		rpcReply(w, protocol.Refusal(id, method, protocol.RPCInvalidRequest, protocol.Refuse(protocol.RefusedInvalid, "the request is not a JSON-RPC request: %v", err)))
+		rpcReply(w, protocol.Refusal(id, req.Method, protocol.RPCInvalidRequest, protocol.Refuse(protocol.RefusedInvalid, "the request is not a JSON-RPC request: %v", err)))
 		return
 	}
 	res, rerr := serve(l, req)
 	if rerr != nil {
-		rpcReply(w, protocol.Refusal(id, method, rerr.code, rerr.err.Error))
+		rpcReply(w, protocol.Refusal(id, req.Method, rerr.code, rerr.err.Error))
 		return
 	}
 	rpcReply(w, map[string]any{"jsonrpc": "2.0", "id": id, "result": res})
+}
+
+// mayBeLibrary reports whether a message may call one of libraryMethods:
+// whether it names "prompts/ or "resources/ anywhere.
+func mayBeLibrary(body []byte) bool {
+	return bytes.Contains(body, []byte(`"prompts/`)) || bytes.Contains(body, []byte(`"resources/`))
 }
 
 // params decodes a request's params into v; absent params decode as {}.

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/workrail/workrail/engine"
-	"github.com/workrail/workrail/engine/bundle"
 	"github.com/workrail/workrail/engine/execute"
 	"github.com/workrail/workrail/engine/project"
 	"github.com/workrail/workrail/engine/protocol"
@@ -45,7 +44,7 @@ func (a libraryAPI) SessionMarkdown(session string) (string, *protocol.ErrorResu
 	if e != nil {
 		return "", e
 	}
-	md, err := a.uc.ExportMarkdown(id, bundle.ExportOptions{})
+	md, err := a.uc.SessionMarkdown(id)
 	if err != nil {
 		return "", a.refusal("session resource "+session, err)
 	}

@@ -42,17 +42,23 @@ func (s *Service) WorkflowSource(workspace string, id engine.WorkflowID) ([]byte
 	return e.Text, nil
 }
 
-// RunMarkdown renders one run of session id as Markdown
-// (bundle.RunMarkdown), read as ExportMarkdown reads the session: only a
-// healthy session is shown.
-func (s *Service) RunMarkdown(id engine.SessionID, run engine.RunID) (string, error) {
-	out, err := s.Export(id, bundle.ExportOptions{})
+// SessionMarkdown renders session id as `workrail export --markdown`
+// does (bundle.Markdown), from its log as the store verified it rather
+// than from an encoded bundle: only a healthy session is shown.
+func (s *Service) SessionMarkdown(id engine.SessionID) (string, error) {
+	v, err := s.unsealed(id)
 	if err != nil {
 		return "", err
 	}
-	v, err := bundle.Read(out)
+	return bundle.Markdown(v), nil
+}
+
+// RunMarkdown renders one run of session id as Markdown
+// (bundle.RunMarkdown), read as SessionMarkdown reads the session.
+func (s *Service) RunMarkdown(id engine.SessionID, run engine.RunID) (string, error) {
+	v, err := s.unsealed(id)
 	if err != nil {
-		return "", s.internal("run markdown", err)
+		return "", err
 	}
 	md, ok := bundle.RunMarkdown(v, run)
 	if !ok {
@@ -60,4 +66,17 @@ func (s *Service) RunMarkdown(id engine.SessionID, run engine.RunID) (string, er
 			With("sessionId", id.String()).With("runId", run.String())
 	}
 	return md, nil
+}
+
+// unsealed reads healthy session id for Markdown.
+func (s *Service) unsealed(id engine.SessionID) (*bundle.Verified, error) {
+	src, err := s.sourceOf(id, "shown")
+	if err != nil {
+		return nil, err
+	}
+	v, err := bundle.Unsealed(src)
+	if err != nil {
+		return nil, corrupt(id, err)
+	}
+	return v, nil
 }

@@ -1,13 +1,18 @@
 package execute_test
 
 import (
+	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/workrail/workrail/engine"
+	"github.com/workrail/workrail/engine/bundle"
 	"github.com/workrail/workrail/engine/execute"
 	"github.com/workrail/workrail/engine/execute/executetest"
+	"github.com/workrail/workrail/engine/execute/memstore"
+	"github.com/workrail/workrail/engine/protocol"
 	"github.com/workrail/workrail/engine/workflow"
 )
 
@@ -47,6 +52,25 @@ func TestRunMarkdownRefusals(t *testing.T) {
 	}
 }
 
+// A session's resource is the Markdown `workrail export --markdown`
+// writes, byte for byte, though it is rendered without a bundle.
+func TestSessionMarkdownIsTheExport(t *testing.T) {
+	r := autonomyRig(t)
+	id := richSession(t, r)
+	md, err := r.x.SessionMarkdown(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	export, err := r.x.ExportMarkdown(id, bundle.ExportOptions{})
+	if err != nil || md != export {
+		t.Fatalf("the session's resource differs from its export (%v):\n%s\n---\n%s", err, md, export)
+	}
+	sick := execute.New(damaged{r.store}, executetest.Ring(t), catalogOf(t, map[string]string{"wr.auto.json": autonomyWorkflow}), workflow.Preferences{}, executetest.Clock, t.Logf)
+	if _, err := sick.SessionMarkdown(id); codeOf(err) != engine.CodeSessionCorrupt {
+		t.Fatalf("a damaged session: %v", err)
+	}
+}
+
 // Prompts leave routines out; a routine or an unknown id is no prompt,
 // and a workflow's source is the file as read.
 func TestPromptsAndSources(t *testing.T) {
@@ -70,4 +94,37 @@ func TestPromptsAndSources(t *testing.T) {
 	if _, err := x.WorkflowSource("", "wr.nope"); codeOf(err) != engine.CodeWorkflowNotFound {
 		t.Fatalf("an unknown source: %v", err)
 	}
+}
+
+// BenchmarkSessionMarkdown renders a session of 1,000 advanced steps as
+// its resource reads it, whole and one run.
+func BenchmarkSessionMarkdown(b *testing.B) {
+	steps := make([]string, 1001)
+	for i := range steps {
+		steps[i] = fmt.Sprintf(`{"id":"s%d","title":"Step %d","prompt":"Do step %d."}`, i, i, i)
+	}
+	src := `{"id":"wr.long","name":"Long","description":"Many steps.","version":"1","steps":[` + strings.Join(steps, ",") + `]}`
+	x := execute.New(memstore.New(), executetest.Ring(b), catalogOf(b, map[string]string{"wr.long.json": src}), workflow.Preferences{}, executetest.Clock, b.Logf)
+	res := x.Start([]byte(`{"workflowId":"wr.long"}`))
+	for i := 1; i <= 1000; i++ {
+		st := res.(protocol.StepResult)
+		raw, _ := json.Marshal(map[string]any{"stateToken": st.StateToken, "ackToken": st.AckToken,
+			"output": map[string]any{"notesMarkdown": fmt.Sprintf("Step %d done: looked at the thing and wrote down what it said.", i)}})
+		res = x.Continue(raw)
+	}
+	id := res.(protocol.StepResult).Session.SessionID
+	b.Run("session", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := x.SessionMarkdown(id); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("run", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := x.RunMarkdown(id, 1); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }

@@ -11,7 +11,8 @@ import (
 )
 
 // relistenAfter is how long the shim waits before opening the
-// notification stream again after it ended (a daemon restarting).
+// notification stream again after it ended (a daemon restarting), unless
+// a message reaches the daemon sooner.
 const relistenAfter = time.Second
 
 // listen copies the daemon's notifications (GET /mcp, an event stream)
@@ -34,6 +35,7 @@ func (s *Shim) listen(ctx context.Context) {
 		case <-s.outGone:
 			return
 		case <-time.After(relistenAfter):
+		case <-s.reached:
 		}
 	}
 }
