@@ -674,6 +674,13 @@ func legacyCases() []legacyCase {
 				mustContain(t, "read-runbook", r.prompt(t, "read-runbook", 0), "on-call engineer reading the runbook", "Try each command in a sandbox")
 				mustContain(t, "fix-runbook", r.prompt(t, "fix-runbook", 0), "Keep each step to one action.")
 			}},
+		{file: "edge-shapes.json", id: "legacy.edge-shapes", context: map[string]any{"openQuestions": []any{"who owns row 12?"}, "moreBatches": false},
+			ran:     []string{"open-sheet", "dedupe-rows", "ask-questions", "review-pass", "review-pass", "verdict"},
+			skipped: []string{"never-runs"},
+			exits:   map[string]string{"review-loop": "stop_requested"},
+			check: func(t *testing.T, mode string, r *legacyRun) {
+				mustContain(t, "dedupe-rows", r.prompt(t, "dedupe-rows", 0), "Remove duplicate rows", "Merge rows that share an email address", "mergedRows")
+			}},
 		{file: "dotless.json", id: "dotless-fixture", ran: []string{"find-uses", "rename-flag"}},
 		{file: "wr-id.json", id: "repo.fixture-reserved-claim", ran: []string{"scan-photos", "file-by-year"}},
 		{file: "mixed-platform-migration.json", id: "repo.platform-migration",
