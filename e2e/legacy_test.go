@@ -434,6 +434,7 @@ func TestLegacyWorkflowsLiteralAgent(t *testing.T) {
 		for _, mode := range modes {
 			t.Run(tc.file+"/"+strings.TrimPrefix(mode, "wr.modes."), func(t *testing.T) {
 				run := driveLegacy(t, c, tc, f, mode)
+				t.Logf("ran %v; blocked at %v; critical gaps at %v; skipped %v", run.ran(), run.blockedAt(), run.criticalGapsAt(), run.skipped)
 				if tc.ran != nil && !slices.Equal(run.ran(), tc.ran) {
 					t.Errorf("ran %v\nwant %v", run.ran(), tc.ran)
 				}
