@@ -781,7 +781,7 @@ func TestLegacyFixturesListed(t *testing.T) {
 	if len(asList(ins["rewrites"])) == 0 {
 		t.Errorf("inspect_workflow names no rewrite of legacy.conditions:\n%s", insText)
 	}
-	warnings := asList(ins["warnings"])
+	warnings := asList(dig(ins, "workflow", "warnings"))
 	if len(warnings) == 0 {
 		t.Errorf("inspect_workflow shows no warning for legacy.conditions:\n%s", insText)
 	}
