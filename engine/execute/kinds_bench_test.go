@@ -18,14 +18,18 @@ import (
 )
 
 // BenchmarkAdvanceKinds measures one continue_workflow advance with notes
-// over the in-memory store through four kinds of step: a plain one, one
+// over the in-memory store through five kinds of step: a plain one, one
 // with prompt fragments and {{}} templates rendered from context, one that
 // references an assessment (the agent rates it at a level that fires
-// nothing) and the decision step of an artifact-driven while loop (the
-// agent says continue until the loop ends at its maxIterations). A
+// nothing), the decision step of an artifact-driven while loop (the agent
+// says continue until the loop ends at its maxIterations), and, for
+// scale, a step that requires a WorkRail contract's artifact
+// (wr.contracts.gaps): what any step that checks an artifact costs. A
 // session goes through kindSteps of them, then the next one starts,
-// untimed. Goal: each within 10% of plain. It reports the median of the
-// ops beside ns/op.
+// untimed. Goal: fragment, assessment and loop steps within 10% of plain.
+// It reports the median of the ops beside ns/op; compare medians over
+// -count 6 or more (the subbenchmarks of one count run one after the
+// other, so a busy machine slows them alike).
 func BenchmarkAdvanceKinds(b *testing.B) {
 	for _, k := range advanceKinds {
 		b.Run(k.name, func(b *testing.B) {
@@ -88,6 +92,9 @@ var advanceKinds = []advanceKind{
 			`{"id":"evidence","purpose":"Whether claims have evidence.","levels":["low","high"]}]}],`,
 			steps(n, func(i int) string { return plainStep(i, refs) }))
 	}, artifact: `{"kind":"wr.assessment","assessmentId":"quality","dimensions":{"depth":"high","evidence":"high"}}`},
+	{name: "output", workflow: func(n int) string {
+		return benchWorkflow("", steps(n, func(i int) string { return plainStep(i, `,"output":{"contractRef":"wr.contracts.gaps"}`) }))
+	}, artifact: `{"kind":"wr.contracts.gaps","gaps":[{"summary":"Could not run the integration tests.","severity":"warning","howToResolve":"Run them with the database up."}]}`},
 	{name: "loop", workflow: func(n int) string {
 		return benchWorkflow("", fmt.Sprintf(`{"id":"rounds","title":"Rounds","loop":{"kind":"while","maxIterations":%d},"body":[%s]}`,
 			n, plainStep(0, `,"output":{"contractRef":"wr.contracts.loop_control"}`)))
