@@ -434,6 +434,7 @@ func TestLegacyWorkflowsLiteralAgent(t *testing.T) {
 		for _, mode := range modes {
 			t.Run(tc.file+"/"+strings.TrimPrefix(mode, "wr.modes."), func(t *testing.T) {
 				run := driveLegacy(t, c, tc, f, mode)
+				t.Logf("ran %v; blocked at %v; critical gaps at %v; skipped %v", run.ran(), run.blockedAt(), run.criticalGapsAt(), run.skipped)
 				if tc.ran != nil && !slices.Equal(run.ran(), tc.ran) {
 					t.Errorf("ran %v\nwant %v", run.ran(), tc.ran)
 				}
@@ -674,6 +675,13 @@ func legacyCases() []legacyCase {
 				mustContain(t, "read-runbook", r.prompt(t, "read-runbook", 0), "on-call engineer reading the runbook", "Try each command in a sandbox")
 				mustContain(t, "fix-runbook", r.prompt(t, "fix-runbook", 0), "Keep each step to one action.")
 			}},
+		{file: "edge-shapes.json", id: "legacy.edge-shapes", context: map[string]any{"openQuestions": []any{"who owns row 12?"}, "moreBatches": false},
+			ran:     []string{"open-sheet", "dedupe-rows", "ask-questions", "review-pass", "review-pass", "verdict"},
+			skipped: []string{"never-runs"},
+			exits:   map[string]string{"review-loop": "stop_requested"},
+			check: func(t *testing.T, mode string, r *legacyRun) {
+				mustContain(t, "dedupe-rows", r.prompt(t, "dedupe-rows", 0), "Remove duplicate rows", "Merge rows that share an email address", "mergedRows")
+			}},
 		{file: "dotless.json", id: "dotless-fixture", ran: []string{"find-uses", "rename-flag"}},
 		{file: "wr-id.json", id: "repo.fixture-reserved-claim", ran: []string{"scan-photos", "file-by-year"}},
 		{file: "mixed-platform-migration.json", id: "repo.platform-migration",
@@ -760,10 +768,11 @@ func TestLegacyFixturesListed(t *testing.T) {
 			t.Errorf("%s (%s) is not listed:\n%s", tc.id, tc.file, text)
 			continue
 		}
-		// Two fixtures are canonical files but for their ids; every
-		// other one has something only the TypeScript format says.
-		if tc.file != "dotless.json" && tc.file != "wr-id.json" && str(w, "dialect") != "workrail-ts" {
-			t.Errorf("%s: dialect %q, want workrail-ts", tc.id, str(w, "dialect"))
+		// Three fixtures are canonical files (two but for their ids);
+		// every other one has something only the TypeScript format says.
+		canonical := tc.file == "templates.json" || tc.file == "dotless.json" || tc.file == "wr-id.json"
+		if want := map[bool]string{true: "", false: "workrail-ts"}[canonical]; str(w, "dialect") != want {
+			t.Errorf("%s: dialect %q, want %q", tc.id, str(w, "dialect"), want)
 		}
 	}
 	// inspect_workflow names each rewrite, and each warning points into
@@ -772,7 +781,7 @@ func TestLegacyFixturesListed(t *testing.T) {
 	if len(asList(ins["rewrites"])) == 0 {
 		t.Errorf("inspect_workflow names no rewrite of legacy.conditions:\n%s", insText)
 	}
-	warnings := asList(ins["warnings"])
+	warnings := asList(dig(ins, "workflow", "warnings"))
 	if len(warnings) == 0 {
 		t.Errorf("inspect_workflow shows no warning for legacy.conditions:\n%s", insText)
 	}

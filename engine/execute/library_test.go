@@ -1,6 +1,7 @@
 package execute_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"path/filepath"
@@ -105,12 +106,12 @@ func BenchmarkSessionMarkdown(b *testing.B) {
 	}
 	src := `{"id":"wr.long","name":"Long","description":"Many steps.","version":"1","steps":[` + strings.Join(steps, ",") + `]}`
 	x := execute.New(memstore.New(), executetest.Ring(b), catalogOf(b, map[string]string{"wr.long.json": src}), workflow.Preferences{}, executetest.Clock, b.Logf)
-	res := x.Start([]byte(`{"workflowId":"wr.long"}`))
+	res := x.Start(context.Background(), []byte(`{"workflowId":"wr.long"}`))
 	for i := 1; i <= 1000; i++ {
 		st := res.(protocol.StepResult)
 		raw, _ := json.Marshal(map[string]any{"stateToken": st.StateToken, "ackToken": st.AckToken,
 			"output": map[string]any{"notesMarkdown": fmt.Sprintf("Step %d done: looked at the thing and wrote down what it said.", i)}})
-		res = x.Continue(raw)
+		res = x.Continue(context.Background(), raw)
 	}
 	id := res.(protocol.StepResult).Session.SessionID
 	b.Run("session", func(b *testing.B) {

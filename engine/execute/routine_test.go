@@ -53,3 +53,8 @@ func TestLoadWarningsMatchTheOutputSchemas(t *testing.T) {
 	}
 	conforms(t, schemaFor(t, protocol.ToolInspect), r.x.Inspect(context.Background(), []byte(`{"workflowId":"old_flow"}`)))
 }
+
+// fixedCatalog serves one catalog to every workspace.
+type fixedCatalog struct{ cat *catalog.Catalog }
+
+func (f fixedCatalog) Catalog(string) *catalog.Catalog { return f.cat }
