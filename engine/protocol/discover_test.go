@@ -199,8 +199,11 @@ func TestNewInspectShowsWhatTheWorkflowSays(t *testing.T) {
 	if len(r.FunctionDefinitions) != 1 || len(r.Assessments) != 1 || len(r.Assessments[0].Dimensions) != 2 {
 		t.Errorf("functions %+v, assessments %+v", r.FunctionDefinitions, r.Assessments)
 	}
-	if len(r.Contracts) != 2 || r.Contracts[1].Ref != workflow.ContractGaps || r.Contracts[1].Declared || len(r.Contracts[1].Schema) == 0 {
-		t.Errorf("contracts %+v; want WorkRail's gaps pack with its schema", r.Contracts)
+	// The declared contract, then the packs WorkRail pins: the assessment
+	// contract (a step rates an assessment) and the gaps pack.
+	if len(r.Contracts) != 3 || r.Contracts[1].Ref != workflow.ContractAssessment || r.Contracts[2].Ref != workflow.ContractGaps ||
+		r.Contracts[2].Declared || len(r.Contracts[2].Schema) == 0 {
+		t.Errorf("contracts %+v; want the assessment contract and WorkRail's gaps pack with its schema", r.Contracts)
 	}
 	if d := r.Contracts[0]; d.Ref != "user.plan_summary" || !d.Declared || len(d.Kinds) != 1 || d.Kinds[0] != "user.plan" || len(d.Example) == 0 {
 		t.Errorf("declared contract %+v; want user.plan_summary, declared, accepting user.plan, with its example", d)
