@@ -1,6 +1,7 @@
 package console_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -28,15 +29,15 @@ func BenchmarkRunPageOutcomes(b *testing.B) {
 	}
 	defer st.Close()
 	x := execute.New(st, executetest.Ring(b), executetest.Long(b, 1000), workflow.Preferences{}, executetest.Clock, b.Logf)
-	s := x.Start([]byte(`{"workflowId":"wr.long"}`)).(protocol.StepResult)
+	s := x.Start(context.Background(), []byte(`{"workflowId":"wr.long"}`)).(protocol.StepResult)
 	var prev protocol.StepResult
 	for i := 1; i < 1000; i++ {
 		if i%50 == 0 && prev.StateToken != "" {
-			re := x.Continue([]byte(`{"stateToken":"` + prev.StateToken + `"}`)).(protocol.StepResult)
-			x.Continue(mustArgs(b, re))
+			re := x.Continue(context.Background(), []byte(`{"stateToken":"`+prev.StateToken+`"}`)).(protocol.StepResult)
+			x.Continue(context.Background(), mustArgs(b, re))
 		}
 		prev = s
-		s = x.Continue(withGap(b, s, i)).(protocol.StepResult)
+		s = x.Continue(context.Background(), withGap(b, s, i)).(protocol.StepResult)
 	}
 	h := serveBench(b, st)
 	// What is measured is a page that sums every gap and opens their folds.
@@ -83,9 +84,9 @@ func BenchmarkRunPageAfterAStep(b *testing.B) {
 	defer st.Close()
 	const steps = 1000
 	x := execute.New(st, executetest.Ring(b), executetest.Long(b, 4*steps), workflow.Preferences{}, executetest.Clock, b.Logf)
-	s := x.Start([]byte(`{"workflowId":"wr.long"}`)).(protocol.StepResult)
+	s := x.Start(context.Background(), []byte(`{"workflowId":"wr.long"}`)).(protocol.StepResult)
 	for i := 1; i < steps; i++ {
-		s = x.Continue(withGap(b, s, i)).(protocol.StepResult)
+		s = x.Continue(context.Background(), withGap(b, s, i)).(protocol.StepResult)
 	}
 	h := serveBench(b, st)
 	const page = "/sessions/ses_1/runs/run_1"
@@ -103,7 +104,7 @@ func BenchmarkRunPageAfterAStep(b *testing.B) {
 		if i++; i >= 4*steps {
 			b.Fatal("the workflow ran out of steps")
 		}
-		s = x.Continue(withGap(b, s, i)).(protocol.StepResult)
+		s = x.Continue(context.Background(), withGap(b, s, i)).(protocol.StepResult)
 		b.StartTimer()
 		get()
 	}

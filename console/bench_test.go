@@ -1,6 +1,7 @@
 package console_test
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
@@ -71,7 +72,7 @@ func BenchmarkSessionsPage(b *testing.B) {
 	defer st.Close()
 	x := execute.New(st, executetest.Ring(b), executetest.Catalog(b, workflows.FS), workflow.Preferences{}, executetest.Clock, b.Logf)
 	for range 10_000 {
-		if _, ok := x.Start([]byte(`{"workflowId":"wr.hello"}`)).(protocol.StepResult); !ok {
+		if _, ok := x.Start(context.Background(), []byte(`{"workflowId":"wr.hello"}`)).(protocol.StepResult); !ok {
 			b.Fatal("start failed")
 		}
 	}
@@ -98,15 +99,15 @@ func BenchmarkRunPage(b *testing.B) {
 	}
 	defer func() { st.Close() }()
 	x := execute.New(st, executetest.Ring(b), executetest.Long(b, 1000), workflow.Preferences{}, executetest.Clock, b.Logf)
-	s := x.Start([]byte(`{"workflowId":"wr.long"}`)).(protocol.StepResult)
+	s := x.Start(context.Background(), []byte(`{"workflowId":"wr.long"}`)).(protocol.StepResult)
 	var prev protocol.StepResult
 	for i := 1; i < 1000; i++ {
 		if i%50 == 0 && prev.StateToken != "" {
-			re := x.Continue([]byte(`{"stateToken":"` + prev.StateToken + `"}`)).(protocol.StepResult)
-			x.Continue(mustArgs(b, re))
+			re := x.Continue(context.Background(), []byte(`{"stateToken":"`+prev.StateToken+`"}`)).(protocol.StepResult)
+			x.Continue(context.Background(), mustArgs(b, re))
 		}
 		prev = s
-		s = x.Continue(mustArgs(b, s)).(protocol.StepResult)
+		s = x.Continue(context.Background(), mustArgs(b, s)).(protocol.StepResult)
 	}
 	const folded, panel = "/sessions/ses_1/runs/run_1", "/sessions/ses_1/runs/run_1?node=node_500"
 	h := serveBench(b, st)
@@ -212,9 +213,9 @@ func BenchmarkSessionPageManyGaps(b *testing.B) {
 	wf := executetest.Catalog(b, fstest.MapFS{"wr.many.json": {Data: []byte(`{"id":"wr.many","name":"Many","description":"d","version":"1","steps":[` +
 		strings.Join(steps, ",") + `]}`)}})
 	x := execute.New(st, executetest.Ring(b), wf, workflow.Preferences{}, executetest.Clock, b.Logf)
-	res := x.Start([]byte(`{"workflowId":"wr.many","mode":"wr.modes.full_auto_never_stop"}`))
+	res := x.Start(context.Background(), []byte(`{"workflowId":"wr.many","mode":"wr.modes.full_auto_never_stop"}`))
 	for s, ok := res.(protocol.StepResult); ok; s, ok = res.(protocol.StepResult) {
-		res = x.Continue([]byte(`{"stateToken":"` + s.StateToken + `","ackToken":"` + s.AckToken + `"}`))
+		res = x.Continue(context.Background(), []byte(`{"stateToken":"`+s.StateToken+`","ackToken":"`+s.AckToken+`"}`))
 	}
 	h := serveBench(b, st)
 	rec := httptest.NewRecorder()

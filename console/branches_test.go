@@ -1,6 +1,7 @@
 package console_test
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"regexp"
@@ -22,12 +23,12 @@ func threeBranches(t *testing.T) *actions {
 		args := res.(protocol.StepResult).NextCall.Arguments
 		args.Output = &protocol.Output{NotesMarkdown: "did it again"}
 		b, _ := json.Marshal(args)
-		return a.x.Continue(b)
+		return a.x.Continue(context.Background(), b)
 	}
-	if _, ok := advance(a.x.Resume(execute.Place{Session: 1, Run: 1, Node: 3})).(protocol.CompleteResult); !ok {
+	if _, ok := advance(a.x.Resume(context.Background(), execute.Place{Session: 1, Run: 1, Node: 3})).(protocol.CompleteResult); !ok {
 		t.Fatal("node_3 did not complete the run")
 	}
-	if _, ok := advance(a.x.Resume(execute.Place{Session: 1, Run: 1, Node: 2})).(protocol.StepResult); !ok {
+	if _, ok := advance(a.x.Resume(context.Background(), execute.Place{Session: 1, Run: 1, Node: 2})).(protocol.StepResult); !ok {
 		t.Fatal("the rewound chat did not fork node_2")
 	}
 	if rec := a.post(t, run1+"/fork?node=node_3", a.csrf, `{"topic": "y"}`); rec.Code != http.StatusSeeOther {

@@ -1,6 +1,7 @@
 package console_test
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"path/filepath"
@@ -61,21 +62,21 @@ func TestCheckpointsAreTheirOwnKindOfNode(t *testing.T) {
 		"steps":[{"id":"a","title":"A","prompt":"do a"},{"id":"b","title":"B","prompt":"do b"},{"id":"c","title":"C","prompt":"do c"}]}`)}})
 	h := serve(t, st, wf)
 	x := execute.New(st, executetest.Ring(t), wf, workflow.Preferences{}, executetest.Clock, t.Logf)
-	first := x.Start([]byte(`{"workflowId":"wr.steps"}`)).(protocol.StepResult)
+	first := x.Start(context.Background(), []byte(`{"workflowId":"wr.steps"}`)).(protocol.StepResult)
 	args := first.NextCall.Arguments
 	args.Output.NotesMarkdown = "Did a."
 	raw, _ := json.Marshal(args)
-	if _, ok := x.Continue(raw).(protocol.StepResult); !ok {
+	if _, ok := x.Continue(context.Background(), raw).(protocol.StepResult); !ok {
 		t.Fatal("advance to b failed")
 	}
 	k1 := checkpoint(t, st, execute.Place{Session: 1, Run: 1, Node: 2}, "Looked around **before** b.")
 	// The agent goes on from the checkpoint, as the checkpoint's answer
 	// lets it.
-	at := x.Resume(execute.Place{Session: 1, Run: 1, Node: k1}).(protocol.StepResult)
+	at := x.Resume(context.Background(), execute.Place{Session: 1, Run: 1, Node: k1}).(protocol.StepResult)
 	args = at.NextCall.Arguments
 	args.Output.NotesMarkdown = "Did b."
 	raw, _ = json.Marshal(args)
-	c, ok := x.Continue(raw).(protocol.StepResult)
+	c, ok := x.Continue(context.Background(), raw).(protocol.StepResult)
 	if !ok {
 		t.Fatal("advance from the checkpoint failed")
 	}

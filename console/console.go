@@ -38,7 +38,8 @@ type Store interface {
 	// EventsAfter is the part of a session's log after an index, verified
 	// on from there: what a fold read up to that index lacks.
 	EventsAfter(engine.SessionID, engine.EventIndex) ([]event.Event, execute.Health, error)
-	View(engine.SessionID, func(execute.Tx) error) error
+	// View reads a session's records in one read transaction.
+	View(engine.SessionID, func(execute.ReadTx) error) error
 	// Overviews walks the sessions' overviews newest first, from the
 	// first id below before (0: the newest), until fn returns false; a
 	// session whose overview cannot be read is passed with the error.

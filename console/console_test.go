@@ -2,6 +2,7 @@ package console_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/binary"
 	"encoding/json"
 	"flag"
@@ -45,7 +46,7 @@ func consoleWith(t *testing.T, st interface {
 	clock := func() time.Time { return time.Date(2026, 3, 4, 5, 6, 7, 0, time.UTC) }
 	x := execute.New(st, executetest.Ring(t), executetest.Catalog(t, workflows.FS), workflow.Preferences{}, clock, t.Logf)
 	for i := 0; i < n; i++ {
-		if _, ok := x.Start(json.RawMessage(`{"workflowId":"wr.hello"}`)).(protocol.StepResult); !ok {
+		if _, ok := x.Start(context.Background(), json.RawMessage(`{"workflowId":"wr.hello"}`)).(protocol.StepResult); !ok {
 			t.Fatal("start failed")
 		}
 	}
@@ -137,7 +138,7 @@ func TestSessionsSearchPagesAndNewPill(t *testing.T) {
 	x := execute.New(st, executetest.Ring(t), executetest.Catalog(t, workflows.FS), workflow.Preferences{}, clock, t.Logf)
 	start := func(wf string) {
 		t.Helper()
-		if _, ok := x.Start(json.RawMessage(`{"workflowId":"` + wf + `"}`)).(protocol.StepResult); !ok {
+		if _, ok := x.Start(context.Background(), json.RawMessage(`{"workflowId":"`+wf+`"}`)).(protocol.StepResult); !ok {
 			t.Fatalf("start %s failed", wf)
 		}
 	}
@@ -383,13 +384,13 @@ func leaveGaps(tb testing.TB, st execute.Store, n int) {
 	for range n {
 		// An agent in never-stop mode that acknowledges steps without the
 		// outputs or answers they ask for.
-		res := x.Start([]byte(`{"workflowId":"wr.gappy","mode":"wr.modes.full_auto_never_stop"}`))
+		res := x.Start(context.Background(), []byte(`{"workflowId":"wr.gappy","mode":"wr.modes.full_auto_never_stop"}`))
 		for i := 0; i < 4; i++ {
 			s, ok := res.(protocol.StepResult)
 			if !ok {
 				break
 			}
-			res = x.Continue([]byte(`{"stateToken":"` + s.StateToken + `","ackToken":"` + s.AckToken + `"}`))
+			res = x.Continue(context.Background(), []byte(`{"stateToken":"`+s.StateToken+`","ackToken":"`+s.AckToken+`"}`))
 		}
 	}
 }
@@ -485,16 +486,16 @@ func TestRunPage(t *testing.T) {
 		{"id":"do","title":"Do","prompt":"do it"},{"id":"end","title":"End","prompt":"end"}]}`)}})
 	h := serve(t, st, wf)
 	x := execute.New(st, executetest.Ring(t), wf, workflow.Preferences{}, executetest.Clock, t.Logf)
-	first := x.Start([]byte(`{"workflowId":"wr.ask"}`)).(protocol.StepResult)
+	first := x.Start(context.Background(), []byte(`{"workflowId":"wr.ask"}`)).(protocol.StepResult)
 	args, _ := json.Marshal(first.NextCall.Arguments)
-	blocked := x.Continue(args).(protocol.BlockedResult)
+	blocked := x.Continue(context.Background(), args).(protocol.BlockedResult)
 	args, _ = json.Marshal(blocked.NextCall.Arguments)
-	x.Continue(args)
-	re := x.Continue([]byte(`{"stateToken":"` + first.StateToken + `"}`)).(protocol.StepResult)
+	x.Continue(context.Background(), args)
+	re := x.Continue(context.Background(), []byte(`{"stateToken":"`+first.StateToken+`"}`)).(protocol.StepResult)
 	retry := re.NextCall.Arguments
 	retry.Output.Artifacts = blocked.NextCall.Arguments.Output.Artifacts
 	args, _ = json.Marshal(retry)
-	x.Continue(args)
+	x.Continue(context.Background(), args)
 
 	base := "/sessions/ses_1/runs/run_1"
 	for _, c := range []struct{ path, golden string }{
@@ -524,11 +525,11 @@ func TestAgentNotesRenderInert(t *testing.T) {
 	st := memstore.New()
 	h := consoleWith(t, st, 0)
 	x := execute.New(st, executetest.Ring(t), executetest.Catalog(t, workflows.FS), workflow.Preferences{}, executetest.Clock, t.Logf)
-	s := x.Start([]byte(`{"workflowId":"wr.hello"}`)).(protocol.StepResult)
+	s := x.Start(context.Background(), []byte(`{"workflowId":"wr.hello"}`)).(protocol.StepResult)
 	args := s.NextCall.Arguments
 	args.Output.NotesMarkdown = "**Done.** <script>alert(1)</script> \"><img src=x onerror=alert(1)> [x](javascript:alert(1))"
 	raw, _ := json.Marshal(args)
-	x.Continue(raw)
+	x.Continue(context.Background(), raw)
 	for _, path := range []string{"/sessions/ses_1", "/sessions/ses_1/runs/run_1?node=node_2"} {
 		_, body := getPath(t, h, path)
 		if !strings.Contains(body, "<strong>Done.</strong>") {
@@ -559,7 +560,7 @@ func TestPinnedDriftIsShown(t *testing.T) {
 	disk := &swapped{now: version("1")}
 	h := serve(t, st, disk)
 	x := execute.New(st, executetest.Ring(t), disk, workflow.Preferences{}, executetest.Clock, t.Logf)
-	if _, ok := x.Start([]byte(`{"workflowId":"wr.ask"}`)).(protocol.StepResult); !ok {
+	if _, ok := x.Start(context.Background(), []byte(`{"workflowId":"wr.ask"}`)).(protocol.StepResult); !ok {
 		t.Fatal("start failed")
 	}
 	for _, c := range []struct {
@@ -667,10 +668,10 @@ func TestNodePanelListsArePaged(t *testing.T) {
 		c.Settings = func() console.Settings { return console.Settings{PageSize: 1, PollSeconds: 2} }
 	})
 	x := execute.New(st, executetest.Ring(t), wf, workflow.Preferences{}, executetest.Clock, t.Logf)
-	first := x.Start([]byte(`{"workflowId":"wr.ask"}`)).(protocol.StepResult)
+	first := x.Start(context.Background(), []byte(`{"workflowId":"wr.ask"}`)).(protocol.StepResult)
 	for range 3 { // three blocked attempts at node_1
-		x.Continue([]byte(`{"stateToken":"` + first.StateToken + `","ackToken":"` + first.AckToken + `"}`))
-		first = x.Continue([]byte(`{"stateToken":"` + first.StateToken + `"}`)).(protocol.StepResult)
+		x.Continue(context.Background(), []byte(`{"stateToken":"`+first.StateToken+`","ackToken":"`+first.AckToken+`"}`))
+		first = x.Continue(context.Background(), []byte(`{"stateToken":"`+first.StateToken+`"}`)).(protocol.StepResult)
 	}
 	const base = "/sessions/ses_1/runs/run_1?node=node_1"
 	_, page := getPath(t, h, base)

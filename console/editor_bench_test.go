@@ -1,6 +1,7 @@
 package console_test
 
 import (
+	"context"
 	"fmt"
 	"io/fs"
 	"net/http"
@@ -51,7 +52,7 @@ func benchDesk(b *testing.B) http.Handler {
 	b.Cleanup(func() { st.Close() })
 	x := execute.New(st, executetest.Ring(b), reg, workflow.Preferences{}, executetest.Clock, b.Logf)
 	for i := range 100 {
-		if _, ok := x.Start([]byte(fmt.Sprintf(`{"workflowId":"user.w%03d"}`, i))).(protocol.StepResult); !ok {
+		if _, ok := x.Start(context.Background(), []byte(fmt.Sprintf(`{"workflowId":"user.w%03d"}`, i))).(protocol.StepResult); !ok {
 			b.Fatal("start failed")
 		}
 	}

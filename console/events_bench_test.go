@@ -1,6 +1,7 @@
 package console_test
 
 import (
+	"context"
 	"path/filepath"
 	"testing"
 
@@ -22,14 +23,14 @@ func BenchmarkEventsPage(b *testing.B) {
 	}
 	defer st.Close()
 	x := execute.New(st, executetest.Ring(b), executetest.Long(b, 2000), workflow.Preferences{}, executetest.Clock, b.Logf)
-	s := x.Start([]byte(`{"workflowId":"wr.long"}`)).(protocol.StepResult)
+	s := x.Start(context.Background(), []byte(`{"workflowId":"wr.long"}`)).(protocol.StepResult)
 	for {
 		var head int
-		st.View(s.Session.SessionID, func(tx execute.Tx) error { head = int(tx.Head()); return nil })
+		st.View(s.Session.SessionID, func(tx execute.ReadTx) error { head = int(tx.Head()); return nil })
 		if head >= 5000 {
 			break
 		}
-		s = x.Continue(mustArgs(b, s)).(protocol.StepResult)
+		s = x.Continue(context.Background(), mustArgs(b, s)).(protocol.StepResult)
 	}
 	h := serveBench(b, st)
 	b.Run("first-page", func(b *testing.B) { benchGet(b, h, "/sessions/ses_1/events", false) })

@@ -1,6 +1,7 @@
 package console_test
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"strings"
@@ -24,17 +25,17 @@ func forkedSession(t *testing.T) (*memstore.Store, http.Handler) {
 	tick := time.Date(2026, 3, 4, 5, 0, 7, 0, time.UTC)
 	clock := func() time.Time { tick = tick.Add(time.Minute); return tick }
 	x := execute.New(st, executetest.Ring(t), executetest.Catalog(t, workflows.FS), workflow.Preferences{}, clock, t.Logf)
-	s, ok := x.Start(json.RawMessage(`{"workflowId":"wr.hello"}`)).(protocol.StepResult)
+	s, ok := x.Start(context.Background(), json.RawMessage(`{"workflowId":"wr.hello"}`)).(protocol.StepResult)
 	if !ok {
 		t.Fatal("start failed")
 	}
 	args := s.NextCall.Arguments
 	args.Output = &protocol.Output{NotesMarkdown: "Looked around.\n\nNothing odd."}
 	b, _ := json.Marshal(args)
-	if _, ok := x.Continue(b).(protocol.StepResult); !ok {
+	if _, ok := x.Continue(context.Background(), b).(protocol.StepResult); !ok {
 		t.Fatal("continue failed")
 	}
-	if r, _ := x.Fork(execute.Place{Session: 1, Run: 1, Node: 2}, []byte(`{"topic": "y"}`)); r.ResultKind() != protocol.KindStep {
+	if r, _ := x.Fork(context.Background(), execute.Place{Session: 1, Run: 1, Node: 2}, []byte(`{"topic": "y"}`)); r.ResultKind() != protocol.KindStep {
 		t.Fatalf("fork: %s", r.RenderedText())
 	}
 	return st, serve(t, st, executetest.Catalog(t, workflows.FS))

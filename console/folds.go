@@ -38,7 +38,7 @@ const maxFolds = 32
 // moved since the last fold.
 func (c *Console) fold(id engine.SessionID) (*project.Graph, execute.Health, error) {
 	var head engine.EventIndex
-	err := c.store.View(id, func(tx execute.Tx) error { head = tx.Head(); return nil })
+	err := c.store.View(id, func(tx execute.ReadTx) error { head = tx.Head(); return nil })
 	if err != nil {
 		return nil, execute.Health{}, err
 	}

@@ -1,6 +1,7 @@
 package console_test
 
 import (
+	"context"
 	"encoding/json"
 	"path/filepath"
 	"strings"
@@ -42,7 +43,7 @@ func (c *counting) EventsAfter(id engine.SessionID, from engine.EventIndex) ([]e
 func TestRunPageFoldsOnlyWhatWasAdded(t *testing.T) {
 	st := &counting{Store: openStore(t, filepath.Join(t.TempDir(), "w.db"))}
 	x := execute.New(st, executetest.Ring(t), executetest.Catalog(t, workflows.FS), workflow.Preferences{}, executetest.Clock, t.Logf)
-	s := x.Start(json.RawMessage(`{"workflowId":"wr.hello"}`)).(protocol.StepResult)
+	s := x.Start(context.Background(), json.RawMessage(`{"workflowId":"wr.hello"}`)).(protocol.StepResult)
 	h := serve(t, st, executetest.Catalog(t, workflows.FS))
 	const page = "/sessions/ses_1/runs/run_1"
 	if _, body := getPath(t, h, page); !strings.Contains(body, "next: Greet the user") {
@@ -54,7 +55,7 @@ func TestRunPageFoldsOnlyWhatWasAdded(t *testing.T) {
 	args := s.NextCall.Arguments
 	args.Output = &protocol.Output{NotesMarkdown: "Said hello."}
 	raw, _ := json.Marshal(args)
-	if _, ok := x.Continue(raw).(protocol.StepResult); !ok {
+	if _, ok := x.Continue(context.Background(), raw).(protocol.StepResult); !ok {
 		t.Fatal("continue failed")
 	}
 	_, body := getPath(t, h, page)

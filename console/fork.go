@@ -2,6 +2,7 @@ package console
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -25,13 +26,13 @@ import (
 type Runs interface {
 	// Fork starts a branch at a node under an edited context; at a run's
 	// first node, a new run of its pinned version in the session.
-	Fork(at execute.Place, context []byte) (protocol.Result, execute.Place)
+	Fork(ctx context.Context, at execute.Place, edited []byte) (protocol.Result, execute.Place)
 	// Restart starts a run over on its workflow's current version, in
 	// its session.
-	Restart(at execute.Place, context []byte) (protocol.Result, execute.Place)
+	Restart(ctx context.Context, at execute.Place, edited []byte) (protocol.Result, execute.Place)
 	// Resume reads a node as an agent picking it up with its stateToken
 	// alone reads it: the stateToken to hand a chat.
-	Resume(at execute.Place) protocol.Result
+	Resume(ctx context.Context, at execute.Place) protocol.Result
 }
 
 // runRoutes are the run actions: fork at a node, hand a node to a chat,
@@ -167,7 +168,7 @@ func (c *Console) forkPost(w http.ResponseWriter, r *http.Request) {
 	}
 	v.Context = r.PostFormValue("context")
 	m := c.chrome("Fork " + at.Node.String())
-	res, to := c.runs.Fork(at, []byte(v.Context))
+	res, to := c.runs.Fork(r.Context(), at, []byte(v.Context))
 	switch res := res.(type) {
 	case protocol.ErrorResult:
 		v.Refused = res.Error
@@ -206,7 +207,7 @@ func (c *Console) handoff(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	v := handoffView{At: at}
-	switch res := c.runs.Resume(at).(type) {
+	switch res := c.runs.Resume(r.Context(), at).(type) {
 	case protocol.StepResult:
 		v.StateToken, v.Pending, v.Workflow, v.Warnings = res.StateToken, &res.Pending, res.Workflow, res.Warnings
 	case protocol.CompleteResult:
@@ -305,7 +306,7 @@ func (c *Console) restartPost(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	v.Context = r.PostFormValue("context")
-	res, to := c.runs.Restart(at, []byte(v.Context))
+	res, to := c.runs.Restart(r.Context(), at, []byte(v.Context))
 	if e, refused := res.(protocol.ErrorResult); refused {
 		v.Refused = e.Error
 		c.render(w, r, http.StatusUnprocessableEntity, restartPage(c.chrome("Restart "+at.Run.String()), v))

@@ -1,6 +1,7 @@
 package console_test
 
 import (
+	"context"
 	"encoding/json"
 	"html"
 	"net/http"
@@ -49,12 +50,12 @@ func newActions(t *testing.T) *actions {
 	console.New(console.Config{Store: a.st, Workflows: a.disk, Runs: a.x, About: console.About{Version: "test", StartedAt: clock()},
 		Secret: []byte("test secret"), Now: clock, Logf: t.Logf}).Routes(r)
 	a.h = r
-	res := a.x.Start([]byte(`{"workflowId":"wr.f","context":{"topic":"x"}}`))
+	res := a.x.Start(context.Background(), []byte(`{"workflowId":"wr.f","context":{"topic":"x"}}`))
 	for i := 0; i < 2; i++ {
 		args := res.(protocol.StepResult).NextCall.Arguments
 		args.Output = &protocol.Output{NotesMarkdown: "did it"}
 		b, _ := json.Marshal(args)
-		res = a.x.Continue(b)
+		res = a.x.Continue(context.Background(), b)
 	}
 	_, page := getPath(t, a.h, "/")
 	m := regexp.MustCompile(`name="csrf" value="([0-9a-f]{64})"|X-CSRF-Token&#34;:&#34;([0-9a-f]{64})&#34;`).FindStringSubmatch(page)
@@ -181,14 +182,14 @@ func TestForkHereHandsOffAStateToken(t *testing.T) {
 	if !strings.Contains(page, html.EscapeString(`call continue_workflow with stateToken "`+st+`" and do the pending step.`)) {
 		t.Fatal("the prompt to paste does not carry the stateToken")
 	}
-	s, ok := a.x.Continue([]byte(`{"stateToken":"` + st + `"}`)).(protocol.StepResult)
+	s, ok := a.x.Continue(context.Background(), []byte(`{"stateToken":"`+st+`"}`)).(protocol.StepResult)
 	if !ok || s.Pending.StepID != "c" {
 		t.Fatalf("continue_workflow with the shown stateToken: %#v", s)
 	}
 	args := s.NextCall.Arguments
 	args.Output = &protocol.Output{NotesMarkdown: "did c on the fork"}
 	b, _ := json.Marshal(args)
-	if _, ok := a.x.Continue(b).(protocol.CompleteResult); !ok {
+	if _, ok := a.x.Continue(context.Background(), b).(protocol.CompleteResult); !ok {
 		t.Fatal("the fork did not complete")
 	}
 	_, run := getPath(t, a.h, run1+"?node=node_4")
@@ -241,10 +242,10 @@ func TestForkHereBlockedSaysSo(t *testing.T) {
 	a.disk.now = executetest.Catalog(t, fstest.MapFS{"wr.ask.json": {Data: []byte(`{"id":"wr.ask","name":"Ask","description":"d","version":"1",
 		"steps":[{"id":"ask","title":"Ask","prompt":"ask","userDependency":{"reason":"needs_user_approval","summary":"approve","requestedFromUser":"Approve?"}},
 		{"id":"do","title":"Do","prompt":"do"}]}`)}})
-	first := a.x.Start([]byte(`{"workflowId":"wr.ask"}`)).(protocol.StepResult)
+	first := a.x.Start(context.Background(), []byte(`{"workflowId":"wr.ask"}`)).(protocol.StepResult)
 	b, _ := json.Marshal(map[string]any{"stateToken": first.StateToken, "ackToken": first.AckToken,
 		"output": map[string]any{"notesMarkdown": "went on"}, "preferences": map[string]any{"autonomy": "full_auto_never_stop"}})
-	if _, ok := a.x.Continue(b).(protocol.StepResult); !ok {
+	if _, ok := a.x.Continue(context.Background(), b).(protocol.StepResult); !ok {
 		t.Fatal("the run did not go past the approval")
 	}
 	_, form := getPath(t, a.h, "/sessions/ses_2/runs/run_1/fork?node=node_2")

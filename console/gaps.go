@@ -315,7 +315,7 @@ func (c *Console) readGaps(refs []gapRef) ([]openGap, error) {
 		for j < len(refs) && refs[j].Session == refs[i].Session {
 			j++
 		}
-		err := c.store.View(refs[i].Session, func(tx execute.Tx) error {
+		err := c.store.View(refs[i].Session, func(tx execute.ReadTx) error {
 			for _, ref := range refs[i:j] {
 				e, err := tx.Event(ref.Index)
 				if err != nil {

@@ -39,7 +39,7 @@ func (c *Console) pinned(id engine.SessionID, hash engine.WorkflowHash) (pinned,
 	if ok {
 		return p, nil
 	}
-	err := c.store.View(id, func(tx execute.Tx) error {
+	err := c.store.View(id, func(tx execute.ReadTx) error {
 		wf, err := tx.Workflow(hash)
 		if err != nil {
 			return err

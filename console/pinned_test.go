@@ -1,6 +1,7 @@
 package console_test
 
 import (
+	"context"
 	"net/http"
 	"strings"
 	"testing"
@@ -21,7 +22,7 @@ func TestPinnedSnapshot(t *testing.T) {
 	st := memstore.New()
 	h := serve(t, st, disk)
 	x := execute.New(st, executetest.Ring(t), disk, workflow.Preferences{}, executetest.Clock, t.Logf)
-	if _, ok := x.Start([]byte(`{"workflowId":"user.greet"}`)).(protocol.StepResult); !ok {
+	if _, ok := x.Start(context.Background(), []byte(`{"workflowId":"user.greet"}`)).(protocol.StepResult); !ok {
 		t.Fatal("start failed")
 	}
 	_, run := getPath(t, h, "/sessions/ses_1/runs/run_1")

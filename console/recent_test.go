@@ -1,6 +1,7 @@
 package console_test
 
 import (
+	"context"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -21,7 +22,7 @@ func TestSessionsInOrderOfRecentActivity(t *testing.T) {
 	x := execute.New(st, executetest.Ring(t), executetest.Catalog(t, workflows.FS), workflow.Preferences{}, executetest.Clock, t.Logf)
 	var first protocol.StepResult
 	for i := range 3 {
-		s, ok := x.Start(json.RawMessage(`{"workflowId":"wr.hello"}`)).(protocol.StepResult)
+		s, ok := x.Start(context.Background(), json.RawMessage(`{"workflowId":"wr.hello"}`)).(protocol.StepResult)
 		if !ok {
 			t.Fatal("start failed")
 		}
@@ -37,10 +38,10 @@ func TestSessionsInOrderOfRecentActivity(t *testing.T) {
 	args := first.NextCall.Arguments
 	args.Output = &protocol.Output{NotesMarkdown: "Greeted, later."}
 	b, _ := json.Marshal(args)
-	if _, ok := x.Continue(b).(protocol.StepResult); !ok {
+	if _, ok := x.Continue(context.Background(), b).(protocol.StepResult); !ok {
 		t.Fatal("continue failed")
 	}
-	if _, ok := x.Start(json.RawMessage(`{"workflowId":"wr.hello"}`)).(protocol.StepResult); !ok {
+	if _, ok := x.Start(context.Background(), json.RawMessage(`{"workflowId":"wr.hello"}`)).(protocol.StepResult); !ok {
 		t.Fatal("start failed")
 	}
 	_, page = getPath(t, h, "/?top=3&newest=ses_3") // the page as first read, refreshed

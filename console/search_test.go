@@ -2,6 +2,7 @@ package console_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -60,13 +61,13 @@ func TestSearchListsWhatResumeOffers(t *testing.T) {
 	x := execute.New(st, executetest.Ring(t), executetest.Catalog(t, workflows.FS), workflow.Preferences{}, executetest.Clock, t.Logf)
 	var hash engine.WorkflowHash
 	for _, notes := range []string{"Looked at the flaky parser test.", "Fixed the **auth** bug in login.", ""} {
-		s := x.Start(json.RawMessage(`{"workflowId":"wr.hello"}`)).(protocol.StepResult)
+		s := x.Start(context.Background(), json.RawMessage(`{"workflowId":"wr.hello"}`)).(protocol.StepResult)
 		hash = s.Workflow.Hash
 		if notes != "" {
 			args := s.NextCall.Arguments
 			args.Output.NotesMarkdown = notes
 			raw, _ := json.Marshal(args)
-			x.Continue(raw)
+			x.Continue(context.Background(), raw)
 		}
 	}
 	// A snippet names the step its notes report on, by its title in the
@@ -170,14 +171,14 @@ func TestSearchListsWhatResumeSessionAnswers(t *testing.T) {
 	x := execute.New(st, executetest.Ring(t), wf, workflow.Preferences{}, executetest.Clock, t.Logf)
 	noted := func(id engine.WorkflowID, notes string) protocol.StepResult {
 		t.Helper()
-		s := x.Start(json.RawMessage(`{"workflowId":"` + string(id) + `"}`)).(protocol.StepResult)
+		s := x.Start(context.Background(), json.RawMessage(`{"workflowId":"`+string(id)+`"}`)).(protocol.StepResult)
 		if notes == "" {
 			return s
 		}
 		args := s.NextCall.Arguments
 		args.Output.NotesMarkdown = notes
 		raw, _ := json.Marshal(args)
-		next, ok := x.Continue(raw).(protocol.StepResult)
+		next, ok := x.Continue(context.Background(), raw).(protocol.StepResult)
 		if !ok {
 			t.Fatal("advance failed")
 		}
@@ -188,7 +189,7 @@ func TestSearchListsWhatResumeSessionAnswers(t *testing.T) {
 	at := noted("wr.hello", "Chased the auth bug.")           // ses_3, checkpointed below
 	raw, _ := json.Marshal(map[string]any{"stateToken": at.StateToken, "checkpointToken": at.CheckpointToken,
 		"output": map[string]string{"notesMarkdown": "Still chasing the auth bug, in the parser now."}})
-	if r, ok := x.Checkpoint(raw).(protocol.StepResult); !ok {
+	if r, ok := x.Checkpoint(context.Background(), raw).(protocol.StepResult); !ok {
 		t.Fatalf("checkpoint answered %s", r.ResultKind())
 	}
 	noted("wr.hello", "The auth bug again, the latest of all.") // ses_4, damaged below
@@ -199,7 +200,7 @@ func TestSearchListsWhatResumeSessionAnswers(t *testing.T) {
 	x = execute.New(st, executetest.Ring(t), wf, workflow.Preferences{}, executetest.Clock, t.Logf)
 	h := serveWith(t, st, wf, func(c *console.Config) { c.Resumer = x })
 
-	answer, ok := x.ResumeSession([]byte(`{"query":"Auth BUG"}`)).(protocol.ResumeResult)
+	answer, ok := x.ResumeSession(context.Background(), []byte(`{"query":"Auth BUG"}`)).(protocol.ResumeResult)
 	if !ok || len(answer.Candidates) == 0 {
 		t.Fatalf("resume_session answered %+v", answer)
 	}
@@ -265,7 +266,7 @@ func damageLastEvent(t *testing.T, path string, id uint64) {
 func TestSearchSaysNoMatch(t *testing.T) {
 	st := memstore.New()
 	x := execute.New(st, executetest.Ring(t), executetest.Catalog(t, workflows.FS), workflow.Preferences{}, executetest.Clock, t.Logf)
-	x.Start(json.RawMessage(`{"workflowId":"wr.hello"}`))
+	x.Start(context.Background(), json.RawMessage(`{"workflowId":"wr.hello"}`))
 	recent := resume.Match{Session: 1, Tier: resume.TierRecency, Run: resume.Run{ID: 1, WorkflowID: "wr.hello", Tip: 1, Status: project.InProgress}}
 	notes := recent
 	notes.Tier = resume.TierNotes

@@ -1,6 +1,7 @@
 package console_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -40,18 +41,18 @@ func twoRunSession(t *testing.T) (*memstore.Store, execute.Workflows) {
 		args := s.NextCall.Arguments
 		args.Output = &protocol.Output{NotesMarkdown: notes}
 		b, _ := json.Marshal(args)
-		return step(x.Continue(b))
+		return step(x.Continue(context.Background(), b))
 	}
-	s := step(x.Start([]byte(`{"workflowId":"wr.long"}`)))
+	s := step(x.Start(context.Background(), []byte(`{"workflowId":"wr.long"}`)))
 	s = advance(s, "**Alice** reviewed the `auth` patch")
 	second := s
 	for i := 2; i <= 8; i++ {
 		s = advance(s, fmt.Sprintf("main note %d", i))
 	}
 	b, _ := json.Marshal(map[string]string{"stateToken": second.StateToken})
-	advance(step(x.Continue(b)), "branch note")
+	advance(step(x.Continue(context.Background(), b)), "branch note")
 	b, _ = json.Marshal(map[string]string{"workflowId": "wr.long", "stateToken": s.StateToken})
-	r2 := step(x.Start(b))
+	r2 := step(x.Start(context.Background(), b))
 	r2 = advance(r2, "second run note 1")
 	advance(r2, "second run note 2")
 	return st, wf

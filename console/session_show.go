@@ -238,7 +238,7 @@ func (v sessionView) runNotes(id engine.RunID) []note {
 func (c *Console) snapshots(id engine.SessionID) project.SnapshotFunc {
 	return func(ref engine.SnapshotRef) (run.Snapshot, error) {
 		var s run.Snapshot
-		err := c.store.View(id, func(tx execute.Tx) error {
+		err := c.store.View(id, func(tx execute.ReadTx) error {
 			var err error
 			s, err = tx.Snapshot(ref)
 			return err

@@ -1,6 +1,7 @@
 package console_test
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -167,7 +168,7 @@ func TestPageSizeAppliesLive(t *testing.T) {
 	clock := func() time.Time { return time.Date(2026, 3, 4, 5, 6, 7, 0, time.UTC) }
 	x := execute.New(st, executetest.Ring(t), executetest.Catalog(t, workflows.FS), workflow.Preferences{}, clock, t.Logf)
 	for range 12 {
-		if _, ok := x.Start(json.RawMessage(`{"workflowId":"wr.hello"}`)).(protocol.StepResult); !ok {
+		if _, ok := x.Start(context.Background(), json.RawMessage(`{"workflowId":"wr.hello"}`)).(protocol.StepResult); !ok {
 			t.Fatal("start failed")
 		}
 	}

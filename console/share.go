@@ -177,7 +177,7 @@ func (c *Console) importedAlready(rep bundle.ImportReport) ([]engine.SessionID, 
 	src := event.ImportSource{Session: rep.Source, ChainHead: rep.SourceChainHead}
 	var out []engine.SessionID
 	for _, id := range ids {
-		c.store.View(id, func(tx execute.Tx) error {
+		c.store.View(id, func(tx execute.ReadTx) error {
 			e, err := tx.Event(1)
 			if d, ok := e.Data.(*event.SessionCreatedData); err == nil && ok && d.ImportedFrom != nil && *d.ImportedFrom == src {
 				out = append(out, id)

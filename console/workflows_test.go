@@ -1,6 +1,7 @@
 package console_test
 
 import (
+	"context"
 	"net/http"
 	"strings"
 	"testing"
@@ -37,13 +38,13 @@ func TestWorkflowPages(t *testing.T) {
 	h := serve(t, st, disk)
 	x := execute.New(st, executetest.Ring(t), disk, workflow.Preferences{}, executetest.Clock, t.Logf)
 	for range 2 {
-		if _, ok := x.Start([]byte(`{"workflowId":"user.greet"}`)).(protocol.StepResult); !ok {
+		if _, ok := x.Start(context.Background(), []byte(`{"workflowId":"user.greet"}`)).(protocol.StepResult); !ok {
 			t.Fatal("start failed")
 		}
 	}
 	_, old := getPath(t, h, "/workflows/user.greet?view=compiled")
 	disk.user = fstest.MapFS{"greet.json": greet("2", "Say hello."), "broken.json": {Data: []byte(`{"id":"user.broken","steps":[`)}}
-	x.Start([]byte(`{"workflowId":"user.greet"}`))
+	x.Start(context.Background(), []byte(`{"workflowId":"user.greet"}`))
 
 	code, list := getPath(t, h, "/workflows")
 	if code != http.StatusOK {

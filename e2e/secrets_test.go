@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -145,7 +146,7 @@ func TestScrubThroughTheDaemon(t *testing.T) {
 		}
 	}
 	old, _ := json.Marshal(map[string]any{"workflowId": "wr.hello", "context": map[string]any{"token": gh}})
-	if r := x.Start(old); r.ResultKind() != "step" {
+	if r := x.Start(context.Background(), old); r.ResultKind() != "step" {
 		t.Fatalf("start: %s", r.RenderedText())
 	}
 	b, err := x.Export(2, bundle.ExportOptions{})

@@ -147,7 +147,7 @@ func fillSessions(b *testing.B, path string, n int) {
 
 // helloRun takes one run of wr.hello from start to end.
 func helloRun(x *execute.Service, i int64) error {
-	res := x.Start([]byte(`{"workflowId":"wr.hello"}`))
+	res := x.Start(context.Background(), []byte(`{"workflowId":"wr.hello"}`))
 	for range len(helloSteps) + 1 {
 		s, ok := res.(protocol.StepResult)
 		if !ok {
@@ -159,7 +159,7 @@ func helloRun(x *execute.Service, i int64) error {
 		if err != nil {
 			return err
 		}
-		res = x.Continue(raw)
+		res = x.Continue(context.Background(), raw)
 	}
 	if res.ResultKind() != protocol.KindComplete {
 		return fmt.Errorf("session %d ended on %s:\n%s", i, res.ResultKind(), res.RenderedText())

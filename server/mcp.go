@@ -14,26 +14,52 @@ import (
 )
 
 // Tools is what the MCP handlers call: the use cases, one per tool, each
-// taking the raw arguments and answering with a result.
+// taking the call's context (it ends when the client goes away) and the
+// raw arguments, and answering with a result.
 type Tools interface {
-	List(raw []byte) protocol.Result
-	Inspect(raw []byte) protocol.Result
+	List(ctx context.Context, raw []byte) protocol.Result
+	Inspect(ctx context.Context, raw []byte) protocol.Result
 	// StartFrom and StartSessionFrom also take the folder the client runs
 	// in (a shim's working folder; empty over plain HTTP).
-	StartFrom(raw []byte, workdir string) protocol.Result
-	Continue(raw []byte) protocol.Result
-	Checkpoint(raw []byte) protocol.Result
-	StartSessionFrom(raw []byte, workdir string) protocol.Result
-	ResumeSession(raw []byte) protocol.Result
+	StartFrom(ctx context.Context, raw []byte, workdir string) protocol.Result
+	Continue(ctx context.Context, raw []byte) protocol.Result
+	Checkpoint(ctx context.Context, raw []byte) protocol.Result
+	StartSessionFrom(ctx context.Context, raw []byte, workdir string) protocol.Result
+	ResumeSession(ctx context.Context, raw []byte) protocol.Result
 }
+
+// MCPOption sets up the MCP server beyond its tools.
+type MCPOption func(*mcpOptions)
+
+type mcpOptions struct {
+	console string // the Console's URL; empty: results carry no links
+	library bool
+}
+
+// WithLinks makes every result about a run link to it: a resource_link
+// to its session's resource and, under consoleUrl and at the end of its
+// text, its page in the Console at console (the daemon's URL).
+func WithLinks(console string) MCPOption { return func(o *mcpOptions) { o.console = console } }
+
+// WithLibrary declares the prompts (whose list changes) and resources
+// capabilities; the library handler answers their methods.
+func WithLibrary() MCPOption { return func(o *mcpOptions) { o.library = true } }
 
 // NewMCPServer builds the MCP server whose tools run on t, serving only
 // the tools features turns on: each handler decodes nothing itself, calls
 // the use case with the raw arguments and encodes its result. Each call is
 // one line in log.
-func NewMCPServer(t Tools, features protocol.Features, version string, log *slog.Logger) *mcpserver.MCPServer {
-	s := mcpserver.NewMCPServer("workrail", version, mcpserver.WithToolCapabilities(false), mcpserver.WithRecovery())
-	run := map[protocol.ToolName]func(raw []byte, workdir string) protocol.Result{
+func NewMCPServer(t Tools, features protocol.Features, version string, log *slog.Logger, opts ...MCPOption) *mcpserver.MCPServer {
+	var o mcpOptions
+	for _, f := range opts {
+		f(&o)
+	}
+	sopts := []mcpserver.ServerOption{mcpserver.WithToolCapabilities(false), mcpserver.WithRecovery()}
+	if o.library {
+		sopts = append(sopts, mcpserver.WithPromptCapabilities(true), mcpserver.WithResourceCapabilities(false, false))
+	}
+	s := mcpserver.NewMCPServer("workrail", version, sopts...)
+	run := map[protocol.ToolName]func(ctx context.Context, raw []byte, workdir string) protocol.Result{
 		protocol.ToolList: anywhere(t.List), protocol.ToolInspect: anywhere(t.Inspect), protocol.ToolStart: t.StartFrom,
 		protocol.ToolContinue: anywhere(t.Continue), protocol.ToolCheckpoint: anywhere(t.Checkpoint),
 		protocol.ToolStartSession: t.StartSessionFrom, protocol.ToolResume: anywhere(t.ResumeSession),
@@ -46,17 +72,17 @@ func NewMCPServer(t Tools, features protocol.Features, version string, log *slog
 		s.AddTool(tool(spec), func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			start := time.Now()
 			defer logPanic(ctx, log, spec.Name, start)
-			r := call(rawArgs(req), req.Header.Get(home.WorkdirHeader))
+			r := call(ctx, rawArgs(req), req.Header.Get(home.WorkdirHeader))
 			logCall(ctx, log, spec.Name, r, time.Since(start))
-			return toolResult(r), nil
+			return toolResult(protocol.WithConsoleLink(r, o.console), o.console != ""), nil
 		})
 	}
 	return s
 }
 
 // anywhere adapts a use case that does not read the client's folder.
-func anywhere(uc func([]byte) protocol.Result) func([]byte, string) protocol.Result {
-	return func(raw []byte, _ string) protocol.Result { return uc(raw) }
+func anywhere(uc func(context.Context, []byte) protocol.Result) func(context.Context, []byte, string) protocol.Result {
+	return func(ctx context.Context, raw []byte, _ string) protocol.Result { return uc(ctx, raw) }
 }
 
 // logCall writes a tool call's line: the tool, the session when the
@@ -136,8 +162,32 @@ func rawArgs(req mcp.CallToolRequest) []byte {
 
 // toolResult carries the full text both as content[0].text and as
 // structuredContent.text: some clients hand the model only one of them.
-func toolResult(r protocol.Result) *mcp.CallToolResult {
+// With links, a result about a run also carries a resource_link to its
+// session, and resume_session's candidates one each.
+func toolResult(r protocol.Result, links bool) *mcp.CallToolResult {
 	res := mcp.NewToolResultStructured(r, r.RenderedText())
 	res.IsError = r.ResultKind() == protocol.KindError
+	if links {
+		for _, ref := range runsOf(r) {
+			res.Content = append(res.Content, mcp.NewResourceLink(protocol.SessionURI(ref.SessionID), ref.SessionID.String(),
+				"WorkRail session "+ref.SessionID.String()+" (run "+ref.RunID.String()+") as Markdown", markdown))
+		}
+	}
 	return res
+}
+
+// runsOf lists the runs a result is about.
+func runsOf(r protocol.Result) []protocol.SessionRef {
+	if ref, ok := protocol.RunOf(r); ok {
+		return []protocol.SessionRef{ref}
+	}
+	c, ok := r.(protocol.ResumeResult)
+	if !ok {
+		return nil
+	}
+	refs := make([]protocol.SessionRef, len(c.Candidates))
+	for i, cand := range c.Candidates {
+		refs[i] = cand.Session
+	}
+	return refs
 }

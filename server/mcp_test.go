@@ -23,13 +23,17 @@ func (a answering) answer([]byte) protocol.Result {
 	}
 	return a.r
 }
-func (a answering) List(raw []byte) protocol.Result                       { return a.answer(raw) }
-func (a answering) Inspect(raw []byte) protocol.Result                    { return a.answer(raw) }
-func (a answering) StartFrom(raw []byte, _ string) protocol.Result        { return a.answer(raw) }
-func (a answering) Continue(raw []byte) protocol.Result                   { return a.answer(raw) }
-func (a answering) Checkpoint(raw []byte) protocol.Result                 { return a.answer(raw) }
-func (a answering) StartSessionFrom(raw []byte, _ string) protocol.Result { return a.answer(raw) }
-func (a answering) ResumeSession(raw []byte) protocol.Result              { return a.answer(raw) }
+func (a answering) List(_ context.Context, raw []byte) protocol.Result    { return a.answer(raw) }
+func (a answering) Inspect(_ context.Context, raw []byte) protocol.Result { return a.answer(raw) }
+func (a answering) StartFrom(_ context.Context, raw []byte, _ string) protocol.Result {
+	return a.answer(raw)
+}
+func (a answering) Continue(_ context.Context, raw []byte) protocol.Result   { return a.answer(raw) }
+func (a answering) Checkpoint(_ context.Context, raw []byte) protocol.Result { return a.answer(raw) }
+func (a answering) StartSessionFrom(_ context.Context, raw []byte, _ string) protocol.Result {
+	return a.answer(raw)
+}
+func (a answering) ResumeSession(_ context.Context, raw []byte) protocol.Result { return a.answer(raw) }
 
 // Each tool call is one line: tool, session when the result names one,
 // kind, the code of an error, and the duration; never the arguments.

@@ -32,10 +32,10 @@ type heldList struct {
 	entered, release chan struct{}
 }
 
-func (h heldList) List(raw []byte) protocol.Result {
+func (h heldList) List(ctx context.Context, raw []byte) protocol.Result {
 	h.entered <- struct{}{}
 	<-h.release
-	return h.Tools.List(raw)
+	return h.Tools.List(ctx, raw)
 }
 
 // tempHome is a home folder whose socket path fits in sun_path.
@@ -235,8 +235,8 @@ func TestTakenPort(t *testing.T) {
 			t.Fatal(err)
 		}
 		resp.Body.Close()
-		if resp.StatusCode != http.StatusMethodNotAllowed {
-			t.Errorf("GET %s/mcp = %d, want the daemon's 405", d.URL(), resp.StatusCode)
+		if resp.StatusCode != http.StatusUnauthorized || resp.Header.Get("WWW-Authenticate") == "" {
+			t.Errorf("GET %s/mcp = %d, want the daemon's 401", d.URL(), resp.StatusCode)
 		}
 	})
 }

@@ -1,6 +1,7 @@
 package store_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"testing"
@@ -74,7 +75,7 @@ func TestImportIntoAnotherFile(t *testing.T) {
 		t.Fatalf("overviews differ:\n%s\n%s", a, b)
 	}
 	tip := want.Runs[0].Tip
-	res := to.x.Resume(execute.Place{Session: rep.Session, Run: 1, Node: tip})
+	res := to.x.Resume(context.Background(), execute.Place{Session: rep.Session, Run: 1, Node: tip})
 	s, ok := res.(protocol.StepResult)
 	if !ok {
 		t.Fatalf("rehydrating the imported tip: %s", res.RenderedText())

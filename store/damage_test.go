@@ -1,6 +1,7 @@
 package store_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -186,7 +187,7 @@ func exercise(t *testing.T, s *store.Store, heads map[engine.SessionID]engine.Di
 		t.Fatalf("Overviews passed %d of %d sessions, and no damage", walked, len(heads))
 	}
 	x := execute.New(s, executetest.Ring(t), executetest.Long(t, 3), workflow.Preferences{}, executetest.Clock, func(string, ...any) {})
-	if _, ok := x.Start([]byte(`{"workflowId":"wr.long"}`)).(protocol.Result); !ok {
+	if _, ok := x.Start(context.Background(), []byte(`{"workflowId":"wr.long"}`)).(protocol.Result); !ok {
 		t.Fatal("start returned nothing")
 	}
 	return damaged

@@ -12,3 +12,10 @@ func SetOverviewDefinition(v uint32, shape func(*project.Overview)) (restore fun
 	definitions.shapeOverview = shape
 	return func() { definitions = old }
 }
+
+// FloorCommit returns one commit of BenchmarkCommitFloor's transaction on
+// s, through bbolt alone, for benchmarks outside the package.
+func FloorCommit(s *Store) func() error {
+	write := floorWrite()
+	return func() error { return s.db.Update(write) }
+}

@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"bytes"
+	"context"
 	"flag"
 	"fmt"
 	"os"
@@ -85,7 +86,7 @@ func fixedSession(t *testing.T, r *rig) engine.SessionID {
 	args = again.NextCall.Arguments
 	args.Output = &protocol.Output{NotesMarkdown: "A fork from the first step."}
 	r.step(t, r.x.Continue, args)
-	if res, _ := r.x.Restart(execute.Place{Session: s.Session.SessionID, Run: s.Session.RunID, Node: 1}, []byte(`{"hasWorkspace": false}`)); res.ResultKind() != protocol.KindStep {
+	if res, _ := r.x.Restart(context.Background(), execute.Place{Session: s.Session.SessionID, Run: s.Session.RunID, Node: 1}, []byte(`{"hasWorkspace": false}`)); res.ResultKind() != protocol.KindStep {
 		t.Fatalf("restart: %s", res.RenderedText())
 	}
 	return s.Session.SessionID

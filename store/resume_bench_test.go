@@ -1,6 +1,7 @@
 package store
 
 import (
+	"context"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -119,7 +120,7 @@ func BenchmarkResume(b *testing.B) {
 		op   func()
 	}{
 		{"resume_session", func() {
-			if r := x.ResumeSession(raw); r.ResultKind() != protocol.KindCandidates {
+			if r := x.ResumeSession(context.Background(), raw); r.ResultKind() != protocol.KindCandidates {
 				b.Fatal(r.RenderedText())
 			}
 		}},

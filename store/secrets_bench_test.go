@@ -1,6 +1,7 @@
 package store_test
 
 import (
+	"context"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -57,7 +58,7 @@ func benchAdvanceNote(b *testing.B, kind, notes string, sc redact.Scanner) {
 	}
 	x := execute.New(st, executetest.Ring(b), wf, workflow.Preferences{}, executetest.Clock, b.Logf, execute.WithSecrets(sc))
 	start, _ := json.Marshal(map[string]any{"workflowId": "wr.long"})
-	s, ok := x.Start(start).(protocol.StepResult)
+	s, ok := x.Start(context.Background(), start).(protocol.StepResult)
 	if !ok {
 		b.Fatal("start failed")
 	}
@@ -65,7 +66,7 @@ func benchAdvanceNote(b *testing.B, kind, notes string, sc redact.Scanner) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		step, ok := x.Continue(args).(protocol.StepResult)
+		step, ok := x.Continue(context.Background(), args).(protocol.StepResult)
 		if !ok {
 			b.Fatalf("advance %d failed", i)
 		}

@@ -79,7 +79,7 @@ func TestAppendBuildsIndexesAndVerifies(t *testing.T) {
 	if err != nil || !r.OK() || r.Health.LastGood != 7 {
 		t.Fatalf("Verify = %+v, %v; want healthy with 7 events", r, err)
 	}
-	err = s.View(id, func(tx execute.Tx) error {
+	err = s.View(id, func(tx execute.ReadTx) error {
 		n2, err := tx.Node(2)
 		if err != nil {
 			return err

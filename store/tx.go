@@ -142,9 +142,10 @@ func newTx(btx *bbolt.Tx, b *bbolt.Bucket, id engine.SessionID) *Tx {
 	return &Tx{tx: btx, b: b, id: id, ix: bucketKV{b}}
 }
 
-// View runs fn in a read transaction on session id.
-func (s *Store) View(id engine.SessionID, fn func(execute.Tx) error) error {
-	return s.view(id, func(t *Tx) error { return fn(t) })
+// View runs fn in a read transaction on session id, handing it only the
+// transaction's reads.
+func (s *Store) View(id engine.SessionID, fn func(execute.ReadTx) error) error {
+	return s.view(id, func(t *Tx) error { return fn(execute.ReadOnly(t)) })
 }
 
 // view runs fn in a read transaction; damage it runs into is an error

@@ -1,12 +1,16 @@
 package store_test
 
 import (
+	"context"
 	"encoding/json"
+	"slices"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/workrail/workrail/engine/execute/executetest"
 	"github.com/workrail/workrail/engine/protocol"
+	"github.com/workrail/workrail/store"
 )
 
 // The use cases over a real bbolt file with fsync, as the daemon runs
@@ -32,7 +36,7 @@ func BenchmarkAdvance(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		res := r.x.Continue(args)
+		res := r.x.Continue(context.Background(), args)
 		step, ok := res.(protocol.StepResult)
 		if !ok {
 			b.Fatalf("advance %d: %s", i, res.RenderedText())
@@ -43,6 +47,58 @@ func BenchmarkAdvance(b *testing.B) {
 	after, _ := r.store.Stats()
 	used := (after.FileBytes - after.FreeBytes) - (before.FileBytes - before.FreeBytes)
 	b.ReportMetric(float64(used)/float64(b.N), "dbB/step")
+}
+
+// BenchmarkAdvanceOverFloor measures, interleaved on one file so the
+// disk's load weighs on both alike, one commit floor (BenchmarkCommitFloor's
+// transaction through bbolt alone) and one advance with notes through the
+// use case, and reports their medians and the ratio the engine is held
+// to: advance ≤ 1.6× floor.
+func BenchmarkAdvanceOverFloor(b *testing.B) {
+	r := newRig(b, executetest.Long(b, 12))
+	floor := store.FloorCommit(r.store)
+	next := func(s protocol.StepResult) []byte {
+		a := s.NextCall.Arguments
+		a.Output = &protocol.Output{NotesMarkdown: "Read the three files and noted what each exports."}
+		raw, err := json.Marshal(a)
+		if err != nil {
+			b.Fatal(err)
+		}
+		return raw
+	}
+	var args []byte
+	var floors, advances []time.Duration
+	sample := func() {
+		if len(floors)%10 == 0 { // runs of ten steps, as a typical run
+			args = next(r.step(b, r.x.Start, map[string]any{"workflowId": "wr.long"}))
+		}
+		t0 := time.Now()
+		if err := floor(); err != nil {
+			b.Fatal(err)
+		}
+		t1 := time.Now()
+		res := r.x.Continue(context.Background(), args)
+		advances, floors = append(advances, time.Since(t1)), append(floors, t1.Sub(t0))
+		step, ok := res.(protocol.StepResult)
+		if !ok {
+			b.Fatalf("advance: %s", res.RenderedText())
+		}
+		args = next(step)
+	}
+	for b.Loop() {
+		sample()
+	}
+	for len(floors) < 300 {
+		sample()
+	}
+	med := func(ds []time.Duration) float64 {
+		slices.Sort(ds)
+		return float64(ds[len(ds)/2].Nanoseconds()) / 1e6
+	}
+	f, a := med(floors), med(advances)
+	b.ReportMetric(f, "floor-ms")
+	b.ReportMetric(a, "advance-ms")
+	b.ReportMetric(a/f, "advance/floor")
 }
 
 // BenchmarkAdvanceParallel measures throughput with 8 concurrent writers,
@@ -57,7 +113,7 @@ func BenchmarkAdvanceParallel(b *testing.B) {
 		s := r.step(b, r.x.Start, map[string]any{"workflowId": "wr.long"})
 		args := advanceArgs(b, s)
 		for pb.Next() {
-			step, ok := r.x.Continue(args).(protocol.StepResult)
+			step, ok := r.x.Continue(context.Background(), args).(protocol.StepResult)
 			if !ok {
 				b.Error("advance did not return a step")
 				return
@@ -77,7 +133,7 @@ func BenchmarkRehydrate(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		if _, ok := r.x.Continue(args).(protocol.StepResult); !ok {
+		if _, ok := r.x.Continue(context.Background(), args).(protocol.StepResult); !ok {
 			b.Fatal("rehydrate failed")
 		}
 	}
@@ -90,7 +146,7 @@ func BenchmarkStart(b *testing.B) {
 	args := []byte(`{"workflowId":"wr.hello"}`)
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, ok := r.x.Start(args).(protocol.StepResult); !ok {
+		if _, ok := r.x.Start(context.Background(), args).(protocol.StepResult); !ok {
 			b.Fatal("start did not return a step")
 		}
 	}
@@ -106,7 +162,7 @@ func BenchmarkVerifySession(b *testing.B) {
 	s := r.step(b, r.x.Start, map[string]any{"workflowId": "wr.long"})
 	args := advanceArgs(b, s)
 	for i := 0; i < steps; i++ {
-		step, ok := r.x.Continue(args).(protocol.StepResult)
+		step, ok := r.x.Continue(context.Background(), args).(protocol.StepResult)
 		if !ok {
 			b.Fatalf("advance %d failed", i)
 		}

@@ -1,6 +1,7 @@
 package store_test
 
 import (
+	"context"
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
@@ -58,16 +59,16 @@ func newService(tb testing.TB, r *rig) *execute.Service {
 	return execute.New(r.store, ring, r.wf, workflow.Preferences{}, executetest.Clock, tb.Logf)
 }
 
-func (r *rig) call(tb testing.TB, fn func([]byte) protocol.Result, args any) protocol.Result {
+func (r *rig) call(tb testing.TB, fn func(context.Context, []byte) protocol.Result, args any) protocol.Result {
 	tb.Helper()
 	raw, err := json.Marshal(args)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	return fn(raw)
+	return fn(context.Background(), raw)
 }
 
-func (r *rig) step(tb testing.TB, fn func([]byte) protocol.Result, args any) protocol.StepResult {
+func (r *rig) step(tb testing.TB, fn func(context.Context, []byte) protocol.Result, args any) protocol.StepResult {
 	tb.Helper()
 	res := r.call(tb, fn, args)
 	s, ok := res.(protocol.StepResult)
@@ -195,7 +196,7 @@ func TestDamagedIndexesAreRebuiltOnFirstTouch(t *testing.T) {
 // after every bundled workflow in every mode and after forks.
 func TestIndexesEqualARefold(t *testing.T) {
 	r := newRig(t, nil)
-	list, _ := r.x.List(nil).(protocol.ListResult)
+	list, _ := r.x.List(context.Background(), nil).(protocol.ListResult)
 	for _, w := range list.Workflows {
 		for _, mode := range outcome.Modes() {
 			executetest.Drive(t, r.x, w.ID, mode)
@@ -210,8 +211,8 @@ func TestIndexesEqualARefold(t *testing.T) {
 	}
 	// The Console forks that run at a node and restarts it in its session.
 	at := execute.Place{Session: s1.Session.SessionID, Run: s1.Session.RunID, Node: 2}
-	for _, act := range []func(execute.Place, []byte) (protocol.Result, execute.Place){r.x.Fork, r.x.Restart} {
-		if res, _ := act(at, []byte(`{"hasWorkspace": false}`)); res.ResultKind() != protocol.KindStep {
+	for _, act := range []func(context.Context, execute.Place, []byte) (protocol.Result, execute.Place){r.x.Fork, r.x.Restart} {
+		if res, _ := act(context.Background(), at, []byte(`{"hasWorkspace": false}`)); res.ResultKind() != protocol.KindStep {
 			t.Fatalf("%s", res.RenderedText())
 		}
 	}

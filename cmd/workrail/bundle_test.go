@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"compress/gzip"
+	"context"
 	"encoding/json"
 	"io"
 	"os"
@@ -106,7 +107,7 @@ func seedHome(t *testing.T) string {
 	defer st.Close()
 	uc := execute.New(st, executetest.Ring(t), executetest.Catalog(t, workflows.FS), workflow.Preferences{}, executetest.Clock, t.Logf)
 	executetest.Drive(t, uc, "wr.hello", "")
-	if r := uc.Start([]byte(`{"workflowId":"wr.hello"}`)); r.ResultKind() != protocol.KindStep {
+	if r := uc.Start(context.Background(), []byte(`{"workflowId":"wr.hello"}`)); r.ResultKind() != protocol.KindStep {
 		t.Fatalf("start: %s", r.RenderedText())
 	}
 	return home

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -46,10 +47,10 @@ func seedSecrets(t *testing.T) string {
 		b, _ := json.Marshal(args)
 		return b
 	}
-	s := step(uc.Start(call(map[string]any{"workflowId": "wr.hello", "context": map[string]any{"aws": "key " + oldAWSKey}})))
-	cp := step(uc.Checkpoint(call(map[string]any{"stateToken": s.StateToken, "checkpointToken": s.CheckpointToken,
+	s := step(uc.Start(context.Background(), call(map[string]any{"workflowId": "wr.hello", "context": map[string]any{"aws": "key " + oldAWSKey}})))
+	cp := step(uc.Checkpoint(context.Background(), call(map[string]any{"stateToken": s.StateToken, "checkpointToken": s.CheckpointToken,
 		"output": map[string]any{"notesMarkdown": "aws " + oldAWSKey}})))
-	step(uc.Continue(call(map[string]any{"stateToken": cp.StateToken, "ackToken": cp.AckToken,
+	step(uc.Continue(context.Background(), call(map[string]any{"stateToken": cp.StateToken, "ackToken": cp.AckToken,
 		"output": map[string]any{"notesMarkdown": "used " + oldGitHubToken,
 			"artifacts": []any{map[string]any{"kind": "wr.user_response", "response": oldGitHubToken}}}})))
 	executetest.Drive(t, uc, "wr.hello", "")

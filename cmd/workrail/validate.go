@@ -39,8 +39,12 @@ func runValidate(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("validate", flag.ContinueOnError)
 	asJSON := fs.Bool("json", false, "print the reports as JSON")
 	bundled := fs.Bool("bundled", false, "check as a bundled workflow (allows the reserved wr namespace)")
+	builtins := fs.Bool("catalog", false, "print the builtins catalog (features, templates, contracts, operators, loops, routines…) instead")
 	if code, done := parseFlags(fs, args, stdout, stderr); done {
 		return code
+	}
+	if *builtins {
+		return printCatalog(stdout, stderr, *asJSON)
 	}
 	if fs.NArg() == 0 {
 		fmt.Fprint(stderr, "workrail validate: name at least one file or folder\n\n")

@@ -2,6 +2,7 @@ package bundle_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -33,10 +34,10 @@ func sample(t *testing.T) []byte {
 	id := first.Session.SessionID
 	cp, _ := json.Marshal(map[string]any{"stateToken": first.StateToken, "checkpointToken": first.CheckpointToken,
 		"output": map[string]any{"notesMarkdown": "Looked around first."}})
-	if r, ok := x.Checkpoint(cp).(protocol.StepResult); !ok {
+	if r, ok := x.Checkpoint(context.Background(), cp).(protocol.StepResult); !ok {
 		t.Fatalf("checkpoint: %v", r)
 	}
-	if _, at := x.Fork(execute.Place{Session: id, Run: 1, Node: 1}, []byte(`{}`)); at.Run != 2 {
+	if _, at := x.Fork(context.Background(), execute.Place{Session: id, Run: 1, Node: 1}, []byte(`{}`)); at.Run != 2 {
 		t.Fatalf("fork at the root went to %+v", at)
 	}
 	b, err := x.Export(id, bundle.ExportOptions{})

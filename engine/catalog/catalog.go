@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io/fs"
 	"sort"
+	"strings"
 
 	"github.com/workrail/workrail/engine"
 	"github.com/workrail/workrail/engine/compile"
@@ -76,12 +77,11 @@ func (e Entry) Legacy() bool { return e.Compiled.Dialect != "" }
 type Notice struct {
 	Code    event.NoticeCode `json:"code"`
 	Message string           `json:"message"`
+	Pointer string           `json:"pointer,omitempty"`
 	Suggest string           `json:"suggestedId,omitempty"`
-	// Rewrite and Pointer say what normalizing a legacy file changed and
-	// where in the file (NoticeLegacyFormat), or where a compile warning
-	// points.
+	// Rewrite is what normalizing a legacy file changed at Pointer
+	// (NoticeLegacyFormat).
 	Rewrite legacy.Code `json:"rewrite,omitempty"`
-	Pointer string      `json:"pointer,omitempty"`
 }
 
 // Routines finds a routine by id for a template call: among the files
@@ -225,7 +225,7 @@ func LoadWith(b []byte, src Source, file string, routines Routines) (Entry, work
 	}
 	if status == workflow.Legacy {
 		s := SuggestedID(w.ID, src.Kind)
-		e.Warnings = append(e.Warnings, Notice{Code: event.NoticeLegacyWorkflowID, Suggest: string(s),
+		e.Warnings = append(e.Warnings, Notice{Code: event.NoticeLegacyWorkflowID, Pointer: "/id", Suggest: string(s),
 			Message: fmt.Sprintf("workflow id %q has no namespace; it still runs, but rename it to %q", w.ID, s)})
 	}
 	return e, nil
@@ -266,10 +266,16 @@ func SuggestedID(id engine.WorkflowID, kind SourceKind) engine.WorkflowID {
 	return engine.WorkflowID(ns + "." + string(id))
 }
 
-// Validate checks one workflow file as it would load from a source of the
-// given kind: everything Parse checks, the source's namespace rules, and
-// compilation. The CLI and the Console editor both use it.
+// Validate checks one workflow file as it would be written to a source of
+// the given kind: everything Parse checks, the source's namespace rules,
+// and compilation. A wr.* id outside the bundled source is refused here,
+// though loading such a file renames it: an author picks the id a new
+// file loads under. The Console editor uses it.
 func Validate(b []byte, kind SourceKind) (compile.Compiled, []Notice, workflow.Problems) {
+	if id := IDOf(b); kind != Bundled && workflow.Reserved(id) {
+		return compile.Compiled{}, nil, workflow.Problems{workflow.Locate(b, workflow.Problem{Pointer: "/id", Message: fmt.Sprintf(
+			"the wr namespace is reserved for workflows bundled with WorkRail; rename %q to e.g. %q", id, SuggestedID(id[len("wr."):], kind))})}
+	}
 	e, p := Load(b, Source{Kind: kind}, "")
 	return e.Compiled, e.Warnings, p
 }
@@ -291,8 +297,10 @@ func LoadSet(files []File, src Source, fallback Routines) ([]Entry, []LoadProble
 		w, _, p := read(f.Data, src)
 		if p == nil && w.Kind == workflow.KindRoutine {
 			set[w.ID] = w
-			if claimed := IDOf(f.Data); claimed != w.ID {
-				set[claimed] = w
+			claimed := IDOf(f.Data)
+			set[claimed] = w
+			if strings.HasPrefix(string(claimed), "routine-") {
+				set["wr."+claimed] = w
 			}
 		}
 	}
@@ -324,13 +332,21 @@ func RoutinesOf(entries ...[]Entry) Routines {
 	return func(id engine.WorkflowID) (workflow.Workflow, bool) {
 		for _, list := range entries {
 			for _, e := range list {
-				if e.Compiled.Kind == workflow.KindRoutine && (e.Compiled.ID == id || IDOf(e.Text) == id) {
+				if e.Compiled.Kind == workflow.KindRoutine && (e.Compiled.ID == id || claims(e.Text, id)) {
 					return e.Workflow, true
 				}
 			}
 		}
 		return workflow.Workflow{}, false
 	}
+}
+
+// claims reports whether a routine's file b claims id: its own id, or,
+// for a dot-less routine-x of the TypeScript format, wr.routine-x, the
+// id its template calls name.
+func claims(b []byte, id engine.WorkflowID) bool {
+	claimed := IDOf(b)
+	return claimed == id || (strings.HasPrefix(string(claimed), "routine-") && "wr."+claimed == id)
 }
 
 // LoadFS loads every *.json file at the top of fsys as a source of kind

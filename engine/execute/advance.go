@@ -1,6 +1,7 @@
 package execute
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -19,30 +20,31 @@ import (
 
 // advance records one ack attempt. An attempt already recorded is answered
 // from its record; a new one is evaluated and its outcome (advanced or
-// blocked) appended in one transaction.
+// blocked) appended in one transaction, which returns the facts the
+// answer is rendered from once it has committed.
 // secrets is the SECRET_REDACTED notice of in, already redacted: it is
 // recorded with a new attempt.
 // origin says who made the call: the agent, or the Console forking.
-func (s *Service) advance(n node, attempt engine.Attempt, in protocol.ContinueInput, secrets []event.Notice, origin event.Origin) (protocol.Result, error) {
-	update := func(fn func(Tx) error) error { return s.store.Update(n.session, s.stamping(origin, fn)) }
-	return inTx(update, func(tx Tx) (protocol.Result, error) {
+func (s *Service) advance(ctx context.Context, n node, attempt engine.Attempt, in protocol.ContinueInput, secrets []event.Notice, origin event.Origin) (protocol.Result, error) {
+	update := func(fn func(Tx) error) error { return s.store.Update(n.session, s.writing(ctx, origin, fn)) }
+	return s.rendered(inTx(update, func(tx Tx) (reply, error) {
 		rec, err := tx.RecordedAttempt(n.id, attempt)
 		if err == nil {
 			return s.replay(tx, n, rec, in)
 		}
 		if !errors.Is(err, engine.ErrNotFound) {
-			return nil, err
+			return reply{}, err
 		}
 		a, err := s.prepare(tx, n, attempt, in)
 		if err != nil {
-			return nil, err
+			return reply{}, err
 		}
 		a.notices = append(secrets, a.notices...)
 		if rec, err = s.record(tx, a); err != nil {
-			return nil, err
+			return reply{}, err
 		}
 		return s.fromRecord(tx, n, rec, nil)
-	})
+	}))
 }
 
 // attemptIn is one new ack attempt, checked and ready to record.
@@ -60,7 +62,7 @@ type attemptIn struct {
 
 // prepare checks everything that can make the call itself wrong (nothing
 // is recorded for those) and works out the effective preferences.
-func (s *Service) prepare(tx Tx, n node, attempt engine.Attempt, in protocol.ContinueInput) (attemptIn, error) {
+func (s *Service) prepare(tx ReadTx, n node, attempt engine.Attempt, in protocol.ContinueInput) (attemptIn, error) {
 	l, err := s.load(tx, n)
 	if err != nil {
 		return attemptIn{}, err
@@ -69,7 +71,7 @@ func (s *Service) prepare(tx Tx, n node, attempt engine.Attempt, in protocol.Con
 	if !pending {
 		return attemptIn{}, engine.Errorf(engine.CodeInvalidInput, "this run is already complete; there is nothing to acknowledge.")
 	}
-	warnings, e := protocol.CheckContext(l.c.Context, in.Context, false)
+	warnings, e := protocol.CheckContext(l.c.Workflow, in.Context, false)
 	if e != nil {
 		return attemptIn{}, e
 	}
@@ -88,7 +90,7 @@ func (s *Service) prepare(tx Tx, n node, attempt engine.Attempt, in protocol.Con
 
 // resolutions turns output.resolvesGaps into gap records that link to the
 // gaps they resolve; each must name a gap of this session.
-func resolutions(tx Tx, sid engine.SessionID, rs []protocol.GapResolution) ([]event.GapRecordedData, error) {
+func resolutions(tx ReadTx, sid engine.SessionID, rs []protocol.GapResolution) ([]event.GapRecordedData, error) {
 	var out []event.GapRecordedData
 	for i, r := range rs {
 		ptr := fmt.Sprintf("/output/resolvesGaps/%d", i)
@@ -125,10 +127,14 @@ func eventIndex(id engine.EventID, sid engine.SessionID) (engine.EventIndex, boo
 // outcome.
 func (s *Service) record(tx Tx, a attemptIn) (event.Event, error) {
 	var artifacts []json.RawMessage
+	var written string
 	if a.in.Output != nil {
-		artifacts = a.in.Output.Artifacts
+		artifacts, written = a.in.Output.Artifacts, a.in.Output.NotesMarkdown
 	}
 	ev := outcome.Evaluate(a.c, a.step, artifacts, a.snap.Capabilities)
+	// Notes are judged by the criteria the prompt showed: at the
+	// snapshot's context and loop place.
+	ev.Reasons = append(ev.Reasons, outcome.Notes(a.c, a.step, written, run.Scope(a.c, a.snap))...)
 	dec := outcome.Decide(a.prefs.Autonomy, ev.Reasons)
 	notes := append(a.notices, ev.Notices...)
 	if len(dec.Blockers) > 0 {

@@ -1,6 +1,7 @@
 package execute_test
 
 import (
+	"context"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -237,7 +238,7 @@ func TestResultsAreDeterministic(t *testing.T) {
 // agent that follows nextCall; only never-stop records gaps instead of
 // blocking.
 func TestBundledWorkflowsInEveryMode(t *testing.T) {
-	list, _ := newRig(t, nil).x.List(nil).(protocol.ListResult)
+	list, _ := newRig(t, nil).x.List(context.Background(), nil).(protocol.ListResult)
 	for _, w := range list.Workflows {
 		for _, mode := range outcome.Modes() {
 			t.Run(string(w.ID)+"/"+string(mode), func(t *testing.T) {

@@ -1,6 +1,7 @@
 package execute_test
 
 import (
+	"context"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -78,7 +79,7 @@ func TestStartInTheSessionOfARun(t *testing.T) {
 	}
 
 	// A Console fork of the second run stays in it.
-	res, at := r.x.Fork(placeOf(t, second), nil)
+	res, at := r.x.Fork(context.Background(), placeOf(t, second), nil)
 	if _, ok := res.(protocol.StepResult); !ok || at.Run != second.Session.RunID {
 		b, _ := json.Marshal(res)
 		t.Fatalf("fork of the second run = %s at %+v", b, at)

@@ -158,7 +158,7 @@ func (s *Service) sourceOf(id engine.SessionID, done string) (bundle.Source, err
 			"session %s is %s (%s), so it is not %s: a bundle holds only a log that verifies. Run `workrail doctor` to inspect it.",
 			id, h.Status, h.Reason, done).With("sessionId", id.String()).With("health", string(h.Status))
 	}
-	src, err := inTx(func(fn func(Tx) error) error { return s.store.View(id, fn) }, source)
+	src, err := inTx(func(fn func(ReadTx) error) error { return s.store.View(id, fn) }, source)
 	if err != nil {
 		return src, corrupt(id, err)
 	}
@@ -167,7 +167,7 @@ func (s *Service) sourceOf(id engine.SessionID, done string) (bundle.Source, err
 
 // source reads a session's events and the snapshots and pinned
 // workflows they name.
-func source(tx Tx) (bundle.Source, error) {
+func source(tx ReadTx) (bundle.Source, error) {
 	src := bundle.Source{Snapshots: map[engine.SnapshotRef]run.Snapshot{}, Workflows: map[engine.WorkflowHash][]byte{}}
 	head := tx.Head()
 	src.Events = make([]event.Event, 0, head)

@@ -2,6 +2,7 @@ package execute_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -50,7 +51,7 @@ func richSession(t *testing.T, r *rig) engine.SessionID {
 	sid := probe.Session.SessionID
 	g := graphOf(t, r.store, sid)
 	run1, _ := g.Run(1)
-	if res, at := r.x.Fork(execute.Place{Session: sid, Run: 1, Node: run1.Root}, []byte(`{}`)); at.Run != 2 {
+	if res, at := r.x.Fork(context.Background(), execute.Place{Session: sid, Run: 1, Node: run1.Root}, []byte(`{}`)); at.Run != 2 {
 		b, _ := json.Marshal(res)
 		t.Fatalf("fork at the root: %s", b)
 	}
@@ -64,7 +65,7 @@ func graphOf(t *testing.T, s *memstore.Store, id engine.SessionID) *project.Grap
 		t.Fatal(err)
 	}
 	g, err := project.Fold(id, evs, func(ref engine.SnapshotRef) (snap run.Snapshot, err error) {
-		err = s.View(id, func(tx execute.Tx) error {
+		err = s.View(id, func(tx execute.ReadTx) error {
 			snap, err = tx.Snapshot(ref)
 			return err
 		})
@@ -155,13 +156,13 @@ func finish(t *testing.T, r *rig, id engine.SessionID) []string {
 		if err != nil {
 			t.Fatal(err)
 		}
-		res := r.x.Resume(execute.Place{Session: id, Run: rn.ID, Node: sum.Tip.ID})
+		res := r.x.Resume(context.Background(), execute.Place{Session: id, Run: rn.ID, Node: sum.Tip.ID})
 		for i := 0; res.ResultKind() != protocol.KindComplete; i++ {
 			if i > 300 {
 				t.Fatalf("%s of %s: no completion within 300 results", rn.ID, id)
 			}
 			kinds = append(kinds, string(res.ResultKind()))
-			res = r.x.Continue(mustMarshal(t, executetest.NextArgs(t, res)))
+			res = r.x.Continue(context.Background(), mustMarshal(t, executetest.NextArgs(t, res)))
 		}
 	}
 	return kinds
@@ -302,7 +303,7 @@ func lineDiff(want, got string) string {
 // attempts included), survives export and import: the same projection,
 // the same bytes on export again, and the same way to completion.
 func TestBundledWorkflowsSurviveExportImport(t *testing.T) {
-	list, _ := newRig(t, nil).x.List(nil).(protocol.ListResult)
+	list, _ := newRig(t, nil).x.List(context.Background(), nil).(protocol.ListResult)
 	if len(list.Workflows) < 7 {
 		t.Fatalf("only %d bundled workflows", len(list.Workflows))
 	}
@@ -335,13 +336,13 @@ func TestBundledWorkflowsSurviveExportImport(t *testing.T) {
 // agent that copies nextCall does.
 func drivePart(t *testing.T, r *rig, id engine.WorkflowID, n int) engine.SessionID {
 	t.Helper()
-	res := r.x.Start(mustMarshal(t, map[string]any{"workflowId": id, "context": executetest.RequiredInputs(t, r.x, id)}))
+	res := r.x.Start(context.Background(), mustMarshal(t, map[string]any{"workflowId": id, "context": executetest.RequiredInputs(t, r.x, id)}))
 	s, ok := res.(protocol.StepResult)
 	if !ok {
 		t.Fatalf("start %s: %s", id, mustMarshal(t, res))
 	}
 	for i := 0; i < n && res.ResultKind() != protocol.KindComplete; i++ {
-		res = r.x.Continue(mustMarshal(t, executetest.NextArgs(t, res)))
+		res = r.x.Continue(context.Background(), mustMarshal(t, executetest.NextArgs(t, res)))
 	}
 	return s.Session.SessionID
 }
@@ -400,7 +401,7 @@ func TestImportedSessionGoesOnAfterItsIDs(t *testing.T) {
 	g := graphOf(t, to.store, rep.Session)
 	run1, _ := g.Run(1)
 	nodes := len(g.Nodes(1)) + len(g.Nodes(2))
-	res, at := to.x.Fork(execute.Place{Session: rep.Session, Run: 1, Node: run1.Root}, []byte(`{}`))
+	res, at := to.x.Fork(context.Background(), execute.Place{Session: rep.Session, Run: 1, Node: run1.Root}, []byte(`{}`))
 	if at.Run != 3 || at.Node != engine.NodeID(nodes+1) {
 		t.Fatalf("a new run after the import is at %+v (%s); want run_3 at node_%d", at, mustMarshal(t, res), nodes+1)
 	}

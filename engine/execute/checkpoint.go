@@ -1,6 +1,7 @@
 package execute
 
 import (
+	"context"
 	"errors"
 
 	"github.com/workrail/workrail/engine"
@@ -17,12 +18,12 @@ import (
 // checkpoint node, with its tokens, so the agent carries on from there
 // (the run's preferred tip now). The same (stateToken, checkpointToken)
 // again creates nothing and answers as the first time.
-func (s *Service) Checkpoint(raw []byte) protocol.Result {
-	r, err := s.checkpoint(raw)
+func (s *Service) Checkpoint(ctx context.Context, raw []byte) protocol.Result {
+	r, err := s.checkpoint(ctx, raw)
 	return s.about(s.answer("checkpoint", r, err), raw)
 }
 
-func (s *Service) checkpoint(raw []byte) (protocol.Result, error) {
+func (s *Service) checkpoint(ctx context.Context, raw []byte) (protocol.Result, error) {
 	in, e := protocol.ParseCheckpoint(raw)
 	if e != nil {
 		return nil, badArguments(protocol.ToolCheckpoint, raw, e)
@@ -45,31 +46,31 @@ func (s *Service) checkpoint(raw []byte) (protocol.Result, error) {
 		return nil, rehydrateFix(engine.AsError(err), in.StateToken)
 	}
 	in, secrets := s.redactCheckpoint(in)
-	update := func(fn func(Tx) error) error { return s.store.Update(n.session, s.stamping(event.OriginAgent, fn)) }
-	return inTx(update, func(tx Tx) (protocol.Result, error) {
+	update := func(fn func(Tx) error) error { return s.store.Update(n.session, s.writing(ctx, event.OriginAgent, fn)) }
+	return s.rendered(inTx(update, func(tx Tx) (reply, error) {
 		l, err := s.load(tx, n)
 		if err != nil {
-			return nil, err
+			return reply{}, err
 		}
 		done, err := checkpointOf(tx, l.info, chk.Attempt)
 		if err == nil {
 			return s.replayCheckpoint(tx, n, done, in.Output.NotesMarkdown, secrets)
 		}
 		if !errors.Is(err, engine.ErrNotFound) {
-			return nil, err
+			return reply{}, err
 		}
 		place, pending := run.PendingStep(l.c, l.snap)
 		if !pending {
-			return nil, engine.Errorf(engine.CodeInvalidInput,
+			return reply{}, engine.Errorf(engine.CodeInvalidInput,
 				"this run is complete, so there is no step to checkpoint and nothing was recorded. Start a new run with start_workflow for further work.")
 		}
 		edge := event.EdgeCreatedData{EdgeKind: event.EdgeCheckpoint, From: n.id, Attempt: chk.Attempt, KeyID: uint32(s.keys.Active())}
 		notes := &event.NodeOutputAppendedData{StepID: place.Step.ID, NotesMarkdown: in.Output.NotesMarkdown}
 		if edge.To, err = appendCheckpoint(tx, l, n, edge, notes); err != nil {
-			return nil, err
+			return reply{}, err
 		}
-		return s.renderCheckpoint(tx, n, edge, secrets)
-	})
+		return s.checkpointed(tx, n, edge, secrets)
+	}))
 }
 
 // recordedCheckpoint is a checkpoint already taken: its edge, and the
@@ -101,7 +102,7 @@ func appendCheckpoint(tx Tx, l loaded, n node, edge event.EdgeCreatedData, out *
 // checkpointOf finds the checkpoint taken at parent with the
 // checkpointToken of attempt a: a checkpoint child whose edge names that
 // attempt. It is not found (engine.ErrNotFound) when there is none yet.
-func checkpointOf(tx Tx, parent project.Node, a engine.Attempt) (recordedCheckpoint, error) {
+func checkpointOf(tx ReadTx, parent project.Node, a engine.Attempt) (recordedCheckpoint, error) {
 	for _, id := range parent.Children {
 		child, err := tx.Node(id)
 		if err != nil {
@@ -123,7 +124,7 @@ func checkpointOf(tx Tx, parent project.Node, a engine.Attempt) (recordedCheckpo
 
 // readCheckpoint reads a checkpoint node's edge and notes, which follow
 // its node_created (appendCheckpoint's layout).
-func readCheckpoint(tx Tx, child project.Node) (recordedCheckpoint, error) {
+func readCheckpoint(tx ReadTx, child project.Node) (recordedCheckpoint, error) {
 	var cp recordedCheckpoint
 	ev, err := tx.Event(child.CreatedAt + 1)
 	if err != nil {
@@ -149,22 +150,22 @@ func readCheckpoint(tx Tx, child project.Node) (recordedCheckpoint, error) {
 // answer says so (that answer only: it is never recorded). Notes are
 // compared redacted, and the redaction's warning (never recorded either)
 // is shown again, so the same call answers the same bytes.
-func (s *Service) replayCheckpoint(tx Tx, n node, cp recordedCheckpoint, notes string, secrets []protocol.Warning) (protocol.Result, error) {
+func (s *Service) replayCheckpoint(tx ReadTx, n node, cp recordedCheckpoint, notes string, secrets []protocol.Warning) (reply, error) {
 	added := secrets
 	if notes != cp.notes {
 		added = append(added, protocol.CheckpointIgnoredOnReplay())
 	}
-	return s.renderCheckpoint(tx, n, cp.edge, added)
+	return s.checkpointed(tx, n, cp.edge, added)
 }
 
-// renderCheckpoint renders a checkpoint's answer from what it recorded:
-// the pending step at the checkpoint node, its first attempt's tokens
-// minted with the recorded key.
-func (s *Service) renderCheckpoint(tx Tx, from node, edge event.EdgeCreatedData, added []protocol.Warning) (protocol.Result, error) {
+// checkpointed gathers a checkpoint's answer from what it recorded: the
+// pending step at the checkpoint node, its first attempt's tokens minted
+// with the recorded key.
+func (s *Service) checkpointed(tx ReadTx, from node, edge event.EdgeCreatedData, added []protocol.Warning) (reply, error) {
 	to := node{session: from.session, run: from.run, id: edge.To}
 	l, err := s.load(tx, to)
 	if err != nil {
-		return nil, err
+		return reply{}, err
 	}
-	return s.render(l, to, 0, token.KeyID(edge.KeyID), moveFacts{checkpoint: &protocol.Checkpointed{NodeID: to.id}}, added)
+	return reply{l: l, n: to, kid: token.KeyID(edge.KeyID), facts: moveFacts{checkpoint: &protocol.Checkpointed{NodeID: to.id}}, warnings: added}, nil
 }

@@ -1,6 +1,7 @@
 package execute_test
 
 import (
+	"context"
 	"encoding/json"
 	"path/filepath"
 	"slices"
@@ -44,7 +45,7 @@ func claims(tb testing.TB, tok string, k token.Kind) token.Claims {
 func (r *rig) tip(tb testing.TB, s protocol.StepResult) engine.NodeID {
 	tb.Helper()
 	var tip project.Node
-	err := r.store.View(s.Session.SessionID, func(tx execute.Tx) error {
+	err := r.store.View(s.Session.SessionID, func(tx execute.ReadTx) error {
 		run, err := tx.Run(s.Session.RunID)
 		if err != nil {
 			return err
@@ -206,7 +207,7 @@ func TestCheckpointTokensAfterAnAck(t *testing.T) {
 		t.Fatalf("nodes %v; want three children of the root", nodes)
 	}
 	root := claims(t, s.StateToken, token.State).Node
-	err := r.store.View(s.Session.SessionID, func(tx execute.Tx) error {
+	err := r.store.View(s.Session.SessionID, func(tx execute.ReadTx) error {
 		n, err := tx.Node(root)
 		if !slices.Equal(n.Children, nodes) {
 			t.Errorf("root's children %v; want %v", n.Children, nodes)
@@ -298,7 +299,7 @@ func TestCheckpointErrors(t *testing.T) {
 
 	sick := execute.New(damaged{r.store}, executetest.Ring(t), bundled(t), workflow.Preferences{}, executetest.Clock, t.Logf)
 	raw, _ := json.Marshal(checkpointArgs(s.StateToken, s.CheckpointToken, ok))
-	if res := sick.Checkpoint(raw); errCode(t, res) != engine.CodeSessionCorrupt {
+	if res := sick.Checkpoint(context.Background(), raw); errCode(t, res) != engine.CodeSessionCorrupt {
 		t.Errorf("a damaged session was checkpointed: %s", res.RenderedText())
 	}
 }
@@ -310,7 +311,7 @@ func TestStepTextOffersCheckpointOnlyWhenServed(t *testing.T) {
 		s := memstore.New()
 		x := execute.New(s, executetest.Ring(t), bundled(t), workflow.Preferences{}, executetest.Clock, t.Logf,
 			execute.WithFeatures(protocol.Features{CheckpointWorkflow: on}))
-		res := x.Start([]byte(`{"workflowId":"wr.hello"}`)).(protocol.StepResult)
+		res := x.Start(context.Background(), []byte(`{"workflowId":"wr.hello"}`)).(protocol.StepResult)
 		_, line, offered := strings.Cut(res.Text, "call checkpoint_workflow with: ")
 		if offered != on {
 			t.Fatalf("served %v, offered %v:\n%s", on, offered, res.Text)
@@ -323,7 +324,7 @@ func TestStepTextOffersCheckpointOnlyWhenServed(t *testing.T) {
 		if err := json.Unmarshal([]byte(line), &args); err != nil || args["checkpointToken"] != res.CheckpointToken || args["stateToken"] != res.StateToken {
 			t.Fatalf("offered call %s (%v)", line, err)
 		}
-		if cp := x.Checkpoint([]byte(line)); cp.ResultKind() != protocol.KindStep {
+		if cp := x.Checkpoint(context.Background(), []byte(line)); cp.ResultKind() != protocol.KindStep {
 			t.Fatalf("the offered call failed: %s", cp.RenderedText())
 		}
 	}
@@ -333,9 +334,9 @@ func TestStepTextOffersCheckpointOnlyWhenServed(t *testing.T) {
 func TestCheckpointTextGolden(t *testing.T) {
 	x := execute.New(memstore.New(), executetest.Ring(t), bundled(t), workflow.Preferences{}, executetest.Clock, t.Logf,
 		execute.WithFeatures(protocol.Features{CheckpointWorkflow: true}))
-	s := x.Start([]byte(`{"workflowId":"wr.hello"}`)).(protocol.StepResult)
+	s := x.Start(context.Background(), []byte(`{"workflowId":"wr.hello"}`)).(protocol.StepResult)
 	raw, _ := json.Marshal(checkpointArgs(s.StateToken, s.CheckpointToken, "Greeted the user.\nNext: look around."))
-	cp := x.Checkpoint(raw)
+	cp := x.Checkpoint(context.Background(), raw)
 	compareGolden(t, filepath.Join("testdata", "golden", "checkpoint.txt"), []byte(cp.RenderedText()))
 }
 

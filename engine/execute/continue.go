@@ -1,6 +1,8 @@
 package execute
 
 import (
+	"context"
+
 	"github.com/workrail/workrail/engine"
 	"github.com/workrail/workrail/engine/event"
 	"github.com/workrail/workrail/engine/outcome"
@@ -10,12 +12,12 @@ import (
 )
 
 // Continue advances (ackToken present) or rehydrates (no ackToken) a run.
-func (s *Service) Continue(raw []byte) protocol.Result {
-	r, err := s.cont(raw, event.OriginAgent)
+func (s *Service) Continue(ctx context.Context, raw []byte) protocol.Result {
+	r, err := s.cont(ctx, raw, event.OriginAgent)
 	return s.about(s.answer("continue", r, err), raw)
 }
 
-func (s *Service) cont(raw []byte, origin event.Origin) (protocol.Result, error) {
+func (s *Service) cont(ctx context.Context, raw []byte, origin event.Origin) (protocol.Result, error) {
 	in, e := protocol.ParseContinue(raw)
 	if e != nil {
 		return nil, badArguments(protocol.ToolContinue, raw, e)
@@ -44,7 +46,7 @@ func (s *Service) cont(raw []byte, origin event.Origin) (protocol.Result, error)
 		return nil, rehydrateFix(engine.AsError(err), in.StateToken)
 	}
 	in, secrets := s.redactContinue(in)
-	return s.advance(n, ack.Attempt, in, secrets, origin)
+	return s.advance(ctx, n, ack.Attempt, in, secrets, origin)
 }
 
 // rehydrate returns the pending step of a node again, with a fresh attempt
@@ -53,11 +55,11 @@ func (s *Service) cont(raw []byte, origin event.Origin) (protocol.Result, error)
 // workflow has drifted from what its id means now. It writes nothing.
 func (s *Service) rehydrate(n node, in protocol.ContinueInput) (protocol.Result, error) {
 	drift, _, drifted := s.runDrift(n)
-	view := func(fn func(Tx) error) error { return s.store.View(n.session, fn) }
-	return inTx(view, func(tx Tx) (protocol.Result, error) {
+	view := func(fn func(ReadTx) error) error { return s.store.View(n.session, fn) }
+	return s.rendered(inTx(view, func(tx ReadTx) (reply, error) {
 		l, err := s.load(tx, n)
 		if err != nil {
-			return nil, err
+			return reply{}, err
 		}
 		warnings := ignoredOnRehydrate(in)
 		if drifted && drift.PinnedHash == l.c.Hash {
@@ -65,16 +67,16 @@ func (s *Service) rehydrate(n node, in protocol.ContinueInput) (protocol.Result,
 		}
 		r, err := project.Recap(tx, l.info, 0)
 		if err != nil {
-			return nil, err
+			return reply{}, err
 		}
-		facts := moveFacts{recap: &r}
+		facts := moveFacts{recap: &r, rules: true}
 		if len(l.info.Children) > 0 {
 			if facts.fork, err = project.Branches(tx, l.info); err != nil {
-				return nil, err
+				return reply{}, err
 			}
 		}
-		return s.render(l, n, l.info.Attempts, s.keys.Active(), facts, warnings)
-	})
+		return reply{l: l, n: n, attempt: l.info.Attempts, kid: s.keys.Active(), facts: facts, warnings: warnings}, nil
+	}))
 }
 
 // ignoredOnRehydrate discloses inputs a rehydrate cannot use: it never

@@ -1,6 +1,8 @@
 package execute
 
 import (
+	"context"
+
 	"github.com/workrail/workrail/engine"
 	"github.com/workrail/workrail/engine/catalog"
 	"github.com/workrail/workrail/engine/protocol"
@@ -9,7 +11,7 @@ import (
 )
 
 // List answers list_workflows.
-func (s *Service) List(raw []byte) protocol.Result {
+func (s *Service) List(_ context.Context, raw []byte) protocol.Result {
 	in, e := protocol.ParseList(raw)
 	if e != nil {
 		return s.answer("list", nil, badArguments(protocol.ToolList, raw, e))
@@ -18,7 +20,7 @@ func (s *Service) List(raw []byte) protocol.Result {
 }
 
 // Inspect answers inspect_workflow. It never writes.
-func (s *Service) Inspect(raw []byte) protocol.Result {
+func (s *Service) Inspect(_ context.Context, raw []byte) protocol.Result {
 	in, e := protocol.ParseInspect(raw)
 	if e != nil {
 		return s.answer("inspect", nil, badArguments(protocol.ToolInspect, raw, e))
@@ -48,7 +50,7 @@ func (s *Service) inspectPinned(in protocol.InspectInput) (protocol.Result, erro
 		return nil, err
 	}
 	var l loaded
-	err = s.store.View(n.session, func(tx Tx) error {
+	err = s.store.View(n.session, func(tx ReadTx) error {
 		l, err = s.load(tx, n)
 		return err
 	})

@@ -33,7 +33,7 @@ func (s *Service) runDrift(n node) (catalog.Drift, string, bool) {
 		hash      engine.WorkflowHash
 		workspace string
 	}
-	err := s.store.View(n.session, func(tx Tx) error {
+	err := s.store.View(n.session, func(tx ReadTx) error {
 		r, err := tx.Run(n.run)
 		if err != nil {
 			return err

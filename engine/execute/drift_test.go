@@ -2,6 +2,7 @@ package execute_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"path/filepath"
 	"reflect"
@@ -181,7 +182,7 @@ func TestDriftWarningWithOtherNoticesAndOnComplete(t *testing.T) {
 	conforms(t, schemaFor(t, protocol.ToolContinue), re)
 
 	d.put("user", "greet.json", greetV("1.0.0"))
-	res := r.x.Continue(mustArgs(t, s.NextCall.Arguments))
+	res := r.x.Continue(context.Background(), mustArgs(t, s.NextCall.Arguments))
 	for range 3 {
 		switch v := res.(type) {
 		case protocol.StepResult:
@@ -189,7 +190,7 @@ func TestDriftWarningWithOtherNoticesAndOnComplete(t *testing.T) {
 			if v.Pending.UserDependency != nil {
 				args.Output = &protocol.Output{NotesMarkdown: "Asked.", Artifacts: []json.RawMessage{json.RawMessage(`{"kind":"wr.user_response","response":"formal"}`)}}
 			}
-			res = r.x.Continue(mustArgs(t, args))
+			res = r.x.Continue(context.Background(), mustArgs(t, args))
 		case protocol.BlockedResult:
 			t.Fatalf("blocked: %s", v.Text)
 		}
@@ -199,7 +200,7 @@ func TestDriftWarningWithOtherNoticesAndOnComplete(t *testing.T) {
 		t.Fatalf("want complete, got %s", res.RenderedText())
 	}
 	d.put("user", "greet.json", nil)
-	again, ok := r.x.Continue(mustArgs(t, map[string]any{"stateToken": done.StateToken})).(protocol.CompleteResult)
+	again, ok := r.x.Continue(context.Background(), mustArgs(t, map[string]any{"stateToken": done.StateToken})).(protocol.CompleteResult)
 	if !ok || !slices.Equal(noticeCodes(again.Warnings), []event.NoticeCode{event.NoticePinnedWorkflowDrifted}) ||
 		!strings.Contains(again.Warnings[0].Message, "(removed)") {
 		t.Errorf("rehydrate of the completed run: %+v", again)
@@ -292,7 +293,7 @@ func TestInspectPinnedVersion(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			r, d, s := startGreet(t, tc.pinned)
 			tc.change(d)
-			res := r.x.Inspect(mustArgs(t, map[string]any{"workflowId": "user.greet", "mode": "preview", "stateToken": s.StateToken}))
+			res := r.x.Inspect(context.Background(), mustArgs(t, map[string]any{"workflowId": "user.greet", "mode": "preview", "stateToken": s.StateToken}))
 			in, ok := res.(protocol.InspectResult)
 			if !ok {
 				t.Fatalf("inspect = %s", res.RenderedText())
@@ -324,7 +325,7 @@ func TestInspectPinnedVersion(t *testing.T) {
 				t.Errorf("the text and the source %+v disagree:\n%s", in.Workflow.Source, in.Text)
 			}
 
-			now := r.x.Inspect(mustArgs(t, map[string]any{"workflowId": "user.greet", "workspacePath": workspace}))
+			now := r.x.Inspect(context.Background(), mustArgs(t, map[string]any{"workflowId": "user.greet", "workspacePath": workspace}))
 			if cur, ok := now.(protocol.InspectResult); ok && (len(cur.Warnings) != 0 || !strings.Contains(cur.Text, "call start_workflow")) {
 				t.Errorf("inspect without a token: warnings %+v, text:\n%s", cur.Warnings, cur.Text)
 			}
@@ -343,7 +344,7 @@ func TestInspectPinnedRefusals(t *testing.T) {
 		{"forged token", "user.greet", s.StateToken[:len(s.StateToken)-2] + "xx", "/stateToken"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			res := r.x.Inspect(mustArgs(t, map[string]any{"workflowId": tc.id, "stateToken": tc.token}))
+			res := r.x.Inspect(context.Background(), mustArgs(t, map[string]any{"workflowId": tc.id, "stateToken": tc.token}))
 			e, ok := res.(protocol.ErrorResult)
 			if !ok || e.Error.Details["pointer"] != tc.pointer {
 				t.Errorf("inspect = %s; want an error at %s", res.RenderedText(), tc.pointer)

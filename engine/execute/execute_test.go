@@ -1,6 +1,7 @@
 package execute_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -56,13 +57,13 @@ func (r *rig) call(tb testing.TB, tool string, args any) (protocol.Result, []byt
 	var res protocol.Result
 	switch tool {
 	case "start":
-		res = r.x.Start(raw)
+		res = r.x.Start(context.Background(), raw)
 	case "continue":
-		res = r.x.Continue(raw)
+		res = r.x.Continue(context.Background(), raw)
 	case "checkpoint":
-		res = r.x.Checkpoint(raw)
+		res = r.x.Checkpoint(context.Background(), raw)
 	case "start_session":
-		res = r.x.StartSession(raw)
+		res = r.x.StartSession(context.Background(), raw)
 	default:
 		tb.Fatalf("unknown tool %s", tool)
 	}
@@ -391,7 +392,7 @@ func TestUnpairedSurrogatesAreRefused(t *testing.T) {
 		`{"notesMarkdown":"done","artifacts":[{"kind":"x","text":"a\udc00b"}]}`,
 	} {
 		raw := `{"stateToken":"` + args.StateToken + `","ackToken":"` + args.AckToken + `","output":` + out + `}`
-		res := r.x.Continue(json.RawMessage(raw))
+		res := r.x.Continue(context.Background(), json.RawMessage(raw))
 		if errCode(t, res) != engine.CodeInvalidInput || !strings.Contains(res.RenderedText(), "surrogate") {
 			t.Fatalf("%s: %s", out, res.RenderedText())
 		}
@@ -408,7 +409,7 @@ func TestRelativeWorkspacePathIsRefused(t *testing.T) {
 	s := r.step(t, "start", map[string]any{"workflowId": "wr.hello"})
 	cases := []struct {
 		tool string
-		call func([]byte) protocol.Result
+		call func(context.Context, []byte) protocol.Result
 		args string
 	}{
 		{"start", r.x.Start, `{"workflowId":"wr.hello","workspacePath":"src/app"}`},
@@ -418,14 +419,14 @@ func TestRelativeWorkspacePathIsRefused(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.tool, func(t *testing.T) {
-			res := c.call([]byte(c.args))
+			res := c.call(context.Background(), []byte(c.args))
 			if errCode(t, res) != engine.CodeInvalidInput || res.(protocol.ErrorResult).Error.Details["pointer"] != "/workspacePath" ||
 				!strings.Contains(res.RenderedText(), "absolute path") {
 				t.Fatalf("%s", res.RenderedText())
 			}
 		})
 	}
-	if _, ok := r.x.List([]byte(`{"workspacePath":"/tmp/app"}`)).(protocol.ListResult); !ok {
+	if _, ok := r.x.List(context.Background(), []byte(`{"workspacePath":"/tmp/app"}`)).(protocol.ListResult); !ok {
 		t.Fatal("an absolute workspacePath was refused")
 	}
 }
@@ -433,7 +434,7 @@ func TestRelativeWorkspacePathIsRefused(t *testing.T) {
 // An unknown key with no near match is still explained, not listed bare.
 func TestUnknownKeyWithoutNearMatchSaysLeaveItOut(t *testing.T) {
 	r := newRig(t, nil)
-	res := r.x.List([]byte(`{"workflowId":"wr.hello"}`))
+	res := r.x.List(context.Background(), []byte(`{"workflowId":"wr.hello"}`))
 	if errCode(t, res) != engine.CodeUnknownKey {
 		t.Fatalf("%s", res.RenderedText())
 	}

@@ -2,6 +2,7 @@ package execute
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -46,7 +47,7 @@ type Place struct {
 const forkAttemptGap engine.Attempt = 10_000
 
 // Fork starts a new branch at node at.Node whose step is pending again
-// under context: the node's context as a person edited it, a JSON object.
+// under edited: the node's context as a person edited it, a JSON object.
 //
 // A node with a parent is forked the way a rewound chat forks it: a
 // continue_workflow call with the parent's stateToken and an ackToken of a
@@ -61,30 +62,30 @@ const forkAttemptGap engine.Attempt = 10_000
 // call merges its context over the parent's.
 //
 // The root has no parent: forking it starts a new run of the run's pinned
-// version in the same session, with context as its start context, that
+// version in the same session, with edited as its start context, that
 // names the run it restarts.
 //
 // The Place is where the answer leaves the run: the new node, the node a
 // blocked attempt stays at, or nothing for an error.
-func (s *Service) Fork(at Place, context []byte) (protocol.Result, Place) {
-	r, err := s.fork(at, context)
+func (s *Service) Fork(ctx context.Context, at Place, edited []byte) (protocol.Result, Place) {
+	r, err := s.fork(ctx, at, edited)
 	return s.placed("fork", r, err)
 }
 
 // Restart starts run at.Run over as a new run in the same session, on the
 // version its workflow id means now in the workspace the session was
-// started in, with context as its start context and the preferences the
+// started in, with edited as its start context and the preferences the
 // run started with; the new run names the run it restarts. at.Node is not
 // read.
-func (s *Service) Restart(at Place, context []byte) (protocol.Result, Place) {
-	r, err := s.again(at, context, false)
+func (s *Service) Restart(ctx context.Context, at Place, edited []byte) (protocol.Result, Place) {
+	r, err := s.again(ctx, at, edited, false)
 	return s.placed("restart", r, err)
 }
 
 // Resume is what an agent gets that picks a run up at node at.Node with
 // the node's stateToken alone: a rehydrate through Continue's own path,
 // which writes nothing. Its stateToken is what a person hands a chat.
-func (s *Service) Resume(at Place) protocol.Result {
+func (s *Service) Resume(ctx context.Context, at Place) protocol.Result {
 	if at.Session == 0 || at.Run == 0 || at.Node == 0 {
 		return protocol.NewError(unknownNode(at.Session))
 	}
@@ -96,7 +97,7 @@ func (s *Service) Resume(at Place) protocol.Result {
 	if err != nil {
 		return s.answer("resume", nil, err)
 	}
-	return s.Continue(raw)
+	return s.Continue(ctx, raw)
 }
 
 // placed answers like the tools and says where the answer left the run,
@@ -130,8 +131,8 @@ type forkArgs struct {
 	Output     *protocol.Output `json:"output,omitempty"`
 }
 
-func (s *Service) fork(at Place, context []byte) (protocol.Result, error) {
-	ctx, err := contextArgument(context)
+func (s *Service) fork(ctx context.Context, at Place, edited []byte) (protocol.Result, error) {
+	sent, err := contextArgument(edited)
 	if err != nil {
 		return nil, err
 	}
@@ -141,7 +142,7 @@ func (s *Service) fork(at Place, context []byte) (protocol.Result, error) {
 	var args forkArgs
 	var parentContext map[string]any
 	root := false
-	err = s.store.View(at.Session, func(tx Tx) error {
+	err = s.store.View(at.Session, func(tx ReadTx) error {
 		l, err := s.load(tx, node{session: at.Session, run: at.Run, id: at.Node})
 		if err != nil {
 			return err
@@ -165,12 +166,12 @@ func (s *Service) fork(at Place, context []byte) (protocol.Result, error) {
 		return nil, err
 	}
 	if root {
-		return s.again(at, context, true)
+		return s.again(ctx, at, edited, true)
 	}
 	// The edited context as sent passes the tools' own boundary checks
 	// first (one JSON object, storable values, no key twice), so their
 	// errors point into what the person wrote.
-	args.Context = ctx
+	args.Context = sent
 	in, e := protocol.ParseContinue(mustJSON(args))
 	if e != nil {
 		return nil, e
@@ -183,7 +184,7 @@ func (s *Service) fork(at Place, context []byte) (protocol.Result, error) {
 	if len(changed) > 0 {
 		args.Context = changed
 	}
-	return s.cont(mustJSON(args), event.OriginConsole)
+	return s.cont(ctx, mustJSON(args), event.OriginConsole)
 }
 
 // ackOutput is the output of the acknowledgement at parent p that made
@@ -191,7 +192,7 @@ func (s *Service) fork(at Place, context []byte) (protocol.Result, error) {
 // transaction, and what it carried was recorded on n (notes and artifacts
 // as n's output for p's step, gap resolutions as gap records naming the
 // gap they resolve; nothing else records either on n).
-func ackOutput(tx Tx, p loaded, n project.Node) (*protocol.Output, error) {
+func ackOutput(tx ReadTx, p loaded, n project.Node) (*protocol.Output, error) {
 	rec, err := tx.Event(n.CreatedAt - 1)
 	if err != nil {
 		return nil, corrupt(tx.Session(), err)
@@ -247,11 +248,11 @@ func changedContext(parent, edited map[string]any) (map[string]any, *engine.Erro
 	return out, nil
 }
 
-// again starts run at.Run over in its session with context as the start
+// again starts run at.Run over in its session with edited as the start
 // context and the preferences the run started with: on its pinned version,
 // or on what its workflow id means now.
-func (s *Service) again(at Place, context []byte, pinned bool) (protocol.Result, error) {
-	ctx, err := contextArgument(context)
+func (s *Service) again(ctx context.Context, at Place, edited []byte, pinned bool) (protocol.Result, error) {
+	sent, err := contextArgument(edited)
 	if err != nil {
 		return nil, err
 	}
@@ -260,7 +261,7 @@ func (s *Service) again(at Place, context []byte, pinned bool) (protocol.Result,
 	}
 	var args protocol.StartInput
 	var pin engine.WorkflowHash
-	err = s.store.View(at.Session, func(tx Tx) error {
+	err = s.store.View(at.Session, func(tx ReadTx) error {
 		r, err := tx.Run(at.Run)
 		if err != nil {
 			return unknownNode(at.Session)
@@ -282,8 +283,8 @@ func (s *Service) again(at Place, context []byte, pinned bool) (protocol.Result,
 	raw := mustJSON(struct {
 		protocol.StartInput
 		Context json.RawMessage `json:"context"`
-	}{args, ctx})
-	return s.startIn(at.Session, raw, at.Run, pin, event.OriginConsole)
+	}{args, sent})
+	return s.startIn(ctx, at.Session, raw, at.Run, pin, event.OriginConsole)
 }
 
 // startIn starts a run in existing session sid, as start without a
@@ -294,7 +295,7 @@ func (s *Service) again(at Place, context []byte, pinned bool) (protocol.Result,
 // (whose id must be the one raw names). The run pins its compiled
 // workflow, and names restartOf, a run of the session (the log's fold
 // refuses any other), as the run it starts over. origin is who asked.
-func (s *Service) startIn(sid engine.SessionID, raw []byte, restartOf engine.RunID, pin engine.WorkflowHash, origin event.Origin) (protocol.Result, error) {
+func (s *Service) startIn(ctx context.Context, sid engine.SessionID, raw []byte, restartOf engine.RunID, pin engine.WorkflowHash, origin event.Origin) (protocol.Result, error) {
 	in, e := protocol.ParseStart(raw)
 	if e != nil {
 		return nil, e
@@ -317,7 +318,7 @@ func (s *Service) startIn(sid engine.SessionID, raw []byte, restartOf engine.Run
 			return nil, unknownWorkflow(cat, in.WorkflowID)
 		}
 	} else {
-		read := func(tx Tx) (err error) { entry.Compiled, err = s.pinnedWorkflow(tx, pin); return err }
+		read := func(tx ReadTx) (err error) { entry.Compiled, err = s.pinnedWorkflow(tx, pin); return err }
 		if err := s.store.View(sid, read); err != nil {
 			return nil, err
 		}
@@ -331,17 +332,17 @@ func (s *Service) startIn(sid engine.SessionID, raw []byte, restartOf engine.Run
 		return nil, e
 	}
 	b.warnings = append(secrets, b.warnings...)
-	update := func(fn func(Tx) error) error { return s.store.Update(sid, s.stamping(origin, fn)) }
-	return inTx(update, func(tx Tx) (protocol.Result, error) {
+	update := func(fn func(Tx) error) error { return s.store.Update(sid, s.writing(ctx, origin, fn)) }
+	return s.rendered(inTx(update, func(tx Tx) (reply, error) {
 		if err := tx.PinWorkflow(b.c); err != nil {
-			return nil, err
+			return reply{}, err
 		}
 		n, err := s.addRun(tx, b, restartOf)
 		if err != nil {
-			return nil, err
+			return reply{}, err
 		}
-		return s.renderFresh(tx, loaded{c: b.c, snap: b.move.Snapshot}, n, s.keys.Active(), moveFacts{skipped: b.move.Skipped}, b.warnings)
-	})
+		return fresh(tx, loaded{c: b.c, snap: b.move.Snapshot}, n, s.keys.Active(), moveFacts{skipped: b.move.Skipped, rules: true}, b.warnings)
+	}))
 }
 
 // workspace is the workspace session sid was started in, after checking
@@ -351,7 +352,7 @@ func (s *Service) workspace(sid engine.SessionID) (string, error) {
 		return "", err
 	}
 	var ws string
-	err := s.store.View(sid, func(tx Tx) error {
+	err := s.store.View(sid, func(tx ReadTx) error {
 		e, err := tx.Event(1)
 		if err != nil {
 			return corrupt(sid, err)

@@ -1,6 +1,7 @@
 package execute_test
 
 import (
+	"context"
 	"encoding/json"
 	"reflect"
 	"testing"
@@ -67,7 +68,7 @@ func (f *forkRig) at(n engine.NodeID) execute.Place {
 func (f *forkRig) graph(t *testing.T) *project.Graph {
 	t.Helper()
 	snap := func(ref engine.SnapshotRef) (s run.Snapshot, err error) {
-		err = f.store.View(f.session(), func(tx execute.Tx) error { s, err = tx.Snapshot(ref); return err })
+		err = f.store.View(f.session(), func(tx execute.ReadTx) error { s, err = tx.Snapshot(ref); return err })
 		return s, err
 	}
 	g, err := project.Fold(f.session(), f.events(t, f.session()), snap)
@@ -94,7 +95,7 @@ func (f *forkRig) node(t *testing.T, g *project.Graph, id engine.NodeID) (projec
 func (f *forkRig) replays(t *testing.T) []string {
 	var out []string
 	for _, b := range f.acks {
-		r, _ := json.Marshal(f.x.Continue(b))
+		r, _ := json.Marshal(f.x.Continue(context.Background(), b))
 		out = append(out, string(r))
 	}
 	return out
@@ -111,7 +112,7 @@ func TestForkHereFromANode(t *testing.T) {
 	// A chat rewound to node_2 holds the ackToken of attempt 1, unused.
 	held := f.step(t, "continue", map[string]any{"stateToken": f.atA.StateToken}).NextCall.Arguments
 
-	res, at := f.x.Fork(f.at(3), []byte(`{"topic": "y", "depth": "quick", "extra": [1, 2.50]}`))
+	res, at := f.x.Fork(context.Background(), f.at(3), []byte(`{"topic": "y", "depth": "quick", "extra": [1, 2.50]}`))
 	s, ok := res.(protocol.StepResult)
 	if !ok {
 		b, _ := json.Marshal(res)
@@ -172,7 +173,7 @@ func TestForkHereFromANode(t *testing.T) {
 	if again.Pending.StepID != "b" || again.StateToken != s.StateToken {
 		t.Fatalf("a rehydrate of the fork's token is at %s", again.Pending.StepID)
 	}
-	if r := f.x.Resume(at); r.(protocol.StepResult).StateToken != s.StateToken {
+	if r := f.x.Resume(context.Background(), at); r.(protocol.StepResult).StateToken != s.StateToken {
 		t.Fatal("Resume hands out another stateToken for the new node")
 	}
 	args := again.NextCall.Arguments
@@ -192,14 +193,14 @@ func TestForkHereAtTheRoot(t *testing.T) {
 	f.x = execute.New(f.store, executetest.Ring(t), catalogOf(t, map[string]string{"wr.f.json": forkFlow("2", "c, and say so")}), workflow.Preferences{Autonomy: workflow.FullAutoNeverStop}, executetest.Clock, t.Logf)
 	for _, c := range []struct {
 		name string
-		act  func(execute.Place, []byte) (protocol.Result, execute.Place)
+		act  func(context.Context, execute.Place, []byte) (protocol.Result, execute.Place)
 		hash func(protocol.StepResult) bool
 	}{
 		{"fork at the root", f.x.Fork, func(s protocol.StepResult) bool { return s.Workflow.Hash == pinned }},
 		{"restart", f.x.Restart, func(s protocol.StepResult) bool { return s.Workflow.Hash != pinned }},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			res, at := c.act(f.at(1), []byte(`{"topic": "z"}`))
+			res, at := c.act(context.Background(), f.at(1), []byte(`{"topic": "z"}`))
 			s, ok := res.(protocol.StepResult)
 			if !ok || !c.hash(s) || s.Pending.StepID != "ask" {
 				b, _ := json.Marshal(res)
@@ -232,7 +233,7 @@ func TestForkHereBlocked(t *testing.T) {
 	args := start.NextCall.Arguments
 	r.step(t, "continue", map[string]any{"stateToken": args.StateToken, "ackToken": args.AckToken,
 		"output": map[string]any{"notesMarkdown": "went on"}, "preferences": map[string]any{"autonomy": "full_auto_never_stop"}})
-	res, at := r.x.Fork(execute.Place{Session: start.Session.SessionID, Run: start.Session.RunID, Node: 2}, []byte(`{"topic":"x"}`))
+	res, at := r.x.Fork(context.Background(), execute.Place{Session: start.Session.SessionID, Run: start.Session.RunID, Node: 2}, []byte(`{"topic":"x"}`))
 	b, ok := res.(protocol.BlockedResult)
 	if !ok || len(b.Blockers) == 0 || b.Blockers[0].Code != event.BlockUserOnlyDependency || at.Node != 1 {
 		j, _ := json.Marshal(res)
@@ -271,7 +272,7 @@ func TestForkHereRefusesWhatTheToolsRefuse(t *testing.T) {
 			if c.restart {
 				act = f.x.Restart
 			}
-			res, at := act(f.at(c.node), []byte(c.context))
+			res, at := act(context.Background(), f.at(c.node), []byte(c.context))
 			if code := errCode(t, res); code != c.code || at != (execute.Place{}) {
 				t.Fatalf("code %s at %+v; want %s", code, at, c.code)
 			}
@@ -291,10 +292,10 @@ func TestForkHereAtTheEnd(t *testing.T) {
 	f := newForkRig(t)
 	args := f.atB.NextCall.Arguments
 	last := f.step(t, "continue", args).NextCall.Arguments
-	if _, ok := f.x.Continue(mustMarshal(t, last)).(protocol.CompleteResult); !ok {
+	if _, ok := f.x.Continue(context.Background(), mustMarshal(t, last)).(protocol.CompleteResult); !ok {
 		t.Fatal("the run did not complete")
 	}
-	res, at := f.x.Fork(f.at(5), []byte(`{"topic": "end", "depth": "deep"}`))
+	res, at := f.x.Fork(context.Background(), f.at(5), []byte(`{"topic": "end", "depth": "deep"}`))
 	if c, ok := res.(protocol.CompleteResult); !ok || at.Node != 6 || c.StateToken == "" {
 		j, _ := json.Marshal(res)
 		t.Fatalf("fork of the last node = %s at %+v; want complete at node_6", j, at)

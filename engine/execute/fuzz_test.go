@@ -1,6 +1,7 @@
 package execute_test
 
 import (
+	"context"
 	"encoding/json"
 	"testing"
 
@@ -51,9 +52,9 @@ func FuzzArguments(f *testing.F) {
 			f.Add(tool, []byte(a))
 		}
 	}
-	tools := []func([]byte) protocol.Result{r.x.Start, r.x.Continue, r.x.Inspect, r.x.List, r.x.Checkpoint, r.x.StartSession}
+	tools := []func(context.Context, []byte) protocol.Result{r.x.Start, r.x.Continue, r.x.Inspect, r.x.List, r.x.Checkpoint, r.x.StartSession}
 	f.Fuzz(func(t *testing.T, tool byte, raw []byte) {
-		res := tools[int(tool)%len(tools)](raw)
+		res := tools[int(tool)%len(tools)](context.Background(), raw)
 		if res.RenderedText() == "" {
 			t.Fatalf("empty rendering for %q", raw)
 		}

@@ -2,6 +2,7 @@ package execute_test
 
 import (
 	"bytes"
+	"context"
 	"flag"
 	"fmt"
 	"os"
@@ -19,7 +20,7 @@ var update = flag.Bool("update", false, "rewrite golden files under testdata/gol
 // workflow, is pinned: header, sections, prompts, blockers, next calls.
 // A change is a deliberate golden update: go test ./engine/execute -run Golden -update.
 func TestBundledStepTextGolden(t *testing.T) {
-	list, _ := newRig(t, nil).x.List(nil).(protocol.ListResult)
+	list, _ := newRig(t, nil).x.List(context.Background(), nil).(protocol.ListResult)
 	for _, w := range list.Workflows {
 		t.Run(string(w.ID), func(t *testing.T) {
 			var got bytes.Buffer

@@ -20,8 +20,9 @@ type Store interface {
 	// Create starts a new session and runs fn in the transaction that
 	// creates it.
 	Create(fn func(Tx) error) (engine.SessionID, error)
-	// View runs fn in a read transaction on session id.
-	View(id engine.SessionID, fn func(Tx) error) error
+	// View runs fn in a read transaction on session id. fn gets a ReadTx:
+	// a read path has no way to append.
+	View(id engine.SessionID, fn func(ReadTx) error) error
 	// Update runs fn in a write transaction on session id; an error from
 	// fn rolls back everything it appended. fn may run more than once.
 	Update(id engine.SessionID, fn func(Tx) error) error
@@ -35,8 +36,11 @@ type Store interface {
 	Holds(snapshots []engine.SnapshotRef, workflows []engine.WorkflowHash) (snapshotsHeld, workflowsHeld int, err error)
 }
 
-// Tx is what one transaction may read and append, scoped to one session.
-type Tx interface {
+// ReadTx is what a read transaction may read, scoped to one session. It
+// has no method that writes: read paths (rehydrate, inspect, the
+// Console's pages, resources) are handed one by Store.View, so that they
+// write nothing is a matter of type, not of convention.
+type ReadTx interface {
 	project.Reader
 	Session() engine.SessionID
 	// Head is the index of the session's last event.
@@ -48,6 +52,19 @@ type Tx interface {
 	RecordedAttempt(node engine.NodeID, a engine.Attempt) (event.Event, error)
 	// Workflow reads a pinned workflow, verifying its hash.
 	Workflow(engine.WorkflowHash) (compile.Compiled, error)
+}
+
+// ReadOnly is tx with nothing but its reads: what an implementation's
+// View hands fn, so that not even a type assertion reaches the writing
+// methods of the transaction type behind it.
+func ReadOnly(tx ReadTx) ReadTx { return readOnly{tx} }
+
+type readOnly struct{ ReadTx }
+
+// Tx is what a write transaction may read and append, scoped to one
+// session: everything ReadTx reads, and the writes.
+type Tx interface {
+	ReadTx
 
 	// Append adds one event scoped to run and node (zero for none) and
 	// folds it into the derived indexes.

@@ -2,6 +2,7 @@ package execute_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"regexp"
@@ -125,7 +126,7 @@ func TestRedactedExportImportsAndResumes(t *testing.T) {
 	}
 	// resume_session finds it (by its workflow) and hands a state token
 	// for the tip; the rehydrate it asks for reads the pending step.
-	res := to.x.ResumeSession(mustMarshal(t, map[string]any{"query": "wr.auto"}))
+	res := to.x.ResumeSession(context.Background(), mustMarshal(t, map[string]any{"query": "wr.auto"}))
 	found, ok := res.(protocol.ResumeResult)
 	if !ok || len(found.Candidates) == 0 || found.Candidates[0].Session.SessionID != rep.Session {
 		t.Fatalf("resume_session does not offer the imported session: %s", mustMarshal(t, res))

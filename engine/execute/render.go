@@ -23,78 +23,103 @@ type moveFacts struct {
 	recap      *event.Recap
 	fork       *event.Fork
 	checkpoint *protocol.Checkpointed
+	// rules: the run starts or is rehydrated here, so the answer shows
+	// the workflow's rules and references.
+	rules bool
 }
 
-// fromRecord renders the response of a recorded attempt from the record
+// reply is what an answer is rendered from, gathered in the transaction
+// that read or wrote it: the node the answer leaves the run at, with its
+// snapshot and pinned workflow; the attempt its ackToken names and the key
+// its tokens are minted with; what the move recorded; and, for a blocked
+// attempt, its blockers. A use case renders it (render) only after that
+// transaction has ended: a write commits its facts first, and no writer
+// is held while tokens are minted and text is built.
+type reply struct {
+	l        loaded
+	n        node
+	attempt  engine.Attempt
+	kid      token.KeyID
+	facts    moveFacts
+	warnings []protocol.Warning
+	// blocked: the attempt was blocked; the step stays pending, and the
+	// answer hands out attempt+1 for the retry.
+	blocked  bool
+	blockers []event.Blocker
+}
+
+// rendered renders r once its transaction has ended.
+func (s *Service) rendered(r reply, err error) (protocol.Result, error) {
+	if err != nil {
+		return nil, err
+	}
+	return s.render(r)
+}
+
+// fromRecord gathers the answer of a recorded attempt from the record
 // (and the node it created): the first answer and every replay take this
 // same path, so they are byte-identical. added are warnings a replay shows
 // after the recorded ones: never recorded, they are that replay's own.
-func (s *Service) fromRecord(tx Tx, from node, rec event.Event, added []protocol.Warning) (protocol.Result, error) {
+func (s *Service) fromRecord(tx ReadTx, from node, rec event.Event, added []protocol.Warning) (reply, error) {
 	d, ok := rec.Data.(*event.AdvanceRecordedData)
 	if !ok {
-		return nil, fmt.Errorf("execute: replay: event %d is %s, not advance_recorded", rec.Index, rec.Kind)
+		return reply{}, fmt.Errorf("execute: replay: event %d is %s, not advance_recorded", rec.Index, rec.Kind)
 	}
+	warnings := append(protocol.Warnings(d.Notices), added...)
 	if d.Outcome == event.OutcomeBlocked {
-		return s.renderBlocked(tx, from, d, added)
+		l, err := s.load(tx, from)
+		return reply{l: l, n: from, attempt: d.Attempt + 1, kid: token.KeyID(d.KeyID), warnings: warnings, blocked: true, blockers: d.Blockers}, err
 	}
 	to := node{session: from.session, run: from.run, id: d.ToNode}
 	l, err := s.load(tx, to)
 	if err != nil {
-		return nil, err
+		return reply{}, err
 	}
-	warnings := append(protocol.Warnings(d.Notices), added...)
-	return s.renderFresh(tx, l, to, token.KeyID(d.KeyID), moveFacts{skipped: d.Skipped, fork: d.Fork}, warnings)
+	return fresh(tx, l, to, token.KeyID(d.KeyID), moveFacts{skipped: d.Skipped, fork: d.Fork}, warnings)
 }
 
-// renderFresh renders a node just created (by start or an advance), with
-// the gaps recorded on it.
-func (s *Service) renderFresh(tx Tx, l loaded, n node, kid token.KeyID, facts moveFacts, warnings []protocol.Warning) (protocol.Result, error) {
+// fresh gathers the answer on a node just created (by start or an
+// advance), with the gaps recorded on it.
+func fresh(tx ReadTx, l loaded, n node, kid token.KeyID, facts moveFacts, warnings []protocol.Warning) (reply, error) {
 	info, err := tx.Node(n.id)
 	if err != nil {
-		return nil, err
+		return reply{}, err
 	}
 	gaps, err := project.GapsOn(tx, info)
 	if err != nil {
-		return nil, err
+		return reply{}, err
 	}
 	for _, g := range gaps {
 		facts.gaps = append(facts.gaps, protocol.Gap{GapID: g.ID, CreatedAtEventIndex: g.CreatedAt, GapRecordedData: g.Gap})
 	}
-	return s.render(l, n, 0, kid, facts, warnings)
+	return reply{l: l, n: n, kid: kid, facts: facts, warnings: warnings}, nil
 }
 
-// renderBlocked answers a blocked attempt: the same node and pending step,
-// a fresh attempt for the retry, the recorded blockers.
-func (s *Service) renderBlocked(tx Tx, n node, d *event.AdvanceRecordedData, added []protocol.Warning) (protocol.Result, error) {
-	l, err := s.load(tx, n)
+// render builds the result of r: for a blocked attempt, the same pending
+// step with a fresh attempt for the retry and the recorded blockers;
+// otherwise the pending step with tokens for r's attempt, or completion.
+func (s *Service) render(r reply) (protocol.Result, error) {
+	toks, err := s.tokens(r.n, r.attempt, r.kid)
 	if err != nil {
 		return nil, err
 	}
-	toks, err := s.tokens(n, d.Attempt+1, token.KeyID(d.KeyID))
-	if err != nil {
-		return nil, err
-	}
-	place, _ := run.PendingStep(l.c, l.snap)
-	v := s.view(l, n, toks, append(protocol.Warnings(d.Notices), added...))
-	v.Examples = examples(l.c, place.Step, true)
-	return protocol.NewBlocked(v, pendingOf(place), d.Blockers), nil
-}
-
-// render builds the result for node n: the pending step with tokens for
-// the given attempt, or completion.
-func (s *Service) render(l loaded, n node, attempt engine.Attempt, kid token.KeyID, facts moveFacts, warnings []protocol.Warning) (protocol.Result, error) {
-	toks, err := s.tokens(n, attempt, kid)
-	if err != nil {
-		return nil, err
-	}
-	v := s.view(l, n, toks, warnings)
-	v.Skipped, v.Recap, v.Fork, v.Gaps, v.Checkpoint = facts.skipped, facts.recap, facts.fork, facts.gaps, facts.checkpoint
+	l := r.l
+	v := s.view(l, r.n, toks, r.warnings)
 	place, pending := run.PendingStep(l.c, l.snap)
+	if r.blocked {
+		v.Examples = examples(l.c, place.Step, true)
+		return protocol.NewBlocked(v, pendingOf(l, place), r.blockers), nil
+	}
+	f := r.facts
+	v.Skipped, v.Recap, v.Fork, v.Gaps, v.Checkpoint = f.skipped, f.recap, f.fork, f.gaps, f.checkpoint
+	if f.rules {
+		v.Rules, v.References = l.c.MetaGuidance, l.c.References
+	}
 	if !pending {
 		return protocol.NewComplete(v), nil
 	}
 	v.Examples = examples(l.c, place.Step, false)
-	return protocol.NewStep(v, pendingOf(place), protocol.Progress{Part: l.snap.Position.Path[0].Index + 1, Parts: len(l.c.Steps)}), nil
+	return protocol.NewStep(v, pendingOf(l, place), protocol.Progress{Part: l.snap.Position.Path[0].Index + 1, Parts: len(l.c.Steps)}), nil
 }
 
 func (s *Service) view(l loaded, n node, toks protocol.Tokens, ws []protocol.Warning) protocol.View {
@@ -123,9 +148,12 @@ func (s *Service) tokens(n node, attempt engine.Attempt, kid token.KeyID) (proto
 	return t, err
 }
 
-func pendingOf(p run.Place) protocol.Pending {
+// pendingOf renders pending step p of node l: start, advance, rehydrate
+// and replay all take this path, so they say the same thing.
+func pendingOf(l loaded, p run.Place) protocol.Pending {
 	st := p.Step
-	return protocol.Pending{StepID: st.ID, Title: st.Title, Prompt: st.Prompt, RequireConfirmation: st.RequireConfirmation,
+	r := run.Render(l.c, l.snap, p)
+	return protocol.Pending{StepID: st.ID, Title: r.Title, Prompt: r.Prompt, RequireConfirmation: r.RequireConfirmation,
 		Loops: p.Loops, UserDependency: st.UserDependency}
 }
 
@@ -137,6 +165,7 @@ func examples(c compile.Compiled, st *compile.Step, retry bool) []json.RawMessag
 	if ex := outcome.OutputExample(c, st); ex != nil {
 		out = append(out, ex)
 	}
+	out = append(out, outcome.AssessmentExamples(c, st)...)
 	if retry && st.UserDependency != nil {
 		out = append(out, json.RawMessage(outcome.UserResponseExample(st.UserDependency)))
 	}

@@ -21,12 +21,12 @@ import (
 // at all, and its answer already says nothing advanced and hands out the
 // next attempt to send the output with (itself a replay, compared in
 // turn, if spent).
-func (s *Service) replay(tx Tx, n node, rec event.Event, in protocol.ContinueInput) (protocol.Result, error) {
+func (s *Service) replay(tx ReadTx, n node, rec event.Event, in protocol.ContinueInput) (reply, error) {
 	var added []protocol.Warning
 	if d, ok := rec.Data.(*event.AdvanceRecordedData); ok && d.Outcome == event.OutcomeAdvanced && !emptyOutput(in.Output) {
 		recorded, err := s.recordedOutput(tx, n, d.ToNode)
 		if err != nil {
-			return nil, err
+			return reply{}, err
 		}
 		if !sameOutput(recorded, in.Output) {
 			added = append(added, protocol.OutputIgnoredOnReplay(in.StateToken))
@@ -37,7 +37,7 @@ func (s *Service) replay(tx Tx, n node, rec event.Event, in protocol.ContinueInp
 
 // recordedOutput is the output the attempt at n that made node child
 // recorded, read back from what its transaction wrote (nil for none).
-func (s *Service) recordedOutput(tx Tx, n node, child engine.NodeID) (*protocol.Output, error) {
+func (s *Service) recordedOutput(tx ReadTx, n node, child engine.NodeID) (*protocol.Output, error) {
 	p, err := s.load(tx, n)
 	if err != nil {
 		return nil, err

@@ -1,6 +1,7 @@
 package execute
 
 import (
+	"context"
 	"errors"
 
 	"github.com/workrail/workrail/engine"
@@ -13,7 +14,7 @@ import (
 // pick up, best first (resume.Rank), at most resume.MaxCandidates, each
 // with a stateToken for its run's preferred tip and the rehydrate call
 // that continues there. It writes nothing.
-func (s *Service) ResumeSession(raw []byte) protocol.Result {
+func (s *Service) ResumeSession(_ context.Context, raw []byte) protocol.Result {
 	r, err := s.resumeSession(raw)
 	return s.answer("resume", r, err)
 }

@@ -1,6 +1,7 @@
 package execute_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -22,9 +23,9 @@ func (r *rig) resumeCall(tb testing.TB, args any) protocol.ResumeResult {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	res, ok := r.x.ResumeSession(raw).(protocol.ResumeResult)
+	res, ok := r.x.ResumeSession(context.Background(), raw).(protocol.ResumeResult)
 	if !ok {
-		tb.Fatalf("resume_session(%s) = %s", raw, r.x.ResumeSession(raw).RenderedText())
+		tb.Fatalf("resume_session(%s) = %s", raw, r.x.ResumeSession(context.Background(), raw).RenderedText())
 	}
 	return res
 }
@@ -125,8 +126,8 @@ func TestResumeBudgetsAndOrder(t *testing.T) {
 		len(needle[0].Snippet) > resume.MaxSnippetBytes || !strings.HasSuffix(needle[0].Snippet, "é … [truncated]") {
 		t.Fatalf("the session with long notes: %+v", needle[0])
 	}
-	a, _ := json.Marshal(r.x.ResumeSession([]byte(`{"query":"session 3"}`)))
-	b, _ := json.Marshal(r.x.ResumeSession([]byte(`{"query":"session 3"}`)))
+	a, _ := json.Marshal(r.x.ResumeSession(context.Background(), []byte(`{"query":"session 3"}`)))
+	b, _ := json.Marshal(r.x.ResumeSession(context.Background(), []byte(`{"query":"session 3"}`)))
 	if string(a) != string(b) {
 		t.Fatal("the same call answered differently")
 	}
@@ -136,7 +137,7 @@ func TestResumeBudgetsAndOrder(t *testing.T) {
 // with the corrected call; a relative workspace is invalid.
 func TestResumeRefusesBadArguments(t *testing.T) {
 	r := newRig(t, nil)
-	res := r.x.ResumeSession([]byte(`{"qurey":"auth bug"}`))
+	res := r.x.ResumeSession(context.Background(), []byte(`{"qurey":"auth bug"}`))
 	e, ok := res.(protocol.ErrorResult)
 	if !ok || e.Error.Code != engine.CodeUnknownKey || e.NextCall == nil || e.NextCall.Tool != string(protocol.ToolResume) {
 		t.Fatalf("unknown key: %s", res.RenderedText())
@@ -144,7 +145,7 @@ func TestResumeRefusesBadArguments(t *testing.T) {
 	if got, _ := json.Marshal(e.NextCall.Arguments); string(got) != `{"query":"auth bug"}` {
 		t.Fatalf("the corrected call is %s", got)
 	}
-	if code := errCode(t, r.x.ResumeSession([]byte(`{"workspacePath":"rel"}`))); code != engine.CodeInvalidInput {
+	if code := errCode(t, r.x.ResumeSession(context.Background(), []byte(`{"workspacePath":"rel"}`))); code != engine.CodeInvalidInput {
 		t.Fatalf("relative workspace: %s", code)
 	}
 }

@@ -2,6 +2,7 @@ package execute_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"testing"
 
@@ -52,14 +53,14 @@ func TestResultsMatchOutputSchemas(t *testing.T) {
 	exec := schemaFor(t, protocol.ToolContinue)
 	raw := func(v any) []byte { b, _ := json.Marshal(v); return b }
 
-	conforms(t, schemaFor(t, protocol.ToolList), r.x.List(nil))
-	conforms(t, schemaFor(t, protocol.ToolList), r.x.List(raw(map[string]any{"bogus": 1})))
-	conforms(t, schemaFor(t, protocol.ToolInspect), r.x.Inspect(raw(map[string]any{"workflowId": "wr.auto", "mode": "preview"})))
-	conforms(t, schemaFor(t, protocol.ToolInspect), r.x.Inspect(raw(map[string]any{"workflowId": "nope.x"})))
+	conforms(t, schemaFor(t, protocol.ToolList), r.x.List(context.Background(), nil))
+	conforms(t, schemaFor(t, protocol.ToolList), r.x.List(context.Background(), raw(map[string]any{"bogus": 1})))
+	conforms(t, schemaFor(t, protocol.ToolInspect), r.x.Inspect(context.Background(), raw(map[string]any{"workflowId": "wr.auto", "mode": "preview"})))
+	conforms(t, schemaFor(t, protocol.ToolInspect), r.x.Inspect(context.Background(), raw(map[string]any{"workflowId": "nope.x"})))
 
 	kinds := map[protocol.Kind]bool{}
 	for _, mode := range []string{"wr.modes.guided", "wr.modes.full_auto_never_stop"} {
-		res := r.x.Start(raw(map[string]any{"workflowId": "wr.auto", "mode": mode}))
+		res := r.x.Start(context.Background(), raw(map[string]any{"workflowId": "wr.auto", "mode": mode}))
 		for i := 0; i < 20; i++ {
 			conforms(t, exec, res)
 			kinds[res.ResultKind()] = true
@@ -73,19 +74,19 @@ func TestResultsMatchOutputSchemas(t *testing.T) {
 				i = 20
 				continue
 			}
-			res = r.x.Continue(raw(next))
+			res = r.x.Continue(context.Background(), raw(next))
 		}
 	}
-	conforms(t, exec, r.x.Continue(raw(map[string]any{"stateToken": "st.v1.garbage"})))
+	conforms(t, exec, r.x.Continue(context.Background(), raw(map[string]any{"stateToken": "st.v1.garbage"})))
 
 	notes := newRig(t, nil)
-	session := notes.x.StartSession(raw(map[string]any{"workspacePath": "/w"}))
+	session := notes.x.StartSession(context.Background(), raw(map[string]any{"workspacePath": "/w"}))
 	conforms(t, schemaFor(t, protocol.ToolStartSession), session)
-	conforms(t, schemaFor(t, protocol.ToolStartSession), notes.x.StartSession(raw(map[string]any{"workspacePath": "w"})))
+	conforms(t, schemaFor(t, protocol.ToolStartSession), notes.x.StartSession(context.Background(), raw(map[string]any{"workspacePath": "w"})))
 	st := session.(protocol.StepResult)
 	cp := schemaFor(t, protocol.ToolCheckpoint)
-	conforms(t, cp, notes.x.Checkpoint(raw(map[string]any{"stateToken": st.StateToken, "checkpointToken": st.CheckpointToken, "output": map[string]any{"notesMarkdown": "n"}})))
-	conforms(t, cp, notes.x.Checkpoint(raw(map[string]any{"stateToken": st.StateToken, "checkpointToken": st.AckToken, "output": map[string]any{"notesMarkdown": "n"}})))
+	conforms(t, cp, notes.x.Checkpoint(context.Background(), raw(map[string]any{"stateToken": st.StateToken, "checkpointToken": st.CheckpointToken, "output": map[string]any{"notesMarkdown": "n"}})))
+	conforms(t, cp, notes.x.Checkpoint(context.Background(), raw(map[string]any{"stateToken": st.StateToken, "checkpointToken": st.AckToken, "output": map[string]any{"notesMarkdown": "n"}})))
 	kinds[protocol.KindError] = true
 	for _, k := range []protocol.Kind{protocol.KindStep, protocol.KindBlocked, protocol.KindComplete} {
 		if !kinds[k] {

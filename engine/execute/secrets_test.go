@@ -131,7 +131,7 @@ func TestSecretsAreRedactedInEveryField(t *testing.T) {
 func (r *rig) snapshot(t *testing.T, s protocol.StepResult) string {
 	t.Helper()
 	var out []byte
-	err := r.store.View(s.Session.SessionID, func(tx execute.Tx) error {
+	err := r.store.View(s.Session.SessionID, func(tx execute.ReadTx) error {
 		n, err := tx.Node(r.tip(t, s))
 		if err != nil {
 			return err

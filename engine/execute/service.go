@@ -8,6 +8,7 @@
 package execute
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -113,23 +114,43 @@ func (s *Service) about(r protocol.Result, raw []byte) protocol.Result {
 	return e
 }
 
-// stamping is fn with the transaction first stamped with the clock's
-// time and origin o, for every event fn appends.
-func (s *Service) stamping(o event.Origin, fn func(Tx) error) func(Tx) error {
-	if s.unstamped {
-		return fn
-	}
+// writing is fn as every write transaction of the use cases runs it: the
+// transaction first stamped with the clock's time and origin o, for every
+// event fn appends; and given up, everything fn appended rolled back with
+// it, when ctx ends before fn returns. ctx is checked once more after fn,
+// the last moment before the store commits, so a request whose caller
+// went away costs no commit, and a write is either whole or absent.
+func (s *Service) writing(ctx context.Context, o event.Origin, fn func(Tx) error) func(Tx) error {
 	return func(tx Tx) error {
-		tx.Stamp(event.Stamp{At: event.MillisOf(s.now()), Origin: o})
-		return fn(tx)
+		if err := ctx.Err(); err != nil {
+			return cancelled(err)
+		}
+		if !s.unstamped {
+			tx.Stamp(event.Stamp{At: event.MillisOf(s.now()), Origin: o})
+		}
+		if err := fn(tx); err != nil {
+			return err
+		}
+		return cancelled(ctx.Err())
 	}
+}
+
+// cancelled is the answer to a request whose context ended (err) before
+// its write was committed: nothing of it was recorded, so sending it again
+// is safe. Nil for a context still live.
+func cancelled(err error) error {
+	if err == nil {
+		return nil
+	}
+	return engine.Errorf(engine.CodeInternal,
+		"the request was cancelled (%v) before anything it would write was recorded; nothing changed. Send it again.", err)
 }
 
 // inTx runs fn in a transaction and carries its result out. The store may
 // run fn more than once; the last run's result is the one committed.
-func inTx[T any](txn func(func(Tx) error) error, fn func(Tx) (T, error)) (T, error) {
+func inTx[X, T any](txn func(func(X) error) error, fn func(X) (T, error)) (T, error) {
 	var out T
-	err := txn(func(tx Tx) error {
+	err := txn(func(tx X) error {
 		var err error
 		out, err = fn(tx)
 		return err
@@ -183,7 +204,7 @@ type loaded struct {
 
 // load reads a node, its snapshot and its pinned workflow, and checks they
 // belong together.
-func (s *Service) load(tx Tx, n node) (loaded, error) {
+func (s *Service) load(tx ReadTx, n node) (loaded, error) {
 	info, err := tx.Node(n.id)
 	if err != nil || info.Run != n.run {
 		return loaded{}, unknownNode(n.session)
@@ -204,7 +225,7 @@ func (s *Service) load(tx Tx, n node) (loaded, error) {
 
 // pinnedWorkflow returns the compiled workflow a run is pinned to, from the
 // store (cached: pinned workflows never change).
-func (s *Service) pinnedWorkflow(tx Tx, h engine.WorkflowHash) (compile.Compiled, error) {
+func (s *Service) pinnedWorkflow(tx ReadTx, h engine.WorkflowHash) (compile.Compiled, error) {
 	if c, ok := s.pinned.Load(h); ok {
 		return c.(compile.Compiled), nil
 	}

@@ -1,6 +1,8 @@
 package execute
 
 import (
+	"context"
+
 	"github.com/workrail/workrail/engine"
 	"github.com/workrail/workrail/engine/event"
 	"github.com/workrail/workrail/engine/protocol"
@@ -45,16 +47,18 @@ const SessionWorkflow engine.WorkflowID = "wr.session"
 // StartSession starts a session for notes without a workflow of the
 // user's: a session whose one run is SessionWorkflow, answered like
 // start_workflow, so checkpoint_workflow takes its tokens as any run's.
-func (s *Service) StartSession(raw []byte) protocol.Result { return s.StartSessionFrom(raw, "") }
+func (s *Service) StartSession(ctx context.Context, raw []byte) protocol.Result {
+	return s.StartSessionFrom(ctx, raw, "")
+}
 
 // StartSessionFrom is StartSession for a client running in folder
 // workdir, observed as StartFrom does.
-func (s *Service) StartSessionFrom(raw []byte, workdir string) protocol.Result {
-	r, err := s.startSession(raw, workdir)
+func (s *Service) StartSessionFrom(ctx context.Context, raw []byte, workdir string) protocol.Result {
+	r, err := s.startSession(ctx, raw, workdir)
 	return s.answer("start_session", r, err)
 }
 
-func (s *Service) startSession(raw []byte, workdir string) (protocol.Result, error) {
+func (s *Service) startSession(ctx context.Context, raw []byte, workdir string) (protocol.Result, error) {
 	in, e := protocol.ParseStartSession(raw)
 	if e != nil {
 		return nil, badArguments(protocol.ToolStartSession, raw, e)
@@ -68,5 +72,5 @@ func (s *Service) startSession(raw []byte, workdir string) (protocol.Result, err
 	if e != nil {
 		return nil, e
 	}
-	return s.create(b, in.WorkspacePath, workdir)
+	return s.create(ctx, b, in.WorkspacePath, workdir)
 }

@@ -1,6 +1,7 @@
 package execute_test
 
 import (
+	"context"
 	"encoding/json"
 	"reflect"
 	"slices"
@@ -146,7 +147,7 @@ func TestStartSessionErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			r := newRig(t, tt.wf)
-			if got := errCode(t, r.x.StartSession(json.RawMessage(tt.args))); got != tt.code {
+			if got := errCode(t, r.x.StartSession(context.Background(), json.RawMessage(tt.args))); got != tt.code {
 				t.Errorf("code %s; want %s", got, tt.code)
 			}
 		})

@@ -1,6 +1,7 @@
 package execute_test
 
 import (
+	"context"
 	"encoding/json"
 	"testing"
 
@@ -26,12 +27,12 @@ func BenchmarkAdvanceStamping(b *testing.B) {
 			if !c.stamped {
 				execute.Unstamped(x)
 			}
-			first := x.Start(mustJSON(b, map[string]any{"workflowId": "wr.long"}))
+			first := x.Start(context.Background(), mustJSON(b, map[string]any{"workflowId": "wr.long"}))
 			args := advanceArgsOf(b, first)
 			b.ReportAllocs()
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
-				args = advanceArgsOf(b, x.Continue(args))
+				args = advanceArgsOf(b, x.Continue(context.Background(), args))
 			}
 			b.StopTimer()
 			// The two differ by the stamp and nothing else.

@@ -1,6 +1,7 @@
 package execute_test
 
 import (
+	"context"
 	"encoding/json"
 	"math/rand/v2"
 	"reflect"
@@ -22,11 +23,11 @@ import (
 func TestEventsAreStampedWithTheClockAndOrigin(t *testing.T) {
 	f := newForkRig(t)
 	agentWrote := f.events(t, f.session())
-	if _, at := f.x.Fork(f.at(3), []byte(`{"topic": "y", "depth": "quick"}`)); at != f.at(4) {
+	if _, at := f.x.Fork(context.Background(), f.at(3), []byte(`{"topic": "y", "depth": "quick"}`)); at != f.at(4) {
 		t.Fatalf("fork left the run at %+v", at)
 	}
 	forked := f.events(t, f.session())
-	if _, at := f.x.Restart(f.at(1), []byte(`{"topic": "z"}`)); at.Run == f.at(1).Run {
+	if _, at := f.x.Restart(context.Background(), f.at(1), []byte(`{"topic": "z"}`)); at.Run == f.at(1).Run {
 		t.Fatalf("restart left the run at %+v", at)
 	}
 	all := f.events(t, f.session())
@@ -95,15 +96,15 @@ func clockScenario(t *testing.T, clock func() time.Time) (answers []string, logs
 			re := r.step(t, "continue", map[string]any{"stateToken": s1.StateToken})
 			b2 := r.step(t, "continue", re.NextCall.Arguments)
 			keep(r.step(t, "continue", b2.NextCall.Arguments))
-			keep(r.x.Continue(mustMarshal(t, s1.NextCall.Arguments))) // a replay
+			keep(r.x.Continue(context.Background(), mustMarshal(t, s1.NextCall.Arguments))) // a replay
 		}
 		if i == 2 {
-			res, _ := r.x.Fork(execute.Place{Session: s1.Session.SessionID, Run: s1.Session.RunID, Node: 2}, []byte(`{}`))
+			res, _ := r.x.Fork(context.Background(), execute.Place{Session: s1.Session.SessionID, Run: s1.Session.RunID, Node: 2}, []byte(`{}`))
 			keep(res)
 		}
 	}
 	for _, q := range []string{`{}`, `{"query":"hello"}`} {
-		keep(r.x.ResumeSession([]byte(q)))
+		keep(r.x.ResumeSession(context.Background(), []byte(q)))
 	}
 	for _, id := range sessions {
 		ov, err := s.Overview(id)

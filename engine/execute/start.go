@@ -2,6 +2,7 @@ package execute
 
 import (
 	"cmp"
+	"context"
 	"errors"
 	"time"
 
@@ -18,23 +19,25 @@ import (
 
 // Start begins a run of a workflow: in a new session, or, given the
 // stateToken of a run, in that run's session.
-func (s *Service) Start(raw []byte) protocol.Result { return s.StartFrom(raw, "") }
+func (s *Service) Start(ctx context.Context, raw []byte) protocol.Result {
+	return s.StartFrom(ctx, raw, "")
+}
 
 // StartFrom is Start for a client running in folder workdir: when the
 // call names no workspacePath, the git repository there is observed. It
 // changes nothing else: the catalog is the one the arguments name.
-func (s *Service) StartFrom(raw []byte, workdir string) protocol.Result {
-	r, err := s.start(raw, workdir)
+func (s *Service) StartFrom(ctx context.Context, raw []byte, workdir string) protocol.Result {
+	r, err := s.start(ctx, raw, workdir)
 	return s.answer("start", r, err)
 }
 
-func (s *Service) start(raw []byte, workdir string) (protocol.Result, error) {
+func (s *Service) start(ctx context.Context, raw []byte, workdir string) (protocol.Result, error) {
 	in, e := protocol.ParseStart(raw)
 	if e != nil {
 		return nil, badArguments(protocol.ToolStart, raw, e)
 	}
 	if in.StateToken != "" {
-		return s.startBeside(raw, in.StateToken)
+		return s.startBeside(ctx, raw, in.StateToken)
 	}
 	in, secrets := s.redactStart(in)
 	entry, err := s.find(protocol.ToolStart, raw, in.WorkspacePath, in.WorkflowID)
@@ -49,7 +52,7 @@ func (s *Service) start(raw []byte, workdir string) (protocol.Result, error) {
 		return nil, e
 	}
 	b.warnings = append(secrets, b.warnings...)
-	return s.create(b, in.WorkspacePath, workdir)
+	return s.create(ctx, b, in.WorkspacePath, workdir)
 }
 
 // startBeside starts a run in the session of the run stateToken names,
@@ -57,14 +60,14 @@ func (s *Service) start(raw []byte, workdir string) (protocol.Result, error) {
 // is refused with the same call without it, which starts a new session:
 // copying nextCall still makes progress. Like any start it is not
 // idempotent: the same call twice is two runs.
-func (s *Service) startBeside(raw []byte, stateToken string) (protocol.Result, error) {
+func (s *Service) startBeside(ctx context.Context, raw []byte, stateToken string) (protocol.Result, error) {
 	st, err := s.keys.Parse(stateToken, token.State)
 	if err != nil {
 		e := engine.AsError(err).With("pointer", "/stateToken")
 		e.Message += " To start in the session of a run you hold, send the stateToken of its latest response (resume_session finds it); nextCall starts a new session instead."
 		return nil, withoutArgument(protocol.ToolStart, raw, e, "stateToken")
 	}
-	r, err := s.startIn(st.Session, raw, 0, engine.WorkflowHash{}, event.OriginAgent)
+	r, err := s.startIn(ctx, st.Session, raw, 0, engine.WorkflowHash{}, event.OriginAgent)
 	var e *engine.Error
 	switch {
 	case !errors.As(err, &e):
@@ -97,16 +100,19 @@ func (s *Service) contextFix(sid engine.SessionID, raw []byte, e *engine.Error) 
 // create records a new session with its first run, and what its
 // workspace (else the client's workdir) shows, read before the
 // transaction: it is I/O.
-func (s *Service) create(b beginning, workspace, workdir string) (protocol.Result, error) {
+func (s *Service) create(ctx context.Context, b beginning, workspace, workdir string) (protocol.Result, error) {
 	obs := s.observe(cmp.Or(workspace, workdir))
-	create := func(fn func(Tx) error) error { _, err := s.store.Create(s.stamping(event.OriginAgent, fn)); return err }
-	return inTx(create, func(tx Tx) (protocol.Result, error) {
+	create := func(fn func(Tx) error) error {
+		_, err := s.store.Create(s.writing(ctx, event.OriginAgent, fn))
+		return err
+	}
+	return s.rendered(inTx(create, func(tx Tx) (reply, error) {
 		n, err := s.startRun(tx, b, workspace, obs)
 		if err != nil {
-			return nil, err
+			return reply{}, err
 		}
-		return s.renderFresh(tx, loaded{c: b.c, snap: b.move.Snapshot}, n, s.keys.Active(), moveFacts{skipped: b.move.Skipped}, b.warnings)
-	})
+		return fresh(tx, loaded{c: b.c, snap: b.move.Snapshot}, n, s.keys.Active(), moveFacts{skipped: b.move.Skipped, rules: true}, b.warnings)
+	}))
 }
 
 // beginning is a run checked and ready to record: its workflow, its first
@@ -126,7 +132,7 @@ func (s *Service) begin(in protocol.StartInput, entry catalog.Entry) (beginning,
 	if e != nil {
 		return beginning{}, e
 	}
-	warnings, e := protocol.CheckContext(c.Context, in.Context, true)
+	warnings, e := protocol.CheckContext(c.Workflow, in.Context, true)
 	if e != nil {
 		return beginning{}, e
 	}
@@ -135,7 +141,11 @@ func (s *Service) begin(in protocol.StartInput, entry catalog.Entry) (beginning,
 	}
 	prefs := outcome.Apply(s.defaults, delta)
 	warnings = append(warnings, recommendationWarnings(c, prefs)...)
-	return beginning{c: c, move: run.Start(c, in.Context, prefs), delta: delta, warnings: warnings}, nil
+	move, err := run.Start(c, in.Context, prefs)
+	if err != nil {
+		return beginning{}, engine.AsError(err)
+	}
+	return beginning{c: c, move: move, delta: delta, warnings: warnings}, nil
 }
 
 // startRun appends a new session's first events: the session, what its

@@ -32,7 +32,8 @@ func object(props obj, required ...string) obj {
 }
 
 var blockerCodes = []event.BlockerCode{event.BlockUserOnlyDependency, event.BlockMissingRequiredOutput, event.BlockInvalidRequiredOutput,
-	event.BlockRequiredCapabilityUnknown, event.BlockRequiredCapabilityUnavailable, event.BlockInvariantViolation, event.BlockStorageCorruptionDetected}
+	event.BlockRequiredCapabilityUnknown, event.BlockRequiredCapabilityUnavailable, event.BlockInvariantViolation, event.BlockStorageCorruptionDetected,
+	event.BlockMissingRequiredNotes, event.BlockNotesCriteriaUnmet, event.BlockAssessmentFollowupRequired}
 
 // defs are the shared definitions of every output schema.
 func defs() obj {
@@ -64,18 +65,21 @@ func defs() obj {
 			"checkpointToken": str(), "isComplete": constant2(false), "session": ref("session"), "workflow": ref("workflow"),
 			"preferences": ref("preferences"), "progress": obj{"type": "object"}, "gapsRecorded": array(obj{"type": "object"}),
 			"recap": obj{"type": "object"}, "fork": obj{"type": "object"}, "skipped": array(obj{"type": "object"}),
-			"checkpoint": object(obj{"nodeId": str()}, "nodeId"), "nextCall": ref("nextCall"), "warnings": ref("warnings")},
+			"checkpoint": object(obj{"nodeId": str()}, "nodeId"), "nextCall": ref("nextCall"), "warnings": ref("warnings"), "consoleUrl": str(),
+			"workflowRules": array(str()), "references": array(object(obj{"id": str(), "title": str(), "source": str(), "purpose": str()}, "id", "title", "source"))},
 			"kind", "text", "pending", "stateToken", "ackToken", "checkpointToken", "isComplete", "session", "workflow", "preferences", "nextCall", "warnings"),
 		"blocked": object(obj{"kind": constant("blocked"), "text": str(), "blockers": obj{"type": "array", "items": ref("blocker"), "minItems": 1, "maxItems": outcome.MaxBlockers},
 			"pending": ref("pending"), "stateToken": str(), "ackToken": str(), "checkpointToken": str(), "isComplete": constant2(false),
-			"session": ref("session"), "workflow": ref("workflow"), "preferences": ref("preferences"), "nextCall": ref("nextCall"), "warnings": ref("warnings")},
+			"session": ref("session"), "workflow": ref("workflow"), "preferences": ref("preferences"), "nextCall": ref("nextCall"), "warnings": ref("warnings"),
+			"consoleUrl": str()},
 			"kind", "text", "blockers", "pending", "stateToken", "ackToken", "isComplete", "session", "workflow", "preferences", "nextCall", "warnings"),
 		"complete": object(obj{"kind": constant("complete"), "text": str(), "stateToken": str(), "isComplete": constant2(true),
 			"session": ref("session"), "workflow": ref("workflow"), "preferences": ref("preferences"),
-			"gapsRecorded": array(obj{"type": "object"}), "skipped": array(obj{"type": "object"}), "warnings": ref("warnings")},
+			"gapsRecorded": array(obj{"type": "object"}), "skipped": array(obj{"type": "object"}), "warnings": ref("warnings"), "consoleUrl": str()},
 			"kind", "text", "stateToken", "isComplete", "session", "workflow", "preferences", "warnings"),
 		"workflows": object(obj{"kind": constant("workflows"), "text": str(), "workflows": array(object(obj{
-			"id": str(), "name": str(), "description": str(), "version": str(), "kind": str(), "idStatus": str(), "source": obj{"type": "object"}},
+			"id": str(), "name": str(), "description": str(), "version": str(), "kind": str(), "idStatus": str(), "source": obj{"type": "object"},
+			"dialect": str(), "warnings": array(object(obj{"code": str(), "message": str(), "pointer": str(), "suggestedId": str()}, "code", "message"))},
 			"id", "name", "kind", "idStatus", "source")), "shadowed": array(obj{"type": "object"}), "problems": array(obj{"type": "object"})},
 			"kind", "text", "workflows"),
 		"candidates": object(obj{"kind": constant("candidates"), "text": str(),

@@ -93,6 +93,9 @@ const (
 	NotesRequired NotesPolicy = "required"
 )
 
+// NotesPolicies lists every notes policy, the default first.
+func NotesPolicies() []NotesPolicy { return []NotesPolicy{NotesOptional, NotesRequired} }
+
 // ResolveFrom is the closed set of places a reference's path is read from.
 type ResolveFrom string
 
@@ -122,12 +125,16 @@ type FunctionDef struct {
 	Scope      string          `json:"scope,omitempty"`
 }
 
-// FunctionParam is one parameter of a function definition.
+// FunctionParam is one parameter of a function definition: Enum lists
+// the values it may take and Default the one assumed, when the author
+// says.
 type FunctionParam struct {
-	Name        string `json:"name"`
-	Type        string `json:"type"`
-	Required    bool   `json:"required,omitempty"`
-	Description string `json:"description,omitempty"`
+	Name        string            `json:"name"`
+	Type        string            `json:"type"`
+	Required    bool              `json:"required,omitempty"`
+	Description string            `json:"description,omitempty"`
+	Enum        []json.RawMessage `json:"enum,omitempty"`
+	Default     json.RawMessage   `json:"default,omitempty"`
 }
 
 // AssessmentID names an assessment a workflow declares.
@@ -169,6 +176,9 @@ type EffectKind string
 const (
 	RequireFollowup EffectKind = "require_followup"
 )
+
+// EffectKinds lists every consequence effect.
+func EffectKinds() []EffectKind { return []EffectKind{RequireFollowup} }
 
 // Effect is what a fired consequence does.
 type Effect struct {
@@ -356,6 +366,11 @@ const (
 	CriterionLength   CriterionType = "length"
 )
 
+// CriterionTypes lists every notes check.
+func CriterionTypes() []CriterionType {
+	return []CriterionType{CriterionContains, CriterionRegex, CriterionLength}
+}
+
 // Criterion is one check of a step's notes, or a combination of checks:
 // exactly one of type, and, or, not. A check with a condition applies
 // only when the condition holds.
@@ -471,6 +486,14 @@ const (
 	For     LoopKind = "for"
 	ForEach LoopKind = "forEach"
 )
+
+// LoopKinds lists every loop kind.
+func LoopKinds() []LoopKind { return []LoopKind{While, Until, For, ForEach} }
+
+// LoopVariables lists the keys of a forEach loop's spec that name a
+// variable its body reads: the item, its 0-based index, the 1-based
+// iteration.
+func LoopVariables() []string { return []string{"as", "indexVar", "iterationVar"} }
 
 // MaxLoopIterations bounds every loop's maxIterations.
 const MaxLoopIterations = 100

@@ -60,6 +60,7 @@ type Shim struct {
 	goneOnce sync.Once
 	ensure   sync.Mutex
 	found    atomic.Bool // this home's daemon answered GET /health
+	listens  sync.Once   // the notification stream is opened once
 	kept     bool        // an older daemon was left running, not to be asked again; under ensure
 }
 
@@ -84,6 +85,8 @@ func (s *Shim) Run(ctx context.Context, in io.Reader) error {
 	r := bufio.NewReaderSize(in, 1<<16)
 	var wg sync.WaitGroup
 	defer wg.Wait()
+	listening, stopListening := context.WithCancel(ctx)
+	defer stopListening()
 	// The daemon is brought up as soon as the first bytes arrive, ahead of
 	// the first message; a shim whose stdin closes before any byte arrives
 	// touches no daemon.
@@ -112,6 +115,9 @@ func (s *Shim) Run(ctx context.Context, in io.Reader) error {
 			go func() {
 				defer wg.Done()
 				s.forward(ctx, msg)
+				if isInitialized(msg) {
+					s.listens.Do(func() { go s.listen(listening) })
+				}
 			}()
 		}
 		if errors.Is(l.err, io.EOF) {

@@ -1,6 +1,7 @@
 package sources_test
 
 import (
+	"context"
 	"encoding/json"
 	"path/filepath"
 	"strings"
@@ -32,7 +33,7 @@ func TestRehydrateAfterEditsOnDisk(t *testing.T) {
 	}
 	x := execute.New(memstore.New(), executetest.Ring(t), reg, workflow.Preferences{}, executetest.Clock, t.Logf)
 	start, _ := json.Marshal(map[string]any{"workflowId": "user.greet", "workspacePath": ws})
-	s, ok := x.Start(start).(protocol.StepResult)
+	s, ok := x.Start(context.Background(), start).(protocol.StepResult)
 	if !ok {
 		t.Fatal("start failed")
 	}
@@ -47,7 +48,7 @@ func TestRehydrateAfterEditsOnDisk(t *testing.T) {
 		{"renamed", wfJSON("user.hello", "Hello there", ""), catalog.DriftRemoved},
 	} {
 		writeFile(t, user, "greet.json", tc.body)
-		re, ok := x.Continue(rehydrate).(protocol.StepResult)
+		re, ok := x.Continue(context.Background(), rehydrate).(protocol.StepResult)
 		if !ok {
 			t.Fatalf("%s: rehydrate failed", tc.name)
 		}

@@ -1,6 +1,7 @@
 package sources_test
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -131,7 +132,7 @@ func TestLoadProblemsAreVisible(t *testing.T) {
 		t.Fatalf("a folder without .workrail is not a problem: %+v", cat.Problems)
 	}
 	x := execute.New(memstore.New(), executetest.Ring(t), reg, workflow.Preferences{}, executetest.Clock, t.Logf)
-	res, ok := x.Start([]byte(`{"workflowId":"project.mine","workspacePath":` + strconv.Quote(ws) + `}`)).(protocol.ErrorResult)
+	res, ok := x.Start(context.Background(), []byte(`{"workflowId":"project.mine","workspacePath":`+strconv.Quote(ws)+`}`)).(protocol.ErrorResult)
 	if !ok || res.Error.Code != engine.CodeWorkflowNotFound || !strings.Contains(res.Text, "Not loaded") {
 		t.Fatalf("start of a broken workflow: %+v", res)
 	}

@@ -1,6 +1,7 @@
 package executetest
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"reflect"
@@ -47,6 +48,8 @@ func Contract(t *testing.T, open func(t *testing.T) Store) {
 	}{
 		{"appends are read back as stored and chained", appendsAreChained},
 		{"a failed write leaves nothing behind", failedWritesLeaveNothing},
+		{"a cancelled request leaves nothing behind", cancelledWritesLeaveNothing},
+		{"a read transaction has no way to append", readsCannotAppend},
 		{"content-addressed records", contentAddressed},
 		{"missing records are not found", missingRecords},
 		{"indexes equal a refold of the log", indexesEqualRefold},
@@ -140,7 +143,7 @@ func appendsAreChained(t *testing.T, s Store) {
 	if d, err := s.Digest(a); err != nil || d != chain {
 		t.Fatalf("Digest = %v, %v; want the chain over the events as stored", d, err)
 	}
-	must(t, s.View(a, func(tx execute.Tx) error {
+	must(t, s.View(a, func(tx execute.ReadTx) error {
 		if tx.Session() != a || tx.Head() != 5 {
 			t.Errorf("Session %s, Head %d", tx.Session(), tx.Head())
 		}
@@ -154,16 +157,9 @@ func appendsAreChained(t *testing.T, s Store) {
 		}
 		return nil
 	}))
-	// A read transaction cannot append.
-	if err := s.View(a, func(tx execute.Tx) error {
-		_, err := tx.Append(0, 0, &event.SessionCreatedData{CreatedAt: "x"})
-		return err
-	}); err == nil {
-		t.Fatal("a read transaction appended")
-	}
 }
 
-func mustNode(t *testing.T, tx execute.Tx, id engine.NodeID) project.Node {
+func mustNode(t *testing.T, tx execute.ReadTx, id engine.NodeID) project.Node {
 	t.Helper()
 	n, err := tx.Node(id)
 	if err != nil {
@@ -232,7 +228,7 @@ func contentAddressed(t *testing.T, s Store) {
 		}
 		return tx.PinWorkflow(c)
 	}))
-	must(t, s.View(id, func(tx execute.Tx) error {
+	must(t, s.View(id, func(tx execute.ReadTx) error {
 		got, err := tx.Workflow(c.Hash)
 		if err != nil || got.Hash != c.Hash || string(got.Canonical) != string(c.Canonical) || got.ID != "wr.x" {
 			t.Errorf("Workflow = %+v, %v", got.Workflow, err)
@@ -243,7 +239,7 @@ func contentAddressed(t *testing.T, s Store) {
 
 func missingRecords(t *testing.T, s Store) {
 	id := seed(t, s)
-	must(t, s.View(id, func(tx execute.Tx) error {
+	must(t, s.View(id, func(tx execute.ReadTx) error {
 		_, e1 := tx.Node(99)
 		_, e2 := tx.Run(9)
 		_, e3 := tx.Event(99)
@@ -258,9 +254,9 @@ func missingRecords(t *testing.T, s Store) {
 		return nil
 	}))
 	nobody := engine.SessionID(999)
-	noop := func(execute.Tx) error { return nil }
 	_, errH := s.Health(nobody)
-	for i, err := range []error{s.View(nobody, noop), s.Update(nobody, noop), errH} {
+	read, write := func(execute.ReadTx) error { return nil }, func(execute.Tx) error { return nil }
+	for i, err := range []error{s.View(nobody, read), s.Update(nobody, write), errH} {
 		if !errors.Is(err, engine.ErrNotFound) {
 			t.Errorf("unknown session, call %d = %v; want engine.ErrNotFound", i+1, err)
 		}
@@ -273,10 +269,10 @@ func forkedRuns(t *testing.T, s Store) (*execute.Service, engine.SessionID) {
 	x := execute.New(s, Ring(t), Catalog(t, fstest.MapFS{"wr.t.json": {Data: []byte(`{"id":"wr.t","name":"T","description":"d","version":"1",
 		"steps":[{"id":"ask","title":"Ask","prompt":"ask","userDependency":{"reason":"needs_user_approval","summary":"approve","requestedFromUser":"Approve?"}},
 		{"id":"do","title":"Do","prompt":"do"},{"id":"end","title":"End","prompt":"end"}]}`)}}), workflow.Preferences{}, Clock, t.Logf)
-	call := func(fn func([]byte) protocol.Result, args any) protocol.Result {
+	call := func(fn func(context.Context, []byte) protocol.Result, args any) protocol.Result {
 		b, err := json.Marshal(args)
 		must(t, err)
-		return fn(b)
+		return fn(context.Background(), b)
 	}
 	first, ok := call(x.Start, map[string]any{"workflowId": "wr.t"}).(protocol.StepResult)
 	if !ok {
@@ -307,7 +303,7 @@ func indexesEqualRefold(t *testing.T, s Store) {
 	must(t, err)
 	g, err := project.Fold(id, evs, nil)
 	must(t, err)
-	must(t, s.View(id, func(tx execute.Tx) error {
+	must(t, s.View(id, func(tx execute.ReadTx) error {
 		for _, r := range g.Runs() {
 			stored, err := tx.Run(r.ID)
 			if err != nil || stored != r {
@@ -348,7 +344,7 @@ func replaysWriteNothing(t *testing.T, s Store) {
 	for _, n := range g.Nodes(1) {
 		for a := engine.Attempt(0); a < n.Attempts; a++ {
 			args := replayArgs(t, id, n, a)
-			first, again := x.Continue(args), x.Continue(args)
+			first, again := x.Continue(context.Background(), args), x.Continue(context.Background(), args)
 			b1, _ := json.Marshal(first)
 			b2, _ := json.Marshal(again)
 			if string(b1) != string(b2) || first.ResultKind() == protocol.KindError {
@@ -387,7 +383,7 @@ func replaysCompareOutput(t *testing.T, s Store) {
 		return mustJSON(t, map[string]any{"stateToken": at.StateToken, "ackToken": at.AckToken, "output": json.RawMessage(output)})
 	}
 	resolves := `"resolvesGaps":[{"gapId":"` + string(at.Gaps[0].GapID) + `","summary":"approved later"}]`
-	first, err := json.Marshal(x.Continue(ack(`{"notesMarkdown":"did it","artifacts":[{"kind":"demo.n","n":1}],` + resolves + `}`)))
+	first, err := json.Marshal(x.Continue(context.Background(), ack(`{"notesMarkdown":"did it","artifacts":[{"kind":"demo.n","n":1}],`+resolves+`}`)))
 	must(t, err)
 	before, err := s.Digest(at.Session.SessionID)
 	must(t, err)
@@ -399,7 +395,7 @@ func replaysCompareOutput(t *testing.T, s Store) {
 		{`{"notesMarkdown":"did it","artifacts":[{"kind":"demo.n","n":1}]}`, true},
 		{`{"notesMarkdown":"did it","artifacts":[{"kind":"demo.n","n":2}],` + resolves + `}`, true},
 	} {
-		res := x.Continue(ack(tc.output))
+		res := x.Continue(context.Background(), ack(tc.output))
 		again, err := json.Marshal(res)
 		must(t, err)
 		var ws []protocol.Warning
@@ -420,7 +416,7 @@ func replaysCompareOutput(t *testing.T, s Store) {
 
 func concurrentAcks(t *testing.T, s Store) {
 	x := execute.New(s, Ring(t), Long(t, 5), workflow.Preferences{}, Clock, t.Logf)
-	start, ok := x.Start([]byte(`{"workflowId":"wr.long"}`)).(protocol.StepResult)
+	start, ok := x.Start(context.Background(), []byte(`{"workflowId":"wr.long"}`)).(protocol.StepResult)
 	if !ok {
 		t.Fatal("start failed")
 	}
@@ -432,7 +428,7 @@ func concurrentAcks(t *testing.T, s Store) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			b, _ := json.Marshal(x.Continue(args))
+			b, _ := json.Marshal(x.Continue(context.Background(), args))
 			out[i] = string(b)
 		}()
 	}
@@ -469,7 +465,7 @@ func wantOverview(t *testing.T, s Store, id engine.SessionID) project.Overview {
 	evs, _, err := s.Events(id)
 	must(t, err)
 	snap := func(ref engine.SnapshotRef) (snap run.Snapshot, err error) {
-		err = s.View(id, func(tx execute.Tx) error { snap, err = tx.Snapshot(ref); return err })
+		err = s.View(id, func(tx execute.ReadTx) error { snap, err = tx.Snapshot(ref); return err })
 		return snap, err
 	}
 	g := project.NewGraph(id, snap)
@@ -527,7 +523,7 @@ func overviewIsTheFold(t *testing.T, s Store) {
 		ResolvesGaps: []protocol.GapResolution{{GapID: mustOverview(t, s, gap.Session.SessionID).OpenGaps[0].ID, Summary: "approved"}}}
 	b, err := json.Marshal(args)
 	must(t, err)
-	if _, ok := y.Continue(b).(protocol.StepResult); !ok {
+	if _, ok := y.Continue(context.Background(), b).(protocol.StepResult); !ok {
 		t.Fatal("resolving the gap did not advance")
 	}
 	check(gap.Session.SessionID, "the gap resolved", func(o project.Overview) bool {
@@ -550,13 +546,13 @@ func gapRecorded(t *testing.T, s Store) (*execute.Service, protocol.StepResult) 
 	x := execute.New(s, Ring(t), Catalog(t, fstest.MapFS{"wr.t.json": {Data: []byte(`{"id":"wr.t","name":"T","description":"d","version":"1",
 		"steps":[{"id":"ask","title":"Ask","prompt":"ask","userDependency":{"reason":"needs_user_approval","summary":"approve","requestedFromUser":"Approve?"}},
 		{"id":"do","title":"Do","prompt":"do"},{"id":"end","title":"End","prompt":"end"}]}`)}}), workflow.Preferences{}, Clock, t.Logf)
-	first, ok := x.Start(mustJSON(t, map[string]any{"workflowId": "wr.t", "mode": "wr.modes.full_auto_never_stop"})).(protocol.StepResult)
+	first, ok := x.Start(context.Background(), mustJSON(t, map[string]any{"workflowId": "wr.t", "mode": "wr.modes.full_auto_never_stop"})).(protocol.StepResult)
 	if !ok {
 		t.Fatal("start failed")
 	}
 	args := first.NextCall.Arguments
 	args.Output = &protocol.Output{NotesMarkdown: "- **Went on without approval**\n- asked later"}
-	next, ok := x.Continue(mustJSON(t, args)).(protocol.StepResult)
+	next, ok := x.Continue(context.Background(), mustJSON(t, args)).(protocol.StepResult)
 	if !ok {
 		t.Fatal("the user-only dependency stopped a run that never stops")
 	}
@@ -655,24 +651,24 @@ func recentWrittenFirst(t *testing.T, s Store) {
 // equal to a refold of the log.
 func consoleForksFolded(t *testing.T, s Store) {
 	x := execute.New(s, Ring(t), Long(t, 3), workflow.Preferences{}, Clock, t.Logf)
-	first, ok := x.Start([]byte(`{"workflowId":"wr.long","context":{"k":"v"}}`)).(protocol.StepResult)
+	first, ok := x.Start(context.Background(), []byte(`{"workflowId":"wr.long","context":{"k":"v"}}`)).(protocol.StepResult)
 	if !ok {
 		t.Fatal("start failed")
 	}
 	res := protocol.Result(first)
 	for i := 0; i < 2; i++ {
-		res = x.Continue(mustJSON(t, res.(protocol.StepResult).NextCall.Arguments))
+		res = x.Continue(context.Background(), mustJSON(t, res.(protocol.StepResult).NextCall.Arguments))
 	}
 	id, run1 := first.Session.SessionID, first.Session.RunID
 	for _, c := range []struct {
-		act  func(execute.Place, []byte) (protocol.Result, execute.Place)
+		act  func(context.Context, execute.Place, []byte) (protocol.Result, execute.Place)
 		node engine.NodeID
 	}{
 		{x.Fork, 3},    // a sibling of node_3, from node_2
 		{x.Fork, 1},    // run_2, on the pinned version
 		{x.Restart, 1}, // run_3, on the current one
 	} {
-		if r, _ := c.act(execute.Place{Session: id, Run: run1, Node: c.node}, []byte(`{"k":"w"}`)); r.ResultKind() != protocol.KindStep {
+		if r, _ := c.act(context.Background(), execute.Place{Session: id, Run: run1, Node: c.node}, []byte(`{"k":"w"}`)); r.ResultKind() != protocol.KindStep {
 			t.Fatalf("fork or restart at %s: %s", c.node, r.RenderedText())
 		}
 	}
@@ -683,7 +679,7 @@ func consoleForksFolded(t *testing.T, s Store) {
 	must(t, err)
 	g, err := project.Fold(id, evs, nil)
 	must(t, err)
-	must(t, s.View(id, func(tx execute.Tx) error {
+	must(t, s.View(id, func(tx execute.ReadTx) error {
 		for _, r := range g.Runs() {
 			if stored, err := tx.Run(r.ID); err != nil || stored != r {
 				t.Errorf("run %s: stored %+v, refold %+v (%v)", r.ID, stored, r, err)
@@ -719,7 +715,7 @@ func wantRecords(t *testing.T, s Store) []*resume.Record {
 		evs, _, err := s.Events(id)
 		must(t, err)
 		g := project.NewGraph(id, func(ref engine.SnapshotRef) (snap run.Snapshot, err error) {
-			err = s.View(id, func(tx execute.Tx) error { snap, err = tx.Snapshot(ref); return err })
+			err = s.View(id, func(tx execute.ReadTx) error { snap, err = tx.Snapshot(ref); return err })
 			return snap, err
 		})
 		var o project.Overview
@@ -731,7 +727,7 @@ func wantRecords(t *testing.T, s Store) []*resume.Record {
 		}
 		must(t, r.Refresh(g, o))
 		r.Name(func(h engine.WorkflowHash) (name string) {
-			s.View(id, func(tx execute.Tx) error {
+			s.View(id, func(tx execute.ReadTx) error {
 				c, err := tx.Workflow(h)
 				name = c.Name
 				return err
@@ -751,11 +747,11 @@ func resumeIsTheFold(t *testing.T, s Store) {
 	forkedRuns(t, s)
 	x := execute.New(s, Ring(t), Long(t, 3), workflow.Preferences{}, Clock, t.Logf)
 	Drive(t, x, "wr.long", "")
-	first, ok := x.Start([]byte(`{"workflowId":"wr.long"}`)).(protocol.StepResult)
+	first, ok := x.Start(context.Background(), []byte(`{"workflowId":"wr.long"}`)).(protocol.StepResult)
 	if !ok {
 		t.Fatal("start failed")
 	}
-	if r, _ := x.Restart(execute.Place{Session: first.Session.SessionID, Run: first.Session.RunID, Node: 1}, []byte(`{}`)); r.ResultKind() != protocol.KindStep {
+	if r, _ := x.Restart(context.Background(), execute.Place{Session: first.Session.SessionID, Run: first.Session.RunID, Node: 1}, []byte(`{}`)); r.ResultKind() != protocol.KindStep {
 		t.Fatalf("restart: %s", r.RenderedText())
 	}
 	want := wantRecords(t, s)

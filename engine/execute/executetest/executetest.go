@@ -5,6 +5,7 @@
 package executetest
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io/fs"
@@ -58,9 +59,9 @@ func Catalog(tb testing.TB, fsys fs.FS) Workflows {
 
 // Agent is what Drive needs of the use cases.
 type Agent interface {
-	Start(raw []byte) protocol.Result
-	Continue(raw []byte) protocol.Result
-	Inspect(raw []byte) protocol.Result
+	Start(ctx context.Context, raw []byte) protocol.Result
+	Continue(ctx context.Context, raw []byte) protocol.Result
+	Inspect(ctx context.Context, raw []byte) protocol.Result
 }
 
 // Drive runs workflow id to completion the way an agent that copies
@@ -72,13 +73,13 @@ func Drive(tb testing.TB, a Agent, id engine.WorkflowID, mode outcome.ModeID) []
 	if mode != "" {
 		args["mode"] = mode
 	}
-	res := a.Start(mustJSON(tb, args))
+	res := a.Start(tb.Context(), mustJSON(tb, args))
 	out := []protocol.Result{res}
 	for i := 0; res.ResultKind() != protocol.KindComplete; i++ {
 		if i > 300 {
 			tb.Fatalf("%s: no completion within 300 results", id)
 		}
-		res = a.Continue(mustJSON(tb, NextArgs(tb, res)))
+		res = a.Continue(tb.Context(), mustJSON(tb, NextArgs(tb, res)))
 		out = append(out, res)
 	}
 	return out
@@ -110,7 +111,7 @@ func NextArgs(tb testing.TB, res protocol.Result) protocol.ContinueArgs {
 // first allowed value, or a plain value of its type.
 func RequiredInputs(tb testing.TB, a Agent, id engine.WorkflowID) map[string]any {
 	tb.Helper()
-	in, ok := a.Inspect(mustJSON(tb, map[string]any{"workflowId": id})).(protocol.InspectResult)
+	in, ok := a.Inspect(tb.Context(), mustJSON(tb, map[string]any{"workflowId": id})).(protocol.InspectResult)
 	if !ok {
 		tb.Fatalf("inspect %s failed", id)
 	}

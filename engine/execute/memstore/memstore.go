@@ -71,14 +71,14 @@ func (s *Store) Create(fn func(execute.Tx) error) (engine.SessionID, error) {
 }
 
 // View implements execute.Store.
-func (s *Store) View(id engine.SessionID, fn func(execute.Tx) error) error {
+func (s *Store) View(id engine.SessionID, fn func(execute.ReadTx) error) error {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	sess, err := s.session(id)
 	if err != nil {
 		return err
 	}
-	return fn(s.begin(id, sess, false))
+	return fn(execute.ReadOnly(s.begin(id, sess, false)))
 }
 
 // Update implements execute.Store. Nothing fn appended is kept when it
