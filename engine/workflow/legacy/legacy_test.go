@@ -178,3 +178,22 @@ func TestCodesAreDocumented(t *testing.T) {
 		}
 	}
 }
+
+// TestEscapesAndNumbersSurvive: the normalizer's own reader keeps escaped
+// text, non-ASCII text and numbers exactly as encoding/json reads them.
+func TestEscapesAndNumbersSurvive(t *testing.T) {
+	src := doc(`"validatedAgainstSpecVersion":3`, `{"id":"a","title":"Say \"hi\"\n\u00e9\ud83d\ude00 é","prompt":"p\\q\/r","runCondition":{"var":"n","gte":1.5e2}}`)
+	r, err := legacy.Normalize(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := r.Workflow.Steps[0].Step
+	if s.Title != "Say \"hi\"\né😀 é" || s.Prompt != `p\q/r` || s.RunCondition.Gte.String() != "1.5e2" {
+		t.Errorf("title %q prompt %q gte %v", s.Title, s.Prompt, s.RunCondition.Gte)
+	}
+	for _, bad := range []string{`{"id":"a",}`, `{"id":"a"} x`, `{"id":"a","steps":[1 2]}`, ``} {
+		if _, err := legacy.Normalize([]byte(bad)); err == nil {
+			t.Errorf("accepted %q", bad)
+		}
+	}
+}
