@@ -479,20 +479,13 @@ func (n *normalizer) condField(o *object, k, ptr string) {
 	o.set(k, n.cond(c, ptr+"/"+k))
 }
 
-// cond rewrites one condition: not_equals, array operands, and what the
-// canonical operators cannot say.
+// cond rewrites one condition: not_equals and array operands. What the
+// canonical operators cannot say (var alone, startsWith, …) is left for
+// workflow.Parse to explain, as in a canonical file.
 func (n *normalizer) cond(v any, ptr string) any {
 	c, ok := v.(*object)
 	if !ok {
 		return v
-	}
-	for _, k := range []string{"startsWith", "endsWith", "matches"} {
-		if c.has(k) {
-			n.refuse(ptr+"/"+k, "the %s operator is not supported: use contains, equals or in", k)
-		}
-	}
-	if len(c.keys) == 1 && c.has("var") {
-		n.refuse(ptr, "a condition with only var (true when the value is truthy) is not supported: say exists, equals or in")
 	}
 	for _, k := range []string{"and", "or"} {
 		list, _ := c.get(k).([]any)
