@@ -221,7 +221,11 @@ func LoadWith(b []byte, src Source, file string, routines Routines) (Entry, work
 		e.Warnings = append(e.Warnings, Notice{Code: event.NoticeLegacyFormat, Rewrite: x.Code, Pointer: x.Pointer, Message: x.Message})
 	}
 	for _, x := range warnings {
-		e.Warnings = append(e.Warnings, Notice{Code: event.NoticeRoutineArgUnused, Pointer: x.Pointer, Message: x.Message})
+		code := event.NoticeRoutineArgUnused
+		if x.Code == compile.WarnDelegationRetargeted {
+			code = event.NoticeDelegationRetargeted
+		}
+		e.Warnings = append(e.Warnings, Notice{Code: code, Pointer: x.Pointer, Message: x.Message})
 	}
 	if status == workflow.Legacy {
 		s := SuggestedID(w.ID, src.Kind)

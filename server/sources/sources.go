@@ -73,6 +73,29 @@ func (r *Registry) Catalog(workspace string) *catalog.Catalog {
 	return catalog.New(entries, problems)
 }
 
+// retargets reports whether e delegates to a routine that find knows
+// under another id.
+func retargets(e catalog.Entry, find catalog.Routines) bool {
+	var walk func([]workflow.Node) bool
+	walk = func(list []workflow.Node) bool {
+		for _, n := range list {
+			if n.Loop != nil {
+				if walk(n.Loop.Body) {
+					return true
+				}
+				continue
+			}
+			for _, d := range n.Step.ParallelDelegations {
+				if r, ok := find(d.WorkflowID); ok && r.ID != d.WorkflowID {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	return walk(e.Workflow.Steps)
+}
+
 // failedFile is a file that did not load, with its bytes: it may call a
 // routine of another file of the same catalog.
 type failedFile struct {
@@ -91,10 +114,19 @@ func retryWithRoutines(entries []catalog.Entry, problems []catalog.LoadProblem, 
 			routines = append(routines, e)
 		}
 	}
-	if len(routines) == 0 || len(failed) == 0 {
+	if len(routines) == 0 {
 		return entries, problems
 	}
 	find := catalog.RoutinesOf(routines, bundled)
+	// A file that delegates to a routine by the id its file claims loaded
+	// without knowing where that routine went: load it again.
+	for i := len(bundled); i < len(entries); i++ {
+		if e := entries[i]; retargets(e, find) {
+			if again, p := catalog.LoadWith(e.Text, e.Source, e.File, find); p == nil {
+				entries[i] = again
+			}
+		}
+	}
 	loaded := map[string]bool{}
 	for _, f := range failed {
 		if e, p := catalog.LoadWith(f.data, f.src, f.path, find); p == nil {
