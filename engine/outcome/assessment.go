@@ -107,8 +107,10 @@ func rate(decl workflow.Assessment, a json.RawMessage, ptr string, multi bool) (
 		}
 	}
 	var id string
-	if raw, ok := obj["assessmentId"]; ok && json.Unmarshal(raw, &id) != nil {
-		problems = append(problems, fmt.Sprintf("at %s/assessmentId: must be a string", ptr))
+	if raw, ok := obj["assessmentId"]; ok {
+		if id, ok = jsonString(raw); !ok {
+			problems = append(problems, fmt.Sprintf("at %s/assessmentId: must be a string", ptr))
+		}
 	}
 	switch {
 	case multi && id == "":
@@ -117,8 +119,7 @@ func rate(decl workflow.Assessment, a json.RawMessage, ptr string, multi bool) (
 		problems = append(problems, fmt.Sprintf("at %s/assessmentId: %q is not an assessment of this step; expected %s", ptr, id, decl.ID))
 	}
 	if raw, ok := obj["summary"]; ok {
-		var sum string
-		if json.Unmarshal(raw, &sum) != nil || len(sum) > 1024 {
+		if sum, ok := jsonString(raw); !ok || len(sum) > 1024 {
 			problems = append(problems, fmt.Sprintf("at %s/summary: must be a string of at most 1024 bytes", ptr))
 		}
 	}
@@ -162,11 +163,7 @@ func rate(decl workflow.Assessment, a json.RawMessage, ptr string, multi bool) (
 
 // levelOf reads a rating: a level, or an object with one.
 func levelOf(raw json.RawMessage) (string, bool) {
-	if n := len(raw); n >= 2 && raw[0] == '"' && raw[n-1] == '"' && plainText(string(raw[1:n-1])) {
-		return string(raw[1 : n-1]), true
-	}
-	var level string
-	if json.Unmarshal(raw, &level) == nil {
+	if level, ok := jsonString(raw); ok {
 		return level, true
 	}
 	var obj struct {
@@ -177,6 +174,15 @@ func levelOf(raw json.RawMessage) (string, bool) {
 		return "", false
 	}
 	return *obj.Level, true
+}
+
+// jsonString reads a JSON string; plain text needs no decoder.
+func jsonString(raw json.RawMessage) (string, bool) {
+	if n := len(raw); n >= 2 && raw[0] == '"' && raw[n-1] == '"' && plainText(string(raw[1:n-1])) {
+		return string(raw[1 : n-1]), true
+	}
+	var s string
+	return s, json.Unmarshal(raw, &s) == nil
 }
 
 // matchLevel finds given among levels: exactly, or ignoring case and
