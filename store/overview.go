@@ -79,7 +79,6 @@ func (t *Tx) addOverview(e event.Event) error {
 	return overviewIndex.add(t, &t.ov, e, func(o *project.Overview) error { return o.Add(t, e) })
 }
 
-
 // Overview reads session id's overview: the derived record lists of
 // sessions show and search. A session without one (its log did not
 // verify when the file was upgraded) is an error wrapping
