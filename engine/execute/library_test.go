@@ -71,6 +71,32 @@ func TestSessionMarkdownIsTheExport(t *testing.T) {
 	}
 }
 
+// A session read again at the same head answers what it rendered; once
+// the log has grown, it renders the new notes.
+func TestMarkdownFollowsTheLog(t *testing.T) {
+	x := execute.New(memstore.New(), executetest.Ring(t), catalogOf(t, map[string]string{"wr.two.json": `{"id":"wr.two","name":"Two","description":"Two steps.","version":"1",
+		"steps":[{"id":"a","title":"A","prompt":"Do a."},{"id":"b","title":"B","prompt":"Do b."}]}`}), workflow.Preferences{}, executetest.Clock, t.Logf)
+	st := x.Start([]byte(`{"workflowId":"wr.two"}`)).(protocol.StepResult)
+	before, err := x.SessionMarkdown(st.Session.SessionID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again, _ := x.SessionMarkdown(st.Session.SessionID); again != before {
+		t.Fatal("the same session read twice differs")
+	}
+	raw, _ := json.Marshal(map[string]any{"stateToken": st.StateToken, "ackToken": st.AckToken, "output": map[string]any{"notesMarkdown": "Did a, found the cause."}})
+	x.Continue(raw)
+	for _, read := range []func() (string, error){
+		func() (string, error) { return x.SessionMarkdown(st.Session.SessionID) },
+		func() (string, error) { return x.RunMarkdown(st.Session.SessionID, st.Session.RunID) },
+	} {
+		after, err := read()
+		if err != nil || !strings.Contains(after, "Did a, found the cause.") || strings.Contains(after, "Do a.") && !strings.Contains(after, "Do b.") {
+			t.Fatalf("after an advance (%v):\n%s", err, after)
+		}
+	}
+}
+
 // Prompts leave routines out; a routine or an unknown id is no prompt,
 // and a workflow's source is the file as read.
 func TestPromptsAndSources(t *testing.T) {
