@@ -2,11 +2,15 @@ package execute
 
 import (
 	"errors"
+	"maps"
 	"sync"
 
 	"github.com/workrail/workrail/engine"
 	"github.com/workrail/workrail/engine/bundle"
+	"github.com/workrail/workrail/engine/compile"
+	"github.com/workrail/workrail/engine/event"
 	"github.com/workrail/workrail/engine/protocol"
+	"github.com/workrail/workrail/engine/run"
 	"github.com/workrail/workrail/engine/workflow"
 )
 
@@ -54,41 +58,105 @@ func (s *Service) SessionMarkdown(id engine.SessionID) (string, error) {
 
 // RunMarkdown renders one run of session id as Markdown
 // (bundle.RunMarkdown), read as SessionMarkdown reads the session.
-func (s *Service) RunMarkdown(id engine.SessionID, run engine.RunID) (string, error) {
-	return s.markdown(id, run, func(v *bundle.Verified) (string, bool) { return bundle.RunMarkdown(v, run) })
+func (s *Service) RunMarkdown(id engine.SessionID, rid engine.RunID) (string, error) {
+	return s.markdown(id, rid, func(v *bundle.Verified) (string, bool) { return bundle.RunMarkdown(v, rid) })
 }
 
 // markdown renders session id (or one run of it) with render, or answers
 // what it rendered at the same head of the log: a log only grows, and a
 // session id is never given twice, so the same head is the same text.
 // Health is checked every time, as every read checks it.
-func (s *Service) markdown(id engine.SessionID, run engine.RunID, render func(*bundle.Verified) (string, bool)) (string, error) {
+func (s *Service) markdown(id engine.SessionID, rid engine.RunID, render func(*bundle.Verified) (string, bool)) (string, error) {
 	if err := s.healthy(id, "shown"); err != nil {
 		return "", err
 	}
-	var head engine.EventIndex
-	if err := s.store.View(id, func(tx Tx) error { head = tx.Head(); return nil }); err != nil {
-		return "", corrupt(id, err)
-	}
-	key := renderKey{id, run}
-	if md, ok := s.rendered.get(key, head); ok {
-		return md, nil
-	}
-	src, err := s.sourceOf(id, "shown")
+	l, err := s.readLog(id)
 	if err != nil {
 		return "", err
 	}
-	v, err := bundle.Unsealed(src)
+	key, head := renderKey{id, rid}, engine.EventIndex(len(l.events))
+	if md, ok := s.rendered.text(key, head); ok {
+		return md, nil
+	}
+	v, err := bundle.Unsealed(l.events, l.snapshots, l.workflows)
 	if err != nil {
 		return "", corrupt(id, err)
 	}
 	md, ok := render(v)
 	if !ok {
-		return "", engine.Errorf(engine.CodeInvalidInput, "session %s has no run %s; the resource %s lists its runs.", id, run, protocol.SessionURI(id)).
-			With("sessionId", id.String()).With("runId", run.String())
+		return "", engine.Errorf(engine.CodeInvalidInput, "session %s has no run %s; the resource %s lists its runs.", id, rid, protocol.SessionURI(id)).
+			With("sessionId", id.String()).With("runId", rid.String())
 	}
-	s.rendered.put(key, engine.EventIndex(len(src.Events)), md)
+	s.rendered.keepText(key, head, md)
 	return md, nil
+}
+
+// readLog reads session id's log for its Markdown: the copy kept from the
+// last read, with the events appended since and what they name read from
+// the store, so a read after a write decodes only the new events.
+func (s *Service) readLog(id engine.SessionID) (*logCopy, error) {
+	prev := s.rendered.log(id)
+	var next *logCopy
+	err := s.store.View(id, func(tx Tx) error {
+		head := tx.Head()
+		if prev != nil && engine.EventIndex(len(prev.events)) == head {
+			next = prev
+			return nil
+		}
+		if prev == nil || engine.EventIndex(len(prev.events)) > head {
+			prev = &logCopy{}
+		}
+		l, err := prev.extended(tx, head, s.pinnedWorkflow)
+		next = l
+		return err
+	})
+	if err != nil {
+		return nil, corrupt(id, err)
+	}
+	s.rendered.keepLog(id, next)
+	return next, nil
+}
+
+// logCopy is a session's log as read for its Markdown, with the snapshots
+// and pinned workflows its events name. Never changed once made.
+type logCopy struct {
+	events    []event.Event
+	snapshots map[engine.SnapshotRef]run.Snapshot
+	workflows map[engine.WorkflowHash]compile.Compiled
+}
+
+// extended is a copy of l with tx's events after l's through head, and
+// what they name.
+func (l *logCopy) extended(tx Tx, head engine.EventIndex, pinned func(Tx, engine.WorkflowHash) (compile.Compiled, error)) (*logCopy, error) {
+	n := &logCopy{events: make([]event.Event, len(l.events), head), snapshots: maps.Clone(l.snapshots), workflows: maps.Clone(l.workflows)}
+	copy(n.events, l.events)
+	if n.snapshots == nil {
+		n.snapshots, n.workflows = map[engine.SnapshotRef]run.Snapshot{}, map[engine.WorkflowHash]compile.Compiled{}
+	}
+	from := len(n.events)
+	for i := engine.EventIndex(from + 1); i <= head; i++ {
+		e, err := tx.Event(i)
+		if err != nil {
+			return nil, err
+		}
+		n.events = append(n.events, e)
+	}
+	err := bundle.WalkReferences(n.events[from:], func(_ event.Event, ref engine.SnapshotRef) error {
+		if _, ok := n.snapshots[ref]; ok {
+			return nil
+		}
+		snap, err := tx.Snapshot(ref)
+		n.snapshots[ref] = snap
+		return err
+	}, func(_ event.Event, h engine.WorkflowHash) error {
+		if _, ok := n.workflows[h]; ok {
+			return nil
+		}
+		c, err := pinned(tx, h)
+		n.workflows[h] = c
+		return err
+	})
+	return n, err
 }
 
 // healthy refuses a session that is not in the store, or not healthy;
@@ -115,12 +183,14 @@ type renderKey struct {
 	run     engine.RunID
 }
 
-// rendered keeps the Markdown of the sessions and runs read last, each at
-// the head of the log it was rendered from. It holds at most
-// maxRendered texts; the zero value is ready to use.
+// rendered keeps what reading Markdown needs again: the texts rendered
+// last, each with the head of the log it was rendered from (at most
+// maxTexts), and the logs of the sessions read last (at most maxLogs).
+// The zero value is ready to use.
 type rendered struct {
-	mu sync.Mutex
-	m  map[renderKey]renderedText
+	mu    sync.Mutex
+	texts map[renderKey]renderedText
+	logs  map[engine.SessionID]*logCopy
 }
 
 type renderedText struct {
@@ -128,20 +198,40 @@ type renderedText struct {
 	md   string
 }
 
-const maxRendered = 16
+// The bounds of rendered: a text is about as big as its notes, a log some
+// kilobytes a step.
+const (
+	maxTexts = 16
+	maxLogs  = 2
+)
 
-func (r *rendered) get(k renderKey, head engine.EventIndex) (string, bool) {
+func (r *rendered) text(k renderKey, head engine.EventIndex) (string, bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	t, ok := r.m[k]
+	t, ok := r.texts[k]
 	return t.md, ok && t.head == head
 }
 
-func (r *rendered) put(k renderKey, head engine.EventIndex, md string) {
+func (r *rendered) keepText(k renderKey, head engine.EventIndex, md string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if _, ok := r.m[k]; !ok && len(r.m) >= maxRendered || r.m == nil {
-		r.m = map[renderKey]renderedText{} // start over: the texts are cheap to render again
+	if _, ok := r.texts[k]; !ok && len(r.texts) >= maxTexts || r.texts == nil {
+		r.texts = map[renderKey]renderedText{} // start over: texts are cheap to render again
 	}
-	r.m[k] = renderedText{head, md}
+	r.texts[k] = renderedText{head, md}
+}
+
+func (r *rendered) log(id engine.SessionID) *logCopy {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.logs[id]
+}
+
+func (r *rendered) keepLog(id engine.SessionID, l *logCopy) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if _, ok := r.logs[id]; !ok && len(r.logs) >= maxLogs || r.logs == nil {
+		r.logs = map[engine.SessionID]*logCopy{}
+	}
+	r.logs[id] = l
 }

@@ -2,7 +2,6 @@ package execute_test
 
 import (
 	"encoding/json"
-	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -72,10 +71,13 @@ func TestSessionMarkdownIsTheExport(t *testing.T) {
 }
 
 // A session read again at the same head answers what it rendered; once
-// the log has grown, it renders the new notes.
+// the log has grown, it renders the new notes, reading only the new
+// events, to the text a first read renders.
 func TestMarkdownFollowsTheLog(t *testing.T) {
-	x := execute.New(memstore.New(), executetest.Ring(t), catalogOf(t, map[string]string{"wr.two.json": `{"id":"wr.two","name":"Two","description":"Two steps.","version":"1",
-		"steps":[{"id":"a","title":"A","prompt":"Do a."},{"id":"b","title":"B","prompt":"Do b."}]}`}), workflow.Preferences{}, executetest.Clock, t.Logf)
+	st0 := memstore.New()
+	cat := catalogOf(t, map[string]string{"wr.two.json": `{"id":"wr.two","name":"Two","description":"Two steps.","version":"1",
+		"steps":[{"id":"a","title":"A","prompt":"Do a."},{"id":"b","title":"B","prompt":"Do b."}]}`})
+	x := execute.New(st0, executetest.Ring(t), cat, workflow.Preferences{}, executetest.Clock, t.Logf)
 	st := x.Start([]byte(`{"workflowId":"wr.two"}`)).(protocol.StepResult)
 	before, err := x.SessionMarkdown(st.Session.SessionID)
 	if err != nil {
@@ -93,6 +95,19 @@ func TestMarkdownFollowsTheLog(t *testing.T) {
 		after, err := read()
 		if err != nil || !strings.Contains(after, "Did a, found the cause.") || strings.Contains(after, "Do a.") && !strings.Contains(after, "Do b.") {
 			t.Fatalf("after an advance (%v):\n%s", err, after)
+		}
+	}
+	fresh := execute.New(st0, executetest.Ring(t), cat, workflow.Preferences{}, executetest.Clock, t.Logf)
+	for _, rid := range []engine.RunID{0, 1} {
+		read := func(x *execute.Service) (string, error) {
+			if rid == 0 {
+				return x.SessionMarkdown(st.Session.SessionID)
+			}
+			return x.RunMarkdown(st.Session.SessionID, rid)
+		}
+		whole, err := read(fresh)
+		if grown, _ := read(x); err != nil || grown != whole {
+			t.Fatalf("read after growing differs from a first read (%v):\n%s\n---\n%s", err, grown, whole)
 		}
 	}
 }
@@ -120,37 +135,4 @@ func TestPromptsAndSources(t *testing.T) {
 	if _, err := x.WorkflowSource("", "wr.nope"); codeOf(err) != engine.CodeWorkflowNotFound {
 		t.Fatalf("an unknown source: %v", err)
 	}
-}
-
-// BenchmarkSessionMarkdown renders a session of 1,000 advanced steps as
-// its resource reads it, whole and one run.
-func BenchmarkSessionMarkdown(b *testing.B) {
-	steps := make([]string, 1001)
-	for i := range steps {
-		steps[i] = fmt.Sprintf(`{"id":"s%d","title":"Step %d","prompt":"Do step %d."}`, i, i, i)
-	}
-	src := `{"id":"wr.long","name":"Long","description":"Many steps.","version":"1","steps":[` + strings.Join(steps, ",") + `]}`
-	x := execute.New(memstore.New(), executetest.Ring(b), catalogOf(b, map[string]string{"wr.long.json": src}), workflow.Preferences{}, executetest.Clock, b.Logf)
-	res := x.Start([]byte(`{"workflowId":"wr.long"}`))
-	for i := 1; i <= 1000; i++ {
-		st := res.(protocol.StepResult)
-		raw, _ := json.Marshal(map[string]any{"stateToken": st.StateToken, "ackToken": st.AckToken,
-			"output": map[string]any{"notesMarkdown": fmt.Sprintf("Step %d done: looked at the thing and wrote down what it said.", i)}})
-		res = x.Continue(raw)
-	}
-	id := res.(protocol.StepResult).Session.SessionID
-	b.Run("session", func(b *testing.B) {
-		for b.Loop() {
-			if _, err := x.SessionMarkdown(id); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
-	b.Run("run", func(b *testing.B) {
-		for b.Loop() {
-			if _, err := x.RunMarkdown(id, 1); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
 }
