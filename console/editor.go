@@ -121,6 +121,14 @@ func (k check) summary() string {
 // `workrail validate` uses.
 func checkText(text string, kind catalog.SourceKind) check {
 	c, notices, problems := catalog.Validate([]byte(text), kind)
+	if len(problems) == 0 && kind != catalog.Bundled && workflow.Reserved(catalog.IDOf([]byte(text))) {
+		// It would load under another id, but a save keeps the id it
+		// claims: CheckText says where and what to pick instead.
+		var we *catalog.WriteError
+		if errors.As(catalog.CheckText([]byte(text), kind), &we) {
+			problems = we.Problems
+		}
+	}
 	if len(problems) == 0 {
 		return check{Notices: notices, Compiled: &c, Refusal: saveRefusal(c, kind)}
 	}

@@ -199,11 +199,18 @@ func TestNewInspectShowsWhatTheWorkflowSays(t *testing.T) {
 	if len(r.FunctionDefinitions) != 1 || len(r.Assessments) != 1 || len(r.Assessments[0].Dimensions) != 2 {
 		t.Errorf("functions %+v, assessments %+v", r.FunctionDefinitions, r.Assessments)
 	}
-	if len(r.Contracts) != 2 || r.Contracts[1].Ref != workflow.ContractGaps || r.Contracts[1].Declared || len(r.Contracts[1].Schema) == 0 {
-		t.Errorf("contracts %+v; want WorkRail's gaps pack with its schema", r.Contracts)
+	var refs []workflow.ContractRef
+	for _, c := range r.Contracts {
+		refs = append(refs, c.Ref)
 	}
-	if d := r.Contracts[0]; d.Ref != "user.plan_summary" || !d.Declared || len(d.Kinds) != 1 || d.Kinds[0] != "user.plan" || len(d.Example) == 0 {
-		t.Errorf("declared contract %+v; want user.plan_summary, declared, accepting user.plan, with its example", d)
+	if want := []workflow.ContractRef{"user.plan_summary", workflow.ContractAssessment, workflow.ContractGaps}; !reflect.DeepEqual(refs, want) {
+		t.Fatalf("contracts %v; want %v: the declared one, the assessment pack its assessmentRefs need, and gaps", refs, want)
+	}
+	if g := r.Contracts[2]; g.Declared || len(g.Schema) == 0 {
+		t.Errorf("gaps %+v; want WorkRail's pack with its schema", g)
+	}
+	if d := r.Contracts[0]; !d.Declared || len(d.Kinds) != 1 || d.Kinds[0] != "user.plan" || len(d.Example) == 0 {
+		t.Errorf("declared contract %s: declared %v, kinds %v; want declared, accepting user.plan, with its example", d.Ref, d.Declared, d.Kinds)
 	}
 	if !strings.Contains(r.Text, "- LEGACY_WORKFLOW_ID at /steps/0/prompt: a warning that points\n") {
 		t.Errorf("text lacks the pointed warning:\n%s", r.Text)
