@@ -220,6 +220,7 @@ var builtinTitles = map[compile.BuiltinKind]string{
 	compile.BuiltinMetrics:    "Metrics profiles",
 	compile.BuiltinNotes:      "Notes policies",
 	compile.BuiltinRoutine:    "Routines",
+	compile.BuiltinRef:        "Prompt references (TypeScript format)",
 }
 
 func builtinTitle(k compile.BuiltinKind) string { return builtinTitles[k] }
