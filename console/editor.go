@@ -120,15 +120,10 @@ func (k check) summary() string {
 // checkText validates text as a file of kind, with the validator
 // `workrail validate` uses.
 func checkText(text string, kind catalog.SourceKind) check {
-	c, notices, problems := catalog.Validate([]byte(text), kind)
-	if len(problems) == 0 && kind != catalog.Bundled && workflow.Reserved(catalog.IDOf([]byte(text))) {
-		// It would load under another id, but a save keeps the id it
-		// claims: CheckText says where and what to pick instead.
-		var we *catalog.WriteError
-		if errors.As(catalog.CheckText([]byte(text), kind), &we) {
-			problems = we.Problems
-		}
+	if p := catalog.ReservedID([]byte(text), kind); p != nil {
+		return check{Problems: mark(text, p)}
 	}
+	c, notices, problems := catalog.Validate([]byte(text), kind)
 	if len(problems) == 0 {
 		return check{Notices: notices, Compiled: &c, Refusal: saveRefusal(c, kind)}
 	}

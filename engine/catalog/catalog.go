@@ -76,12 +76,12 @@ func (e Entry) Legacy() bool { return e.Compiled.Dialect != "" }
 type Notice struct {
 	Code    event.NoticeCode `json:"code"`
 	Message string           `json:"message"`
-	Suggest string           `json:"suggestedId,omitempty"`
-	// Rewrite and Pointer say what normalizing a legacy file changed and
-	// where in the file (NoticeLegacyFormat), or where another warning
-	// points.
+	// Pointer is where in the file the notice points.
+	Pointer string `json:"pointer,omitempty"`
+	Suggest string `json:"suggestedId,omitempty"`
+	// Rewrite is what normalizing a legacy file changed there
+	// (NoticeLegacyFormat).
 	Rewrite legacy.Code `json:"rewrite,omitempty"`
-	Pointer string      `json:"pointer,omitempty"`
 }
 
 // Routines finds a routine by id for a template call: among the files

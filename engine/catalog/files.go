@@ -98,15 +98,25 @@ func FileName(id engine.WorkflowID) string { return string(id) + ".json" }
 // bundled source loads under another id, but is not written: the author
 // is asked to pick the id it will load under.
 func CheckText(text []byte, kind SourceKind) error {
-	if id := IDOf(text); kind != Bundled && workflow.Reserved(id) {
-		p := workflow.Locate(text, workflow.Problem{Pointer: "/id", Message: fmt.Sprintf(
-			"the wr namespace is reserved for workflows bundled with WorkRail; rename %q to e.g. %q", id, SuggestedID(id[len("wr."):], kind))})
-		return &WriteError{Kind: WriteInvalid, Message: "the workflow does not load", Problems: workflow.Problems{p}}
+	if p := ReservedID(text, kind); p != nil {
+		return &WriteError{Kind: WriteInvalid, Message: "the workflow does not load", Problems: p}
 	}
 	if _, _, problems := Validate(text, kind); len(problems) > 0 {
 		return &WriteError{Kind: WriteInvalid, Message: "the workflow does not load", Problems: problems}
 	}
 	return nil
+}
+
+// ReservedID is the problem of a new file of kind that claims a wr.* id
+// (nil when it claims none): such a file on disk loads under another id,
+// but is never written, so its author picks the id it will load under.
+func ReservedID(text []byte, kind SourceKind) workflow.Problems {
+	id := IDOf(text)
+	if kind == Bundled || !workflow.Reserved(id) {
+		return nil
+	}
+	return workflow.Problems{workflow.Locate(text, workflow.Problem{Pointer: "/id", Message: fmt.Sprintf(
+		"the wr namespace is reserved for workflows bundled with WorkRail; rename %q to e.g. %q", id, SuggestedID(id[len("wr."):], kind))})}
 }
 
 // WithID is workflow file b with the value of its top-level id replaced
