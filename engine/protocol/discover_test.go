@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -218,5 +219,39 @@ func TestNewInspectShowsWhatTheWorkflowSays(t *testing.T) {
 	l := protocol.NewList(catalog.New([]catalog.Entry{e}, nil))
 	if row := string(mustJSON(t, l)); strings.Contains(row, `"about"`) || strings.Contains(row, `"references"`) || !strings.Contains(row, `"pointer": "/steps/0/prompt"`) {
 		t.Errorf("list carries metadata, or lacks the warning's pointer:\n%s", row)
+	}
+}
+
+// TestInspectALegacyFile: a file in the TypeScript WorkRail's format is
+// listed with its dialect, and inspect says which dialect it was read from,
+// the rewrites applied and each rewrite's warning with its code and pointer.
+func TestInspectALegacyFile(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("testdata", "rich", "ts-check.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, p := catalog.Load(b, projectSource, "ts-check.json")
+	if p != nil {
+		t.Fatalf("load: %v", p)
+	}
+	l := protocol.NewList(catalog.New([]catalog.Entry{e}, nil))
+	if w := l.Workflows[0]; w.ID != "project.ts-check" || w.Dialect != "workrail-ts" || len(w.Warnings) != 4 {
+		t.Errorf("list row %+v; want project.ts-check in the workrail-ts dialect with 4 warnings", w)
+	}
+	if !strings.Contains(l.Text, "  warning LEGACY_FORMAT NOT_EQUALS at /steps/1/runCondition/not_equals: ") {
+		t.Errorf("list text lacks the rewrite's code and pointer:\n%s", l.Text)
+	}
+	r := protocol.NewInspect(e, protocol.InspectMetadata)
+	if !slices.Equal(r.Rewrites, []string{"CONTEXT_SYNTHESIZED", "NOT_EQUALS", "OUTPUT_CONTRACT"}) {
+		t.Errorf("rewrites %v", r.Rewrites)
+	}
+	for _, want := range []string{
+		"\nwritten in the workrail-ts dialect and read through its normalizer (rewrites: CONTEXT_SYNTHESIZED, NOT_EQUALS, OUTPUT_CONTRACT)\n",
+		"\n## Load warnings\n- RESERVED_ID_RENAMED at /id: ",
+		"\n- LEGACY_FORMAT OUTPUT_CONTRACT at /steps/0/outputContract: ",
+	} {
+		if !strings.Contains(r.Text, want) {
+			t.Errorf("inspect text lacks %q:\n%s", want, r.Text)
+		}
 	}
 }
