@@ -20,7 +20,7 @@ func (c *Catalog) Builtins() []compile.Builtin {
 	out := compile.Builtins()
 	for _, r := range legacy.Refs() {
 		out = append(out, compile.Builtin{Kind: compile.BuiltinRef, Name: r.ID, Description: r.Text,
-			Where: `a part of a promptBlocks value, in a file in the TypeScript WorkRail's format; reading the file puts this text in its place`,
+			Where:   `a part of a promptBlocks value, in a file in the TypeScript WorkRail's format; reading the file puts this text in its place`,
 			Snippet: `{ "kind": "ref", "refId": "` + r.ID + `" }`,
 			Origin:  compile.BuiltinOrigin{By: compile.ByWorkRail, File: "engine/workflow/legacy/refs.go"}})
 	}
