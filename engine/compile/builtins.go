@@ -94,6 +94,13 @@ func Builtins() []Builtin {
 			Where: "a member of a step", Snippet: `"output": { "contractRef": "` + string(ref) + `" }`,
 			Schema: p.Schema, Aliases: p.Kinds, Origin: BuiltinOrigin{By: ByWorkRail, File: "engine/compile/contracts.go"}})
 	}
+	// The assessment contract is never named in output.contractRef: a
+	// step's assessmentRefs require it.
+	p, _ := Pack(workflow.ContractAssessment)
+	out = append(out, Builtin{Kind: BuiltinContract, Name: string(workflow.ContractAssessment), Description: p.Description,
+		Where:   `a step's "assessmentRefs", which require it: one ` + workflow.AssessmentKind + ` artifact per assessment named`,
+		Snippet: `"assessmentRefs": ["readiness"]`, Schema: p.Schema, Aliases: p.Kinds,
+		Origin: BuiltinOrigin{By: ByWorkRail, File: "engine/compile/contracts.go"}})
 	for _, c := range workflow.Capabilities() {
 		add(BuiltinCapability, string(c),
 			`a member of the workflow: "required" probes it before the first step, "preferred" asks the agent to use it where it helps`,
