@@ -120,9 +120,6 @@ func (k check) summary() string {
 // checkText validates text as a file of kind, with the validator
 // `workrail validate` uses.
 func checkText(text string, kind catalog.SourceKind) check {
-	if p := catalog.ReservedID([]byte(text), kind); p != nil {
-		return check{Problems: mark(text, p)}
-	}
 	c, notices, problems := catalog.Validate([]byte(text), kind)
 	if len(problems) == 0 {
 		return check{Notices: notices, Compiled: &c, Refusal: saveRefusal(c, kind)}

@@ -79,14 +79,6 @@ func (t *Tx) addOverview(e event.Event) error {
 	return overviewIndex.add(t, &t.ov, e, func(o *project.Overview) error { return o.Add(t, e) })
 }
 
-// foldOverview folds e into the session's overview and writes it.
-func (t *Tx) foldOverview(e event.Event) error {
-	if err := t.addOverview(e); err != nil {
-		return err
-	}
-	return t.putJSON(nil, keyOverview, shaped(t.ov))
-}
-
 // Overview reads session id's overview: the derived record lists of
 // sessions show and search. A session without one (its log did not
 // verify when the file was upgraded) is an error wrapping

@@ -28,7 +28,8 @@ type Tx struct {
 	b  *bbolt.Bucket
 	id engine.SessionID
 	ix indexKV // where the derived indexes live: the session's buckets
-	// ov is the session's overview as this transaction last wrote it.
+	// ov is the session's overview as this transaction's appends left
+	// it, written when the transaction ends (flush).
 	ov *project.Overview
 	// rs is the session's resume record as this transaction's appends
 	// left it, written when the transaction ends (flushResume).
@@ -60,7 +61,7 @@ func (s *Store) Create(fn func(execute.Tx) error) (engine.SessionID, error) {
 		if err := fn(t); err != nil {
 			return err
 		}
-		if rec, err = t.flushResume(); err != nil {
+		if rec, err = t.flush(); err != nil {
 			return err
 		}
 		s.resume.name(rec, t)
@@ -114,7 +115,7 @@ func (s *Store) Update(id engine.SessionID, fn func(execute.Tx) error) error {
 			return err
 		}
 		var err error
-		if rec, err = t.flushResume(); err != nil {
+		if rec, err = t.flush(); err != nil {
 			return err
 		}
 		s.resume.name(rec, t)
@@ -214,16 +215,29 @@ func (t *Tx) Append(run engine.RunID, node engine.NodeID, p event.Payload) (even
 func (t *Tx) Stamp(s event.Stamp) { t.stamp = s }
 
 // fold keeps the derived records in step with e: the node, run and
-// attempt indexes, then the overview, then the resume record (written
-// when the transaction ends).
+// attempt indexes, then the overview and the resume record (both held
+// by the transaction and written once, when it ends: flush).
 func (t *Tx) fold(e event.Event) error {
 	if err := project.Index(indexes{t}, e); err != nil {
 		return err
 	}
-	if err := t.foldOverview(e); err != nil {
+	if err := t.addOverview(e); err != nil {
 		return err
 	}
 	return t.addResume(e)
+}
+
+// flush writes the records this transaction's appends folded whole, the
+// overview then the resume record, once, as the write ends: an advance
+// appends several events, and encoding them after each would be wasted.
+// It returns the resume record written, nil when there was none.
+func (t *Tx) flush() (*resume.Record, error) {
+	if t.ov != nil {
+		if err := t.putJSON(nil, keyOverview, shaped(t.ov)); err != nil {
+			return nil, err
+		}
+	}
+	return t.flushResume()
 }
 
 // Event reads the event at index i.

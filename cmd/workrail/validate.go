@@ -33,6 +33,7 @@ type fileReport struct {
 const (
 	refusedLegacyFormat = "written in the TypeScript WorkRail format: it runs, but write new workflows in WorkRail's own format"
 	refusedLegacyID     = "its id has no namespace: it runs, but new workflows need namespace.name"
+	refusedReservedID   = "its id is in the wr namespace, WorkRail's own: it loads under the id its warning names, but a new workflow needs an id of its own"
 )
 
 func runValidate(args []string, stdout, stderr io.Writer) int {
@@ -102,8 +103,12 @@ func validateFiles(args []string, kind catalog.SourceKind) []fileReport {
 		if legacy.IsLegacy(f.Data) {
 			r.RefusedForNewFiles = append(r.RefusedForNewFiles, refusedLegacyFormat)
 		}
-		if status, err := workflow.StatusOf(catalog.IDOf(f.Data)); err == nil && status == workflow.Legacy {
+		id := catalog.IDOf(f.Data)
+		if status, err := workflow.StatusOf(id); err == nil && status == workflow.Legacy {
 			r.RefusedForNewFiles = append(r.RefusedForNewFiles, refusedLegacyID)
+		}
+		if kind != catalog.Bundled && workflow.Reserved(id) {
+			r.RefusedForNewFiles = append(r.RefusedForNewFiles, refusedReservedID)
 		}
 		reports = append(reports, r)
 	}

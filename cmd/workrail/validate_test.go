@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -39,7 +40,8 @@ func TestValidateFolderResolvesRoutines(t *testing.T) {
 		t.Fatalf("result %+v", res)
 	}
 	for _, f := range res.Files {
-		if len(f.Warnings) == 0 || len(f.RefusedForNewFiles) != 1 || f.RefusedForNewFiles[0] != refusedLegacyFormat {
+		want := []string{refusedLegacyFormat, refusedReservedID}
+		if len(f.Warnings) == 0 || !slices.Equal(f.RefusedForNewFiles, want) {
 			t.Errorf("%s: warnings %d, refused %v", f.File, len(f.Warnings), f.RefusedForNewFiles)
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io/fs"
 	"sort"
+	"strings"
 
 	"github.com/workrail/workrail/engine"
 	"github.com/workrail/workrail/engine/compile"
@@ -76,10 +77,9 @@ func (e Entry) Legacy() bool { return e.Compiled.Dialect != "" }
 type Notice struct {
 	Code    event.NoticeCode `json:"code"`
 	Message string           `json:"message"`
-	// Pointer is where in the file the notice points.
-	Pointer string `json:"pointer,omitempty"`
-	Suggest string `json:"suggestedId,omitempty"`
-	// Rewrite is what normalizing a legacy file changed there
+	Pointer string           `json:"pointer,omitempty"`
+	Suggest string           `json:"suggestedId,omitempty"`
+	// Rewrite is what normalizing a legacy file changed at Pointer
 	// (NoticeLegacyFormat).
 	Rewrite legacy.Code `json:"rewrite,omitempty"`
 }
@@ -221,7 +221,11 @@ func LoadWith(b []byte, src Source, file string, routines Routines) (Entry, work
 		e.Warnings = append(e.Warnings, Notice{Code: event.NoticeLegacyFormat, Rewrite: x.Code, Pointer: x.Pointer, Message: x.Message})
 	}
 	for _, x := range warnings {
-		e.Warnings = append(e.Warnings, Notice{Code: event.NoticeRoutineArgUnused, Pointer: x.Pointer, Message: x.Message})
+		code := event.NoticeRoutineArgUnused
+		if x.Code == compile.WarnDelegationRetargeted {
+			code = event.NoticeDelegationRetargeted
+		}
+		e.Warnings = append(e.Warnings, Notice{Code: code, Pointer: x.Pointer, Message: x.Message})
 	}
 	if status == workflow.Legacy {
 		s := SuggestedID(w.ID, src.Kind)
@@ -266,10 +270,16 @@ func SuggestedID(id engine.WorkflowID, kind SourceKind) engine.WorkflowID {
 	return engine.WorkflowID(ns + "." + string(id))
 }
 
-// Validate checks one workflow file as it would load from a source of the
-// given kind: everything Parse checks, the source's namespace rules, and
-// compilation. The CLI and the Console editor both use it.
+// Validate checks one workflow file as it would be written to a source of
+// the given kind: everything Parse checks, the source's namespace rules,
+// and compilation. A wr.* id outside the bundled source is refused here,
+// though loading such a file renames it: an author picks the id a new
+// file loads under. The Console editor uses it.
 func Validate(b []byte, kind SourceKind) (compile.Compiled, []Notice, workflow.Problems) {
+	if id := IDOf(b); kind != Bundled && workflow.Reserved(id) {
+		return compile.Compiled{}, nil, workflow.Problems{workflow.Locate(b, workflow.Problem{Pointer: "/id", Message: fmt.Sprintf(
+			"the wr namespace is reserved for workflows bundled with WorkRail; rename %q to e.g. %q", id, SuggestedID(id[len("wr."):], kind))})}
+	}
 	e, p := Load(b, Source{Kind: kind}, "")
 	return e.Compiled, e.Warnings, p
 }
@@ -291,8 +301,10 @@ func LoadSet(files []File, src Source, fallback Routines) ([]Entry, []LoadProble
 		w, _, p := read(f.Data, src)
 		if p == nil && w.Kind == workflow.KindRoutine {
 			set[w.ID] = w
-			if claimed := IDOf(f.Data); claimed != w.ID {
-				set[claimed] = w
+			claimed := IDOf(f.Data)
+			set[claimed] = w
+			if strings.HasPrefix(string(claimed), "routine-") {
+				set["wr."+claimed] = w
 			}
 		}
 	}
@@ -324,13 +336,21 @@ func RoutinesOf(entries ...[]Entry) Routines {
 	return func(id engine.WorkflowID) (workflow.Workflow, bool) {
 		for _, list := range entries {
 			for _, e := range list {
-				if e.Compiled.Kind == workflow.KindRoutine && (e.Compiled.ID == id || IDOf(e.Text) == id) {
+				if e.Compiled.Kind == workflow.KindRoutine && (e.Compiled.ID == id || claims(e.Text, id)) {
 					return e.Workflow, true
 				}
 			}
 		}
 		return workflow.Workflow{}, false
 	}
+}
+
+// claims reports whether a routine's file b claims id: its own id, or,
+// for a dot-less routine-x of the TypeScript format, wr.routine-x, the
+// id its template calls name.
+func claims(b []byte, id engine.WorkflowID) bool {
+	claimed := IDOf(b)
+	return claimed == id || (strings.HasPrefix(string(claimed), "routine-") && "wr."+claimed == id)
 }
 
 // LoadFS loads every *.json file at the top of fsys as a source of kind

@@ -216,7 +216,7 @@ func TestValidate(t *testing.T) {
 		suggest string
 	}{
 		{id: "wr.review", kind: catalog.Bundled},
-		{id: "wr.review", kind: catalog.User, suggest: "user.review"},
+		{id: "wr.review", kind: catalog.User, problem: fmt.Sprintf(msgReserved, "wr.review", "user.review")},
 		{id: "team.review", kind: catalog.Bundled, problem: msgBundled},
 		{id: "team.review", kind: catalog.User},
 		{id: "review", kind: catalog.Bundled, problem: msgBundled},
@@ -240,7 +240,7 @@ func TestValidate(t *testing.T) {
 				t.Fatalf("problems = %v", p)
 			}
 			e := MustLoad(t, b, catalog.Source{Kind: tc.kind, Path: "/anywhere"}, "f.json")
-			if (string(c.ID) != tc.id && string(c.ID) != tc.suggest) || c.Hash != e.Compiled.Hash {
+			if string(c.ID) != tc.id || c.Hash != e.Compiled.Hash {
 				t.Errorf("compiled %q hash %q, want %q hash %q as Load gives", c.ID, c.Hash, tc.id, e.Compiled.Hash)
 			}
 			if !reflect.DeepEqual(notices, e.Warnings) {

@@ -177,9 +177,22 @@ type Options struct {
 
 // Warning is something the compiler noticed that does not stop it.
 type Warning struct {
+	Code    WarningCode
 	Pointer string // into the source, e.g. /steps/3/template/args/x
 	Message string
 }
+
+// WarningCode is the closed set of compile warnings.
+type WarningCode string
+
+// Compile warnings.
+const (
+	// A routine call passes an argument the routine never uses.
+	WarnRoutineArgUnused WarningCode = "routine_arg_unused"
+	// A delegation names a routine by the id its file claims (wr.x), and
+	// runs it under the id it loaded as (user.x).
+	WarnDelegationRetargeted WarningCode = "delegation_retargeted"
+)
 
 // Compile runs the pipeline over a parsed (already checked) workflow that
 // calls no routine.

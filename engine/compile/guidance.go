@@ -59,6 +59,16 @@ func functionText(d workflow.FunctionDef) string {
 		if p.Description != "" {
 			params[i] += ": " + p.Description
 		}
+		if len(p.Enum) > 0 {
+			vals := make([]string, len(p.Enum))
+			for j, v := range p.Enum {
+				vals[j] = string(v)
+			}
+			params[i] += " (one of " + strings.Join(vals, ", ") + ")"
+		}
+		if len(p.Default) > 0 {
+			params[i] += " (default " + string(p.Default) + ")"
+		}
 	}
 	return fmt.Sprintf("%s(%s): %s", d.Name, strings.Join(params, "; "), strings.TrimSpace(d.Definition))
 }

@@ -69,6 +69,10 @@ func (e *expander) nodes(list []Node, ptr string) ([]Node, error) {
 				return nil, err
 			}
 			out = append(out, steps...)
+		case len(n.Step.Delegations) > 0:
+			s := *n.Step
+			s.Delegations = e.retarget(s.Delegations, p)
+			out = append(out, Node{Step: &s})
 		default:
 			out = append(out, n)
 		}
@@ -142,7 +146,7 @@ func (e *expander) call(s Step, ptr string) ([]Node, error) {
 	}
 	for _, k := range sortedArgs(args) {
 		if !used[k] {
-			e.warnings = append(e.warnings, Warning{Pointer: ptr + "/template/args/" + engine.PointerToken(k),
+			e.warnings = append(e.warnings, Warning{Code: WarnRoutineArgUnused, Pointer: ptr + "/template/args/" + engine.PointerToken(k),
 				Message: fmt.Sprintf("routine %s does not use the argument %q: it is ignored", id, k)})
 		}
 	}
@@ -150,6 +154,23 @@ func (e *expander) call(s Step, ptr string) ([]Node, error) {
 		return nil, err
 	}
 	return body, nil
+}
+
+// retarget points each delegation naming a routine by the id its file
+// claims at the id the routine loaded as, with a warning.
+func (e *expander) retarget(list []workflow.ParallelDelegation, ptr string) []workflow.ParallelDelegation {
+	if e.find == nil {
+		return list
+	}
+	out := slices.Clone(list)
+	for i, d := range out {
+		if r, ok := e.find(d.WorkflowID); ok && r.ID != d.WorkflowID {
+			out[i].WorkflowID = r.ID
+			e.warnings = append(e.warnings, Warning{Code: WarnDelegationRetargeted, Pointer: fmt.Sprintf("%s/parallelDelegations/%d/workflowId", ptr, i),
+				Message: fmt.Sprintf("the delegation to %s runs the routine loaded as %s", d.WorkflowID, r.ID)})
+		}
+	}
+	return out
 }
 
 // asksConfirmation reports whether the step may ask for confirmation.

@@ -144,3 +144,26 @@ func TestDialectAndDeclaredContractsArePinned(t *testing.T) {
 		t.Error("a canonical compile records a dialect")
 	}
 }
+
+// TestDelegationRetargeted: a delegation naming a routine by the id its
+// file claims runs it under the id it loaded as, with a warning.
+func TestDelegationRetargeted(t *testing.T) {
+	routine := mustParse(t, strings.Replace(routineSrc, "user.routine-check", "user.routine-renamed", 1))
+	find := func(id engine.WorkflowID) (workflow.Workflow, bool) { return routine, id == "wr.routine-check" }
+	src := mustParse(t, `{"id":"user.d","name":"D","description":"d","version":"1","steps":[{"id":"fan","title":"Fan out",
+	 "parallelDelegations":[{"workflowId":"wr.routine-check"},{"workflowId":"user.other"}]}]}`)
+	c, warnings, err := compile.CompileWith(src, compile.Options{Routines: find})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fan, _ := c.Step("fan")
+	if fan.Delegations[0].WorkflowID != "user.routine-renamed" || fan.Delegations[1].WorkflowID != "user.other" {
+		t.Errorf("delegations = %+v", fan.Delegations)
+	}
+	if len(warnings) != 1 || warnings[0].Code != compile.WarnDelegationRetargeted || warnings[0].Pointer != "/steps/0/parallelDelegations/0/workflowId" {
+		t.Errorf("warnings = %+v", warnings)
+	}
+	if src.Steps[0].Step.ParallelDelegations[0].WorkflowID != "wr.routine-check" {
+		t.Error("compiling changed the source")
+	}
+}

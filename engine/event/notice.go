@@ -50,6 +50,9 @@ const (
 	NoticeReservedIDRenamed NoticeCode = "RESERVED_ID_RENAMED"
 	// Catalog: a routine call passes an argument the routine never uses.
 	NoticeRoutineArgUnused NoticeCode = "ROUTINE_ARG_UNUSED"
+	// Catalog: a delegation names a routine by the wr.* id its file
+	// claims; it runs the routine under the id it loaded as.
+	NoticeDelegationRetargeted NoticeCode = "DELEGATION_RETARGETED"
 )
 
 // NoticeCodes lists every notice code in a fixed order.
@@ -58,5 +61,6 @@ func NoticeCodes() []NoticeCode {
 		NoticePreferencesIgnoredOnRehydrate, NoticeOutputIgnoredOnReplay, NoticePreferencesNotApplied, NoticePreferencesExceedRecommendation,
 		NoticeUserResponseInvalid, NoticeArtifactInvalid, NoticeCapabilityDegraded, NoticeLegacyWorkflowID,
 		NoticePinnedWorkflowDrifted, NoticeSecretRedacted, NoticeArtifactKindAliased, NoticeAssessmentLevelNormalized,
-		NoticeContextValueCanonicalized, NoticeLegacyFormat, NoticeReservedIDRenamed, NoticeRoutineArgUnused}
+		NoticeContextValueCanonicalized, NoticeLegacyFormat, NoticeReservedIDRenamed, NoticeRoutineArgUnused,
+		NoticeDelegationRetargeted}
 }

@@ -6,7 +6,9 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
+	"github.com/workrail/workrail/engine"
 	"github.com/workrail/workrail/engine/compile"
 	"github.com/workrail/workrail/engine/event"
 	"github.com/workrail/workrail/engine/workflow"
@@ -107,8 +109,10 @@ func rate(decl workflow.Assessment, a json.RawMessage, ptr string, multi bool) (
 		}
 	}
 	var id string
-	if raw, ok := obj["assessmentId"]; ok && json.Unmarshal(raw, &id) != nil {
-		problems = append(problems, fmt.Sprintf("at %s/assessmentId: must be a string", ptr))
+	if raw, ok := obj["assessmentId"]; ok {
+		if id, ok = jsonString(raw); !ok {
+			problems = append(problems, fmt.Sprintf("at %s/assessmentId: must be a string", ptr))
+		}
 	}
 	switch {
 	case multi && id == "":
@@ -117,8 +121,7 @@ func rate(decl workflow.Assessment, a json.RawMessage, ptr string, multi bool) (
 		problems = append(problems, fmt.Sprintf("at %s/assessmentId: %q is not an assessment of this step; expected %s", ptr, id, decl.ID))
 	}
 	if raw, ok := obj["summary"]; ok {
-		var sum string
-		if json.Unmarshal(raw, &sum) != nil || len(sum) > 1024 {
+		if sum, ok := jsonString(raw); !ok || len(sum) > 1024 {
 			problems = append(problems, fmt.Sprintf("at %s/summary: must be a string of at most 1024 bytes", ptr))
 		}
 	}
@@ -162,11 +165,7 @@ func rate(decl workflow.Assessment, a json.RawMessage, ptr string, multi bool) (
 
 // levelOf reads a rating: a level, or an object with one.
 func levelOf(raw json.RawMessage) (string, bool) {
-	if n := len(raw); n >= 2 && raw[0] == '"' && raw[n-1] == '"' && plainText(string(raw[1:n-1])) {
-		return string(raw[1 : n-1]), true
-	}
-	var level string
-	if json.Unmarshal(raw, &level) == nil {
+	if level, ok := jsonString(raw); ok {
 		return level, true
 	}
 	var obj struct {
@@ -177,6 +176,15 @@ func levelOf(raw json.RawMessage) (string, bool) {
 		return "", false
 	}
 	return *obj.Level, true
+}
+
+// jsonString reads a JSON string; plain text needs no decoder.
+func jsonString(raw json.RawMessage) (string, bool) {
+	if n := len(raw); n >= 2 && raw[0] == '"' && raw[n-1] == '"' && plainText(string(raw[1:n-1])) {
+		return string(raw[1 : n-1]), true
+	}
+	var s string
+	return s, json.Unmarshal(raw, &s) == nil
 }
 
 // matchLevel finds given among levels: exactly, or ignoring case and
@@ -297,13 +305,42 @@ func calmLevel(s *compile.Step, ref workflow.AssessmentID, levels []string) stri
 }
 
 // AssessmentExamples are the wr.assessment artifacts step s requires, as
-// examples, in reference order.
+// examples, in reference order. The slice is shared: do not modify it.
 func AssessmentExamples(c compile.Compiled, s *compile.Step) []json.RawMessage {
-	out := make([]json.RawMessage, 0, len(s.AssessmentRefs))
-	for _, ref := range s.AssessmentRefs {
-		out = append(out, AssessmentExample(c, s, ref))
+	return textsOf(c, s).examples
+}
+
+// assessmentTexts are what a step's assessments show the agent; they
+// depend on the pinned workflow and the step only, so they are made once
+// per pinned workflow and step (stepTexts), like compiled schemas.
+type assessmentTexts struct {
+	requirements string
+	examples     []json.RawMessage
+}
+
+type stepKey struct {
+	hash engine.WorkflowHash
+	step workflow.StepID
+}
+
+var stepTexts sync.Map // stepKey → assessmentTexts
+
+func textsOf(c compile.Compiled, s *compile.Step) assessmentTexts {
+	// A workflow that was never compiled has no hash: nothing to key on.
+	pinned := c.Hash != engine.WorkflowHash{}
+	k := stepKey{c.Hash, s.ID}
+	if v, ok := stepTexts.Load(k); ok && pinned {
+		return v.(assessmentTexts)
 	}
-	return out
+	var t assessmentTexts
+	for _, ref := range s.AssessmentRefs {
+		t.examples = append(t.examples, AssessmentExample(c, s, ref))
+	}
+	t.requirements = requirements(c, s, t.examples)
+	if pinned {
+		stepTexts.Store(k, t)
+	}
+	return t
 }
 
 func exampleTexts(c compile.Compiled, s *compile.Step) []string {
@@ -322,6 +359,10 @@ func AssessmentRequirements(c compile.Compiled, s *compile.Step) string {
 	if len(s.AssessmentRefs) == 0 {
 		return ""
 	}
+	return textsOf(c, s).requirements
+}
+
+func requirements(c compile.Compiled, s *compile.Step, examples []json.RawMessage) string {
 	var b strings.Builder
 	b.WriteString("Assessment: add to output.artifacts one wr.assessment artifact")
 	if len(s.AssessmentRefs) > 1 {
@@ -339,7 +380,14 @@ func AssessmentRequirements(c compile.Compiled, s *compile.Step) string {
 			fmt.Fprintf(&b, "  - %s%s: %s. Levels: %s\n", d.ID, opt, strings.TrimSuffix(d.Purpose, "."), strings.Join(d.Levels, " | "))
 		}
 	}
-	b.WriteString("Example: " + strings.Join(exampleTexts(c, s), ", "))
+	for i, ex := range examples {
+		if i == 0 {
+			b.WriteString("Example: ")
+		} else {
+			b.WriteString(", ")
+		}
+		b.Write(ex)
+	}
 	if len(s.Consequences) > 0 {
 		b.WriteString("\nRate honestly: some ratings keep this step pending for a follow-up.")
 	}

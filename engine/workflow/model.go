@@ -125,12 +125,16 @@ type FunctionDef struct {
 	Scope      string          `json:"scope,omitempty"`
 }
 
-// FunctionParam is one parameter of a function definition.
+// FunctionParam is one parameter of a function definition: Enum lists
+// the values it may take and Default the one assumed, when the author
+// says.
 type FunctionParam struct {
-	Name        string `json:"name"`
-	Type        string `json:"type"`
-	Required    bool   `json:"required,omitempty"`
-	Description string `json:"description,omitempty"`
+	Name        string            `json:"name"`
+	Type        string            `json:"type"`
+	Required    bool              `json:"required,omitempty"`
+	Description string            `json:"description,omitempty"`
+	Enum        []json.RawMessage `json:"enum,omitempty"`
+	Default     json.RawMessage   `json:"default,omitempty"`
 }
 
 // AssessmentID names an assessment a workflow declares.

@@ -120,11 +120,16 @@ func syntaxProblem(src []byte, err error) Problem {
 // UnmarshalJSON reads a node as a loop when it has a "loop" or "body" key,
 // otherwise as a step.
 func (n *Node) UnmarshalJSON(b []byte) error {
-	var keys map[string]json.RawMessage
+	// Only the two keys that tell a loop decide; decoding every member
+	// here made each nested body be copied once per level.
+	var keys struct {
+		Loop json.RawMessage `json:"loop"`
+		Body json.RawMessage `json:"body"`
+	}
 	if err := json.Unmarshal(b, &keys); err != nil {
 		return err
 	}
-	if isLoop(keys) {
+	if keys.Loop != nil || keys.Body != nil {
 		n.Loop = &Loop{}
 		return json.Unmarshal(b, n.Loop)
 	}

@@ -64,11 +64,83 @@ func (r *Registry) Catalog(workspace string) *catalog.Catalog {
 			workspace = "" // nothing to read there
 		}
 	}
+	var failed []failedFile
 	for _, src := range r.sources(workspace) {
-		e, p := r.readDir(src)
-		entries, problems = append(entries, e...), append(problems, p...)
+		e, p, f := r.readDir(src)
+		entries, problems, failed = append(entries, e...), append(problems, p...), append(failed, f...)
 	}
+	entries, problems = retryWithRoutines(entries, problems, failed, r.bundled)
 	return catalog.New(entries, problems)
+}
+
+// retargets reports whether e delegates to a routine that find knows
+// under another id.
+func retargets(e catalog.Entry, find catalog.Routines) bool {
+	var walk func([]workflow.Node) bool
+	walk = func(list []workflow.Node) bool {
+		for _, n := range list {
+			if n.Loop != nil {
+				if walk(n.Loop.Body) {
+					return true
+				}
+				continue
+			}
+			for _, d := range n.Step.ParallelDelegations {
+				if r, ok := find(d.WorkflowID); ok && r.ID != d.WorkflowID {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	return walk(e.Workflow.Steps)
+}
+
+// failedFile is a file that did not load, with its bytes: it may call a
+// routine of another file of the same catalog.
+type failedFile struct {
+	src  catalog.Source
+	path string
+	data []byte
+}
+
+// retryWithRoutines loads again the files that did not load, now that the
+// routines of every source are known (the files loaded together resolve
+// before the bundled ones); a file that loads replaces its problem.
+func retryWithRoutines(entries []catalog.Entry, problems []catalog.LoadProblem, failed []failedFile, bundled []catalog.Entry) ([]catalog.Entry, []catalog.LoadProblem) {
+	var routines []catalog.Entry
+	for _, e := range entries[len(bundled):] {
+		if e.Compiled.Kind == workflow.KindRoutine {
+			routines = append(routines, e)
+		}
+	}
+	if len(routines) == 0 {
+		return entries, problems
+	}
+	find := catalog.RoutinesOf(routines, bundled)
+	// A file that delegates to a routine by the id its file claims loaded
+	// without knowing where that routine went: load it again.
+	for i := len(bundled); i < len(entries); i++ {
+		if e := entries[i]; retargets(e, find) {
+			if again, p := catalog.LoadWith(e.Text, e.Source, e.File, find); p == nil {
+				entries[i] = again
+			}
+		}
+	}
+	loaded := map[string]bool{}
+	for _, f := range failed {
+		if e, p := catalog.LoadWith(f.data, f.src, f.path, find); p == nil {
+			entries = append(entries, e)
+			loaded[f.path] = true
+		}
+	}
+	kept := problems[:0:0]
+	for _, p := range problems {
+		if !loaded[p.File] {
+			kept = append(kept, p)
+		}
+	}
+	return entries, kept
 }
 
 // checkWorkspace reports a workspace that is not an existing folder.
@@ -114,7 +186,7 @@ type cachedFile struct {
 	stamp   stamp // zero when the file was not read
 	entry   *catalog.Entry
 	problem *catalog.LoadProblem
-	data    []byte // a file that did not load, kept to retry with its folder's routines
+	data    []byte // a file that did not load, kept to retry with the catalog's routines
 }
 
 func problemOf(src catalog.Source, path string, err error) *catalog.LoadProblem {
@@ -124,48 +196,36 @@ func problemOf(src catalog.Source, path string, err error) *catalog.LoadProblem 
 // readDir loads the *.json files of one folder, re-parsing only those
 // changed since the last call. The lock is held only to look up and
 // store the folder's cache.
-func (r *Registry) readDir(src catalog.Source) ([]catalog.Entry, []catalog.LoadProblem) {
+func (r *Registry) readDir(src catalog.Source) ([]catalog.Entry, []catalog.LoadProblem, []failedFile) {
 	names, err := within(&r.stuck, src.Path, r.timeout, func() ([]string, error) { return listJSON(src.Path) })
 	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
 		err = nil
 	}
 	if err != nil {
-		return nil, []catalog.LoadProblem{*problemOf(src, src.Path, err)}
+		return nil, []catalog.LoadProblem{*problemOf(src, src.Path, err)}, nil
 	}
 	if len(names) == 0 {
 		r.setCache(src.Path, nil)
-		return nil, nil
+		return nil, nil, nil
 	}
 	fresh := &dirCache{files: make(map[string]cachedFile, len(names))}
 	var entries []catalog.Entry
 	var problems []catalog.LoadProblem
-	loaded := r.loadAll(r.cached(src.Path), src, names)
-	// A file that calls a routine of the same folder loads only once the
-	// folder's routines are known: try the ones that did not load again.
-	var folder []catalog.Entry
-	for _, f := range loaded {
-		if f.entry != nil && f.entry.Compiled.Kind == workflow.KindRoutine {
-			folder = append(folder, *f.entry)
-		}
-	}
-	find := catalog.RoutinesOf(folder, r.bundled)
-	for i, f := range loaded {
+	var failed []failedFile
+	for i, f := range r.loadAll(r.cached(src.Path), src, names) {
 		fresh.files[names[i]] = f
-		if f.problem != nil && f.data != nil && len(folder) > 0 {
-			if e, p := catalog.LoadWith(f.data, src, names[i], find); p == nil {
-				entries = append(entries, e)
-				continue
-			}
-		}
 		if f.entry != nil {
 			entries = append(entries, *f.entry)
 		}
 		if f.problem != nil {
 			problems = append(problems, *f.problem)
 		}
+		if f.data != nil {
+			failed = append(failed, failedFile{src: src, path: names[i], data: f.data})
+		}
 	}
 	r.setCache(src.Path, fresh)
-	return entries, problems
+	return entries, problems, failed
 }
 
 func (r *Registry) cached(dir string) *dirCache {

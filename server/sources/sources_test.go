@@ -59,6 +59,19 @@ func TestFolderRoutines(t *testing.T) {
 	if r, ok := cat.Get("user.routine-check"); !ok || r.Compiled.Kind != workflow.KindRoutine || !r.Legacy() {
 		t.Fatalf("routine entry = %+v", r)
 	}
+	// A delegation to the routine's claimed id, from another folder, runs
+	// it under the id it loaded as.
+	extra := t.TempDir()
+	writeFile(t, extra, "fan.json", `{"id":"wr.fan","name":"Fan","description":"d","version":"1",
+		"steps":[{"id":"fan","type":"parallel","title":"Fan out","parallelDelegations":[{"workflowId":"wr.routine-check"}]}]}`)
+	reg, err = sources.New(fstest.MapFS{}, []catalog.Source{{Kind: catalog.User, Path: user}, {Kind: catalog.Config, Path: extra}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fan, ok := reg.Catalog("").Get("repo.fan")
+	if s, _ := fan.Compiled.Step("fan"); !ok || s.Delegations[0].WorkflowID != "user.routine-check" {
+		t.Fatalf("delegation not retargeted: %+v", fan.Compiled.Steps)
+	}
 }
 
 func TestCatalogSourcesAndRules(t *testing.T) {

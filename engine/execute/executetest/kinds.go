@@ -26,14 +26,21 @@ const KindSteps = 40
 // KindContext is the context every AdvanceKinds run starts with.
 var KindContext = map[string]any{"audience": "executives", "depth": "deep", "owner": "Priya"}
 
-// AdvanceKinds: a plain step, one with prompt fragments and {{}} templates
-// rendered from context, one that references an assessment (rated at a
-// level that fires nothing) and the decision step of an artifact-driven
-// while loop (told to continue until the loop ends at its maxIterations).
+// AdvanceKinds: a plain step (sent no artifact, then an artifact it does
+// not read: the control for the kinds that send one), one with prompt
+// fragments and {{}} templates rendered from context, one that references
+// an assessment (rated at a level that fires nothing) and the decision
+// step of an artifact-driven while loop (told to continue until the loop
+// ends at its maxIterations).
 var AdvanceKinds = []AdvanceKind{
 	{Name: "plain", Workflow: func(n int) string {
 		return benchWorkflow("", steps(n, func(i int) string { return plainStep(i, "") }))
 	}},
+	// The control for the kinds that send an artifact: a plain step, sent
+	// the assessment artifact it does not read (stored with the notes).
+	{Name: "plain+artifact", Workflow: func(n int) string {
+		return benchWorkflow("", steps(n, func(i int) string { return plainStep(i, "") }))
+	}, Artifact: `{"kind":"wr.assessment","assessmentId":"quality","dimensions":{"depth":"high","evidence":"high"}}`},
 	{Name: "fragments", Workflow: func(n int) string {
 		frags := `,"promptFragments":[` +
 			`{"id":"always","text":"Keep the summary short for {{owner}}."},` +

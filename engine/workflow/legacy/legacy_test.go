@@ -119,8 +119,8 @@ func TestRefusals(t *testing.T) {
 		{"synthesis", "", `{"id":"a","type":"parallel","title":"A","synthesis":{},"parallelDelegations":[{"workflowId":"user.x"}]}`, "/steps/0/synthesis", "next step"},
 		{"unknown ref", "", `{"id":"a","title":"A","promptBlocks":{"goal":[{"kind":"ref","refId":"wr.refs.nope"}]}}`, "/steps/0/promptBlocks/goal/0/refId", "unknown prompt reference"},
 		{"unknown template", "", `{"id":"a","title":"A","templateCall":{"templateId":"wr.templates.other"}}`, "/steps/0/templateCall/templateId", "unknown template"},
-		{"truthiness", "", `{"id":"a","title":"A","prompt":"p","runCondition":{"var":"x"},"hasValidation":true}`, "/steps/0/runCondition", "only var"},
-		{"startsWith", "", `{"id":"a","title":"A","prompt":"p","runCondition":{"var":"x","startsWith":"a"},"hasValidation":true}`, "/steps/0/runCondition/startsWith", "not supported"},
+		{"truthiness", "", `{"id":"a","title":"A","prompt":"p","runCondition":{"var":"x"},"hasValidation":true}`, "/steps/0/runCondition", "exactly one operator"},
+		{"startsWith", "", `{"id":"a","title":"A","prompt":"p","runCondition":{"var":"x","startsWith":"a"},"hasValidation":true}`, "/steps/0/runCondition/startsWith", "unknown key"},
 		{"schema criterion", "", `{"id":"a","title":"A","prompt":"p","validationCriteria":[{"type":"schema","schema":{},"message":"m"}],"hasValidation":true}`, "/steps/0/validationCriteria/0/type", "output contract"},
 		{"bindings token", "", `{"id":"a","title":"A","prompt":"Use {{wr.bindings.x}}.","hasValidation":true}`, "/steps/0/prompt", "extension point"},
 		{"conflicting types", "", `{"id":"a","title":"A","prompt":"p","runCondition":{"or":[{"var":"x","not_equals":"a"},{"var":"x","gt":2}]}}`, "/steps/0/runCondition/or/0/not", "cannot pick one type"},
@@ -175,6 +175,25 @@ func TestCodesAreDocumented(t *testing.T) {
 	for _, c := range legacy.Codes() {
 		if !strings.Contains(string(b), "| `"+string(c)+"` |") {
 			t.Errorf("docs/legacy-format.md has no row for %s", c)
+		}
+	}
+}
+
+// TestEscapesAndNumbersSurvive: the normalizer's own reader keeps escaped
+// text, non-ASCII text and numbers exactly as encoding/json reads them.
+func TestEscapesAndNumbersSurvive(t *testing.T) {
+	src := doc(`"validatedAgainstSpecVersion":3`, `{"id":"a","title":"Say \"hi\"\n\u00e9\ud83d\ude00 é","prompt":"p\\q\/r","runCondition":{"var":"n","gte":1.5e2}}`)
+	r, err := legacy.Normalize(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := r.Workflow.Steps[0].Step
+	if s.Title != "Say \"hi\"\né😀 é" || s.Prompt != `p\q/r` || s.RunCondition.Gte.String() != "1.5e2" {
+		t.Errorf("title %q prompt %q gte %v", s.Title, s.Prompt, s.RunCondition.Gte)
+	}
+	for _, bad := range []string{`{"id":"a",}`, `{"id":"a"} x`, `{"id":"a","steps":[1 2]}`, ``} {
+		if _, err := legacy.Normalize([]byte(bad)); err == nil {
+			t.Errorf("accepted %q", bad)
 		}
 	}
 }

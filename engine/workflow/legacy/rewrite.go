@@ -25,7 +25,7 @@ func (n *normalizer) workflow(o *object) {
 	if o.has("extensionPoints") {
 		n.refuse("/extensionPoints", "extensionPoints are not supported: they make the compiled workflow depend on a project file outside it (.workrail/bindings.json); write the bound text into the workflow")
 	}
-	if id := o.str("id"); !o.has("kind") && strings.HasPrefix(id, "wr.routine-") {
+	if id := o.str("id"); !o.has("kind") && (strings.HasPrefix(id, "wr.routine-") || strings.HasPrefix(id, "routine-")) {
 		o.set("kind", string(workflow.KindRoutine))
 		n.warn(RoutineKindFromID, "/id", "%s has no kind; it loads as a routine (kind \"routine\") as its id says", id)
 	}
@@ -46,6 +46,15 @@ func (n *normalizer) drop(o *object, k, ptr string, code Code, msg string) {
 }
 
 func (n *normalizer) preferences(o *object) {
+	if p := o.obj("recommendedPreferences"); p != nil {
+		for _, k := range [][2]string{{"recommendedAutonomy", "autonomy"}, {"recommendedRiskPolicy", "riskPolicy"}} {
+			from, to := k[0], k[1]
+			if p.has(from) && !p.has(to) {
+				p.rename(from, to)
+				n.warn(PreferencesRenamed, "/recommendedPreferences/"+from, "recommendedPreferences.%s is read as recommendedPreferences.%s", from, to)
+			}
+		}
+	}
 	a, r := o.get("recommendedAutonomy"), o.get("recommendedRiskPolicy")
 	if a == nil && r == nil {
 		return
@@ -470,20 +479,13 @@ func (n *normalizer) condField(o *object, k, ptr string) {
 	o.set(k, n.cond(c, ptr+"/"+k))
 }
 
-// cond rewrites one condition: not_equals, array operands, and what the
-// canonical operators cannot say.
+// cond rewrites one condition: not_equals and array operands. What the
+// canonical operators cannot say (var alone, startsWith, …) is left for
+// workflow.Parse to explain, as in a canonical file.
 func (n *normalizer) cond(v any, ptr string) any {
 	c, ok := v.(*object)
 	if !ok {
 		return v
-	}
-	for _, k := range []string{"startsWith", "endsWith", "matches"} {
-		if c.has(k) {
-			n.refuse(ptr+"/"+k, "the %s operator is not supported: use contains, equals or in", k)
-		}
-	}
-	if len(c.keys) == 1 && c.has("var") {
-		n.refuse(ptr, "a condition with only var (true when the value is truthy) is not supported: say exists, equals or in")
 	}
 	for _, k := range []string{"and", "or"} {
 		list, _ := c.get(k).([]any)

@@ -4,8 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
-	"sort"
+	"strings"
 )
 
 // object is a JSON object that keeps its members in the author's order,
@@ -71,61 +70,103 @@ func (o *object) obj(k string) *object {
 }
 
 // decode reads one JSON document, keeping numbers as json.Number and
-// objects in order.
+// objects in order. The document is checked by json.Valid first, so the
+// scan below can trust its shape; encoding/json's token reader was the
+// normalizer's largest cost.
 func decode(b []byte) (any, error) {
-	d := json.NewDecoder(bytes.NewReader(b))
-	d.UseNumber()
-	v, err := value(d)
-	if err != nil {
-		return nil, err
+	if !json.Valid(b) {
+		return nil, fmt.Errorf("invalid JSON")
 	}
-	if _, err := d.Token(); err != io.EOF {
-		return nil, fmt.Errorf("trailing data after the workflow object")
-	}
-	return v, nil
+	d := scan{b: b}
+	return d.value(), nil
 }
 
-func value(d *json.Decoder) (any, error) {
-	t, err := d.Token()
-	if err != nil {
-		return nil, err
+// scan walks a valid JSON document.
+type scan struct {
+	b []byte
+	i int
+}
+
+func (d *scan) space() {
+	for d.i < len(d.b) && (d.b[d.i] == ' ' || d.b[d.i] == '\t' || d.b[d.i] == '\n' || d.b[d.i] == '\r') {
+		d.i++
 	}
-	switch t {
-	case json.Delim('{'):
+}
+
+func (d *scan) value() any {
+	d.space()
+	switch c := d.b[d.i]; {
+	case c == '{':
+		d.i++
 		o := newObject()
-		for d.More() {
-			k, err := d.Token()
-			if err != nil {
-				return nil, err
+		for {
+			d.space()
+			if d.b[d.i] == '}' {
+				d.i++
+				return o
 			}
-			v, err := value(d)
-			if err != nil {
-				return nil, err
+			k := d.str()
+			d.space()
+			d.i++ // ':'
+			o.set(k, d.value())
+			d.space()
+			if d.b[d.i] == ',' {
+				d.i++
 			}
-			o.set(k.(string), v)
 		}
-		_, err := d.Token()
-		return o, err
-	case json.Delim('['):
+	case c == '[':
+		d.i++
 		arr := []any{}
-		for d.More() {
-			v, err := value(d)
-			if err != nil {
-				return nil, err
+		for {
+			d.space()
+			if d.b[d.i] == ']' {
+				d.i++
+				return arr
 			}
-			arr = append(arr, v)
+			arr = append(arr, d.value())
+			d.space()
+			if d.b[d.i] == ',' {
+				d.i++
+			}
 		}
-		_, err := d.Token()
-		return arr, err
+	case c == '"':
+		return d.str()
+	case c == 't':
+		d.i += 4
+		return true
+	case c == 'f':
+		d.i += 5
+		return false
+	case c == 'n':
+		d.i += 4
+		return nil
 	}
-	return t, nil
+	start := d.i
+	for d.i < len(d.b) && strings.IndexByte("+-0123456789.eE", d.b[d.i]) >= 0 {
+		d.i++
+	}
+	return json.Number(d.b[start:d.i])
 }
 
-// MarshalJSON writes the members in order.
-func (o *object) MarshalJSON() ([]byte, error) {
-	var b bytes.Buffer
-	err := encode(&b, o)
-	return b.Bytes(), err
+// str reads a string; one with escapes is unquoted by encoding/json.
+func (d *scan) str() string {
+	start := d.i
+	d.i++
+	escaped := false
+	for d.b[d.i] != '"' {
+		if d.b[d.i] == '\\' {
+			escaped = true
+			d.i++
+		}
+		d.i++
+	}
+	d.i++
+	if !escaped {
+		return string(d.b[start+1 : d.i-1])
+	}
+	var s string
+	json.Unmarshal(d.b[start:d.i], &s)
+	return s
 }
 
 // encode writes v as JSON into one buffer (nested objects are not
@@ -168,11 +209,4 @@ func encode(b *bytes.Buffer, v any) error {
 		b.Write(enc)
 	}
 	return nil
-}
-
-// sortedKeys are o's keys in byte order.
-func (o *object) sortedKeys() []string {
-	ks := append([]string(nil), o.keys...)
-	sort.Strings(ks)
-	return ks
 }
