@@ -212,6 +212,7 @@ var builtinTitles = map[compile.BuiltinKind]string{
 	compile.BuiltinMetrics:    "Metrics profiles",
 	compile.BuiltinNotes:      "Notes policies",
 	compile.BuiltinRoutine:    "Routines",
+	compile.BuiltinRef:        "Prompt references (TypeScript format)",
 }
 
 func builtinTitle(k compile.BuiltinKind) string { return builtinTitles[k] }
@@ -245,11 +246,10 @@ func (c *Console) knownWorkspace(ws string) (bool, error) {
 	return slices.Contains(workspaces, ws), err
 }
 
-// fileOf is the file behind workflow id in the catalog of workspace: the
+// fileOf is the file behind workflow id in cat: the
 // definition that wins the id or, while the file fails to load, the file
 // that names it.
-func (c *Console) fileOf(id engine.WorkflowID, workspace string) (catalog.Source, string, bool) {
-	cat := c.workflows.Catalog(workspace)
+func fileOf(cat *catalog.Catalog, id engine.WorkflowID) (catalog.Source, string, bool) {
 	if e, ok := cat.Get(id); ok {
 		return e.Source, filepath.Base(e.File), true
 	}
@@ -273,14 +273,15 @@ func (c *Console) workflowEdit(w http.ResponseWriter, r *http.Request) {
 		c.notFound(w, r)
 		return
 	}
-	src, name, ok := c.fileOf(id, ws)
+	cat := c.workflows.Catalog(ws)
+	src, name, ok := fileOf(cat, id)
 	if !ok {
 		c.notFound(w, r)
 		return
 	}
 	if !catalog.Writable(src.Kind) {
 		v := newFileView{ID: id, Workspace: ws, Name: forkedName(id)}
-		if e, ok := c.workflows.Catalog(ws).Get(id); ok {
+		if e, ok := cat.Get(id); ok {
 			v.Title = forkTitle(e.Compiled.Name)
 		}
 		c.forkWorkflowOffer(w, r, http.StatusOK, v)
@@ -300,7 +301,7 @@ func (c *Console) workflowEdit(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	v := editorView{ID: id, Workspace: ws, Source: src, File: name, Base: catalog.HashFile(b), CRLF: strings.Contains(string(b), "\r\n"),
-		Text: lf(string(b)), Builtins: builtins(c.workflows.Catalog(ws))}
+		Text: lf(string(b)), Builtins: builtins(cat)}
 	v.Check = checkText(v.Text, src.Kind)
 	c.render(w, r, http.StatusOK, editorPage(c.chrome("Edit "+string(id)), v))
 }
@@ -322,8 +323,7 @@ func (c *Console) editForm(w http.ResponseWriter, r *http.Request) (editorView, 
 	r.Body = http.MaxBytesReader(w, r.Body, maxForm)
 	v := editorView{ID: engine.WorkflowID(chi.URLParam(r, "id")), Workspace: r.URL.Query().Get("workspace"),
 		Source: catalog.Source{Kind: catalog.SourceKind(r.PostFormValue("kind")), Path: r.PostFormValue("folder")},
-		File:   r.PostFormValue("file"), Text: lf(r.PostFormValue("text")), CRLF: r.PostFormValue("eol") == "crlf",
-		Builtins: builtins(c.workflows.Catalog(r.URL.Query().Get("workspace")))}
+		File:   r.PostFormValue("file"), Text: lf(r.PostFormValue("text")), CRLF: r.PostFormValue("eol") == "crlf"}
 	if v.Base.UnmarshalText([]byte(r.PostFormValue("base"))) != nil || !writableKind(v.Source.Kind) {
 		return v, false, nil
 	}
@@ -353,12 +353,12 @@ func (c *Console) workflowSave(w http.ResponseWriter, r *http.Request) {
 	m := c.chrome("Edit " + string(v.ID))
 	if r.PostFormValue("action") == "check" {
 		v.Check = checkText(v.Text, v.Source.Kind)
-		c.render(w, r, http.StatusOK, editorPage(m, v))
+		c.renderEditor(w, r, http.StatusOK, m, v)
 		return
 	}
 	if k := checkText(v.Text, v.Source.Kind); k.Refusal != "" {
 		v.Err, v.Check = "Not saved: "+k.Refusal, k
-		c.render(w, r, http.StatusUnprocessableEntity, editorPage(m, v))
+		c.renderEditor(w, r, http.StatusUnprocessableEntity, m, v)
 		return
 	}
 	text := v.Text
@@ -376,7 +376,7 @@ func (c *Console) workflowSave(w http.ResponseWriter, r *http.Request) {
 		c.logf("console: save %s: %v", v.path(), err)
 		v.Err = "WorkRail could not save the file: " + err.Error() + ". Your text is below; nothing was lost."
 		v.Check = checkText(v.Text, v.Source.Kind)
-		c.render(w, r, http.StatusInternalServerError, editorPage(m, v))
+		c.renderEditor(w, r, http.StatusInternalServerError, m, v)
 		return
 	}
 	if we.Kind == catalog.WriteConflict {
@@ -388,7 +388,14 @@ func (c *Console) workflowSave(w http.ResponseWriter, r *http.Request) {
 	}
 	v.Err = "Not saved: " + we.Message + "."
 	v.Check = checkText(v.Text, v.Source.Kind)
-	c.render(w, r, writeStatus(we.Kind), editorPage(m, v))
+	c.renderEditor(w, r, writeStatus(we.Kind), m, v)
+}
+
+// renderEditor shows the editor again after a post, its builtins panel
+// read from the catalog only then: a save that succeeds needs none.
+func (c *Console) renderEditor(w http.ResponseWriter, r *http.Request, status int, m chrome, v editorView) {
+	v.Builtins = builtins(c.workflows.Catalog(v.Workspace))
+	c.render(w, r, status, editorPage(m, v))
 }
 
 // writeStatus is the status of a page refusing a write.

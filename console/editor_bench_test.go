@@ -68,6 +68,13 @@ func BenchmarkWorkflowsPage(b *testing.B) {
 	benchGet(b, benchDesk(b), "/workflows", false)
 }
 
+// BenchmarkEditorPage measures opening a workflow in the editor: its
+// file read and checked, and the builtins panel from the catalog (every
+// builtin with its snippet and schema) rendered.
+func BenchmarkEditorPage(b *testing.B) {
+	benchGet(b, benchDesk(b), "/workflows/user.w001/edit", false)
+}
+
 // BenchmarkCheckAsYouType measures one round trip of the editor's check
 // as the reader types, server side: the largest bundled workflow, as a
 // user workflow, validated, compiled and rendered as the problems panel

@@ -556,3 +556,31 @@ func TestExistingLegacyFileLoadsButIsNotSavedAsIs(t *testing.T) {
 		t.Fatalf("saving under the suggested id = %d; want 303", rec.Code)
 	}
 }
+
+// TestEditorWillNotSaveTheLegacyShape: a file in the TypeScript
+// WorkRail's format loads and opens in the editor, which says it saves
+// only WorkRail's own format and refuses the save, the file untouched.
+func TestEditorWillNotSaveTheLegacyShape(t *testing.T) {
+	d := newDesk(t)
+	ts := "{\n  \"id\": \"user.ts_flow\",\n  \"name\": \"TS flow\",\n  \"description\": \"d\",\n  \"version\": \"1\",\n" +
+		"  \"steps\": [{ \"id\": \"a\", \"title\": \"A\", \"prompt\": \"do a\", \"outputContract\": { \"contractRef\": \"wr.contracts.gaps\" } }]\n}\n"
+	if err := os.WriteFile(filepath.Join(d.user, "ts_flow.json"), []byte(ts), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, editor := getPath(t, d.h, "/workflows/user.ts_flow/edit")
+	want := "Loads, but not saved from here: the text is in the TypeScript WorkRail&#39;s format (workrail-ts), and the Console saves only WorkRail&#39;s own format."
+	if code != http.StatusOK || !strings.Contains(editor, want) {
+		t.Fatalf("GET the legacy file's editor = %d; want it open, saying %s", code, want)
+	}
+	rec := d.post(t, "/workflows/user.ts_flow/edit", editForm(t, editor, ts))
+	if rec.Code != http.StatusUnprocessableEntity || !strings.Contains(rec.Body.String(), "files already in that format keep loading and running as they are") {
+		t.Fatalf("saving the legacy shape = %d; want 422 saying the file keeps running", rec.Code)
+	}
+	if b, _ := os.ReadFile(filepath.Join(d.user, "ts_flow.json")); string(b) != ts {
+		t.Fatal("a refused save changed the file")
+	}
+	canonical := strings.Replace(ts, `"outputContract": {`, `"output": {`, 1)
+	if rec := d.post(t, "/workflows/user.ts_flow/edit", editForm(t, editor, canonical)); rec.Code != http.StatusSeeOther {
+		t.Fatalf("saving it rewritten in WorkRail's format = %d; want 303", rec.Code)
+	}
+}

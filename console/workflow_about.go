@@ -176,3 +176,11 @@ func paramsText(ps []workflow.FunctionParam) string {
 	}
 	return "(" + strings.Join(s, ", ") + ")"
 }
+
+// listSep is what goes before the i-th item of a list in a sentence.
+func listSep(i int) string {
+	if i == 0 {
+		return ""
+	}
+	return ", "
+}

@@ -87,3 +87,33 @@ func TestWorkflowPageLinksLoadWarningsToTheirLines(t *testing.T) {
 		t.Error("the compiled view does not link the warning to the source line")
 	}
 }
+
+// TestWorkflowPageOfALegacyFile: a file in the TypeScript WorkRail's
+// format names its dialect and rewrites, lists each rewrite's warning
+// with its code, linked to the line it points at, and the editor opens
+// it but will not save it in that shape.
+func TestWorkflowPageOfALegacyFile(t *testing.T) {
+	ts, err := os.ReadFile(filepath.Join("testdata", "workflows", "ts-check.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := serve(t, memstore.New(), &folders{user: fstest.MapFS{"ts-check.json": {Data: ts}}})
+	code, page := getPath(t, h, "/workflows/user.ts-check?view=source")
+	if code != http.StatusOK {
+		t.Fatalf("GET the legacy file's page = %d", code)
+	}
+	for _, want := range []string{
+		`data-testid="dialect">Written in the TypeScript WorkRail&#39;s format (workrail-ts)`,
+		`<span data-testid="rewrites"><code data-testid="rewrite">CONTEXT_SYNTHESIZED</code>, <code data-testid="rewrite">NOT_EQUALS</code>, <code data-testid="rewrite">OUTPUT_CONTRACT</code></span>.`,
+		`data-code="RESERVED_ID_RENAMED" data-rewrite=""`,
+		`data-code="LEGACY_FORMAT" data-rewrite="NOT_EQUALS"><code>LEGACY_FORMAT</code> <code>NOT_EQUALS</code> <a href="#L17" data-testid="warning-line">line 17</a>`,
+		`data-code="LEGACY_FORMAT" data-rewrite="OUTPUT_CONTRACT"><code>LEGACY_FORMAT</code> <code>OUTPUT_CONTRACT</code> <a href="#L11" data-testid="warning-line">line 11</a>`,
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the legacy file's page lacks %s\n%s", want, between(page, `data-testid="dialect"`, "</div>"))
+		}
+	}
+	if _, list := getPath(t, h, "/workflows"); !strings.Contains(list, `data-testid="dialect-badge" title="the TypeScript WorkRail&#39;s format (workrail-ts)">workrail-ts</span>`) {
+		t.Error("the workflows list does not mark the legacy file's dialect")
+	}
+}

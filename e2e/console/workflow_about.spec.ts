@@ -2,10 +2,12 @@
 // preconditions, examples, questions, rules, references, functions,
 // policies; the output contracts it pins as tables with an example; its
 // assessments; and load warnings linked to the line of the source they
-// point at. The editor refuses to save a dot-less id, saying what to
-// change, while the file on disk keeps loading; its builtins panel shows
-// every kind from the catalog with what each takes. Every workflow here
-// is the spec's own and its file is removed afterwards.
+// point at; a file in the TypeScript WorkRail's format names its dialect
+// and rewrites. The editor refuses to save a dot-less id or that format,
+// saying what to change, while the file on disk keeps loading and
+// running; its builtins panel shows every kind from the catalog with what
+// each takes, and typing a quoted name completes it from there. Every
+// workflow here is the spec's own and its file is removed afterwards.
 import fs from 'node:fs';
 import path from 'node:path';
 import { test, expect } from './fixtures';
@@ -112,6 +114,42 @@ test('a load warning links to the source line it points at, from the source and 
   }
 });
 
+// A file in the TypeScript WorkRail's format: a wr.* id from the user
+// folder, outputContract, and not_equals on an undeclared variable.
+const tsFile = JSON.stringify({
+  id: 'wr.e2e-ts',
+  name: 'TS file',
+  description: 'A file in the TypeScript format.',
+  version: '1.0.0',
+  steps: [
+    { id: 'ask', title: 'Ask', prompt: 'Ask which size.', outputContract: { contractRef: 'wr.contracts.gaps' } },
+    { id: 'big', title: 'Big', prompt: 'Do it big.', runCondition: { var: 'size', not_equals: 'small' } },
+  ],
+}, null, 2) + '\n';
+
+test('a legacy file names its dialect and rewrites, and each rewrite links to its line', async ({ page }) => {
+  const file = write('e2e-ts.json', tsFile);
+  try {
+    await page.goto('/workflows');
+    const row = page.locator('[data-workflow="user.e2e-ts"]');
+    await expect(row.getByTestId('dialect-badge')).toHaveText('workrail-ts');
+    await expect(row.getByTestId('warnings-badge')).toHaveText('△ 4 load warnings');
+    await row.getByRole('link', { name: 'TS file' }).click();
+
+    await expect(page.getByTestId('dialect')).toContainText("the TypeScript WorkRail's format (workrail-ts)");
+    await expect(page.getByTestId('rewrite')).toHaveText(['CONTEXT_SYNTHESIZED', 'NOT_EQUALS', 'OUTPUT_CONTRACT']);
+    await expect(page.locator('[data-testid="load-warning"][data-code="RESERVED_ID_RENAMED"]')).toContainText('user.e2e-ts');
+    const notEquals = page.locator('[data-testid="load-warning"][data-rewrite="NOT_EQUALS"]');
+    await expect(notEquals).toContainText('/steps/1/runCondition/not_equals');
+    const lineNo = tsFile.split('\n').findIndex((l) => l.includes('"not_equals"')) + 1;
+    await notEquals.getByTestId('warning-line').click();
+    await expect(page).toHaveURL(new RegExp(`#L${lineNo}$`));
+    await expect(page.locator(`#L${lineNo}`)).toContainText('"not_equals": "small"');
+  } finally {
+    fs.rmSync(file, { force: true });
+  }
+});
+
 test.describe('a refused save', () => {
   // Chromium logs a document answered with 422 as a console error.
   test.use({ allowConsoleErrors: true });
@@ -135,6 +173,23 @@ test.describe('a refused save', () => {
       await expect(page).toHaveURL(/\/workflows\/user\.e2e_old_flow\?view=source$/);
       // The same file, saved under the namespaced id.
       expect(fs.readFileSync(file, 'utf8')).toContain('"user.e2e_old_flow"');
+    } finally {
+      fs.rmSync(file, { force: true });
+    }
+  });
+
+  test('the editor will not save the TypeScript format, and the file keeps running', async ({ page, consoleErrors, agent }) => {
+    const ts = tsFile.replace('"wr.e2e-ts"', '"user.e2e-ts"');
+    const file = write('e2e-ts.json', ts);
+    try {
+      await page.goto('/workflows/user.e2e-ts/edit');
+      await expect(page.locator('#check-summary')).toContainText("Loads, but not saved from here: the text is in the TypeScript WorkRail's format");
+      await page.getByRole('button', { name: 'Save', exact: true }).click();
+      await expect(page.getByTestId('save-error')).toContainText('files already in that format keep loading and running as they are');
+      expect(consoleErrors).toEqual([expect.stringContaining('status of 422 (Unprocessable Entity)')]);
+      expect(fs.readFileSync(file, 'utf8')).toBe(ts);
+      const started = await agent.call('start_workflow', { workflowId: 'user.e2e-ts' });
+      expect(started.kind).toBe('step');
     } finally {
       fs.rmSync(file, { force: true });
     }

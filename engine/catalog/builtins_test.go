@@ -2,26 +2,31 @@ package catalog_test
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/workrail/workrail/engine/catalog"
 	"github.com/workrail/workrail/engine/compile"
+	"github.com/workrail/workrail/engine/workflow/legacy"
 )
 
 // TestBuiltinsListRoutines: the catalog's builtins are WorkRail's, then
-// each routine it holds (not its workflows), with the inputs it takes as
-// a schema and the file it came from.
+// each routine it holds (not its workflows), with the arguments its text
+// uses as a schema and the file it came from; its snippet, put in a
+// workflow's steps, compiles to the routine's steps.
 func TestBuiltinsListRoutines(t *testing.T) {
 	user := catalog.Source{Kind: catalog.User, Path: "/home/u/.workrail/workflows"}
 	routine := `{"id":"user.routine-gather","kind":"routine","name":"Gather","description":"Gathers context.","version":"1",
- "context":[{"name":"depth","type":"integer","description":"how far","required":true},{"name":"topic","type":"string","description":"what"}],
- "steps":[{"id":"a","title":"A","prompt":"gather"}]}`
-	c := catalog.New([]catalog.Entry{
+ "steps":[{"id":"look","title":"Look at {topic}","prompt":"Gather what is known about {topic}, {depth} levels deep."}]}`
+	entries := []catalog.Entry{
 		MustLoad(t, []byte(routine), user, "gather.json"),
 		MustLoad(t, wfJSON("user.plain", "Plain", ""), user, "plain.json"),
-	}, nil)
-	all := c.Builtins()
-	if n := len(compile.Builtins()); len(all) != n+1 {
+	}
+	all := catalog.New(entries, nil).Builtins()
+	if n := len(compile.Builtins()) + len(legacy.Refs()); len(all) != n+1 {
 		t.Fatalf("%d builtins; want WorkRail's %d and one routine", len(all), n)
 	}
 	r := all[len(all)-1]
@@ -30,13 +35,43 @@ func TestBuiltinsListRoutines(t *testing.T) {
 		t.Errorf("routine builtin %+v", r)
 	}
 	var schema struct {
-		Properties map[string]struct{ Type string }
+		Properties map[string]any
 		Required   []string
 	}
 	if err := json.Unmarshal(r.Schema, &schema); err != nil {
 		t.Fatal(err)
 	}
-	if schema.Properties["depth"].Type != "integer" || schema.Properties["topic"].Type != "string" || len(schema.Required) != 1 || schema.Required[0] != "depth" {
-		t.Errorf("schema %s; want depth (required) and topic", r.Schema)
+	if len(schema.Properties) != 2 || !slices.Equal(schema.Required, []string{"depth", "topic"}) {
+		t.Errorf("schema %s; want the arguments depth and topic, both required", r.Schema)
+	}
+	host := `{"id":"user.host","name":"Host","description":"d","version":"1","steps":[` + r.Snippet + `]}`
+	e, p := catalog.LoadWith([]byte(host), user, "host.json", catalog.RoutinesOf(entries))
+	if p != nil {
+		t.Fatalf("the routine's snippet does not compile: %v\n%s", p, r.Snippet)
+	}
+	if s := e.Compiled.Steps[0].Step; s == nil || s.Provenance != (compile.Provenance{Origin: compile.FromTemplate, By: "user.routine-gather"}) {
+		t.Errorf("the snippet compiles to %+v; want the routine's step", e.Compiled.Steps[0])
+	}
+}
+
+// TestBuiltinsListPromptRefs: every prompt reference the legacy reader
+// knows is a builtin, with its text and the file that holds it.
+func TestBuiltinsListPromptRefs(t *testing.T) {
+	all := catalog.New(nil, nil).Builtins()
+	src, err := os.ReadFile(filepath.Join("..", "workflow", "legacy", "refs.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range legacy.Refs() {
+		i := slices.IndexFunc(all, func(b compile.Builtin) bool { return b.Kind == compile.BuiltinRef && b.Name == r.ID })
+		if i < 0 {
+			t.Errorf("%s is not a builtin", r.ID)
+			continue
+		}
+		b := all[i]
+		if b.Description != r.Text || !strings.Contains(b.Snippet, `"refId": "`+r.ID+`"`) || b.Origin.File != "engine/workflow/legacy/refs.go" ||
+			!strings.Contains(string(src), `"`+r.ID+`"`) {
+			t.Errorf("builtin %+v", b)
+		}
 	}
 }

@@ -2,6 +2,7 @@ package compile
 
 import (
 	"encoding/json"
+	"slices"
 
 	"github.com/workrail/workrail/engine/workflow"
 )
@@ -25,12 +26,13 @@ const (
 	BuiltinMetrics    BuiltinKind = "metrics_profile"
 	BuiltinNotes      BuiltinKind = "notes_policy"
 	BuiltinRoutine    BuiltinKind = "routine"
+	BuiltinRef        BuiltinKind = "ref"
 )
 
 // BuiltinKinds lists every builtin kind in order.
 func BuiltinKinds() []BuiltinKind {
 	return []BuiltinKind{BuiltinFeature, BuiltinTemplate, BuiltinContract, BuiltinCapability, BuiltinOperator,
-		BuiltinLoop, BuiltinLoopVar, BuiltinCriterion, BuiltinEffect, BuiltinUserDep, BuiltinMetrics, BuiltinNotes, BuiltinRoutine}
+		BuiltinLoop, BuiltinLoopVar, BuiltinCriterion, BuiltinEffect, BuiltinUserDep, BuiltinMetrics, BuiltinNotes, BuiltinRef, BuiltinRoutine}
 }
 
 // Builtin is one name from WorkRail's closed sets as an editor offers it:
@@ -71,8 +73,9 @@ const (
 // read from the registry the reader and the compiler use, so an editor's
 // list cannot drift from what compiles. A name added to a registry
 // without its words below comes out with an empty description and
-// snippet, which the tests refuse. Routines are workflow files, listed by
-// the catalog that loads them.
+// snippet, which the tests refuse. Routines are workflow files, and the
+// TypeScript format's prompt references belong to its reader: the catalog
+// lists both.
 func Builtins() []Builtin {
 	var out []Builtin
 	add := func(kind BuiltinKind, name, where, file string, d builtinDoc) {
@@ -91,6 +94,13 @@ func Builtins() []Builtin {
 			Where: "a member of a step", Snippet: `"output": { "contractRef": "` + string(ref) + `" }`,
 			Schema: p.Schema, Aliases: p.Kinds, Origin: BuiltinOrigin{By: ByWorkRail, File: "engine/compile/contracts.go"}})
 	}
+	// The assessment contract is never named in output.contractRef: a
+	// step's assessmentRefs require it.
+	p, _ := Pack(workflow.ContractAssessment)
+	out = append(out, Builtin{Kind: BuiltinContract, Name: string(workflow.ContractAssessment), Description: p.Description,
+		Where:   `a step's "assessmentRefs", which require it: one ` + workflow.AssessmentKind + ` artifact per assessment named`,
+		Snippet: `"assessmentRefs": ["readiness"]`, Schema: p.Schema, Aliases: p.Kinds,
+		Origin: BuiltinOrigin{By: ByWorkRail, File: "engine/compile/contracts.go"}})
 	for _, c := range workflow.Capabilities() {
 		add(BuiltinCapability, string(c),
 			`a member of the workflow: "required" probes it before the first step, "preferred" asks the agent to use it where it helps`,
@@ -407,4 +417,38 @@ var metricsDocs = map[workflow.MetricsProfile]string{
 var notesDocs = map[workflow.NotesPolicy]string{
 	workflow.NotesOptional: "Notes are welcome at every step and required at none (the default).",
 	workflow.NotesRequired: "Every step's advance needs notes, unless the step says notesOptional or requires an output contract.",
+}
+
+// RoutineArgs lists, sorted, the arguments a routine's text uses ({name}
+// in its step and loop titles, prompts and prompt blocks): what a
+// template call of it must pass.
+func RoutineArgs(r workflow.Workflow) []string {
+	var names []string
+	scan := func(texts ...string) {
+		for _, t := range texts {
+			substitute(t, nil, map[string]bool{}, &names)
+		}
+	}
+	var walk func([]workflow.Node)
+	walk = func(list []workflow.Node) {
+		for _, n := range list {
+			if l := n.Loop; l != nil {
+				scan(l.Title)
+				walk(l.Body)
+				continue
+			}
+			s := n.Step
+			scan(s.Title, s.Prompt)
+			if b := s.PromptBlocks; b != nil {
+				scan(b.Goal)
+				scan(b.Constraints...)
+				scan(b.Procedure...)
+				scan(b.OutputRequired...)
+				scan(b.Verify...)
+			}
+		}
+	}
+	walk(r.Steps)
+	slices.Sort(names)
+	return names
 }

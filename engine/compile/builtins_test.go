@@ -24,6 +24,7 @@ func registries() map[compile.BuiltinKind][]string {
 	for _, c := range workflow.Contracts() {
 		out[compile.BuiltinContract] = append(out[compile.BuiltinContract], string(c))
 	}
+	out[compile.BuiltinContract] = append(out[compile.BuiltinContract], string(workflow.ContractAssessment))
 	for _, c := range workflow.Capabilities() {
 		out[compile.BuiltinCapability] = append(out[compile.BuiltinCapability], string(c))
 	}
@@ -72,6 +73,9 @@ func TestEveryRegistryEntryIsABuiltin(t *testing.T) {
 	}
 }
 
+// readiness declares the assessment the assessment snippets name.
+const readiness = `"assessments":[{"id":"readiness","purpose":"Ready?","dimensions":[{"id":"clarity","purpose":"Clear?","levels":["low","high"]}]}],`
+
 // host is a workflow with room for one snippet of each kind, declaring
 // the context variables the operator snippets read.
 func host(kind compile.BuiltinKind, snippet string) string {
@@ -85,8 +89,11 @@ func host(kind compile.BuiltinKind, snippet string) string {
 		steps += "," + snippet
 	case compile.BuiltinContract, compile.BuiltinCriterion, compile.BuiltinUserDep:
 		steps = `{"id":"a","title":"A","prompt":"Do a.",` + snippet + `}`
+		if strings.Contains(snippet, "assessmentRefs") {
+			top = readiness
+		}
 	case compile.BuiltinEffect:
-		top = `"assessments":[{"id":"readiness","purpose":"Ready?","dimensions":[{"id":"clarity","purpose":"Clear?","levels":["low","high"]}]}],`
+		top = readiness
 		steps = `{"id":"a","title":"A","prompt":"Do a.","assessmentRefs":["readiness"],` + snippet + `}`
 	case compile.BuiltinOperator:
 		steps = `{"id":"a","title":"A","prompt":"Do a.","runCondition":` + snippet + `}`

@@ -75,13 +75,18 @@ func summary(e catalog.Entry) WorkflowSummary {
 		Kind: c.Kind, IDStatus: e.IDStatus, Source: e.Source, Warnings: e.Warnings, Dialect: c.Dialect}
 }
 
-// noticeText is a load warning on one line: its code, where in the file
-// it points when it does, and what it says.
+// noticeText is a load warning on one line: its code (and the rewrite's,
+// for a legacy file), where in the file it points when it does, and what
+// it says.
 func noticeText(n catalog.Notice) string {
-	if n.Pointer != "" {
-		return fmt.Sprintf("%s at %s: %s", n.Code, n.Pointer, n.Message)
+	code := string(n.Code)
+	if n.Rewrite != "" {
+		code += " " + string(n.Rewrite)
 	}
-	return fmt.Sprintf("%s: %s", n.Code, n.Message)
+	if n.Pointer != "" {
+		return fmt.Sprintf("%s at %s: %s", code, n.Pointer, n.Message)
+	}
+	return fmt.Sprintf("%s: %s", code, n.Message)
 }
 
 // InspectResult is inspect_workflow's result: what a workflow is and, in

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -199,14 +200,18 @@ func TestNewInspectShowsWhatTheWorkflowSays(t *testing.T) {
 	if len(r.FunctionDefinitions) != 1 || len(r.Assessments) != 1 || len(r.Assessments[0].Dimensions) != 2 {
 		t.Errorf("functions %+v, assessments %+v", r.FunctionDefinitions, r.Assessments)
 	}
-	// The declared contract, then the packs WorkRail pins: the assessment
-	// contract (a step rates an assessment) and the gaps pack.
-	if len(r.Contracts) != 3 || r.Contracts[1].Ref != workflow.ContractAssessment || r.Contracts[2].Ref != workflow.ContractGaps ||
-		r.Contracts[2].Declared || len(r.Contracts[2].Schema) == 0 {
-		t.Errorf("contracts %+v; want the assessment contract and WorkRail's gaps pack with its schema", r.Contracts)
+	var refs []workflow.ContractRef
+	for _, c := range r.Contracts {
+		refs = append(refs, c.Ref)
 	}
-	if d := r.Contracts[0]; d.Ref != "user.plan_summary" || !d.Declared || len(d.Kinds) != 1 || d.Kinds[0] != "user.plan" || len(d.Example) == 0 {
-		t.Errorf("declared contract %+v; want user.plan_summary, declared, accepting user.plan, with its example", d)
+	if want := []workflow.ContractRef{"user.plan_summary", workflow.ContractAssessment, workflow.ContractGaps}; !reflect.DeepEqual(refs, want) {
+		t.Fatalf("contracts %v; want %v: the declared one, the assessment pack its assessmentRefs need, and gaps", refs, want)
+	}
+	if g := r.Contracts[2]; g.Declared || len(g.Schema) == 0 {
+		t.Errorf("gaps %+v; want WorkRail's pack with its schema", g)
+	}
+	if d := r.Contracts[0]; !d.Declared || len(d.Kinds) != 1 || d.Kinds[0] != "user.plan" || len(d.Example) == 0 {
+		t.Errorf("declared contract %s: declared %v, kinds %v; want declared, accepting user.plan, with its example", d.Ref, d.Declared, d.Kinds)
 	}
 	if !strings.Contains(r.Text, "- LEGACY_WORKFLOW_ID at /steps/0/prompt: a warning that points\n") {
 		t.Errorf("text lacks the pointed warning:\n%s", r.Text)
@@ -214,5 +219,39 @@ func TestNewInspectShowsWhatTheWorkflowSays(t *testing.T) {
 	l := protocol.NewList(catalog.New([]catalog.Entry{e}, nil))
 	if row := string(mustJSON(t, l)); strings.Contains(row, `"about"`) || strings.Contains(row, `"references"`) || !strings.Contains(row, `"pointer": "/steps/0/prompt"`) {
 		t.Errorf("list carries metadata, or lacks the warning's pointer:\n%s", row)
+	}
+}
+
+// TestInspectALegacyFile: a file in the TypeScript WorkRail's format is
+// listed with its dialect, and inspect says which dialect it was read from,
+// the rewrites applied and each rewrite's warning with its code and pointer.
+func TestInspectALegacyFile(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("testdata", "rich", "ts-check.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, p := catalog.Load(b, projectSource, "ts-check.json")
+	if p != nil {
+		t.Fatalf("load: %v", p)
+	}
+	l := protocol.NewList(catalog.New([]catalog.Entry{e}, nil))
+	if w := l.Workflows[0]; w.ID != "project.ts-check" || w.Dialect != "workrail-ts" || len(w.Warnings) != 4 {
+		t.Errorf("list row %+v; want project.ts-check in the workrail-ts dialect with 4 warnings", w)
+	}
+	if !strings.Contains(l.Text, "  warning LEGACY_FORMAT NOT_EQUALS at /steps/1/runCondition/not_equals: ") {
+		t.Errorf("list text lacks the rewrite's code and pointer:\n%s", l.Text)
+	}
+	r := protocol.NewInspect(e, protocol.InspectMetadata)
+	if !slices.Equal(r.Rewrites, []string{"CONTEXT_SYNTHESIZED", "NOT_EQUALS", "OUTPUT_CONTRACT"}) {
+		t.Errorf("rewrites %v", r.Rewrites)
+	}
+	for _, want := range []string{
+		"\nwritten in the workrail-ts dialect and read through its normalizer (rewrites: CONTEXT_SYNTHESIZED, NOT_EQUALS, OUTPUT_CONTRACT)\n",
+		"\n## Load warnings\n- RESERVED_ID_RENAMED at /id: ",
+		"\n- LEGACY_FORMAT OUTPUT_CONTRACT at /steps/0/outputContract: ",
+	} {
+		if !strings.Contains(r.Text, want) {
+			t.Errorf("inspect text lacks %q:\n%s", want, r.Text)
+		}
 	}
 }
