@@ -664,7 +664,13 @@ func legacyCases() []legacyCase {
 					t.Errorf("the contracts' own examples did not pass: blocked at %v, gaps %v\n%s", r.blockedAt(), r.gaps, r.blockerText())
 				}
 			}},
-		{file: "features.json", id: "legacy.features", ran: []string{"reproduce-flake", "fix-flake"}},
+		{file: "features.json", id: "legacy.features", ran: []string{"reproduce-flake", "fix-flake"},
+			// The format's two features reach promptBlocks steps only:
+			// both speak of subagents, which neither step's own text does.
+			check: func(t *testing.T, mode string, r *legacyRun) {
+				mustContain(t, "the promptBlocks step", strings.ToLower(r.prompt(t, "reproduce-flake", 0)), "subagent")
+				mustNotContain(t, "the plain prompt step", strings.ToLower(r.prompt(t, "fix-flake", 0)), "subagent")
+			}},
 		{file: "functions.json", id: "legacy.functions", ran: []string{"score-each", "shortlist"},
 			check: func(t *testing.T, mode string, r *legacyRun) {
 				mustContain(t, "score-each", r.prompt(t, "score-each", 0), "Score a change from 1 to 5")
