@@ -27,7 +27,9 @@ func BenchmarkPromptsList(b *testing.B) {
 
 // BenchmarkResourcesRead reads a session of 1,000 advanced steps, whole
 // and one run of it, through a warm shim with a real client (goal: 20 ms
-// or less).
+// or less): right after a write to the session (a checkpoint, not timed),
+// and again with the session unchanged, which the daemon answers from
+// what it rendered at that head of the log.
 func BenchmarkResourcesRead(b *testing.B) {
 	home := newHome(b)
 	const steps = 1000
@@ -38,15 +40,28 @@ func BenchmarkResourcesRead(b *testing.B) {
 		r = advance(b, c, r, fmt.Sprintf("Step %d done: looked at the thing and wrote down what it said.", i))
 	}
 	ctx := context.Background()
-	for _, uri := range []string{"workrail://sessions/ses_1", "workrail://sessions/ses_1/runs/run_1"} {
-		b.Run(map[bool]string{true: "session", false: "run"}[uri == "workrail://sessions/ses_1"], func(b *testing.B) {
+	for _, tc := range []struct {
+		name, uri string
+		written   bool
+	}{
+		{"session/after-a-write", "workrail://sessions/ses_1", true},
+		{"session/unchanged", "workrail://sessions/ses_1", false},
+		{"run/after-a-write", "workrail://sessions/ses_1/runs/run_1", true},
+		{"run/unchanged", "workrail://sessions/ses_1/runs/run_1", false},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
 			req := mcp.ReadResourceRequest{}
-			req.Params.URI = uri
+			req.Params.URI = tc.uri
 			medianOf(b, 20, func() time.Duration {
+				if tc.written {
+					r = call(b, c, "checkpoint_workflow", map[string]any{"stateToken": str(r.S, "stateToken"),
+						"checkpointToken": str(r.S, "checkpointToken"), "output": map[string]any{"notesMarkdown": "A checkpoint."}})
+					mustKind(b, r, "step")
+				}
 				t0 := time.Now()
 				res, err := c.ReadResource(ctx, req)
 				if err != nil || len(res.Contents) != 1 {
-					b.Fatalf("resources/read %s: %v", uri, err)
+					b.Fatalf("resources/read %s: %v", tc.uri, err)
 				}
 				return time.Since(t0)
 			})

@@ -99,6 +99,9 @@ func (a libraryAPI) Sessions(cursor string, limit int) (server.SessionPage, *pro
 // workflows and state in a line.
 func summary(id engine.SessionID, o project.Overview, err error) server.SessionSummary {
 	s := server.SessionSummary{ID: id.String(), Title: o.Title}
+	if s.Title == "" || err != nil {
+		s.Title = id.String()
+	}
 	if err != nil {
 		s.Description = "its overview cannot be read; `workrail doctor` says why"
 		return s
@@ -108,9 +111,6 @@ func summary(id engine.SessionID, o project.Overview, err error) server.SessionS
 		ws = append(ws, string(w))
 	}
 	s.Description = fmt.Sprintf("%s; %d run(s), %s", strings.Join(ws, ", "), len(o.Runs), o.Status())
-	if s.Title == "" {
-		s.Title = id.String()
-	}
 	return s
 }
 

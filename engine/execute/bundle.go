@@ -1,7 +1,6 @@
 package execute
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/workrail/workrail/engine"
@@ -145,18 +144,8 @@ func (s *Service) build(id engine.SessionID, o bundle.ExportOptions) (*bundle.Bu
 // sourceOf reads session id, which must be healthy, for a bundle: done
 // says what would be done with it.
 func (s *Service) sourceOf(id engine.SessionID, done string) (bundle.Source, error) {
-	h, err := s.store.Health(id)
-	if errors.Is(err, engine.ErrNotFound) {
-		return bundle.Source{}, engine.Errorf(engine.CodeInvalidInput, "there is no session %s in this WorkRail store; `workrail sessions` lists them.", id).
-			With("sessionId", id.String())
-	}
-	if err != nil {
-		return bundle.Source{}, s.internal("export", err)
-	}
-	if h.Status != Healthy {
-		return bundle.Source{}, engine.Errorf(engine.CodeSessionCorrupt,
-			"session %s is %s (%s), so it is not %s: a bundle holds only a log that verifies. Run `workrail doctor` to inspect it.",
-			id, h.Status, h.Reason, done).With("sessionId", id.String()).With("health", string(h.Status))
+	if err := s.healthy(id, done+": a bundle holds only a log that verifies"); err != nil {
+		return bundle.Source{}, err
 	}
 	src, err := inTx(func(fn func(ReadTx) error) error { return s.store.View(id, fn) }, source)
 	if err != nil {

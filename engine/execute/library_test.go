@@ -3,7 +3,6 @@ package execute_test
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -72,6 +71,48 @@ func TestSessionMarkdownIsTheExport(t *testing.T) {
 	}
 }
 
+// A session read again at the same head answers what it rendered; once
+// the log has grown, it renders the new notes, reading only the new
+// events, to the text a first read renders.
+func TestMarkdownFollowsTheLog(t *testing.T) {
+	st0 := memstore.New()
+	cat := catalogOf(t, map[string]string{"wr.two.json": `{"id":"wr.two","name":"Two","description":"Two steps.","version":"1",
+		"steps":[{"id":"a","title":"A","prompt":"Do a."},{"id":"b","title":"B","prompt":"Do b."}]}`})
+	x := execute.New(st0, executetest.Ring(t), cat, workflow.Preferences{}, executetest.Clock, t.Logf)
+	st := x.Start(context.Background(), []byte(`{"workflowId":"wr.two"}`)).(protocol.StepResult)
+	before, err := x.SessionMarkdown(st.Session.SessionID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again, _ := x.SessionMarkdown(st.Session.SessionID); again != before {
+		t.Fatal("the same session read twice differs")
+	}
+	raw, _ := json.Marshal(map[string]any{"stateToken": st.StateToken, "ackToken": st.AckToken, "output": map[string]any{"notesMarkdown": "Did a, found the cause."}})
+	x.Continue(context.Background(), raw)
+	for _, read := range []func() (string, error){
+		func() (string, error) { return x.SessionMarkdown(st.Session.SessionID) },
+		func() (string, error) { return x.RunMarkdown(st.Session.SessionID, st.Session.RunID) },
+	} {
+		after, err := read()
+		if err != nil || !strings.Contains(after, "Did a, found the cause.") || strings.Contains(after, "Do a.") && !strings.Contains(after, "Do b.") {
+			t.Fatalf("after an advance (%v):\n%s", err, after)
+		}
+	}
+	fresh := execute.New(st0, executetest.Ring(t), cat, workflow.Preferences{}, executetest.Clock, t.Logf)
+	for _, rid := range []engine.RunID{0, 1} {
+		read := func(x *execute.Service) (string, error) {
+			if rid == 0 {
+				return x.SessionMarkdown(st.Session.SessionID)
+			}
+			return x.RunMarkdown(st.Session.SessionID, rid)
+		}
+		whole, err := read(fresh)
+		if grown, _ := read(x); err != nil || grown != whole {
+			t.Fatalf("read after growing differs from a first read (%v):\n%s\n---\n%s", err, grown, whole)
+		}
+	}
+}
+
 // Prompts leave routines out; a routine or an unknown id is no prompt,
 // and a workflow's source is the file as read.
 func TestPromptsAndSources(t *testing.T) {
@@ -95,37 +136,4 @@ func TestPromptsAndSources(t *testing.T) {
 	if _, err := x.WorkflowSource("", "wr.nope"); codeOf(err) != engine.CodeWorkflowNotFound {
 		t.Fatalf("an unknown source: %v", err)
 	}
-}
-
-// BenchmarkSessionMarkdown renders a session of 1,000 advanced steps as
-// its resource reads it, whole and one run.
-func BenchmarkSessionMarkdown(b *testing.B) {
-	steps := make([]string, 1001)
-	for i := range steps {
-		steps[i] = fmt.Sprintf(`{"id":"s%d","title":"Step %d","prompt":"Do step %d."}`, i, i, i)
-	}
-	src := `{"id":"wr.long","name":"Long","description":"Many steps.","version":"1","steps":[` + strings.Join(steps, ",") + `]}`
-	x := execute.New(memstore.New(), executetest.Ring(b), catalogOf(b, map[string]string{"wr.long.json": src}), workflow.Preferences{}, executetest.Clock, b.Logf)
-	res := x.Start(context.Background(), []byte(`{"workflowId":"wr.long"}`))
-	for i := 1; i <= 1000; i++ {
-		st := res.(protocol.StepResult)
-		raw, _ := json.Marshal(map[string]any{"stateToken": st.StateToken, "ackToken": st.AckToken,
-			"output": map[string]any{"notesMarkdown": fmt.Sprintf("Step %d done: looked at the thing and wrote down what it said.", i)}})
-		res = x.Continue(context.Background(), raw)
-	}
-	id := res.(protocol.StepResult).Session.SessionID
-	b.Run("session", func(b *testing.B) {
-		for b.Loop() {
-			if _, err := x.SessionMarkdown(id); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
-	b.Run("run", func(b *testing.B) {
-		for b.Loop() {
-			if _, err := x.RunMarkdown(id, 1); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
 }

@@ -46,7 +46,8 @@ type Service struct {
 	features  protocol.Features
 	secrets   redact.Scanner
 
-	pinned sync.Map // engine.WorkflowHash → compile.Compiled
+	pinned    sync.Map // engine.WorkflowHash → compile.Compiled
+	markdowns rendered // the Markdown of sessions and runs lately read (library.go)
 
 	// unstamped leaves events without time and origin: set only by the
 	// benchmark that measures what stamping costs (export_test.go).

@@ -78,6 +78,9 @@ func (s *Shim) stream(ctx context.Context) (served bool, err error) {
 // isInitialized reports whether msg is the client's
 // notifications/initialized, after which the server may notify it.
 func isInitialized(msg []byte) bool {
+	if !bytes.Contains(msg, []byte("notifications/initialized")) {
+		return false // spares every other message the walk
+	}
 	id, method, _ := protocol.Peek(msg)
 	return id == nil && method == "notifications/initialized"
 }
