@@ -2,7 +2,6 @@ package legacy_test
 
 import (
 	"errors"
-	"os"
 	"reflect"
 	"slices"
 	"strings"
@@ -163,19 +162,6 @@ func TestCanonicalUntouched(t *testing.T) {
 	bad := []byte(`{"id":"user.x","name":"X","description":"d","version":"1","steps":[{"id":"a","title":"A","prompt":"p","runCondition":{"var":"undeclared","equals":1}}]}`)
 	if _, err := legacy.Normalize(bad); err == nil || !strings.Contains(err.Error(), "not declared in context") {
 		t.Errorf("a canonical file with an undeclared variable: %v; want Parse's problem, no synthesized input", err)
-	}
-}
-
-// TestCodesAreDocumented: the migration note lists every rewrite code.
-func TestCodesAreDocumented(t *testing.T) {
-	b, err := os.ReadFile("../../../docs/legacy-format.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, c := range legacy.Codes() {
-		if !strings.Contains(string(b), "| `"+string(c)+"` |") {
-			t.Errorf("docs/legacy-format.md has no row for %s", c)
-		}
 	}
 }
 
