@@ -20,7 +20,8 @@ func TestMigrationNoteExplainsEveryWarning(t *testing.T) {
 		t.Fatal(err)
 	}
 	doc := string(b)
-	want := []string{string(event.NoticeLegacyWorkflowID), string(event.NoticeReservedIDRenamed), string(event.NoticeRoutineArgUnused)}
+	want := []string{string(event.NoticeLegacyWorkflowID), string(event.NoticeReservedIDRenamed), string(event.NoticeRoutineArgUnused),
+		string(event.NoticeDelegationRetargeted)}
 	for _, c := range legacy.Codes() {
 		want = append(want, string(c))
 	}

@@ -10,7 +10,7 @@
 // workflow here is the spec's own and its file is removed afterwards.
 import fs from 'node:fs';
 import path from 'node:path';
-import { test, expect } from './fixtures';
+import { test, expect, expectNoSidewaysScroll } from './fixtures';
 
 const userDir = () => path.join(process.env.WORKRAIL_E2E_HOME!, 'workflows');
 
@@ -242,4 +242,28 @@ test('typing a quoted name in the editor offers the builtins that start with it,
   } finally {
     fs.rmSync(file, { force: true });
   }
+});
+
+test.describe('on a 390 px wide phone', () => {
+  test.use({ viewport: { width: 390, height: 844 } });
+
+  test('the metadata, contract tables, assessments and warnings fit, and so does the editor with its schemas open', async ({ page }) => {
+    const file = write('e2e_about.json', rich);
+    const ts = write('e2e-ts.json', tsFile);
+    try {
+      await page.goto('/workflows/user.e2e_about');
+      for (const d of await page.locator('[data-testid="contract"] details').all()) await d.locator('summary').click();
+      await expectNoSidewaysScroll(page, 'a workflow page with metadata, contracts and assessments');
+      await page.goto('/workflows/user.e2e-ts?view=compiled');
+      await expectNoSidewaysScroll(page, "a legacy file's compiled view with its warnings");
+      await page.goto('/workflows/user.e2e_about/edit');
+      const each = page.locator('[data-testid="builtin"][data-kind="contract"][data-builtin="wr.contracts.differentiation_handoff"]');
+      await page.getByText(/^Contract packs \(\d+\)$/).click();
+      await each.getByText('What it takes (JSON Schema)').click();
+      await expectNoSidewaysScroll(page, 'the editor with a contract schema open');
+    } finally {
+      fs.rmSync(file, { force: true });
+      fs.rmSync(ts, { force: true });
+    }
+  });
 });

@@ -10,6 +10,7 @@ import (
 	"github.com/workrail/workrail/engine"
 	"github.com/workrail/workrail/engine/catalog"
 	"github.com/workrail/workrail/engine/compile"
+	"github.com/workrail/workrail/engine/event"
 	"github.com/workrail/workrail/engine/workflow"
 )
 
@@ -28,6 +29,10 @@ type WorkflowSummary struct {
 	// Dialect is the authoring format the file was read from, when it is
 	// not the canonical one.
 	Dialect compile.Dialect `json:"dialect,omitempty"`
+	// Rewrites counts the LEGACY_FORMAT warnings a list leaves out:
+	// a large file of the old format has dozens, which inspect_workflow
+	// shows and a list of every workflow should not repeat.
+	Rewrites int `json:"rewrites,omitempty"`
 }
 
 // ListResult is list_workflows' result.
@@ -51,11 +56,14 @@ func NewList(cat *catalog.Catalog) ListResult {
 	var b strings.Builder
 	b.WriteString("# Workflows\n\n")
 	for _, e := range cat.All() {
-		s := summary(e)
+		s := listed(e)
 		out.Workflows = append(out.Workflows, s)
 		fmt.Fprintf(&b, "- %s (%s): %s. %s\n", s.ID, s.Kind, s.Name, s.Description)
-		for _, w := range e.Warnings {
+		for _, w := range s.Warnings {
 			fmt.Fprintf(&b, "  warning %s\n", noticeText(w))
+		}
+		if s.Rewrites > 0 {
+			fmt.Fprintf(&b, "  read from the %s format with %d rewrites (inspect_workflow lists them)\n", s.Dialect, s.Rewrites)
 		}
 	}
 	for _, sh := range cat.Shadowed {
@@ -67,6 +75,21 @@ func NewList(cat *catalog.Catalog) ListResult {
 	b.WriteString("\nTo begin, call start_workflow with {\"workflowId\": \"<id>\"}.\n")
 	out.Text = b.String()
 	return out
+}
+
+// listed is e's row in a list: its warnings without the rewrites of a
+// legacy file, which it only counts.
+func listed(e catalog.Entry) WorkflowSummary {
+	s := summary(e)
+	s.Warnings = nil
+	for _, w := range e.Warnings {
+		if w.Code == event.NoticeLegacyFormat {
+			s.Rewrites++
+			continue
+		}
+		s.Warnings = append(s.Warnings, w)
+	}
+	return s
 }
 
 func summary(e catalog.Entry) WorkflowSummary {

@@ -79,7 +79,8 @@ func defs() obj {
 			"kind", "text", "stateToken", "isComplete", "session", "workflow", "preferences", "warnings"),
 		"workflows": object(obj{"kind": constant("workflows"), "text": str(), "workflows": array(object(obj{
 			"id": str(), "name": str(), "description": str(), "version": str(), "kind": str(), "idStatus": str(), "source": obj{"type": "object"},
-			"dialect": str(), "warnings": array(object(obj{"code": str(), "message": str(), "pointer": str(), "suggestedId": str(), "rewrite": str()}, "code", "message"))},
+			"dialect": str(), "rewrites": obj{"type": "integer", "minimum": 1},
+			"warnings": array(object(obj{"code": str(), "message": str(), "pointer": str(), "suggestedId": str(), "rewrite": str()}, "code", "message"))},
 			"id", "name", "kind", "idStatus", "source")), "shadowed": array(obj{"type": "object"}), "problems": array(obj{"type": "object"})},
 			"kind", "text", "workflows"),
 		"candidates": object(obj{"kind": constant("candidates"), "text": str(),

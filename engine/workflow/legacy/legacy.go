@@ -120,12 +120,21 @@ func rewrite(src []byte) (any, []Warning, workflow.Problems) {
 	}
 	n := &normalizer{}
 	n.workflow(root)
-	if len(n.warnings) > 0 || len(n.problems) > 0 {
+	switch {
+	case len(n.warnings) > 0 || len(n.problems) > 0:
 		n.featureOrder(root)
 		n.synthesize(root)
-		if !root.has("notes") {
-			root.set("notes", string(workflow.NotesRequired))
+	case !root.has("context"):
+		// WorkRail's own format declares every variable a condition reads;
+		// the TypeScript format declares none. A file with no context
+		// that reads variables is in the old format, whatever else it uses.
+		n.synthesize(root)
+		if len(n.warnings) > 0 {
+			n.featureOrder(root)
 		}
+	}
+	if len(n.warnings) > 0 && !root.has("notes") {
+		root.set("notes", string(workflow.NotesRequired))
 	}
 	return root, n.warnings, n.problems
 }

@@ -2,7 +2,6 @@ package legacy_test
 
 import (
 	"errors"
-	"os"
 	"reflect"
 	"slices"
 	"strings"
@@ -160,22 +159,33 @@ func TestCanonicalUntouched(t *testing.T) {
 	if legacy.IsLegacy(src) {
 		t.Error("a canonical file is reported legacy")
 	}
-	bad := []byte(`{"id":"user.x","name":"X","description":"d","version":"1","steps":[{"id":"a","title":"A","prompt":"p","runCondition":{"var":"undeclared","equals":1}}]}`)
+	bad := []byte(`{"id":"user.x","name":"X","description":"d","version":"1","steps":[{"id":"a","title":"A","prompt":"p","runCondition":{"var":"undeclared","equals":1}}],
+		"context":[{"name":"x","type":"number","description":"d"}]}`)
 	if _, err := legacy.Normalize(bad); err == nil || !strings.Contains(err.Error(), "not declared in context") {
 		t.Errorf("a canonical file with an undeclared variable: %v; want Parse's problem, no synthesized input", err)
 	}
 }
 
-// TestCodesAreDocumented: the migration note lists every rewrite code.
-func TestCodesAreDocumented(t *testing.T) {
-	b, err := os.ReadFile("../../../docs/legacy-format.md")
-	if err != nil {
-		t.Fatal(err)
+// TestNoContextIsTheOldFormat: a file that uses only keys both formats
+// share but reads variables it never declares (the TypeScript format
+// declares none) is read as that format: its variables become lenient
+// inputs and it gets that format's notes policy.
+func TestNoContextIsTheOldFormat(t *testing.T) {
+	src := []byte(`{"id":"user.x","name":"X","description":"d","version":"1","metaGuidance":["m"],
+		"steps":[{"id":"a","title":"A","prompt":"p","runCondition":{"var":"size","equals":"big"}}]}`)
+	r, err := legacy.Normalize(src)
+	if err != nil || !r.Legacy() || len(r.Warnings) != 1 || r.Warnings[0].Code != legacy.ContextSynthesized {
+		t.Fatalf("Normalize = %+v, %v; want one CONTEXT_SYNTHESIZED rewrite", r.Warnings, err)
 	}
-	for _, c := range legacy.Codes() {
-		if !strings.Contains(string(b), "| `"+string(c)+"` |") {
-			t.Errorf("docs/legacy-format.md has no row for %s", c)
-		}
+	if r.Workflow.Notes != workflow.NotesRequired || len(r.Workflow.Context) != 1 || !r.Workflow.Context[0].Lenient {
+		t.Errorf("notes %q, context %+v; want required notes and one lenient input", r.Workflow.Notes, r.Workflow.Context)
+	}
+	if !legacy.IsLegacy(src) {
+		t.Error("IsLegacy = false")
+	}
+	plain := []byte(`{"id":"user.x","name":"X","description":"d","version":"1","steps":[{"id":"a","title":"A","prompt":"p"}]}`)
+	if r, err := legacy.Normalize(plain); err != nil || r.Legacy() {
+		t.Errorf("a file that reads no variable: %+v, %v; want canonical", r, err)
 	}
 }
 
