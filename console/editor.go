@@ -3,6 +3,7 @@ package console
 import (
 	_ "embed"
 	"errors"
+	"fmt"
 	"io/fs"
 	"net/http"
 	"net/url"
@@ -88,6 +89,10 @@ type check struct {
 	Problems []markedProblem
 	Notices  []catalog.Notice
 	Compiled *compile.Compiled // nil while the text does not load
+	// Refusal says why text that loads may still not be saved from here:
+	// the legacy shape or a dot-less id, which only files already on
+	// disk keep.
+	Refusal string
 }
 
 // markedProblem is a problem with the line it is on and a caret under
@@ -106,17 +111,40 @@ func (k check) summary() string {
 	case n > 1:
 		return strconv.Itoa(n) + " problems: not saved until they are fixed"
 	}
+	if k.Refusal != "" {
+		return "Loads, but not saved from here: " + k.Refusal
+	}
 	return "No problems: " + string(k.Compiled.ID) + " version " + k.Compiled.Version + " loads"
 }
 
 // checkText validates text as a file of kind, with the validator
 // `workrail validate` uses.
 func checkText(text string, kind catalog.SourceKind) check {
+	if p := catalog.ReservedID([]byte(text), kind); p != nil {
+		return check{Problems: mark(text, p)}
+	}
 	c, notices, problems := catalog.Validate([]byte(text), kind)
 	if len(problems) == 0 {
-		return check{Notices: notices, Compiled: &c}
+		return check{Notices: notices, Compiled: &c, Refusal: saveRefusal(c, kind)}
 	}
 	return check{Problems: mark(text, problems)}
+}
+
+// saveRefusal says why a workflow that loads may not be saved from the
+// editor, or "": the Console writes only WorkRail's own format under a
+// namespaced id (seed 004), while files already on disk in the legacy
+// shape or with a legacy id keep loading and running as they are.
+func saveRefusal(c compile.Compiled, kind catalog.SourceKind) string {
+	if c.Dialect != "" {
+		return "the text is in " + dialectTitle(c.Dialect) + ", and the Console saves only WorkRail's own format. " +
+			"Rewrite what the warnings point at (the compiled view of the file shows WorkRail's form), " +
+			"or keep editing it outside the Console: files already in that format keep loading and running as they are."
+	}
+	if status, _ := workflow.StatusOf(c.ID); status == workflow.Legacy {
+		return fmt.Sprintf("the id %q has no namespace, and the Console saves only namespaced ids: change it to %q. "+
+			"Files already on disk with a legacy id keep loading and running as they are.", c.ID, catalog.SuggestedID(c.ID, kind))
+	}
+	return ""
 }
 
 // mark finds each problem's line in text and puts a caret under its
@@ -153,10 +181,11 @@ type builtinGroup struct {
 	Items []compile.Builtin
 }
 
-// builtins groups compile.Builtins() by kind, in the kinds' order: the
-// panel shows what the compiler's registries hold, nothing kept by hand.
-func builtins() []builtinGroup {
-	all := compile.Builtins()
+// builtins groups the catalog's builtins by kind, in the kinds' order:
+// the panel shows what the compiler's registries and the loaded routines
+// hold, nothing kept by hand. A kind with nothing in it is left out.
+func builtins(cat *catalog.Catalog) []builtinGroup {
+	all := cat.Builtins()
 	var out []builtinGroup
 	for _, k := range compile.BuiltinKinds() {
 		g := builtinGroup{Kind: k}
@@ -165,23 +194,37 @@ func builtins() []builtinGroup {
 				g.Items = append(g.Items, b)
 			}
 		}
-		out = append(out, g)
+		if len(g.Items) > 0 {
+			out = append(out, g)
+		}
 	}
 	return out
 }
 
-func builtinTitle(k compile.BuiltinKind) string {
-	switch k {
-	case compile.BuiltinFeature:
-		return "Features"
-	case compile.BuiltinTemplate:
-		return "Templates"
-	case compile.BuiltinContract:
-		return "Contract packs"
-	case compile.BuiltinCapability:
-		return "Capabilities"
+var builtinTitles = map[compile.BuiltinKind]string{
+	compile.BuiltinFeature:    "Features",
+	compile.BuiltinTemplate:   "Templates",
+	compile.BuiltinContract:   "Contract packs",
+	compile.BuiltinCapability: "Capabilities",
+	compile.BuiltinOperator:   "Condition operators",
+	compile.BuiltinLoop:       "Loops",
+	compile.BuiltinLoopVar:    "Loop variables",
+	compile.BuiltinCriterion:  "Notes checks",
+	compile.BuiltinEffect:     "Assessment effects",
+	compile.BuiltinUserDep:    "User dependencies",
+	compile.BuiltinMetrics:    "Metrics profiles",
+	compile.BuiltinNotes:      "Notes policies",
+	compile.BuiltinRoutine:    "Routines",
+}
+
+func builtinTitle(k compile.BuiltinKind) string { return builtinTitles[k] }
+
+// originText says who defines a builtin and where.
+func originText(o compile.BuiltinOrigin) string {
+	if o.By == compile.ByWorkRail {
+		return "WorkRail (" + o.File + ")"
 	}
-	return "Condition operators"
+	return "the " + o.By + " file " + o.File
 }
 
 func editURL(id engine.WorkflowID, workspace string) string {
@@ -260,7 +303,7 @@ func (c *Console) workflowEdit(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	v := editorView{ID: id, Workspace: ws, Source: src, File: name, Base: catalog.HashFile(b), CRLF: strings.Contains(string(b), "\r\n"),
-		Text: lf(string(b)), Builtins: builtins()}
+		Text: lf(string(b)), Builtins: builtins(c.workflows.Catalog(ws))}
 	v.Check = checkText(v.Text, src.Kind)
 	c.render(w, r, http.StatusOK, editorPage(c.chrome("Edit "+string(id)), v))
 }
@@ -283,7 +326,7 @@ func (c *Console) editForm(w http.ResponseWriter, r *http.Request) (editorView, 
 	v := editorView{ID: engine.WorkflowID(chi.URLParam(r, "id")), Workspace: r.URL.Query().Get("workspace"),
 		Source: catalog.Source{Kind: catalog.SourceKind(r.PostFormValue("kind")), Path: r.PostFormValue("folder")},
 		File:   r.PostFormValue("file"), Text: lf(r.PostFormValue("text")), CRLF: r.PostFormValue("eol") == "crlf",
-		Builtins: builtins()}
+		Builtins: builtins(c.workflows.Catalog(r.URL.Query().Get("workspace")))}
 	if v.Base.UnmarshalText([]byte(r.PostFormValue("base"))) != nil || !writableKind(v.Source.Kind) {
 		return v, false, nil
 	}
@@ -314,6 +357,11 @@ func (c *Console) workflowSave(w http.ResponseWriter, r *http.Request) {
 	if r.PostFormValue("action") == "check" {
 		v.Check = checkText(v.Text, v.Source.Kind)
 		c.render(w, r, http.StatusOK, editorPage(m, v))
+		return
+	}
+	if k := checkText(v.Text, v.Source.Kind); k.Refusal != "" {
+		v.Err, v.Check = "Not saved: "+k.Refusal, k
+		c.render(w, r, http.StatusUnprocessableEntity, editorPage(m, v))
 		return
 	}
 	text := v.Text

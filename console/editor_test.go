@@ -171,6 +171,13 @@ func TestBuiltinsPanelListsEveryRegistryEntry(t *testing.T) {
 	for _, op := range workflow.Operators() {
 		names = append(names, string(op))
 	}
+	for _, k := range workflow.LoopKinds() {
+		names = append(names, string(k))
+	}
+	for _, c := range workflow.CriterionTypes() {
+		names = append(names, string(c))
+	}
+	names = append(names, workflow.LoopVariables()...)
 	for _, name := range names {
 		i := strings.Index(page, `data-builtin="`+name+`"`)
 		if i < 0 {
@@ -313,6 +320,9 @@ func TestSave(t *testing.T) {
 			want: []string{"Not saved: the workflow does not load.", `data-line="7" data-col="38"`, "Did you mean <code>prompt</code>?"}},
 		{name: "wr namespace", text: strings.Replace(v2, "user.greet", "wr.greet", 1), code: http.StatusUnprocessableEntity,
 			want: []string{"reserved for workflows bundled with WorkRail"}},
+		{name: "legacy id", text: strings.Replace(v2, "user.greet", "greet_old", 1), code: http.StatusUnprocessableEntity,
+			want: []string{`Not saved: the id &#34;greet_old&#34; has no namespace, and the Console saves only namespaced ids: change it to &#34;user.greet_old&#34;.`,
+				"Files already on disk with a legacy id keep loading and running as they are.", `class="summary bad"`}},
 		{name: "check only", text: v2, form: func(f url.Values) { f.Set("action", "check") }, code: http.StatusOK,
 			want: []string{"No problems: user.greet version 2 loads"}},
 		{name: "bundled", text: v2, form: func(f url.Values) { f.Set("kind", "bundled") }, code: http.StatusUnprocessableEntity,
@@ -519,5 +529,30 @@ func TestPostsWithoutTheTokenWriteNothing(t *testing.T) {
 	}
 	if after := d.files(t); !equalFiles(before, after) {
 		t.Fatalf("refused posts changed the folders:\nbefore %v\nafter  %v", before, after)
+	}
+}
+
+// TestExistingLegacyFileLoadsButIsNotSavedAsIs: a file already on disk
+// with a dot-less id loads and opens in the editor, which says it will
+// not save it as it is; renaming the id saves.
+func TestExistingLegacyFileLoadsButIsNotSavedAsIs(t *testing.T) {
+	d := newDesk(t)
+	old := strings.Replace(greetFile("1"), "user.greet", "old_greet", 1)
+	if err := os.WriteFile(filepath.Join(d.user, "old_greet.json"), []byte(old), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, editor := getPath(t, d.h, "/workflows/old_greet/edit")
+	if code != http.StatusOK || !strings.Contains(editor, "Loads, but not saved from here: the id &#34;old_greet&#34; has no namespace") {
+		t.Fatalf("GET the legacy file's editor = %d; want it open, saying it will not save as is:\n%s", code, editor)
+	}
+	if rec := d.post(t, "/workflows/old_greet/edit", editForm(t, editor, old)); rec.Code != http.StatusUnprocessableEntity {
+		t.Fatalf("saving the legacy id = %d; want 422", rec.Code)
+	}
+	if b, _ := os.ReadFile(filepath.Join(d.user, "old_greet.json")); string(b) != old {
+		t.Fatal("a refused save changed the file")
+	}
+	renamed := strings.Replace(old, "old_greet", "user.old_greet", 1)
+	if rec := d.post(t, "/workflows/old_greet/edit", editForm(t, editor, renamed)); rec.Code != http.StatusSeeOther {
+		t.Fatalf("saving under the suggested id = %d; want 303", rec.Code)
 	}
 }

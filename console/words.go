@@ -39,6 +39,12 @@ func gapReasonText(r event.GapReason) string {
 		return "a required output is missing or invalid"
 	case event.GapWorkflowDivergence:
 		return "the agent left the workflow's path"
+	case event.GapNotesMissing:
+		return "the step's notes are missing"
+	case event.GapNotesCriteriaUnmet:
+		return "the notes miss what the step asks of them"
+	case event.GapAssessmentFollowup:
+		return "an assessment asked for a follow-up"
 	}
 	return string(r)
 }

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -626,4 +627,16 @@ func sessionEvents(t testing.TB, home, session string) int {
 		t.Fatalf("doctor does not list session %s", session)
 	}
 	return n
+}
+
+// consoleAddr is the Console's address in a result's link to its run.
+var consoleAddr = regexp.MustCompile(`http://127\.0\.0\.1:[0-9]+/sessions/`)
+
+// sameAnswer compares two answers byte for byte but for the Console's
+// address in their run link: a replay repeats its answer exactly while
+// the Console listens where it did, and a daemon these tests restart on
+// port 0 listens elsewhere, so its links follow it.
+func sameAnswer(a, b []byte) bool {
+	mask := []byte("http://console/sessions/")
+	return bytes.Equal(consoleAddr.ReplaceAll(a, mask), consoleAddr.ReplaceAll(b, mask))
 }

@@ -205,11 +205,24 @@ func TestHTTPSurface(t *testing.T) {
 		}
 	})
 
-	t.Run("no event stream", func(t *testing.T) {
-		// An open GET /mcp stream used to hold up shutdown for seconds.
-		code, hdr, _ := get(t, base+"/mcp", "", "Authorization", "Bearer "+token, "Accept", "text/event-stream")
+	t.Run("event stream", func(t *testing.T) {
+		// GET /mcp is the notification stream for a client that asks for
+		// one (the daemon ends it at shutdown: server's
+		// TestNotificationStream); anything else is refused.
+		code, hdr, _ := get(t, base+"/mcp", "", "Authorization", "Bearer "+token)
 		if code != http.StatusMethodNotAllowed || hdr.Get("Allow") != http.MethodPost {
 			t.Fatalf("GET /mcp = %d, Allow %q; want 405, POST", code, hdr.Get("Allow"))
+		}
+		req, _ := http.NewRequest(http.MethodGet, base+"/mcp", nil)
+		req.Header.Set("Authorization", "Bearer "+token)
+		req.Header.Set("Accept", "text/event-stream")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Type") != "text/event-stream" {
+			t.Fatalf("GET /mcp for an event stream = %d %q", resp.StatusCode, resp.Header.Get("Content-Type"))
 		}
 	})
 

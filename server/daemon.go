@@ -41,6 +41,8 @@ type Config struct {
 	Token string
 	// Tools runs the MCP tools.
 	Tools Tools
+	// Library serves MCP prompts and resources (nil: neither is declared).
+	Library Library
 	// Features gates the tools served.
 	Features protocol.Features
 	// Console mounts the Console's pages.
@@ -97,12 +99,16 @@ type Daemon struct {
 	started   time.Time
 	infoMu    sync.Mutex
 	info      home.Info // what daemon.json says
+	notes     *notifier // the notification streams (GET /mcp)
 }
+
+// watchInterval is how often the prompts are listed again while a
+// notification stream is open.
+const watchInterval = 2 * time.Second
 
 // Start binds the listeners, writes daemon.json and serves.
 func Start(cfg Config) (*Daemon, error) {
-	d := &Daemon{cfg: cfg, errs: make(chan error, 2), control: make(chan Action, 1), started: cfg.Now()}
-	mcpHTTP := mcpserver.NewStreamableHTTPServer(NewMCPServer(cfg.Tools, cfg.Features, cfg.Version, cfg.Log), mcpserver.WithStateLess(true), mcpserver.WithEndpointPath("/mcp"))
+	d := &Daemon{cfg: cfg, errs: make(chan error, 2), control: make(chan Action, 1), started: cfg.Now(), notes: newNotifier()}
 	tcpLn, err := listenTCP(cfg.Port, cfg.AnyPort)
 	if err != nil {
 		return nil, err
@@ -116,6 +122,7 @@ func Start(cfg Config) (*Daemon, error) {
 		return nil, err
 	}
 	d.url = "http://" + tcpLn.Addr().String()
+	mcpHTTP := d.mcpHandler()
 	lim := cfg.Limits
 	if lim == (Limits{}) {
 		lim = DefaultLimits()
@@ -139,11 +146,30 @@ func Start(cfg Config) (*Daemon, error) {
 	if err != nil {
 		tcpLn.Close()
 		unixLn.Close()
+		d.notes.close() // stops the prompts watcher
 		return nil, err
 	}
 	go func() { d.errs <- serve(d.tcp, tcpLn) }()
 	go func() { d.errs <- serve(d.unix, unixLn) }()
 	return d, nil
+}
+
+// mcpHandler is the streamable HTTP MCP endpoint, its results linking to
+// the Console at d.url, with the library's methods answered ahead of it.
+func (d *Daemon) mcpHandler() http.Handler {
+	cfg := d.cfg
+	opts := []MCPOption{WithLinks(d.url)}
+	if cfg.Library != nil {
+		opts = append(opts, WithLibrary())
+	}
+	var h http.Handler = mcpserver.NewStreamableHTTPServer(NewMCPServer(cfg.Tools, cfg.Features, cfg.Version, cfg.Log, opts...),
+		mcpserver.WithStateLess(true), mcpserver.WithEndpointPath("/mcp"))
+	if cfg.Library != nil {
+		w := newWatcher(cfg.Library, d.notes, watchInterval)
+		go w.run()
+		h = &libraryHandler{lib: cfg.Library, watch: w, next: h}
+	}
+	return h
 }
 
 func serve(s *http.Server, ln net.Listener) error {
@@ -201,6 +227,7 @@ func (d *Daemon) Errs() <-chan error { return d.errs }
 // Shutdown stops serving and removes daemon.json and the socket. The
 // caller closes the store after it.
 func (d *Daemon) Shutdown(ctx context.Context) error {
+	d.notes.close() // notification streams never end by themselves
 	tcpErr, unixErr := d.tcp.Shutdown(ctx), d.unix.Shutdown(ctx)
 	var err error
 	if ctx.Err() != nil {

@@ -172,13 +172,14 @@ func (r *refusals) finish(id json.RawMessage, method string) {
 	}
 	var reply struct {
 		Error *struct {
-			Code    int    `json:"code"`
-			Message string `json:"message"`
+			Code    int             `json:"code"`
+			Message string          `json:"message"`
+			Data    json.RawMessage `json:"data"`
 		} `json:"error"`
 	}
 	isJSON := json.Unmarshal(r.held.Bytes(), &reply) == nil
 	switch {
-	case isJSON && reply.Error != nil:
+	case isJSON && reply.Error != nil && len(reply.Error.Data) == 0: // one with data already carries the envelope
 		kind := protocol.RefusedInvalid
 		if reply.Error.Code == protocol.RPCInternalError {
 			kind = protocol.RefusedInternal

@@ -23,7 +23,7 @@ func (d *Daemon) router(port int, mcpHTTP http.Handler) chi.Router {
 	r.Use(secureHeaders, sameHost(port), http.NewCrossOriginProtection().Handler)
 	r.Handle("/static/*", noListing(http.FileServerFS(d.cfg.Static)))
 	r.With(bearer(d.cfg.Token), d.act.track, guard).Post("/mcp", mcpHTTP.ServeHTTP)
-	r.Method(http.MethodGet, "/mcp", http.HandlerFunc(noStream))
+	r.With(bearer(d.cfg.Token)).Get("/mcp", d.notes.stream)
 	r.With(bearer(d.cfg.Token)).Get("/api/doctor", d.doctor)
 	r.With(bearer(d.cfg.Token)).Get("/api/status", d.status)
 	r.With(bearer(d.cfg.Token)).Group(d.shareRoutes)
@@ -46,7 +46,7 @@ func (d *Daemon) router(port int, mcpHTTP http.Handler) chi.Router {
 func (d *Daemon) socketRouter(mcpHTTP http.Handler) http.Handler {
 	r := chi.NewRouter()
 	r.With(d.act.track, guard).Post("/mcp", mcpHTTP.ServeHTTP)
-	r.Get("/mcp", noStream)
+	r.Get("/mcp", d.notes.stream)
 	r.Get("/health", d.health)
 	r.Post("/retire", d.retire)
 	r.Get("/api/doctor", d.doctor)
@@ -70,9 +70,7 @@ func noListing(files http.Handler) http.Handler {
 	})
 }
 
-// noStream refuses the server-to-client event stream: the daemon is
-// stateless and sends nothing unasked, and a stream left open would hold
-// up shutdown.
+// noStream refuses a GET /mcp that asks for no event stream.
 func noStream(w http.ResponseWriter, _ *http.Request) {
 	w.Header().Set("Allow", http.MethodPost)
 	http.Error(w, "this server sends no event stream; POST JSON-RPC messages to /mcp", http.StatusMethodNotAllowed)

@@ -35,7 +35,7 @@ func surfaces(t *testing.T) (tcp, socket http.Handler) {
 		},
 		Static: fstest.MapFS{"static/app.css": {Data: []byte("body{}")}},
 		Doctor: func() ([]store.Report, error) { return []store.Report{}, nil },
-		Log:    slog.New(slog.DiscardHandler)}, url: "http://127.0.0.1:7421", owner: newOwner(testToken, 7421, executetest.Clock)}
+		Log:    slog.New(slog.DiscardHandler)}, url: "http://127.0.0.1:7421", owner: newOwner(testToken, 7421, executetest.Clock), notes: newNotifier()}
 	mcpHTTP := mcpserver.NewStreamableHTTPServer(NewMCPServer(uc, protocol.Features{CheckpointWorkflow: true}, "test", slog.New(slog.DiscardHandler)), mcpserver.WithStateLess(true), mcpserver.WithEndpointPath("/mcp"))
 	return d.router(7421, mcpHTTP), d.socketRouter(mcpHTTP)
 }
@@ -76,8 +76,7 @@ func TestRoutes(t *testing.T) {
 		{"the bearer scheme in lower case", tcp, "GET", "/api/doctor", "bearer " + testToken, 200},
 		{"another scheme", tcp, "GET", "/api/doctor", "Basic " + testToken, 401},
 		{"mcp without the bearer", tcp, "POST", "/mcp", "", 401},
-		{"no event stream over tcp", tcp, "GET", "/mcp", "Bearer " + testToken, 405},
-		{"no event stream over the socket", socket, "GET", "/mcp", "", 405},
+		{"no event stream over tcp without the bearer", tcp, "GET", "/mcp", "", 401},
 		{"doctor over the socket", socket, "GET", "/api/doctor", "", 200},
 		{"health over the socket", socket, "GET", "/health", "", 200},
 		{"a login link over the socket", socket, "POST", "/api/login-link", "", 200},

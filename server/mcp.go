@@ -28,12 +28,37 @@ type Tools interface {
 	ResumeSession(ctx context.Context, raw []byte) protocol.Result
 }
 
+// MCPOption sets up the MCP server beyond its tools.
+type MCPOption func(*mcpOptions)
+
+type mcpOptions struct {
+	console string // the Console's URL; empty: results carry no links
+	library bool
+}
+
+// WithLinks makes every result about a run link to it: a resource_link
+// to its session's resource and, under consoleUrl and at the end of its
+// text, its page in the Console at console (the daemon's URL).
+func WithLinks(console string) MCPOption { return func(o *mcpOptions) { o.console = console } }
+
+// WithLibrary declares the prompts (whose list changes) and resources
+// capabilities; the library handler answers their methods.
+func WithLibrary() MCPOption { return func(o *mcpOptions) { o.library = true } }
+
 // NewMCPServer builds the MCP server whose tools run on t, serving only
 // the tools features turns on: each handler decodes nothing itself, calls
 // the use case with the raw arguments and encodes its result. Each call is
 // one line in log.
-func NewMCPServer(t Tools, features protocol.Features, version string, log *slog.Logger) *mcpserver.MCPServer {
-	s := mcpserver.NewMCPServer("workrail", version, mcpserver.WithToolCapabilities(false), mcpserver.WithRecovery())
+func NewMCPServer(t Tools, features protocol.Features, version string, log *slog.Logger, opts ...MCPOption) *mcpserver.MCPServer {
+	var o mcpOptions
+	for _, f := range opts {
+		f(&o)
+	}
+	sopts := []mcpserver.ServerOption{mcpserver.WithToolCapabilities(false), mcpserver.WithRecovery()}
+	if o.library {
+		sopts = append(sopts, mcpserver.WithPromptCapabilities(true), mcpserver.WithResourceCapabilities(false, false))
+	}
+	s := mcpserver.NewMCPServer("workrail", version, sopts...)
 	run := map[protocol.ToolName]func(ctx context.Context, raw []byte, workdir string) protocol.Result{
 		protocol.ToolList: anywhere(t.List), protocol.ToolInspect: anywhere(t.Inspect), protocol.ToolStart: t.StartFrom,
 		protocol.ToolContinue: anywhere(t.Continue), protocol.ToolCheckpoint: anywhere(t.Checkpoint),
@@ -49,7 +74,7 @@ func NewMCPServer(t Tools, features protocol.Features, version string, log *slog
 			defer logPanic(ctx, log, spec.Name, start)
 			r := call(ctx, rawArgs(ctx, req), req.Header.Get(home.WorkdirHeader))
 			logCall(ctx, log, spec.Name, r, time.Since(start))
-			return toolResult(r), nil
+			return toolResult(protocol.WithConsoleLink(r, o.console), o.console != ""), nil
 		})
 	}
 	return s
@@ -142,8 +167,32 @@ func rawArgs(ctx context.Context, req mcp.CallToolRequest) []byte {
 
 // toolResult carries the full text both as content[0].text and as
 // structuredContent.text: some clients hand the model only one of them.
-func toolResult(r protocol.Result) *mcp.CallToolResult {
+// With links, a result about a run also carries a resource_link to its
+// session, and resume_session's candidates one each.
+func toolResult(r protocol.Result, links bool) *mcp.CallToolResult {
 	res := mcp.NewToolResultStructured(r, r.RenderedText())
 	res.IsError = r.ResultKind() == protocol.KindError
+	if links {
+		for _, ref := range runsOf(r) {
+			res.Content = append(res.Content, mcp.NewResourceLink(protocol.SessionURI(ref.SessionID), ref.SessionID.String(),
+				"WorkRail session "+ref.SessionID.String()+" (run "+ref.RunID.String()+") as Markdown", markdown))
+		}
+	}
 	return res
+}
+
+// runsOf lists the runs a result is about.
+func runsOf(r protocol.Result) []protocol.SessionRef {
+	if ref, ok := protocol.RunOf(r); ok {
+		return []protocol.SessionRef{ref}
+	}
+	c, ok := r.(protocol.ResumeResult)
+	if !ok {
+		return nil
+	}
+	refs := make([]protocol.SessionRef, len(c.Candidates))
+	for i, cand := range c.Candidates {
+		refs[i] = cand.Session
+	}
+	return refs
 }

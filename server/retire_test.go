@@ -235,8 +235,8 @@ func TestTakenPort(t *testing.T) {
 			t.Fatal(err)
 		}
 		resp.Body.Close()
-		if resp.StatusCode != http.StatusMethodNotAllowed {
-			t.Errorf("GET %s/mcp = %d, want the daemon's 405", d.URL(), resp.StatusCode)
+		if resp.StatusCode != http.StatusUnauthorized || resp.Header.Get("WWW-Authenticate") == "" {
+			t.Errorf("GET %s/mcp = %d, want the daemon's 401", d.URL(), resp.StatusCode)
 		}
 	})
 }

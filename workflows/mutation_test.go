@@ -23,6 +23,14 @@ var semanticMessages = []string{
 	"compares numbers",
 	"is an array: test it with exists",
 	"is declared string:", "is declared number:", "is declared integer:", "is declared boolean:",
+	"duplicate reference id", "duplicate fragment id", "duplicate assessment id", "duplicate dimension id",
+	"is defined twice here", "is not defined for this step",
+	"is not declared in the workflow's assessments", "is not one of this step's assessmentRefs", "is not a level of any dimension",
+	"the same trigger is given twice", "consequences need the step's assessmentRefs", "either an output contract or assessments",
+	"to decide when it stops", "is already a context input or loop variable",
+	"WorkRail uses Go's RE2 syntax", "exceeds max",
+	"does not compile as a JSON Schema", "the example must be an object whose", "the example does not satisfy the schema",
+	"is already accepted by", "is a contract ref itself", "unknown contract pack",
 }
 
 func onlySemantic(err error) bool {

@@ -164,7 +164,10 @@ func walk(t *testing.T, c compile.Compiled, sc scenario) walkResult {
 			r.exits[e.LoopID] = e
 		}
 	}
-	mv := run.Start(c, sc.ctx, workflow.Preferences{})
+	mv, err := run.Start(c, sc.ctx, workflow.Preferences{})
+	if err != nil {
+		t.Fatal(err)
+	}
 	record(mv)
 	for mv.Snapshot.Position.Kind == run.Pending {
 		if r.advances >= maxAdvances {
@@ -188,7 +191,6 @@ func walk(t *testing.T, c compile.Compiled, sc scenario) walkResult {
 				stop = true
 			}
 		}
-		var err error
 		mv, err = run.Advance(c, mv.Snapshot, sc.send[string(place.Step.ID)], stop)
 		if err != nil {
 			t.Fatalf("advance past %s: %v", place.Step.ID, err)

@@ -31,7 +31,7 @@ func commands() []command {
 		{"daemon", "workrail [daemon] [--port N]", "run the daemon (Console + MCP) in the foreground", runDaemon},
 		{"console", "workrail console [--print]", "open the Console in your browser with a one-time login link (starts the daemon if none runs)", runConsole},
 		{"mcp", "workrail mcp", "stdio MCP server for your IDE (starts the daemon if needed)", runShim},
-		{"validate", "workrail validate [--json] [--bundled] FILE…", "check workflow files; exit 0 only if all are valid", runValidate},
+		{"validate", "workrail validate [--json] [--bundled] FILE… or FOLDER… | validate --catalog [--json]", "check workflow files (either format; routines resolve among them and the bundled ones); exit 0 only if all are valid; or print the builtins catalog", runValidate},
 		{"doctor", "workrail doctor [--json] [--rebuild-indexes | --salvage NEW.db | --secrets]",
 			"verify every stored session; exit 0 only if all are healthy; with the daemon stopped, rebuild damaged indexes or copy every intact session of a damaged file into a new one",
 			runDoctor},

@@ -6,9 +6,13 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"sort"
 
 	"github.com/workrail/workrail/engine/catalog"
 	"github.com/workrail/workrail/engine/workflow"
+	"github.com/workrail/workrail/engine/workflow/legacy"
+	"github.com/workrail/workrail/workflows"
 )
 
 // fileReport is one file's result in `workrail validate --json`.
@@ -19,17 +23,31 @@ type fileReport struct {
 	WorkflowHash string            `json:"workflowHash,omitempty"`
 	Problems     workflow.Problems `json:"problems"`
 	Warnings     []catalog.Notice  `json:"warnings,omitempty"`
+	// RefusedForNewFiles says why a new file must not be written like
+	// this one (the TypeScript format, an id without namespace), though
+	// this one loads and runs.
+	RefusedForNewFiles []string `json:"refusedForNewFiles,omitempty"`
 }
+
+// Why a file's shape is refused for new files.
+const (
+	refusedLegacyFormat = "written in the TypeScript WorkRail format: it runs, but write new workflows in WorkRail's own format"
+	refusedLegacyID     = "its id has no namespace: it runs, but new workflows need namespace.name"
+)
 
 func runValidate(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("validate", flag.ContinueOnError)
 	asJSON := fs.Bool("json", false, "print the reports as JSON")
 	bundled := fs.Bool("bundled", false, "check as a bundled workflow (allows the reserved wr namespace)")
+	builtins := fs.Bool("catalog", false, "print the builtins catalog (features, templates, contracts, operators, loops, routines…) instead")
 	if code, done := parseFlags(fs, args, stdout, stderr); done {
 		return code
 	}
+	if *builtins {
+		return printCatalog(stdout, stderr, *asJSON)
+	}
 	if fs.NArg() == 0 {
-		fmt.Fprint(stderr, "workrail validate: name at least one file\n\n")
+		fmt.Fprint(stderr, "workrail validate: name at least one file or folder\n\n")
 		commandUsage(fs, stderr)
 		return 2
 	}
@@ -37,10 +55,7 @@ func runValidate(args []string, stdout, stderr io.Writer) int {
 	if *bundled {
 		kind = catalog.Bundled
 	}
-	reports := make([]fileReport, 0, fs.NArg())
-	for _, path := range fs.Args() {
-		reports = append(reports, validateFile(path, kind))
-	}
+	reports := validateFiles(fs.Args(), kind)
 	ok := true
 	for _, r := range reports {
 		ok = ok && r.Valid
@@ -58,20 +73,57 @@ func runValidate(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
-func validateFile(path string, kind catalog.SourceKind) fileReport {
-	r := fileReport{File: path, Problems: workflow.Problems{}}
-	b, err := os.ReadFile(path)
-	if err != nil {
-		r.Problems = append(r.Problems, workflow.Problem{Message: err.Error()})
-		return r
+// validateFiles checks the files named, and the *.json files at the top
+// of each folder named, as one set: a routine call resolves among them,
+// then among the bundled routines.
+func validateFiles(args []string, kind catalog.SourceKind) []fileReport {
+	var reports []fileReport
+	var files []catalog.File
+	for _, path := range expand(args) {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			reports = append(reports, fileReport{File: path, Problems: workflow.Problems{{Message: err.Error()}}})
+			continue
+		}
+		files = append(files, catalog.File{Name: path, Data: b})
 	}
-	c, warnings, problems := catalog.Validate(b, kind)
-	if len(problems) > 0 {
-		r.Problems = problems
-		return r
+	bundled, _ := catalog.LoadFS(workflows.FS, catalog.Source{Kind: catalog.Bundled})
+	entries, problems := catalog.LoadSet(files, catalog.Source{Kind: kind}, catalog.RoutinesOf(bundled))
+	byFile := map[string]fileReport{}
+	for _, e := range entries {
+		byFile[e.File] = fileReport{File: e.File, Valid: true, WorkflowID: string(e.Compiled.ID),
+			WorkflowHash: e.Compiled.Hash.String(), Problems: workflow.Problems{}, Warnings: e.Warnings}
 	}
-	r.Valid, r.WorkflowID, r.WorkflowHash, r.Warnings = true, string(c.ID), c.Hash.String(), warnings
-	return r
+	for _, p := range problems {
+		byFile[p.File] = fileReport{File: p.File, Problems: p.Problems}
+	}
+	for _, f := range files {
+		r := byFile[f.Name]
+		if legacy.IsLegacy(f.Data) {
+			r.RefusedForNewFiles = append(r.RefusedForNewFiles, refusedLegacyFormat)
+		}
+		if status, err := workflow.StatusOf(catalog.IDOf(f.Data)); err == nil && status == workflow.Legacy {
+			r.RefusedForNewFiles = append(r.RefusedForNewFiles, refusedLegacyID)
+		}
+		reports = append(reports, r)
+	}
+	return reports
+}
+
+// expand replaces each folder by the *.json files at its top, sorted.
+func expand(args []string) []string {
+	var out []string
+	for _, a := range args {
+		info, err := os.Stat(a)
+		if err != nil || !info.IsDir() {
+			out = append(out, a)
+			continue
+		}
+		names, _ := filepath.Glob(filepath.Join(a, "*.json"))
+		sort.Strings(names)
+		out = append(out, names...)
+	}
+	return out
 }
 
 func printValidation(w io.Writer, reports []fileReport) {
@@ -83,7 +135,17 @@ func printValidation(w io.Writer, reports []fileReport) {
 			fmt.Fprintf(w, "%s:%s\n", r.File, p)
 		}
 		for _, n := range r.Warnings {
-			fmt.Fprintf(w, "%s: warning %s: %s\n", r.File, n.Code, n.Message)
+			where := ""
+			if n.Rewrite != "" {
+				where += " " + string(n.Rewrite)
+			}
+			if n.Pointer != "" {
+				where += " at " + n.Pointer
+			}
+			fmt.Fprintf(w, "%s: warning %s%s: %s\n", r.File, n.Code, where, n.Message)
+		}
+		for _, why := range r.RefusedForNewFiles {
+			fmt.Fprintf(w, "%s: refused for new files: %s\n", r.File, why)
 		}
 	}
 }

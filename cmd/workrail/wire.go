@@ -151,6 +151,7 @@ func serveStore(h home.Dir, port portChoice, anyPort bool, st *store.Store, logg
 	share := shareAPI{uc: uc, st: st, logf: logger.printf}
 	scan := secretsAPI{uc: uc, st: st, logf: logger.printf}
 	d, err := server.Start(server.Config{Home: h, Port: port.port, AnyPort: anyPort, Version: version, Token: token, Tools: uc,
+		Library: libraryAPI{uc: uc, st: st, logf: logger.printf},
 		Console: con.Routes, Features: features, Static: web.Static, Doctor: st.Doctor, Log: logger.Logger, Now: time.Now,
 		AppliedConfigHash: func(bound int) string { return live.Listening(bound, port.given) }, Restart: restart,
 		Sessions: share.sessions, Export: share.export, Import: share.importBundle, Secrets: scan.list, Scrub: scan.scrub,

@@ -17,6 +17,7 @@ import (
 	"github.com/workrail/workrail/engine/compile"
 	"github.com/workrail/workrail/engine/event"
 	"github.com/workrail/workrail/engine/workflow"
+	"github.com/workrail/workrail/engine/workflow/legacy"
 )
 
 // SourceKind is the closed set of places workflows come from, in
@@ -62,14 +63,30 @@ type Entry struct {
 	Compiled compile.Compiled
 	IDStatus workflow.IDStatus
 	Warnings []Notice
+	// Workflow is the source as read (normalized, for a legacy file, and
+	// under its loaded id): what a routine call in another file expands.
+	Workflow workflow.Workflow
 }
+
+// Legacy reports whether the entry's file is in the TypeScript WorkRail
+// format: it runs, but a new file must not be saved in that shape.
+func (e Entry) Legacy() bool { return e.Compiled.Dialect != "" }
 
 // Notice is a structured note about an entry.
 type Notice struct {
 	Code    event.NoticeCode `json:"code"`
 	Message string           `json:"message"`
-	Suggest string           `json:"suggestedId,omitempty"`
+	// Pointer is where in the file the notice points.
+	Pointer string `json:"pointer,omitempty"`
+	Suggest string `json:"suggestedId,omitempty"`
+	// Rewrite is what normalizing a legacy file changed there
+	// (NoticeLegacyFormat).
+	Rewrite legacy.Code `json:"rewrite,omitempty"`
 }
+
+// Routines finds a routine by id for a template call: among the files
+// loaded together, then the bundled ones. Nil finds none.
+type Routines func(engine.WorkflowID) (workflow.Workflow, bool)
 
 // Shadow records an id defined by two sources: the winner is used.
 type Shadow struct {
@@ -174,47 +191,67 @@ func (c *Catalog) sort() {
 	})
 }
 
-// Load parses one file, checks its source's id rules and compiles it.
+// Load parses one file (in either dialect), checks its source's id rules
+// and compiles it, with the bundled routines only.
 func Load(b []byte, src Source, file string) (Entry, workflow.Problems) {
-	w, err := workflow.Parse(b)
-	if err != nil {
-		var p workflow.Problems
-		if errors.As(err, &p) {
-			return Entry{}, p
-		}
-		return Entry{}, workflow.Problems{{Message: err.Error()}}
-	}
-	status, _ := workflow.StatusOf(w.ID)
-	if p := idRules(w.ID, status, src); p != nil {
-		for i := range p {
-			p[i] = workflow.Locate(b, p[i])
-		}
+	return LoadWith(b, src, file, nil)
+}
+
+// LoadWith is Load with the routines template calls may expand.
+func LoadWith(b []byte, src Source, file string, routines Routines) (Entry, workflow.Problems) {
+	w, res, p := read(b, src)
+	if p != nil {
 		return Entry{}, p
 	}
-	c, err := compile.Compile(w)
+	status, _ := workflow.StatusOf(w.ID)
+	opts := compile.Options{Routines: routines, Rewrites: res.Rewrites()}
+	if res.Legacy() {
+		opts.Dialect = compile.DialectTS
+	}
+	c, warnings, err := compile.CompileWith(w, opts)
 	if err != nil {
 		return Entry{}, workflow.Problems{{Message: err.Error()}}
 	}
-	e := Entry{Source: src, File: file, Text: b, Compiled: c, IDStatus: status}
+	e := Entry{Source: src, File: file, Text: b, Compiled: c, IDStatus: status, Workflow: w}
+	if claimed := IDOf(b); claimed != w.ID && workflow.Reserved(claimed) {
+		e.Warnings = append(e.Warnings, Notice{Code: event.NoticeReservedIDRenamed, Suggest: string(w.ID), Pointer: "/id",
+			Message: fmt.Sprintf("%q is in the wr namespace, which is WorkRail's own; it loads as %q (rename it in the file to keep that id)", claimed, w.ID)})
+	}
+	for _, x := range res.Warnings {
+		e.Warnings = append(e.Warnings, Notice{Code: event.NoticeLegacyFormat, Rewrite: x.Code, Pointer: x.Pointer, Message: x.Message})
+	}
+	for _, x := range warnings {
+		e.Warnings = append(e.Warnings, Notice{Code: event.NoticeRoutineArgUnused, Pointer: x.Pointer, Message: x.Message})
+	}
 	if status == workflow.Legacy {
 		s := SuggestedID(w.ID, src.Kind)
-		e.Warnings = append(e.Warnings, Notice{Code: event.NoticeLegacyWorkflowID, Suggest: string(s),
+		e.Warnings = append(e.Warnings, Notice{Code: event.NoticeLegacyWorkflowID, Pointer: "/id", Suggest: string(s),
 			Message: fmt.Sprintf("workflow id %q has no namespace; it still runs, but rename it to %q", w.ID, s)})
 	}
 	return e, nil
 }
 
-// idRules enforces the namespace rules of each source.
-func idRules(id engine.WorkflowID, status workflow.IDStatus, src Source) workflow.Problems {
-	switch {
-	case src.Kind == Bundled && (status != workflow.Namespaced || !workflow.Reserved(id)):
-		return workflow.Problems{{Pointer: "/id", Message: "bundled workflows must use the wr namespace"}}
-	case src.Kind != Bundled && workflow.Reserved(id):
-		return workflow.Problems{{Pointer: "/id", Message: fmt.Sprintf(
-			"the wr namespace is reserved for workflows bundled with WorkRail; rename %q to e.g. %q", id,
-			SuggestedID(engine.WorkflowID(id[len("wr."):]), src.Kind))}}
+// read normalizes one file and applies its source's id rules: a file
+// outside the bundled source that claims a wr.* id loads under
+// SuggestedID of its name part.
+func read(b []byte, src Source) (workflow.Workflow, legacy.Result, workflow.Problems) {
+	res, err := legacy.Normalize(b)
+	if err != nil {
+		var p workflow.Problems
+		if errors.As(err, &p) {
+			return workflow.Workflow{}, res, p
+		}
+		return workflow.Workflow{}, res, workflow.Problems{{Message: err.Error()}}
 	}
-	return nil
+	w := res.Workflow
+	status, _ := workflow.StatusOf(w.ID)
+	if src.Kind == Bundled && (status != workflow.Namespaced || !workflow.Reserved(w.ID)) {
+		return w, res, workflow.Problems{workflow.Locate(b, workflow.Problem{Pointer: "/id", Message: "bundled workflows must use the wr namespace"})}
+	}
+	if src.Kind != Bundled && workflow.Reserved(w.ID) {
+		w.ID = SuggestedID(w.ID[len("wr."):], src.Kind)
+	}
+	return w, res, nil
 }
 
 // SuggestedID is the deterministic namespaced rename of a legacy id.
@@ -237,11 +274,70 @@ func Validate(b []byte, kind SourceKind) (compile.Compiled, []Notice, workflow.P
 	return e.Compiled, e.Warnings, p
 }
 
+// File is one workflow file's name and bytes.
+type File struct {
+	Name string
+	Data []byte
+}
+
+// LoadSet loads files that belong together (one folder, or the files
+// given to validate) as a source of kind src.Kind, in the order given: a
+// routine call resolves among them (by the id the routine's file claims,
+// or the one it loads under), then among fallback (e.g. the bundled
+// routines).
+func LoadSet(files []File, src Source, fallback Routines) ([]Entry, []LoadProblem) {
+	set := map[engine.WorkflowID]workflow.Workflow{}
+	for _, f := range files {
+		w, _, p := read(f.Data, src)
+		if p == nil && w.Kind == workflow.KindRoutine {
+			set[w.ID] = w
+			if claimed := IDOf(f.Data); claimed != w.ID {
+				set[claimed] = w
+			}
+		}
+	}
+	find := func(id engine.WorkflowID) (workflow.Workflow, bool) {
+		if w, ok := set[id]; ok {
+			return w, true
+		}
+		if fallback != nil {
+			return fallback(id)
+		}
+		return workflow.Workflow{}, false
+	}
+	var entries []Entry
+	var problems []LoadProblem
+	for _, f := range files {
+		e, p := LoadWith(f.Data, src, f.Name, find)
+		if p != nil {
+			problems = append(problems, LoadProblem{Source: src, File: f.Name, ID: IDOf(f.Data), Problems: p})
+			continue
+		}
+		entries = append(entries, e)
+	}
+	return entries, problems
+}
+
+// RoutinesOf finds routines among entries by id: the id each loaded
+// under, or the wr.* id its file claims.
+func RoutinesOf(entries ...[]Entry) Routines {
+	return func(id engine.WorkflowID) (workflow.Workflow, bool) {
+		for _, list := range entries {
+			for _, e := range list {
+				if e.Compiled.Kind == workflow.KindRoutine && (e.Compiled.ID == id || IDOf(e.Text) == id) {
+					return e.Workflow, true
+				}
+			}
+		}
+		return workflow.Workflow{}, false
+	}
+}
+
 // LoadFS loads every *.json file at the top of fsys as a source of kind
-// src.Kind, in name order.
+// src.Kind, in name order, routine calls resolving among them.
 func LoadFS(fsys fs.FS, src Source) ([]Entry, []LoadProblem) {
 	names, _ := fs.Glob(fsys, "*.json")
-	var entries []Entry
+	var files []File
 	var problems []LoadProblem
 	for _, name := range names {
 		b, err := fs.ReadFile(fsys, name)
@@ -249,14 +345,10 @@ func LoadFS(fsys fs.FS, src Source) ([]Entry, []LoadProblem) {
 			problems = append(problems, LoadProblem{Source: src, File: name, Problems: workflow.Problems{{Message: err.Error()}}})
 			continue
 		}
-		e, p := Load(b, src, name)
-		if p != nil {
-			problems = append(problems, LoadProblem{Source: src, File: name, ID: IDOf(b), Problems: p})
-			continue
-		}
-		entries = append(entries, e)
+		files = append(files, File{Name: name, Data: b})
 	}
-	return entries, problems
+	entries, p := LoadSet(files, src, nil)
+	return entries, append(problems, p...)
 }
 
 // IDOf is the id a workflow file names, read as far as the file allows:

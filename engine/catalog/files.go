@@ -3,6 +3,7 @@ package catalog
 import (
 	"crypto/sha256"
 	"encoding/json"
+	"fmt"
 	"regexp"
 	"slices"
 	"strings"
@@ -93,12 +94,29 @@ func CheckFileName(name string) error {
 func FileName(id engine.WorkflowID) string { return string(id) + ".json" }
 
 // CheckText refuses text that would not load from a source of kind:
-// everything Validate checks.
+// everything Validate checks. A file claiming a wr.* id outside the
+// bundled source loads under another id, but is not written: the author
+// is asked to pick the id it will load under.
 func CheckText(text []byte, kind SourceKind) error {
+	if p := ReservedID(text, kind); p != nil {
+		return &WriteError{Kind: WriteInvalid, Message: "the workflow does not load", Problems: p}
+	}
 	if _, _, problems := Validate(text, kind); len(problems) > 0 {
 		return &WriteError{Kind: WriteInvalid, Message: "the workflow does not load", Problems: problems}
 	}
 	return nil
+}
+
+// ReservedID is the problem of a new file of kind that claims a wr.* id
+// (nil when it claims none): such a file on disk loads under another id,
+// but is never written, so its author picks the id it will load under.
+func ReservedID(text []byte, kind SourceKind) workflow.Problems {
+	id := IDOf(text)
+	if kind == Bundled || !workflow.Reserved(id) {
+		return nil
+	}
+	return workflow.Problems{workflow.Locate(text, workflow.Problem{Pointer: "/id", Message: fmt.Sprintf(
+		"the wr namespace is reserved for workflows bundled with WorkRail; rename %q to e.g. %q", id, SuggestedID(id[len("wr."):], kind))})}
 }
 
 // WithID is workflow file b with the value of its top-level id replaced

@@ -37,6 +37,7 @@ func TestLoadIDRules(t *testing.T) {
 		problem string // exact message of the one /id problem; "" to load
 		status  workflow.IDStatus
 		suggest string // legacy rename, when loaded
+		loadsAs string // the id a reserved one loads under
 	}{
 		{kind: catalog.Bundled, id: "wr.review", status: workflow.Namespaced},
 		{kind: catalog.Bundled, id: "user.review", problem: msgBundled},
@@ -44,17 +45,17 @@ func TestLoadIDRules(t *testing.T) {
 		{kind: catalog.Bundled, id: "review", problem: msgBundled},
 		{kind: catalog.Bundled, id: "wr", problem: msgBundled},
 
-		{kind: catalog.User, id: "wr.review", problem: fmt.Sprintf(msgReserved, "wr.review", "user.review")},
+		{kind: catalog.User, id: "wr.review", status: workflow.Namespaced, loadsAs: "user.review"},
 		{kind: catalog.User, id: "team.review", status: workflow.Namespaced},
 		{kind: catalog.User, id: "project.review", status: workflow.Namespaced},
 		{kind: catalog.User, id: "review", status: workflow.Legacy, suggest: "user.review"},
 		{kind: catalog.User, id: "wr", status: workflow.Legacy, suggest: "user.wr"},
 
-		{kind: catalog.Project, id: "wr.review", problem: fmt.Sprintf(msgReserved, "wr.review", "project.review")},
+		{kind: catalog.Project, id: "wr.review", status: workflow.Namespaced, loadsAs: "project.review"},
 		{kind: catalog.Project, id: "user.review", status: workflow.Namespaced},
 		{kind: catalog.Project, id: "review", status: workflow.Legacy, suggest: "project.review"},
 
-		{kind: catalog.Config, id: "wr.review", problem: fmt.Sprintf(msgReserved, "wr.review", "repo.review")},
+		{kind: catalog.Config, id: "wr.review", status: workflow.Namespaced, loadsAs: "repo.review"},
 		{kind: catalog.Config, id: "repo.review", status: workflow.Namespaced},
 		{kind: catalog.Config, id: "review", status: workflow.Legacy, suggest: "repo.review"},
 	} {
@@ -77,13 +78,22 @@ func TestLoadIDRules(t *testing.T) {
 			if p != nil {
 				t.Fatalf("problems = %v", p)
 			}
-			if e.Source != s || e.File != "review.json" || string(e.Compiled.ID) != tc.id || e.IDStatus != tc.status {
+			id := tc.id
+			if tc.loadsAs != "" {
+				id = tc.loadsAs
+			}
+			if e.Source != s || e.File != "review.json" || string(e.Compiled.ID) != id || e.IDStatus != tc.status {
 				t.Errorf("entry = {Source %+v File %q ID %q IDStatus %q}", e.Source, e.File, e.Compiled.ID, e.IDStatus)
 			}
 			var want []catalog.Notice
+			if tc.loadsAs != "" {
+				want = []catalog.Notice{{Code: event.NoticeReservedIDRenamed, Suggest: tc.loadsAs, Pointer: "/id",
+					Message: fmt.Sprintf("%q is in the wr namespace, which is WorkRail's own; it loads as %q (rename it in the file to keep that id)", tc.id, tc.loadsAs)}}
+			}
 			if tc.suggest != "" {
 				want = []catalog.Notice{{
 					Code:    event.NoticeLegacyWorkflowID,
+					Pointer: "/id",
 					Suggest: tc.suggest,
 					Message: fmt.Sprintf("workflow id %q has no namespace; it still runs, but rename it to %q", tc.id, tc.suggest),
 				}}
@@ -206,7 +216,7 @@ func TestValidate(t *testing.T) {
 		suggest string
 	}{
 		{id: "wr.review", kind: catalog.Bundled},
-		{id: "wr.review", kind: catalog.User, problem: fmt.Sprintf(msgReserved, "wr.review", "user.review")},
+		{id: "wr.review", kind: catalog.User, suggest: "user.review"},
 		{id: "team.review", kind: catalog.Bundled, problem: msgBundled},
 		{id: "team.review", kind: catalog.User},
 		{id: "review", kind: catalog.Bundled, problem: msgBundled},
@@ -230,7 +240,7 @@ func TestValidate(t *testing.T) {
 				t.Fatalf("problems = %v", p)
 			}
 			e := MustLoad(t, b, catalog.Source{Kind: tc.kind, Path: "/anywhere"}, "f.json")
-			if string(c.ID) != tc.id || c.Hash != e.Compiled.Hash {
+			if (string(c.ID) != tc.id && string(c.ID) != tc.suggest) || c.Hash != e.Compiled.Hash {
 				t.Errorf("compiled %q hash %q, want %q hash %q as Load gives", c.ID, c.Hash, tc.id, e.Compiled.Hash)
 			}
 			if !reflect.DeepEqual(notices, e.Warnings) {

@@ -25,22 +25,19 @@ func TestLoadFSFolder(t *testing.T) {
 		problems []string // file pointer@line: message
 	}{
 		{
-			kind:    catalog.User,
-			entries: []string{"a-team.json team.review", "b-legacy.json quick-fix user.quick-fix"},
-			problems: []string{syntax("c-broken.json", 6),
-				"d-reserved.json /id@3: " + fmt.Sprintf(msgReserved, "wr.review", "user.review"), syntax("e-yaml.json", 1)},
+			kind:     catalog.User,
+			entries:  []string{"a-team.json team.review", "b-legacy.json quick-fix user.quick-fix", "d-reserved.json user.review user.review"},
+			problems: []string{syntax("c-broken.json", 6), syntax("e-yaml.json", 1)},
 		},
 		{
-			kind:    catalog.Project,
-			entries: []string{"a-team.json team.review", "b-legacy.json quick-fix project.quick-fix"},
-			problems: []string{syntax("c-broken.json", 6),
-				"d-reserved.json /id@3: " + fmt.Sprintf(msgReserved, "wr.review", "project.review"), syntax("e-yaml.json", 1)},
+			kind:     catalog.Project,
+			entries:  []string{"a-team.json team.review", "b-legacy.json quick-fix project.quick-fix", "d-reserved.json project.review project.review"},
+			problems: []string{syntax("c-broken.json", 6), syntax("e-yaml.json", 1)},
 		},
 		{
-			kind:    catalog.Config,
-			entries: []string{"a-team.json team.review", "b-legacy.json quick-fix repo.quick-fix"},
-			problems: []string{syntax("c-broken.json", 6),
-				"d-reserved.json /id@3: " + fmt.Sprintf(msgReserved, "wr.review", "repo.review"), syntax("e-yaml.json", 1)},
+			kind:     catalog.Config,
+			entries:  []string{"a-team.json team.review", "b-legacy.json quick-fix repo.quick-fix", "d-reserved.json repo.review repo.review"},
+			problems: []string{syntax("c-broken.json", 6), syntax("e-yaml.json", 1)},
 		},
 		{
 			kind:    catalog.Bundled,

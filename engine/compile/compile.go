@@ -28,7 +28,33 @@ type Workflow struct {
 	Context                []workflow.ContextInput               `json:"context,omitempty"`
 	Contracts              map[workflow.ContractRef]ContractPack `json:"contracts,omitempty"`
 	Steps                  []Node                                `json:"steps"`
+
+	// Dialect is the authoring format the source was written in, and
+	// Rewrites the sorted codes of what normalizing it changed; both are
+	// empty for a canonical file, so a legacy file and its hand-converted
+	// twin never share a hash.
+	Dialect  Dialect  `json:"dialect,omitempty"`
+	Rewrites []string `json:"rewrites,omitempty"`
+
+	About                string                  `json:"about,omitempty"`
+	Examples             []string                `json:"examples,omitempty"`
+	Preconditions        []string                `json:"preconditions,omitempty"`
+	ClarificationPrompts []string                `json:"clarificationPrompts,omitempty"`
+	MetaGuidance         []string                `json:"metaGuidance,omitempty"`
+	References           []workflow.Reference    `json:"references,omitempty"`
+	MetricsProfile       workflow.MetricsProfile `json:"metricsProfile,omitempty"`
+	FunctionDefinitions  []workflow.FunctionDef  `json:"functionDefinitions,omitempty"`
+	Assessments          []workflow.Assessment   `json:"assessments,omitempty"`
+	Notes                workflow.NotesPolicy    `json:"notes,omitempty"`
 }
+
+// Dialect is the closed set of authoring formats a workflow is read from.
+type Dialect string
+
+// Dialects. Canonical files record none.
+const (
+	DialectTS Dialect = "workrail-ts"
+)
 
 // Node is a compiled step or loop: a tagged union with exactly one set.
 type Node struct {
@@ -82,6 +108,20 @@ type Step struct {
 	Probe      workflow.Capability `json:"probe,omitempty"`
 	Provenance Provenance          `json:"provenance"`
 
+	// Decided at render, from the node's context and loop place:
+	// ConfirmWhen (requireConfirmation as a condition), Fragments and the
+	// delegations whose conditions hold. Prompt, Title and fragment text
+	// may hold {{var}} references resolved then.
+	ConfirmWhen *workflow.Condition           `json:"confirmWhen,omitempty"`
+	Fragments   []workflow.Fragment           `json:"fragments,omitempty"`
+	Delegations []workflow.ParallelDelegation `json:"delegations,omitempty"`
+
+	// Checked when the agent advances.
+	AssessmentRefs []workflow.AssessmentID `json:"assessmentRefs,omitempty"`
+	Consequences   []workflow.Consequence  `json:"assessmentConsequences,omitempty"`
+	Criteria       []workflow.Criterion    `json:"validationCriteria,omitempty"`
+	NotesOptional  bool                    `json:"notesOptional,omitempty"`
+
 	// Before rendering: the authored text or blocks and the role that
 	// applies. Not part of the compiled form.
 	raw      string
@@ -92,11 +132,12 @@ type Step struct {
 
 // Loop is a compiled loop.
 type Loop struct {
-	ID         workflow.StepID   `json:"id"`
-	Title      string            `json:"title"`
-	Spec       workflow.LoopSpec `json:"spec"`
-	Body       []Node            `json:"body"`
-	Provenance Provenance        `json:"provenance"`
+	ID           workflow.StepID     `json:"id"`
+	Title        string              `json:"title"`
+	Spec         workflow.LoopSpec   `json:"spec"`
+	Body         []Node              `json:"body"`
+	Provenance   Provenance          `json:"provenance"`
+	RunCondition *workflow.Condition `json:"runCondition,omitempty"`
 }
 
 // ContractPack is a WorkRail-owned output contract: a JSON Schema for the
@@ -105,6 +146,8 @@ type ContractPack struct {
 	Description string          `json:"description"`
 	Schema      json.RawMessage `json:"schema"`
 	Example     json.RawMessage `json:"example"`
+	// Kinds are artifact kinds accepted for the contract besides its ref.
+	Kinds []string `json:"kinds,omitempty"`
 }
 
 // Compiled pairs a compiled workflow with its canonical bytes and hash.
@@ -118,19 +161,49 @@ type Compiled struct {
 // pass is one pure step of the pipeline.
 type pass func(Workflow, workflow.Workflow) (Workflow, error)
 
-// passes run in this order, always.
+// passes run in this order, always, after routines are expanded.
 var passes = []pass{expandTemplates, applyFeatures, injectProbes, resolveContracts, renderPrompts}
 
-// Compile runs the pipeline over a parsed (already checked) workflow.
+// Options are what a compilation needs besides the workflow itself.
+type Options struct {
+	// Routines finds a routine by id, for the template calls that name
+	// one: among the files loaded together, then the bundled ones.
+	Routines func(engine.WorkflowID) (workflow.Workflow, bool)
+	// Dialect and Rewrites say what the source was read from and what
+	// normalizing it changed (none for a canonical file).
+	Dialect  Dialect
+	Rewrites []string
+}
+
+// Warning is something the compiler noticed that does not stop it.
+type Warning struct {
+	Pointer string // into the source, e.g. /steps/3/template/args/x
+	Message string
+}
+
+// Compile runs the pipeline over a parsed (already checked) workflow that
+// calls no routine.
 func Compile(src workflow.Workflow) (Compiled, error) {
+	c, _, err := CompileWith(src, Options{})
+	return c, err
+}
+
+// CompileWith runs the pipeline with the routines and dialect of opts.
+func CompileWith(src workflow.Workflow, opts Options) (Compiled, []Warning, error) {
 	w := lower(src)
+	w.Dialect, w.Rewrites = opts.Dialect, opts.Rewrites
+	var warnings []Warning
+	var err error
+	if w, warnings, err = expandRoutines(w, src, opts.Routines); err != nil {
+		return Compiled{}, nil, err
+	}
 	for _, p := range passes {
-		var err error
 		if w, err = p(w, src); err != nil {
-			return Compiled{}, err
+			return Compiled{}, nil, err
 		}
 	}
-	return Seal(w)
+	c, err := Seal(w)
+	return c, warnings, err
 }
 
 // Seal computes the canonical bytes and hash of a compiled workflow.
@@ -187,15 +260,24 @@ func lower(src workflow.Workflow) Workflow {
 	return Workflow{ID: src.ID, Kind: kind, Name: src.Name, Description: src.Description, Version: src.Version,
 		AppliedFeatures: []workflow.FeatureID{}, Capabilities: src.Capabilities,
 		RecommendedPreferences: src.RecommendedPreferences, Context: src.Context,
-		Steps: lowerNodes(src.Steps, src.AgentRole)}
+		Steps: lowerNodes(src.Steps, src.AgentRole, [][]workflow.FunctionDef{src.FunctionDefinitions}, Provenance{Origin: Authored}),
+		About: src.About, Examples: src.Examples, Preconditions: src.Preconditions,
+		ClarificationPrompts: src.ClarificationPrompts, MetaGuidance: src.MetaGuidance, References: src.References,
+		MetricsProfile: src.MetricsProfile, FunctionDefinitions: src.FunctionDefinitions, Assessments: src.Assessments,
+		Notes: src.Notes}
 }
 
-func lowerNodes(list []workflow.Node, role string) []Node {
+// lowerNodes lowers a step list; funcs are the function definitions in
+// scope (the workflow's, then each enclosing loop's) and prov where the
+// steps come from.
+func lowerNodes(list []workflow.Node, role string, funcs [][]workflow.FunctionDef, prov Provenance) []Node {
 	out := make([]Node, 0, len(list))
 	for _, n := range list {
 		if n.Loop != nil {
 			l := n.Loop
-			out = append(out, Node{Loop: &Loop{ID: l.ID, Title: l.Title, Spec: l.Loop, Body: lowerNodes(l.Body, role), Provenance: Provenance{Origin: Authored}}})
+			body := lowerNodes(l.Body, role, append(funcs[:len(funcs):len(funcs)], l.FunctionDefinitions), prov)
+			out = append(out, Node{Loop: &Loop{ID: l.ID, Title: l.Title, Spec: l.Loop, Body: body,
+				Provenance: prov, RunCondition: l.RunCondition}})
 			continue
 		}
 		s := n.Step
@@ -204,9 +286,13 @@ func lowerNodes(list []workflow.Node, role string) []Node {
 			r = s.AgentRole
 		}
 		out = append(out, Node{Step: &Step{ID: s.ID, Title: s.Title, RunCondition: s.RunCondition,
-			RequireConfirmation: s.RequireConfirmation, Output: s.Output, UserDependency: s.UserDependency,
-			Provenance: Provenance{Origin: Authored}, raw: s.Prompt, blocks: s.PromptBlocks, role: r,
-			template: s.Template}})
+			RequireConfirmation: s.RequireConfirmation.Always, ConfirmWhen: s.RequireConfirmation.When,
+			Output: s.Output, UserDependency: s.UserDependency,
+			Provenance: prov, raw: s.Prompt, blocks: s.PromptBlocks, role: r,
+			template: s.Template, Fragments: s.PromptFragments, Delegations: s.ParallelDelegations,
+			AssessmentRefs: s.AssessmentRefs, Consequences: s.AssessmentConsequences,
+			Criteria: s.ValidationCriteria, NotesOptional: s.NotesOptional,
+			Injections: guidanceOf(*s, append(funcs[:len(funcs):len(funcs)], s.FunctionDefinitions), prov)}})
 	}
 	return out
 }

@@ -13,7 +13,8 @@ func Pack(ref workflow.ContractRef) (ContractPack, bool) {
 	return p, ok
 }
 
-// packs is the closed set of contract packs, one per workflow.Contracts().
+// packs is the closed set of contract packs, one per workflow.Contracts(),
+// and the assessment contract WorkRail pins itself.
 var packs = map[workflow.ContractRef]ContractPack{
 	workflow.ContractCapabilityObservation: {
 		Description: "What the agent observed when it tried an optional capability.",
@@ -51,6 +52,102 @@ var packs = map[workflow.ContractRef]ContractPack{
 				"severity":{"enum":["warning","critical"]},
 				"howToResolve":{"type":"string","maxLength":1024}}}}}}`),
 		Example: raw(`{"kind":"wr.contracts.gaps","gaps":[{"summary":"Could not run the integration tests: no database available.","severity":"warning","howToResolve":"Run task test-integration with PostgreSQL up."}]}`),
+	},
+	// Not named by authors: pinned for steps with assessmentRefs. The
+	// dimensions a step needs are checked against its assessments.
+	workflow.ContractAssessment: {
+		Description: "An assessment: a level for each dimension of one of the step's assessments.",
+		Schema: raw(`{"type":"object","additionalProperties":false,"required":["kind","dimensions"],"properties":{
+			"kind":{"enum":["wr.contracts.assessment","wr.assessment"]},
+			"assessmentId":{"type":"string","maxLength":64},
+			"dimensions":{"type":"object","minProperties":1,"additionalProperties":{"anyOf":[
+				{"type":"string","minLength":1},
+				{"type":"object","additionalProperties":false,"required":["level"],"properties":{
+					"level":{"type":"string","minLength":1},"rationale":{"type":"string","maxLength":512}}}]}},
+			"summary":{"type":"string","maxLength":1024}}}`),
+		Example: raw(`{"kind":"wr.assessment","assessmentId":"confidence","dimensions":{"evidence":{"level":"high","rationale":"Every claim cites a file and line."}}}`),
+		Kinds:   []string{workflow.AssessmentKind},
+	},
+	workflow.ContractCodingHandoff: {
+		Description: "What a finished implementation hands on: its branch, the decisions taken, known limits, tests added and files changed.",
+		Schema: raw(`{"type":"object","additionalProperties":false,"required":["kind","version","keyDecisions","knownLimitations","testsAdded","filesChanged"],"properties":{
+			"kind":{"enum":["wr.contracts.coding_handoff","wr.coding_handoff"]},
+			"version":{"const":1},
+			"branchName":{"type":"string","maxLength":200},
+			"keyDecisions":{"type":"array","maxItems":8,"items":{"type":"string","maxLength":300}},
+			"knownLimitations":{"type":"array","maxItems":6,"items":{"type":"string","maxLength":300}},
+			"testsAdded":{"type":"array","maxItems":10,"items":{"type":"string","maxLength":200}},
+			"filesChanged":{"type":"array","maxItems":20,"items":{"type":"string","maxLength":200}},
+			"correctedAssumptions":{"type":"array","maxItems":6,"items":{"type":"object","additionalProperties":false,"required":["assumed","actual"],"properties":{
+				"assumed":{"type":"string","maxLength":300},"actual":{"type":"string","maxLength":300}}}}}}`),
+		Example: raw(`{"kind":"wr.contracts.coding_handoff","version":1,"branchName":"fix/retry-timeout","keyDecisions":["Retry with backoff in the client, not the server."],"knownLimitations":["No retry for uploads yet."],"testsAdded":["client/retry_test.go"],"filesChanged":["client/retry.go","client/retry_test.go"]}`),
+		Kinds:   []string{"wr.coding_handoff"},
+	},
+	workflow.ContractReviewVerdict: {
+		Description: "A review's verdict: clean, minor or blocking, how sure the reviewer is, and each finding with its severity.",
+		Schema: raw(`{"type":"object","additionalProperties":false,"required":["kind","verdict","confidence","findings","summary"],"properties":{
+			"kind":{"enum":["wr.contracts.review_verdict","wr.review_verdict"]},
+			"verdict":{"enum":["clean","minor","blocking"]},
+			"confidence":{"enum":["high","medium","low"]},
+			"findings":{"type":"array","items":{"type":"object","required":["severity","summary"],"properties":{
+				"severity":{"enum":["critical","major","minor","nit"]},
+				"summary":{"type":"string","minLength":1,"maxLength":1024},
+				"findingCategory":{"type":"string","maxLength":64}}}},
+			"summary":{"type":"string","minLength":1,"maxLength":2048}}}`),
+		Example: raw(`{"kind":"wr.contracts.review_verdict","verdict":"minor","confidence":"high","findings":[{"severity":"minor","summary":"The new flag is not documented in the README."}],"summary":"Correct and tested; one documentation gap."}`),
+		Kinds:   []string{"wr.review_verdict"},
+	},
+	workflow.ContractDiscoveryHandoff: {
+		Description: "What a discovery hands to design or implementation: the chosen direction, where its design is written, how sure it is, and what must stay true.",
+		Schema: raw(`{"type":"object","additionalProperties":false,"required":["kind","version","selectedDirection","designDocPath","confidenceBand","keyInvariants"],"properties":{
+			"kind":{"enum":["wr.contracts.discovery_handoff","wr.discovery_handoff"]},
+			"version":{"const":1},
+			"selectedDirection":{"type":"string","minLength":1,"maxLength":500},
+			"designDocPath":{"type":"string","minLength":1,"maxLength":300},
+			"confidenceBand":{"type":"string","minLength":1,"maxLength":32},
+			"keyInvariants":{"type":"array","maxItems":12,"items":{"type":"string","maxLength":300}},
+			"rejectedDirections":{"type":"array","maxItems":5,"items":{"type":"object","additionalProperties":false,"required":["direction","reason"],"properties":{
+				"direction":{"type":"string","maxLength":300},"reason":{"type":"string","maxLength":300}}}},
+			"implementationConstraints":{"type":"array","maxItems":8,"items":{"type":"string","maxLength":300}},
+			"keyCodebaseLocations":{"type":"array","maxItems":10,"items":{"type":"object","additionalProperties":false,"required":["path","relevance"],"properties":{
+				"path":{"type":"string","maxLength":300},"relevance":{"type":"string","maxLength":300}}}},
+			"selectionTier":{"type":"string","maxLength":32}}}`),
+		Example: raw(`{"kind":"wr.contracts.discovery_handoff","version":1,"selectedDirection":"Cache compiled workflows by hash.","designDocPath":"docs/design/cache.md","confidenceBand":"high","keyInvariants":["A pinned run never sees a different compiled form."]}`),
+		Kinds:   []string{"wr.discovery_handoff"},
+	},
+	workflow.ContractShapingHandoff: {
+		Description: "What shaping hands to building: where the pitch is, the chosen shape and appetite, its constraints, rabbit holes, what is out of scope and how to check it.",
+		Schema: raw(`{"type":"object","additionalProperties":false,"required":["kind","version","pitchPath","selectedShape","appetite","keyConstraints","rabbitHoles","outOfScope","validationChecklist"],"properties":{
+			"kind":{"enum":["wr.contracts.shaping_handoff","wr.shaping_handoff"]},
+			"version":{"const":1},
+			"pitchPath":{"type":"string","minLength":1,"maxLength":300},
+			"selectedShape":{"type":"string","minLength":1,"maxLength":200},
+			"appetite":{"type":"string","minLength":1,"maxLength":100},
+			"keyConstraints":{"type":"array","maxItems":8,"items":{"type":"string","maxLength":300}},
+			"rabbitHoles":{"type":"array","maxItems":6,"items":{"type":"string","maxLength":300}},
+			"outOfScope":{"type":"array","maxItems":6,"items":{"type":"string","maxLength":300}},
+			"validationChecklist":{"type":"array","maxItems":10,"items":{"type":"string","maxLength":300}}}}`),
+		Example: raw(`{"kind":"wr.contracts.shaping_handoff","version":1,"pitchPath":"docs/pitches/export.md","selectedShape":"CSV export from the runs list","appetite":"two weeks","keyConstraints":["No new storage format."],"rabbitHoles":["Streaming very large exports."],"outOfScope":["PDF export."],"validationChecklist":["A 10,000-row export opens in a spreadsheet."]}`),
+		Kinds:   []string{"wr.shaping_handoff"},
+	},
+	workflow.ContractDifferentiationHandoff: {
+		Description: "What a differentiation study hands to shaping: how fresh its evidence is, a checklist, and the idea restated as a problem with its baseline, limits and claimed advantage.",
+		Schema: raw(`{"type":"object","additionalProperties":false,"required":["kind","version","schemaVersion","generatedAt","evidenceFreshness","validationChecklist","shapingHandoff"],"properties":{
+			"kind":{"enum":["wr.contracts.differentiation_handoff","wr.differentiation_handoff"]},
+			"version":{"const":1},
+			"schemaVersion":{"const":"1.0.0"},
+			"generatedAt":{"type":"string","minLength":1,"maxLength":64},
+			"evidenceFreshness":{"type":"object","required":["oldest","newest"],"properties":{"oldest":{"type":"string"},"newest":{"type":"string"}}},
+			"validationChecklist":{"type":"array","maxItems":10,"items":{"type":"string","maxLength":300}},
+			"shapingHandoff":{"type":"object","required":["rawIdea","problem","baseline","appetiteHint","noGosHints","constraints","evidenceTopK","defensibilityClaim"],"properties":{
+				"rawIdea":{"type":"string"},"problem":{"type":"string"},"baseline":{"type":"string"},"appetiteHint":{"type":"string"},
+				"noGosHints":{"type":"array","items":{"type":"string"}},
+				"constraints":{"type":"object","required":["teamSize","technicalCapabilities","exclusions"],"properties":{
+					"technicalCapabilities":{"type":"array","minItems":1,"items":{"type":"string"}},"exclusions":{"type":"array","items":{"type":"string"}}}},
+				"evidenceTopK":{"type":"array","maxItems":10,"items":{"type":"string"}},
+				"defensibilityClaim":{"type":"object","required":["power","cannibalization"],"properties":{"power":{"type":"string"},"cannibalization":{"type":"string"}}}}}}}`),
+		Example: raw(`{"kind":"wr.contracts.differentiation_handoff","version":1,"schemaVersion":"1.0.0","generatedAt":"2026-11-20T10:00:00Z","evidenceFreshness":{"oldest":"2026-09-01","newest":"2026-11-18"},"validationChecklist":["Three teams confirm the problem."],"shapingHandoff":{"rawIdea":"Offline mode","problem":"Field staff lose work without signal.","baseline":"Paper notes typed in later.","appetiteHint":"six weeks","noGosHints":["No sync conflicts UI."],"constraints":{"teamSize":2,"technicalCapabilities":["local storage"],"exclusions":["desktop"]},"evidenceTopK":["interview-07"],"defensibilityClaim":{"power":"switching costs","cannibalization":"none"}}}`),
+		Kinds:   []string{"wr.differentiation_handoff"},
 	},
 }
 

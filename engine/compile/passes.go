@@ -37,7 +37,7 @@ func expandTemplates(w Workflow, _ workflow.Workflow) (Workflow, error) {
 			capName, _ := s.template.Args["capability"].(string)
 			probe := probeStep(workflow.Capability(capName))
 			probe.ID, probe.Title, probe.RunCondition, probe.role = s.ID, s.Title, s.RunCondition, s.role
-			probe.RequireConfirmation, probe.UserDependency = s.RequireConfirmation, s.UserDependency
+			probe.RequireConfirmation, probe.ConfirmWhen, probe.UserDependency = s.RequireConfirmation, s.ConfirmWhen, s.UserDependency
 			if s.Output != nil {
 				probe.Output.Hints = s.Output.Hints
 			}
@@ -77,11 +77,15 @@ var features = map[workflow.FeatureID]feature{
 	workflow.FeatureDurableNotes:        injectEverywhere(workflow.FeatureDurableNotes, "notes", durableNotesText),
 	workflow.FeatureDivergenceReporting: injectEverywhere(workflow.FeatureDivergenceReporting, "divergence", divergenceText),
 	workflow.FeatureFinalReview:         finalReview,
+	workflow.FeatureCapabilities:        injectIntoBlocks(workflow.FeatureCapabilities, "capabilities", capabilitiesText),
+	workflow.FeatureSubagentGuidance:    injectIntoBlocks(workflow.FeatureSubagentGuidance, "subagents", subagentText),
 }
 
 const (
 	durableNotesText = "Before calling continue_workflow, put 1-10 lines in output.notesMarkdown: what you did, what you found, what comes next. WorkRail keeps them when the chat forgets."
 	divergenceText   = "If you deviate from these instructions, say so: add an artifact of kind wr.contracts.workflow_divergence to output.artifacts with a reason and a one-line summary."
+	capabilitiesText = "Before relying on a tool or capability (subagents, web access, a build or test command), check that this environment has it; if it does not, do the step without it and say so in your notes."
+	subagentText     = "If you can start subagents, hand them independent, well-bounded parts of this step with everything they need in the request; keep the decisions and the final synthesis to yourself, and check what they return before you use it."
 )
 
 // applyFeatures applies the declared features in the fixed order of
@@ -107,6 +111,22 @@ func applyFeatures(w Workflow, src workflow.Workflow) (Workflow, error) {
 func injectEverywhere(id workflow.FeatureID, name, text string) feature {
 	return func(w Workflow) (Workflow, error) {
 		w.Steps = mapSteps(w.Steps, func(s Step) Step {
+			s.Injections = append(append([]Injection(nil), s.Injections...),
+				Injection{ID: string(id) + "/" + name, Text: text, Provenance: Provenance{Origin: FromFeature, By: string(id)}})
+			return s
+		})
+		return w, nil
+	}
+}
+
+// injectIntoBlocks adds text to the steps written with promptBlocks only,
+// as the TypeScript format's features do.
+func injectIntoBlocks(id workflow.FeatureID, name, text string) feature {
+	return func(w Workflow) (Workflow, error) {
+		w.Steps = mapSteps(w.Steps, func(s Step) Step {
+			if s.blocks == nil {
+				return s
+			}
 			s.Injections = append(append([]Injection(nil), s.Injections...),
 				Injection{ID: string(id) + "/" + name, Text: text, Provenance: Provenance{Origin: FromFeature, By: string(id)}})
 			return s
@@ -179,13 +199,17 @@ func preferIn(list []Node, caps []string) []Node {
 }
 
 // resolveContracts copies into the workflow every contract pack its steps
-// reference (and the divergence pack when that feature is on), so the
-// pinned copy carries the exact schemas it was compiled with.
-func resolveContracts(w Workflow, _ workflow.Workflow) (Workflow, error) {
+// reference (and the divergence pack when that feature is on), WorkRail's
+// or declared by the workflow, so the pinned copy carries the exact
+// schemas it was compiled with.
+func resolveContracts(w Workflow, src workflow.Workflow) (Workflow, error) {
 	used := map[workflow.ContractRef]bool{}
 	Walk(w.Steps, func(n Node) {
 		if n.Step != nil && n.Step.Output != nil && n.Step.Output.ContractRef != "" {
 			used[n.Step.Output.ContractRef] = true
+		}
+		if n.Step != nil && len(n.Step.AssessmentRefs) > 0 {
+			used[workflow.ContractAssessment] = true
 		}
 	})
 	for _, f := range w.AppliedFeatures {
@@ -204,6 +228,9 @@ func resolveContracts(w Workflow, _ workflow.Workflow) (Workflow, error) {
 	w.Contracts = map[workflow.ContractRef]ContractPack{}
 	for _, r := range refs {
 		pack, ok := Pack(workflow.ContractRef(r))
+		if d, declared := src.Contracts[workflow.ContractRef(r)]; declared {
+			pack, ok = ContractPack{Description: d.Description, Schema: d.Schema, Example: d.Example, Kinds: d.Kinds}, true
+		}
 		if !ok {
 			return w, fmt.Errorf("compile: unknown contract pack %q", r)
 		}

@@ -29,13 +29,23 @@ func render(s Step, packs map[workflow.ContractRef]ContractPack) string {
 	} else {
 		b.WriteString(strings.TrimSpace(s.raw) + "\n")
 	}
+	var guidance, functions []string
 	for _, inj := range s.Injections {
-		constraints = append(constraints, inj.Text)
+		switch {
+		case strings.HasPrefix(inj.ID, guidancePrefix):
+			guidance = append(guidance, inj.Text)
+		case strings.HasPrefix(inj.ID, functionsPrefix):
+			functions = append(functions, inj.Text)
+		default:
+			constraints = append(constraints, inj.Text)
+		}
 	}
 	list(&b, "Constraints", constraints, false)
 	if s.blocks != nil {
 		list(&b, "Procedure", s.blocks.Procedure, true)
 	}
+	list(&b, "Guidance", guidance, false)
+	list(&b, "Functions", functions, false)
 	var required []string
 	if s.blocks != nil {
 		required = s.blocks.OutputRequired

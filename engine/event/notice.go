@@ -35,6 +35,21 @@ const (
 	// matches; it was replaced by [redacted: <rule>] before anything was
 	// stored. The notice names the fields and rules, never the secret.
 	NoticeSecretRedacted NoticeCode = "SECRET_REDACTED"
+	// Forgiving boundary: an artifact sent under another accepted kind
+	// (wr.loop_control for wr.contracts.loop_control), an assessment level
+	// matched ignoring case, a lenient context value canonicalised to the
+	// workflow's own spelling. Each names what was read as what.
+	NoticeArtifactKindAliased       NoticeCode = "ARTIFACT_KIND_ALIASED"
+	NoticeAssessmentLevelNormalized NoticeCode = "ASSESSMENT_LEVEL_NORMALIZED"
+	NoticeContextValueCanonicalized NoticeCode = "CONTEXT_VALUE_CANONICALIZED"
+	// Catalog: the file is in the TypeScript WorkRail format; one notice
+	// per rewrite, with the rewrite's code (legacy.Code) and pointer.
+	NoticeLegacyFormat NoticeCode = "LEGACY_FORMAT"
+	// Catalog: a file outside the bundled source claims a wr.* id; it
+	// loads under the suggested id and never shadows a bundled workflow.
+	NoticeReservedIDRenamed NoticeCode = "RESERVED_ID_RENAMED"
+	// Catalog: a routine call passes an argument the routine never uses.
+	NoticeRoutineArgUnused NoticeCode = "ROUTINE_ARG_UNUSED"
 )
 
 // NoticeCodes lists every notice code in a fixed order.
@@ -42,5 +57,6 @@ func NoticeCodes() []NoticeCode {
 	return []NoticeCode{NoticeContextKeyUndeclared, NoticeContextIgnoredOnRehydrate, NoticeOutputIgnoredOnRehydrate,
 		NoticePreferencesIgnoredOnRehydrate, NoticeOutputIgnoredOnReplay, NoticePreferencesNotApplied, NoticePreferencesExceedRecommendation,
 		NoticeUserResponseInvalid, NoticeArtifactInvalid, NoticeCapabilityDegraded, NoticeLegacyWorkflowID,
-		NoticePinnedWorkflowDrifted, NoticeSecretRedacted}
+		NoticePinnedWorkflowDrifted, NoticeSecretRedacted, NoticeArtifactKindAliased, NoticeAssessmentLevelNormalized,
+		NoticeContextValueCanonicalized, NoticeLegacyFormat, NoticeReservedIDRenamed, NoticeRoutineArgUnused}
 }

@@ -170,11 +170,18 @@ const (
 	GapCapabilityMissing  GapReason = "capability_missing"
 	GapOutputMissing      GapReason = "required_output_missing_or_invalid"
 	GapWorkflowDivergence GapReason = "workflow_divergence"
+	// A step advanced (full_auto_never_stop) without the notes its
+	// workflow requires, with notes its criteria reject, or with an
+	// assessment whose consequence asked for a follow-up.
+	GapNotesMissing       GapReason = "notes_missing"
+	GapNotesCriteriaUnmet GapReason = "notes_criteria_unmet"
+	GapAssessmentFollowup GapReason = "assessment_followup_required"
 )
 
 // GapReasons lists the gap reasons in a fixed order.
 func GapReasons() []GapReason {
-	return []GapReason{GapUserOnlyDependency, GapAssumptionMade, GapCapabilityMissing, GapOutputMissing, GapWorkflowDivergence}
+	return []GapReason{GapUserOnlyDependency, GapAssumptionMade, GapCapabilityMissing, GapOutputMissing, GapWorkflowDivergence,
+		GapNotesMissing, GapNotesCriteriaUnmet, GapAssessmentFollowup}
 }
 
 // GapSeverity is the closed set of gap severities.
@@ -339,6 +346,9 @@ const (
 	BlockRequiredCapabilityUnavailable BlockerCode = "REQUIRED_CAPABILITY_UNAVAILABLE"
 	BlockInvariantViolation            BlockerCode = "INVARIANT_VIOLATION"
 	BlockStorageCorruptionDetected     BlockerCode = "STORAGE_CORRUPTION_DETECTED"
+	BlockMissingRequiredNotes          BlockerCode = "MISSING_REQUIRED_NOTES"
+	BlockNotesCriteriaUnmet            BlockerCode = "NOTES_CRITERIA_UNMET"
+	BlockAssessmentFollowupRequired    BlockerCode = "ASSESSMENT_FOLLOWUP_REQUIRED"
 )
 
 // PointerKind is the closed set of things a blocker points at.

@@ -71,7 +71,7 @@ func (s *Service) prepare(tx ReadTx, n node, attempt engine.Attempt, in protocol
 	if !pending {
 		return attemptIn{}, engine.Errorf(engine.CodeInvalidInput, "this run is already complete; there is nothing to acknowledge.")
 	}
-	warnings, e := protocol.CheckContext(l.c.Context, in.Context, false)
+	warnings, e := protocol.CheckContext(l.c.Workflow, in.Context, false)
 	if e != nil {
 		return attemptIn{}, e
 	}
@@ -127,10 +127,14 @@ func eventIndex(id engine.EventID, sid engine.SessionID) (engine.EventIndex, boo
 // outcome.
 func (s *Service) record(tx Tx, a attemptIn) (event.Event, error) {
 	var artifacts []json.RawMessage
+	var written string
 	if a.in.Output != nil {
-		artifacts = a.in.Output.Artifacts
+		artifacts, written = a.in.Output.Artifacts, a.in.Output.NotesMarkdown
 	}
 	ev := outcome.Evaluate(a.c, a.step, artifacts, a.snap.Capabilities)
+	// Notes are judged by the criteria the prompt showed: at the
+	// snapshot's context and loop place.
+	ev.Reasons = append(ev.Reasons, outcome.Notes(a.c, a.step, written, run.Scope(a.c, a.snap))...)
 	dec := outcome.Decide(a.prefs.Autonomy, ev.Reasons)
 	notes := append(a.notices, ev.Notices...)
 	if len(dec.Blockers) > 0 {

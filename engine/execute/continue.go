@@ -66,7 +66,7 @@ func (s *Service) rehydrate(n node, in protocol.ContinueInput) (protocol.Result,
 		if err != nil {
 			return reply{}, err
 		}
-		facts := moveFacts{recap: &r}
+		facts := moveFacts{recap: &r, rules: true}
 		if len(l.info.Children) > 0 {
 			if facts.fork, err = project.Branches(tx, l.info); err != nil {
 				return reply{}, err

@@ -23,6 +23,9 @@ type moveFacts struct {
 	recap      *event.Recap
 	fork       *event.Fork
 	checkpoint *protocol.Checkpointed
+	// rules: the run starts or is rehydrated here, so the answer shows
+	// the workflow's rules and references.
+	rules bool
 }
 
 // reply is what an answer is rendered from, gathered in the transaction
@@ -108,15 +111,18 @@ func (s *Service) render(r reply) (protocol.Result, error) {
 	place, pending := run.PendingStep(l.c, l.snap)
 	if r.blocked {
 		v.Examples = examples(l.c, place.Step, true)
-		return protocol.NewBlocked(v, pendingOf(place), r.blockers), nil
+		return protocol.NewBlocked(v, pendingOf(l, place), r.blockers), nil
 	}
 	f := r.facts
 	v.Skipped, v.Recap, v.Fork, v.Gaps, v.Checkpoint = f.skipped, f.recap, f.fork, f.gaps, f.checkpoint
+	if f.rules {
+		v.Rules, v.References = l.c.MetaGuidance, l.c.References
+	}
 	if !pending {
 		return protocol.NewComplete(v), nil
 	}
 	v.Examples = examples(l.c, place.Step, false)
-	return protocol.NewStep(v, pendingOf(place), protocol.Progress{Part: l.snap.Position.Path[0].Index + 1, Parts: len(l.c.Steps)}), nil
+	return protocol.NewStep(v, pendingOf(l, place), protocol.Progress{Part: l.snap.Position.Path[0].Index + 1, Parts: len(l.c.Steps)}), nil
 }
 
 func (s *Service) view(l loaded, n node, toks protocol.Tokens, ws []protocol.Warning) protocol.View {
@@ -145,9 +151,12 @@ func (s *Service) tokens(n node, attempt engine.Attempt, kid token.KeyID) (proto
 	return t, err
 }
 
-func pendingOf(p run.Place) protocol.Pending {
+// pendingOf renders pending step p of node l: start, advance, rehydrate
+// and replay all take this path, so they say the same thing.
+func pendingOf(l loaded, p run.Place) protocol.Pending {
 	st := p.Step
-	return protocol.Pending{StepID: st.ID, Title: st.Title, Prompt: st.Prompt, RequireConfirmation: st.RequireConfirmation,
+	r := run.Render(l.c, l.snap, p)
+	return protocol.Pending{StepID: st.ID, Title: r.Title, Prompt: r.Prompt, RequireConfirmation: r.RequireConfirmation,
 		Loops: p.Loops, UserDependency: st.UserDependency}
 }
 
@@ -159,6 +168,7 @@ func examples(c compile.Compiled, st *compile.Step, retry bool) []json.RawMessag
 	if ex := outcome.OutputExample(c, st); ex != nil {
 		out = append(out, ex)
 	}
+	out = append(out, outcome.AssessmentExamples(c, st)...)
 	if retry && st.UserDependency != nil {
 		out = append(out, json.RawMessage(outcome.UserResponseExample(st.UserDependency)))
 	}

@@ -111,7 +111,7 @@ func (s *Service) create(ctx context.Context, b beginning, workspace, workdir st
 		if err != nil {
 			return reply{}, err
 		}
-		return fresh(tx, loaded{c: b.c, snap: b.move.Snapshot}, n, s.keys.Active(), moveFacts{skipped: b.move.Skipped}, b.warnings)
+		return fresh(tx, loaded{c: b.c, snap: b.move.Snapshot}, n, s.keys.Active(), moveFacts{skipped: b.move.Skipped, rules: true}, b.warnings)
 	}))
 }
 
@@ -132,7 +132,7 @@ func (s *Service) begin(in protocol.StartInput, entry catalog.Entry) (beginning,
 	if e != nil {
 		return beginning{}, e
 	}
-	warnings, e := protocol.CheckContext(c.Context, in.Context, true)
+	warnings, e := protocol.CheckContext(c.Workflow, in.Context, true)
 	if e != nil {
 		return beginning{}, e
 	}
@@ -141,7 +141,11 @@ func (s *Service) begin(in protocol.StartInput, entry catalog.Entry) (beginning,
 	}
 	prefs := outcome.Apply(s.defaults, delta)
 	warnings = append(warnings, recommendationWarnings(c, prefs)...)
-	return beginning{c: c, move: run.Start(c, in.Context, prefs), delta: delta, warnings: warnings}, nil
+	move, err := run.Start(c, in.Context, prefs)
+	if err != nil {
+		return beginning{}, engine.AsError(err)
+	}
+	return beginning{c: c, move: move, delta: delta, warnings: warnings}, nil
 }
 
 // startRun appends a new session's first events: the session, what its

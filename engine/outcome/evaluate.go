@@ -43,9 +43,13 @@ func Evaluate(c compile.Compiled, s *compile.Step, artifacts []json.RawMessage, 
 	byKind := map[string][]json.RawMessage{}
 	for _, a := range artifacts {
 		k := kindOf(a)
+		if k == LoopControlKind {
+			a, k = ev.loopControlAlias(a)
+		}
 		byKind[k] = append(byKind[k], a)
 	}
 	used := ev.requiredOutput(c, s, byKind)
+	ev.assessments(c, s, artifacts)
 	ev.userDependency(s, byKind)
 	ev.capabilities(c, s, byKind, observed, used != nil)
 	ev.optional(c, s, byKind, used)
@@ -74,6 +78,11 @@ func (ev *Evaluation) requiredOutput(c compile.Compiled, s *compile.Step, byKind
 	ref := s.Output.ContractRef
 	pack := packOf(c, ref)
 	sent := byKind[string(ref)]
+	for _, k := range pack.Kinds {
+		for _, a := range byKind[k] {
+			sent = append(sent, withKind(a, string(ref)))
+		}
+	}
 	if len(sent) == 0 {
 		ev.Reasons = append(ev.Reasons, Reason{Code: MissingRequiredOutput, Step: s.ID, ContractRef: ref, Example: string(OutputExample(c, s))})
 		return nil
@@ -334,4 +343,46 @@ func sorted(k jsonschema.ErrorKind) jsonschema.ErrorKind {
 		return &kind.AdditionalProperties{Properties: slices.Sorted(slices.Values(a.Properties))}
 	}
 	return k
+}
+
+// LoopControlKind is the TypeScript WorkRail's kind for a loop decision,
+// accepted as wr.contracts.loop_control.
+const LoopControlKind = "wr.loop_control"
+
+// loopControlAlias reads a wr.loop_control artifact ({decision, loopId?,
+// metadata {reason, …}?}) as wr.contracts.loop_control: the decision as is,
+// metadata.reason as its reason; loopId (the innermost loop is the one
+// decided) and the rest of metadata are not kept. A notice says so.
+func (ev *Evaluation) loopControlAlias(a json.RawMessage) (json.RawMessage, string) {
+	var in struct {
+		Decision json.RawMessage `json:"decision"`
+		Metadata struct {
+			Reason string `json:"reason"`
+		} `json:"metadata"`
+	}
+	if json.Unmarshal(a, &in) != nil {
+		return a, LoopControlKind
+	}
+	out := map[string]any{"kind": workflow.ContractLoopControl, "decision": in.Decision}
+	if in.Decision == nil {
+		delete(out, "decision")
+	}
+	if in.Metadata.Reason != "" {
+		out["reason"] = clip(in.Metadata.Reason, 512)
+	}
+	ev.note(event.NoticeArtifactKindAliased, fmt.Sprintf("a %s artifact was read as %s (decision and metadata.reason kept; loopId and other metadata dropped)",
+		LoopControlKind, workflow.ContractLoopControl))
+	return plainJSON(out), string(workflow.ContractLoopControl)
+}
+
+// withKind returns artifact a with its kind set to k: an artifact sent
+// under one of a contract's accepted kinds is validated as the contract's
+// own.
+func withKind(a json.RawMessage, k string) json.RawMessage {
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(a, &obj) != nil {
+		return a
+	}
+	obj["kind"], _ = json.Marshal(k)
+	return plainJSON(obj)
 }

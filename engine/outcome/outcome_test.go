@@ -30,6 +30,9 @@ func TestModeMatrixMirrorsTheSeed(t *testing.T) {
 		{outcome.InvalidRequiredOutput, map[workflow.Autonomy]outcome.Action{G: outcome.Block, S: outcome.Block, N: outcome.Record}},
 		{outcome.RequiredCapabilityUnknown, map[workflow.Autonomy]outcome.Action{G: outcome.Block, S: outcome.Block, N: outcome.Record}},
 		{outcome.RequiredCapabilityUnavailable, map[workflow.Autonomy]outcome.Action{G: outcome.Block, S: outcome.Block, N: outcome.Record}},
+		{outcome.MissingNotes, map[workflow.Autonomy]outcome.Action{G: outcome.Block, S: outcome.Block, N: outcome.Record}},
+		{outcome.NotesCriteriaUnmet, map[workflow.Autonomy]outcome.Action{G: outcome.Block, S: outcome.Block, N: outcome.Record}},
+		{outcome.AssessmentFollowupRequired, map[workflow.Autonomy]outcome.Action{G: outcome.Block, S: outcome.Block, N: outcome.Record}},
 	}
 	if len(table) != len(outcome.ReasonCodes()) {
 		t.Fatalf("the table covers %d reasons; the closed set has %d", len(table), len(outcome.ReasonCodes()))
@@ -41,7 +44,8 @@ func TestModeMatrixMirrorsTheSeed(t *testing.T) {
 				if got := outcome.Matrix(a, row.reason); got != want {
 					t.Fatalf("Matrix = %s; want %s", got, want)
 				}
-				d := outcome.Decide(a, []outcome.Reason{{Code: row.reason, Step: "s", Dependency: dep, ContractRef: "wr.contracts.gaps", Capability: "web_browsing"}})
+				d := outcome.Decide(a, []outcome.Reason{{Code: row.reason, Step: "s", Dependency: dep, ContractRef: "wr.contracts.gaps", Capability: "web_browsing",
+					Followup: &outcome.Followup{Assessment: "a", Dimension: "d", Level: "low", Guidance: "g"}}})
 				blocked, recorded := len(d.Blockers) == 1, len(d.Gaps) == 1
 				if blocked != (want == outcome.Block) || recorded != (want == outcome.Record) {
 					t.Fatalf("Decide = %+v", d)

@@ -21,12 +21,18 @@ const (
 	InvalidRequiredOutput         ReasonCode = "invalid_required_output"
 	RequiredCapabilityUnknown     ReasonCode = "required_capability_unknown"
 	RequiredCapabilityUnavailable ReasonCode = "required_capability_unavailable"
+	// The notes policy and criteria (NotesRequired, Notes), and an
+	// assessment consequence that asks for a follow-up on the same step.
+	MissingNotes               ReasonCode = "missing_notes"
+	NotesCriteriaUnmet         ReasonCode = "notes_criteria_unmet"
+	AssessmentFollowupRequired ReasonCode = "assessment_followup_required"
 )
 
 // ReasonCodes lists every code in a fixed order.
 func ReasonCodes() []ReasonCode {
 	return []ReasonCode{UserOnlyDependency, NonAssumableChoice, MissingRequiredOutput,
-		InvalidRequiredOutput, RequiredCapabilityUnknown, RequiredCapabilityUnavailable}
+		InvalidRequiredOutput, RequiredCapabilityUnknown, RequiredCapabilityUnavailable, MissingNotes, NotesCriteriaUnmet,
+		AssessmentFollowupRequired}
 }
 
 // Reason is one instance of a reason code at a step.
@@ -36,8 +42,20 @@ type Reason struct {
 	Dependency  *workflow.UserDependency
 	ContractRef workflow.ContractRef
 	Capability  workflow.Capability
-	Detail      string // e.g. the schema validation error
+	Detail      string // e.g. the schema validation error, the unmet criteria
 	Example     string // a payload that would satisfy it
+	// Followup is the consequence that fired, for
+	// assessment_followup_required.
+	Followup *Followup
+}
+
+// Followup says which rating fired an assessment consequence and what the
+// author asks for then.
+type Followup struct {
+	Assessment workflow.AssessmentID
+	Dimension  string
+	Level      string
+	Guidance   string
 }
 
 // Action is what the matrix does with a reason in a mode.
@@ -104,13 +122,35 @@ func blocker(r Reason) event.Blocker {
 		}
 		return event.Blocker{Code: event.BlockUserOnlyDependency, Pointer: event.Pointer{Kind: event.PointWorkflowStep, StepID: r.Step}, Message: msg, SuggestedFix: fix}
 	case MissingRequiredOutput:
+		msg := fmt.Sprintf("Step %s requires an artifact of kind %s in output.artifacts; none was sent.", r.Step, r.ContractRef)
+		if r.ContractRef == workflow.ContractAssessment {
+			msg = fmt.Sprintf("Step %s requires a %s artifact in output.artifacts: %s.", r.Step, workflow.AssessmentKind, r.Detail)
+		}
 		return event.Blocker{Code: event.BlockMissingRequiredOutput, Pointer: event.Pointer{Kind: event.PointOutputContract, ContractRef: r.ContractRef},
-			Message:      fmt.Sprintf("Step %s requires an artifact of kind %s in output.artifacts; none was sent.", r.Step, r.ContractRef),
-			SuggestedFix: "Add to output.artifacts an object like: " + r.Example}
+			Message: msg, SuggestedFix: "Add to output.artifacts an object like: " + r.Example}
 	case InvalidRequiredOutput:
 		return event.Blocker{Code: event.BlockInvalidRequiredOutput, Pointer: event.Pointer{Kind: event.PointOutputContract, ContractRef: r.ContractRef},
 			Message:      fmt.Sprintf("The %s artifact does not match its contract: %s", r.ContractRef, r.Detail),
 			SuggestedFix: "Send an artifact shaped like: " + r.Example}
+	case MissingNotes:
+		fix := "Write in output.notesMarkdown what you did in this step and what you found (1-10 lines)"
+		if r.Detail != "" {
+			fix += "; your notes must: " + r.Detail
+		}
+		return event.Blocker{Code: event.BlockMissingRequiredNotes, Pointer: event.Pointer{Kind: event.PointWorkflowStep, StepID: r.Step},
+			Message:      fmt.Sprintf("Step %s requires notes and output.notesMarkdown was empty.", r.Step),
+			SuggestedFix: fix + ". Then retry with the call below."}
+	case NotesCriteriaUnmet:
+		return event.Blocker{Code: event.BlockNotesCriteriaUnmet, Pointer: event.Pointer{Kind: event.PointWorkflowStep, StepID: r.Step},
+			Message:      fmt.Sprintf("The notes of step %s do not meet its criteria: %s", r.Step, r.Detail),
+			SuggestedFix: "Revise output.notesMarkdown so that it meets each criterion named above (do the missing work first if it is not done), then retry with the call below."}
+	case AssessmentFollowupRequired:
+		f := r.Followup
+		return event.Blocker{Code: event.BlockAssessmentFollowupRequired, Pointer: event.Pointer{Kind: event.PointWorkflowStep, StepID: r.Step},
+			Message: fmt.Sprintf("Your %s assessment rates %s as %s, which this step answers with a follow-up before it can advance.",
+				f.Assessment, f.Dimension, f.Level),
+			SuggestedFix: fmt.Sprintf("Stay on step %s and do this: %s Then retry with the call below and a new wr.assessment; the step advances once no dimension is rated %s.",
+				r.Step, f.Guidance, f.Level)}
 	case RequiredCapabilityUnknown:
 		return event.Blocker{Code: event.BlockRequiredCapabilityUnknown, Pointer: event.Pointer{Kind: event.PointCapability, Capability: r.Capability},
 			Message:      fmt.Sprintf("This workflow requires %s and its availability has not been observed.", r.Capability),
@@ -139,6 +179,22 @@ func gap(r Reason) event.GapRecordedData {
 			g.Summary += ": " + r.Detail
 		}
 		g.HowToResolve = "Produce the artifact: " + r.Example
+	case MissingNotes:
+		g.Reason = event.GapNotesMissing
+		g.Summary = fmt.Sprintf("Step %s advanced without the notes its workflow requires", r.Step)
+		g.HowToResolve = "Record what the step did and found"
+		if r.Detail != "" {
+			g.HowToResolve += "; the notes must: " + r.Detail
+		}
+	case NotesCriteriaUnmet:
+		g.Reason = event.GapNotesCriteriaUnmet
+		g.Summary = fmt.Sprintf("Step %s advanced with notes that do not meet its criteria: %s", r.Step, r.Detail)
+		g.HowToResolve = "Check the step's work against its criteria and complete what is missing"
+	case AssessmentFollowupRequired:
+		f := r.Followup
+		g.Reason = event.GapAssessmentFollowup
+		g.Summary = fmt.Sprintf("Step %s advanced although its %s assessment rated %s as %s, which asks for a follow-up", r.Step, f.Assessment, f.Dimension, f.Level)
+		g.HowToResolve = f.Guidance
 	default:
 		g.Reason = event.GapCapabilityMissing
 		g.Summary = fmt.Sprintf("Required capability %s is not available (%s); continued without it", r.Capability, r.Code)

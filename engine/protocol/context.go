@@ -7,26 +7,33 @@ import (
 	"strings"
 
 	"github.com/workrail/workrail/engine"
+	"github.com/workrail/workrail/engine/compile"
 	"github.com/workrail/workrail/engine/event"
 	"github.com/workrail/workrail/engine/workflow"
 )
 
-// CheckContext validates context values against the workflow's declared
+// CheckContext validates context values against workflow w's declared
 // inputs. Wrong types and values outside an enum are errors (nothing is
 // stored); at start, so is a missing required input. Keys the workflow does
 // not declare are kept but disclosed with a warning, since no condition
-// reads them.
-func CheckContext(inputs []workflow.ContextInput, ctx map[string]any, atStart bool) ([]Warning, *engine.Error) {
+// reads them. A lenient input is never refused: its value is rewritten in
+// ctx, in place, to the form the workflow compares it in (canonicalize),
+// with a notice for each value changed; conditions stay strict.
+func CheckContext(w compile.Workflow, ctx map[string]any, atStart bool) ([]Warning, *engine.Error) {
+	inputs := w.Context
 	declared := map[string]workflow.ContextInput{}
 	for _, in := range inputs {
 		declared[in.Name] = in
 	}
-	var ws []Warning
+	ws := canonicalize(w, declared, ctx)
 	for _, k := range sortedKeys(ctx) {
 		in, ok := declared[k]
 		if !ok {
 			ws = append(ws, Warning{Code: event.NoticeContextKeyUndeclared,
 				Message: fmt.Sprintf("context.%s is not an input of this workflow: it is stored, but no condition or loop reads it", k)})
+			continue
+		}
+		if in.Lenient {
 			continue
 		}
 		if e := checkValue(in, ctx[k]); e != nil {

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/workrail/workrail/engine"
+	"github.com/workrail/workrail/engine/compile"
 	"github.com/workrail/workrail/engine/protocol"
 	"github.com/workrail/workrail/engine/workflow"
 )
@@ -51,7 +52,7 @@ func TestCheckContextAccepts(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ws, e := protocol.CheckContext(reviewInputs, tt.ctx, tt.atStart)
+			ws, e := protocol.CheckContext(compile.Workflow{Context: reviewInputs}, tt.ctx, tt.atStart)
 			if e != nil {
 				t.Fatalf("CheckContext: %v", e)
 			}
@@ -118,7 +119,7 @@ func TestCheckContextRefuses(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ws, e := protocol.CheckContext(reviewInputs, tt.ctx, tt.atStart)
+			ws, e := protocol.CheckContext(compile.Workflow{Context: reviewInputs}, tt.ctx, tt.atStart)
 			checkErr(t, e, tt.want)
 			if ws != nil {
 				t.Errorf("warnings %+v with an error; want nil", ws)
@@ -133,7 +134,7 @@ func TestCheckContextRefuses(t *testing.T) {
 }
 
 func TestCheckContextNamesMissingInputs(t *testing.T) {
-	_, e := protocol.CheckContext(reviewInputs, map[string]any{}, true)
+	_, e := protocol.CheckContext(compile.Workflow{Context: reviewInputs}, map[string]any{}, true)
 	if e == nil {
 		t.Fatal("no error")
 	}
@@ -168,7 +169,7 @@ func TestCheckContextWarnsAboutUndeclaredKeys(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ws, e := protocol.CheckContext(tt.inputs, tt.ctx, tt.atStart)
+			ws, e := protocol.CheckContext(compile.Workflow{Context: tt.inputs}, tt.ctx, tt.atStart)
 			if e != nil {
 				t.Fatalf("CheckContext: %v", e)
 			}

@@ -1,7 +1,10 @@
 package protocol
 
 import (
+	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/workrail/workrail/engine"
@@ -22,6 +25,9 @@ type WorkflowSummary struct {
 	// run's pinned version is shown and no source defines it any more.
 	Source   catalog.Source   `json:"source,omitzero"`
 	Warnings []catalog.Notice `json:"warnings,omitempty"`
+	// Dialect is the authoring format the file was read from, when it is
+	// not the canonical one.
+	Dialect compile.Dialect `json:"dialect,omitempty"`
 }
 
 // ListResult is list_workflows' result.
@@ -49,7 +55,7 @@ func NewList(cat *catalog.Catalog) ListResult {
 		out.Workflows = append(out.Workflows, s)
 		fmt.Fprintf(&b, "- %s (%s): %s. %s\n", s.ID, s.Kind, s.Name, s.Description)
 		for _, w := range e.Warnings {
-			fmt.Fprintf(&b, "  warning %s: %s\n", w.Code, w.Message)
+			fmt.Fprintf(&b, "  warning %s\n", noticeText(w))
 		}
 	}
 	for _, sh := range cat.Shadowed {
@@ -66,7 +72,16 @@ func NewList(cat *catalog.Catalog) ListResult {
 func summary(e catalog.Entry) WorkflowSummary {
 	c := e.Compiled
 	return WorkflowSummary{ID: c.ID, Name: c.Name, Description: c.Description, Version: c.Version,
-		Kind: c.Kind, IDStatus: e.IDStatus, Source: e.Source, Warnings: e.Warnings}
+		Kind: c.Kind, IDStatus: e.IDStatus, Source: e.Source, Warnings: e.Warnings, Dialect: c.Dialect}
+}
+
+// noticeText is a load warning on one line: its code, where in the file
+// it points when it does, and what it says.
+func noticeText(n catalog.Notice) string {
+	if n.Pointer != "" {
+		return fmt.Sprintf("%s at %s: %s", n.Code, n.Pointer, n.Message)
+	}
+	return fmt.Sprintf("%s: %s", n.Code, n.Message)
 }
 
 // InspectResult is inspect_workflow's result: what a workflow is and, in
@@ -84,19 +99,62 @@ type InspectResult struct {
 	Steps                  []StepOutline                         `json:"steps"`
 	Warnings               []Warning                             `json:"warnings"`
 	pinned                 bool                                  // the version a run is pinned to
+
+	// Rewrites are the codes of what reading a file in another dialect
+	// changed (Workflow.Dialect says which); empty for a canonical file.
+	Rewrites []string `json:"rewrites,omitempty"`
+	// What the workflow says about itself, for the agent or person
+	// choosing it. None of it changes which step runs.
+	About                string                  `json:"about,omitempty"`
+	Examples             []string                `json:"examples,omitempty"`
+	Preconditions        []string                `json:"preconditions,omitempty"`
+	ClarificationPrompts []string                `json:"clarificationPrompts,omitempty"`
+	MetaGuidance         []string                `json:"metaGuidance,omitempty"`
+	References           []workflow.Reference    `json:"references,omitempty"`
+	MetricsProfile       workflow.MetricsProfile `json:"metricsProfile,omitempty"`
+	FunctionDefinitions  []workflow.FunctionDef  `json:"functionDefinitions,omitempty"`
+	Assessments          []workflow.Assessment   `json:"assessments,omitempty"`
+	Contracts            []ContractOutline       `json:"contracts,omitempty"`
+	Notes                workflow.NotesPolicy    `json:"notes,omitempty"`
+}
+
+// ContractOutline is one output contract a workflow's steps require:
+// WorkRail's own pack or one the workflow declares, pinned with it.
+type ContractOutline struct {
+	Ref         workflow.ContractRef `json:"ref"`
+	Declared    bool                 `json:"declared"` // by the workflow, not WorkRail
+	Description string               `json:"description"`
+	Kinds       []string             `json:"kinds,omitempty"`
+	Schema      json.RawMessage      `json:"schema"`
+	Example     json.RawMessage      `json:"example"`
+}
+
+// contractOutlines lists a compiled workflow's contracts by ref.
+func contractOutlines(c compile.Workflow) []ContractOutline {
+	var out []ContractOutline
+	for _, ref := range slices.Sorted(maps.Keys(c.Contracts)) {
+		p := c.Contracts[ref]
+		_, builtin := compile.Pack(ref)
+		out = append(out, ContractOutline{Ref: ref, Declared: !builtin, Description: p.Description, Kinds: p.Kinds,
+			Schema: p.Schema, Example: p.Example})
+	}
+	return out
 }
 
 // StepOutline is one step or loop in the outline.
 type StepOutline struct {
-	ID             workflow.StepID      `json:"id"`
-	Title          string               `json:"title"`
-	Depth          int                  `json:"depth"`
-	Loop           *workflow.LoopSpec   `json:"loop,omitempty"`
-	Condition      string               `json:"runCondition,omitempty"`
-	Output         workflow.ContractRef `json:"requiredOutput,omitempty"`
-	UserDependency string               `json:"userDependency,omitempty"`
-	Origin         compile.Origin       `json:"origin"`
-	Prompt         string               `json:"prompt,omitempty"` // preview mode only
+	ID             workflow.StepID         `json:"id"`
+	Title          string                  `json:"title"`
+	Depth          int                     `json:"depth"`
+	Loop           *workflow.LoopSpec      `json:"loop,omitempty"`
+	Condition      string                  `json:"runCondition,omitempty"`
+	Output         workflow.ContractRef    `json:"requiredOutput,omitempty"`
+	UserDependency string                  `json:"userDependency,omitempty"`
+	Origin         compile.Origin          `json:"origin"`
+	Assessments    []workflow.AssessmentID `json:"assessmentRefs,omitempty"`
+	ConfirmWhen    string                  `json:"confirmWhen,omitempty"`
+	Delegates      []engine.WorkflowID     `json:"delegatesTo,omitempty"`
+	Prompt         string                  `json:"prompt,omitempty"` // preview mode only
 }
 
 // ResultKind implements Result.
@@ -120,7 +178,11 @@ func newInspect(e catalog.Entry, mode InspectMode, pinned bool, warnings []Warni
 	c := e.Compiled
 	r := InspectResult{Kind: KindWorkflow, Mode: mode, Workflow: summary(e), WorkflowHash: c.Hash,
 		AppliedFeatures: c.AppliedFeatures, Capabilities: c.Capabilities, RecommendedPreferences: c.RecommendedPreferences,
-		Context: c.Context, Steps: outline(c.Steps, 0, mode == InspectPreview), Warnings: nonNil(warnings), pinned: pinned}
+		Context: c.Context, Steps: outline(c.Steps, 0, mode == InspectPreview), Warnings: nonNil(warnings), pinned: pinned,
+		Rewrites: c.Rewrites, About: c.About, Examples: c.Examples, Preconditions: c.Preconditions,
+		ClarificationPrompts: c.ClarificationPrompts, MetaGuidance: c.MetaGuidance, References: c.References,
+		MetricsProfile: c.MetricsProfile, FunctionDefinitions: c.FunctionDefinitions, Assessments: c.Assessments,
+		Contracts: contractOutlines(c.Workflow), Notes: c.Notes}
 	if r.Context == nil {
 		r.Context = []workflow.ContextInput{}
 	}
@@ -148,6 +210,13 @@ func outline(list []compile.Node, depth int, preview bool) []StepOutline {
 		if s.UserDependency != nil {
 			o.UserDependency = string(s.UserDependency.Reason)
 		}
+		o.Assessments = s.AssessmentRefs
+		if s.ConfirmWhen != nil {
+			o.ConfirmWhen = s.ConfirmWhen.String()
+		}
+		for _, d := range s.Delegations {
+			o.Delegates = append(o.Delegates, d.WorkflowID)
+		}
 		if preview {
 			o.Prompt = s.Prompt
 		}
@@ -164,6 +233,11 @@ func inspectText(r InspectResult) string {
 		from = "no longer defined by any source"
 	}
 	fmt.Fprintf(&b, "# %s (%s)\n%s\nversion %s, %s %s, hash %s\n", w.Name, w.ID, w.Description, w.Version, w.Kind, from, r.WorkflowHash)
+	if w.Dialect != "" {
+		fmt.Fprintf(&b, "written in the %s dialect and read through its normalizer (rewrites: %s)\n", w.Dialect, strings.Join(r.Rewrites, ", "))
+	}
+	policyLine(&b, r)
+	aboutSections(&b, r)
 	if len(r.Context) > 0 {
 		b.WriteString("\n## Context inputs\n")
 		for _, in := range r.Context {
@@ -181,13 +255,110 @@ func inspectText(r InspectResult) string {
 			b.WriteString(indent(s.Prompt, s.Depth+1) + "\n")
 		}
 	}
+	stepsSections(&b, r)
 	if r.pinned {
 		b.WriteString("\nYour run is pinned to this version: keep calling continue_workflow with its tokens.\n")
 	} else {
 		fmt.Fprintf(&b, "\nTo run it, call start_workflow with {\"workflowId\": %q}.\n", w.ID)
 	}
+	if len(w.Warnings) > 0 {
+		b.WriteString("\n## Load warnings\n")
+		for _, n := range w.Warnings {
+			b.WriteString("- " + noticeText(n) + "\n")
+		}
+	}
 	warningsSection(&b, r.Warnings)
 	return b.String()
+}
+
+// aboutSections writes what the workflow says about itself, each part
+// only when the workflow has it.
+func aboutSections(b *strings.Builder, r InspectResult) {
+	if r.About != "" {
+		b.WriteString("\n## About\n" + r.About + "\n")
+	}
+	list := func(title string, items []string) {
+		if len(items) == 0 {
+			return
+		}
+		b.WriteString("\n## " + title + "\n")
+		for _, it := range items {
+			b.WriteString("- " + it + "\n")
+		}
+	}
+	list("Before you start", r.Preconditions)
+	list("Examples", r.Examples)
+	list("Questions it may ask", r.ClarificationPrompts)
+	list("Rules", r.MetaGuidance)
+	if len(r.References) > 0 {
+		b.WriteString("\n## References\n")
+		for _, ref := range r.References {
+			line := fmt.Sprintf("- %s: %s (%s", ref.ID, ref.Title, ref.Source)
+			if ref.ResolveFrom != "" {
+				line += ", from the " + string(ref.ResolveFrom)
+			}
+			if ref.Authoritative {
+				line += ", authoritative"
+			}
+			b.WriteString(line + "): " + ref.Purpose + "\n")
+		}
+	}
+	if len(r.FunctionDefinitions) > 0 {
+		b.WriteString("\n## Functions\n")
+		for _, f := range r.FunctionDefinitions {
+			var params []string
+			for _, p := range f.Parameters {
+				params = append(params, p.Name+" "+p.Type)
+			}
+			fmt.Fprintf(b, "- %s(%s): %s\n", f.Name, strings.Join(params, ", "), f.Definition)
+		}
+	}
+}
+
+// stepsSections writes what the steps rate and produce.
+func stepsSections(b *strings.Builder, r InspectResult) {
+	if len(r.Assessments) > 0 {
+		b.WriteString("\n## Assessments\n")
+		for _, a := range r.Assessments {
+			fmt.Fprintf(b, "- %s: %s\n", a.ID, a.Purpose)
+			for _, d := range a.Dimensions {
+				opt := ""
+				if d.Optional {
+					opt = ", optional"
+				}
+				fmt.Fprintf(b, "  - %s (%s%s): %s\n", d.ID, strings.Join(d.Levels, " | "), opt, d.Purpose)
+			}
+		}
+	}
+	if len(r.Contracts) > 0 {
+		b.WriteString("\n## Output contracts\n")
+		for _, c := range r.Contracts {
+			by := "WorkRail"
+			if c.Declared {
+				by = "this workflow"
+			}
+			line := fmt.Sprintf("- %s (declared by %s", c.Ref, by)
+			if len(c.Kinds) > 0 {
+				line += "; also accepted as kind " + strings.Join(c.Kinds, ", ")
+			}
+			b.WriteString(line + "): " + c.Description + "\n")
+		}
+	}
+}
+
+// policyLine says how the workflow is measured and what its steps need
+// besides their prompts, when that differs from the defaults.
+func policyLine(b *strings.Builder, r InspectResult) {
+	var meta []string
+	if r.MetricsProfile != "" {
+		meta = append(meta, "metrics profile "+string(r.MetricsProfile))
+	}
+	if r.Notes == workflow.NotesRequired {
+		meta = append(meta, "every step needs notes unless it says otherwise or requires an output contract")
+	}
+	if len(meta) > 0 {
+		b.WriteString(strings.Join(meta, "; ") + "\n")
+	}
 }
 
 func outlineLine(s StepOutline) string {
@@ -204,6 +375,15 @@ func outlineLine(s StepOutline) string {
 	if s.UserDependency != "" {
 		line += " [needs the user: " + s.UserDependency + "]"
 	}
+	if len(s.Assessments) > 0 {
+		line += " [rates " + joinIDs(s.Assessments) + "]"
+	}
+	if s.ConfirmWhen != "" {
+		line += " [asks to confirm when " + s.ConfirmWhen + "]"
+	}
+	if len(s.Delegates) > 0 {
+		line += " [delegates to " + joinIDs(s.Delegates) + "]"
+	}
 	return line
 }
 
@@ -216,4 +396,12 @@ func indent(s string, depth int) string {
 // cannot reach or start the daemon; cause says why and where to look.
 func DaemonUnavailable(cause string) ErrorResult {
 	return NewError(engine.Errorf(engine.CodeDaemonUnavailable, "%s. Retry the same call in a second; nothing was recorded.", cause))
+}
+
+func joinIDs[T ~string](ids []T) string {
+	s := make([]string, len(ids))
+	for i, id := range ids {
+		s[i] = string(id)
+	}
+	return strings.Join(s, ", ")
 }

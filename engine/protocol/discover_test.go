@@ -76,7 +76,7 @@ func TestNewList(t *testing.T) {
 	if legacy.IDStatus != workflow.Legacy || len(legacy.Warnings) != 1 || legacy.Warnings[0].Suggest != "project.legacy_flow" {
 		t.Errorf("legacy row %+v; want a rename warning to project.legacy_flow", legacy)
 	}
-	if !strings.Contains(r.Text, "  warning "+string(legacy.Warnings[0].Code)+": "+legacy.Warnings[0].Message+"\n") {
+	if !strings.Contains(r.Text, "  warning "+string(legacy.Warnings[0].Code)+" at /id: "+legacy.Warnings[0].Message+"\n") {
 		t.Errorf("text lacks the legacy warning:\n%s", r.Text)
 	}
 }
@@ -171,5 +171,48 @@ func TestDaemonUnavailable(t *testing.T) {
 	}
 	if !strings.HasPrefix(r.Text, "# Error: DAEMON_UNAVAILABLE\nretry: retryable_after_ms (1000 ms)\n") {
 		t.Errorf("text %q", r.Text)
+	}
+}
+
+// TestNewInspectShowsWhatTheWorkflowSays: the metadata a workflow carries
+// (about, examples, preconditions, questions, rules, references,
+// functions, assessments, contracts, notes policy, metrics profile) is in
+// inspect's JSON and text; list keeps to its summary.
+func TestNewInspectShowsWhatTheWorkflowSays(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("testdata", "rich", "project.rich.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, p := catalog.Load(b, projectSource, "project.rich.json")
+	if p != nil {
+		t.Fatalf("load: %v", p)
+	}
+	e.Warnings = append(e.Warnings, catalog.Notice{Code: "LEGACY_WORKFLOW_ID", Pointer: "/steps/0/prompt", Message: "a warning that points"})
+	r := protocol.NewInspect(e, protocol.InspectMetadata)
+	compareGolden(t, "inspect_rich.txt", []byte(r.Text))
+	if r.About == "" || len(r.Examples) != 2 || len(r.Preconditions) != 2 || len(r.ClarificationPrompts) != 1 || len(r.MetaGuidance) != 2 {
+		t.Errorf("metadata lists: %+v", r)
+	}
+	if len(r.References) != 1 || !r.References[0].Authoritative || r.MetricsProfile != workflow.MetricsCoding || r.Notes != workflow.NotesRequired {
+		t.Errorf("references %+v, metrics %q, notes %q", r.References, r.MetricsProfile, r.Notes)
+	}
+	if len(r.FunctionDefinitions) != 1 || len(r.Assessments) != 1 || len(r.Assessments[0].Dimensions) != 2 {
+		t.Errorf("functions %+v, assessments %+v", r.FunctionDefinitions, r.Assessments)
+	}
+	// The declared contract, then the packs WorkRail pins: the assessment
+	// contract (a step rates an assessment) and the gaps pack.
+	if len(r.Contracts) != 3 || r.Contracts[1].Ref != workflow.ContractAssessment || r.Contracts[2].Ref != workflow.ContractGaps ||
+		r.Contracts[2].Declared || len(r.Contracts[2].Schema) == 0 {
+		t.Errorf("contracts %+v; want the assessment contract and WorkRail's gaps pack with its schema", r.Contracts)
+	}
+	if d := r.Contracts[0]; d.Ref != "user.plan_summary" || !d.Declared || len(d.Kinds) != 1 || d.Kinds[0] != "user.plan" || len(d.Example) == 0 {
+		t.Errorf("declared contract %+v; want user.plan_summary, declared, accepting user.plan, with its example", d)
+	}
+	if !strings.Contains(r.Text, "- LEGACY_WORKFLOW_ID at /steps/0/prompt: a warning that points\n") {
+		t.Errorf("text lacks the pointed warning:\n%s", r.Text)
+	}
+	l := protocol.NewList(catalog.New([]catalog.Entry{e}, nil))
+	if row := string(mustJSON(t, l)); strings.Contains(row, `"about"`) || strings.Contains(row, `"references"`) || !strings.Contains(row, `"pointer": "/steps/0/prompt"`) {
+		t.Errorf("list carries metadata, or lacks the warning's pointer:\n%s", row)
 	}
 }

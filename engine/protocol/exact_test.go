@@ -70,14 +70,14 @@ var continueCases = []struct {
 // parseLong.
 func TestReadExactAgreesWithTheLongWay(t *testing.T) {
 	for _, c := range exactCases {
-		agree(t, c.raw, c.take, new(StartInput), new(StartInput), ToolStart)
+		agreeInputs(t, c.raw, c.take, new(StartInput), new(StartInput), ToolStart)
 	}
 	for _, c := range continueCases {
-		agree(t, c.raw, c.take, new(ContinueInput), new(ContinueInput), ToolContinue)
+		agreeInputs(t, c.raw, c.take, new(ContinueInput), new(ContinueInput), ToolContinue)
 	}
 }
 
-func agree(t *testing.T, raw string, take bool, fast, long any, tool ToolName) {
+func agreeInputs(t *testing.T, raw string, take bool, fast, long any, tool ToolName) {
 	t.Helper()
 	got := readExact([]byte(raw), fast)
 	if got != take {

@@ -126,3 +126,14 @@ func skipValue(dec *json.Decoder) error {
 	}
 	return nil
 }
+
+// IsServerFault reports whether e is the server's failure rather than a
+// problem with what was asked: a JSON-RPC error carrying it takes the
+// internal-error code.
+func IsServerFault(e *engine.Error) bool {
+	switch e.Code {
+	case engine.CodeInternal, engine.CodeSessionCorrupt, engine.CodeStorageUnwritable, engine.CodeDaemonUnavailable:
+		return true
+	}
+	return false
+}

@@ -40,6 +40,10 @@ type View struct {
 	// OfferCheckpoint: checkpoint_workflow is served, so the text says
 	// how to send the checkpointToken.
 	OfferCheckpoint bool
+	// Rules (the workflow's metaGuidance) and References are shown when
+	// a run starts and on rehydrate, not with every step.
+	Rules      []string
+	References []workflow.Reference
 }
 
 // NewStep builds the step result for a pending step, text included.
@@ -49,7 +53,7 @@ func NewStep(v View, p Pending, prog Progress) StepResult {
 		Kind: KindStep, Pending: p, StateToken: t.State, AckToken: t.Ack, CheckpointToken: t.Checkpoint,
 		Session: v.Session, Workflow: v.Workflow, Progress: prog, Preferences: v.Preferences, Gaps: v.Gaps,
 		Recap: v.Recap, Fork: v.Fork, Skipped: v.Skipped, Checkpoint: v.Checkpoint, Warnings: nonNil(v.Warnings),
-		NextCall: nextCall(t, v.Examples),
+		NextCall: nextCall(t, v.Examples), Rules: v.Rules, References: v.References,
 	}
 	r.Text = renderStep(r, offer(v))
 	return r
@@ -141,6 +145,7 @@ func renderStep(r StepResult, checkpointToken string) string {
 	progress := fmt.Sprintf("%s (part %d of %d)", r.Pending.StepID, r.Progress.Part, r.Progress.Parts)
 	header(&b, r.Pending.Title, r.Workflow, r.Session, progress, r.Pending.Loops, r.Preferences)
 	checkpointSection(&b, r.Checkpoint)
+	rulesSection(&b, r.Rules, r.References)
 	section(&b, "Instructions")
 	b.WriteString(strings.TrimRight(r.Pending.Prompt, "\n") + "\n")
 	userSection(&b, r.Pending.UserDependency, r.Preferences.Autonomy)
@@ -151,6 +156,36 @@ func renderStep(r StepResult, checkpointToken string) string {
 	warningsSection(&b, r.Warnings)
 	nextCallSection(&b, r.NextCall, checkpointToken)
 	return b.String()
+}
+
+// rulesSection shows the workflow's rules and the documents it points to,
+// when it has any.
+func rulesSection(b *strings.Builder, rules []string, refs []workflow.Reference) {
+	if len(rules) > 0 {
+		section(b, "Workflow rules")
+		b.WriteString("These hold for every step of this workflow (they are shown when the run starts and on rehydrate):\n")
+		for _, r := range rules {
+			fmt.Fprintf(b, "- %s\n", r)
+		}
+	}
+	if len(refs) == 0 {
+		return
+	}
+	section(b, "References")
+	b.WriteString("Documents this workflow points to; read one when a step needs it:\n")
+	for _, r := range refs {
+		fmt.Fprintf(b, "- %s (%s): %s", r.Title, r.ID, r.Source)
+		if r.ResolveFrom != "" {
+			fmt.Fprintf(b, " [from the %s]", r.ResolveFrom)
+		}
+		if r.Authoritative {
+			b.WriteString(" [authoritative]")
+		}
+		if r.Purpose != "" {
+			fmt.Fprintf(b, ": %s", r.Purpose)
+		}
+		b.WriteString("\n")
+	}
 }
 
 // userSection tells the agent how to handle a step only the user can

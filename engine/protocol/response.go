@@ -134,6 +134,13 @@ type StepResult struct {
 	Checkpoint *Checkpointed `json:"checkpoint,omitempty"`
 	NextCall   NextCall      `json:"nextCall"`
 	Warnings   []Warning     `json:"warnings"`
+	// Rules (the workflow's metaGuidance) and References: at start and
+	// on rehydrate, when the workflow has them.
+	Rules      []string             `json:"workflowRules,omitempty"`
+	References []workflow.Reference `json:"references,omitempty"`
+	// ConsoleURL is the run's page in the Console, set by the transport
+	// that knows where the Console listens (WithConsoleLink).
+	ConsoleURL string `json:"consoleUrl,omitempty"`
 }
 
 // Progress says which top-level part of the workflow the pending step is
@@ -155,6 +162,7 @@ type CompleteResult struct {
 	Gaps        []Gap                `json:"gapsRecorded,omitempty"`
 	Skipped     []event.Skip         `json:"skipped,omitempty"`
 	Warnings    []Warning            `json:"warnings"`
+	ConsoleURL  string               `json:"consoleUrl,omitempty"` // as StepResult's
 }
 
 // BlockedResult says the pending step cannot advance in the effective mode
@@ -174,6 +182,7 @@ type BlockedResult struct {
 	Preferences     workflow.Preferences `json:"preferences"`
 	NextCall        NextCall             `json:"nextCall"`
 	Warnings        []Warning            `json:"warnings"`
+	ConsoleURL      string               `json:"consoleUrl,omitempty"` // as StepResult's
 }
 
 // Gap is a gap recorded by an advance, as shown to the agent.

@@ -2,6 +2,8 @@ package protocol
 
 import (
 	"encoding/json"
+	"reflect"
+	"strings"
 
 	"github.com/workrail/workrail/engine"
 	"github.com/workrail/workrail/engine/event"
@@ -32,7 +34,8 @@ func object(props obj, required ...string) obj {
 }
 
 var blockerCodes = []event.BlockerCode{event.BlockUserOnlyDependency, event.BlockMissingRequiredOutput, event.BlockInvalidRequiredOutput,
-	event.BlockRequiredCapabilityUnknown, event.BlockRequiredCapabilityUnavailable, event.BlockInvariantViolation, event.BlockStorageCorruptionDetected}
+	event.BlockRequiredCapabilityUnknown, event.BlockRequiredCapabilityUnavailable, event.BlockInvariantViolation, event.BlockStorageCorruptionDetected,
+	event.BlockMissingRequiredNotes, event.BlockNotesCriteriaUnmet, event.BlockAssessmentFollowupRequired}
 
 // defs are the shared definitions of every output schema.
 func defs() obj {
@@ -41,10 +44,8 @@ func defs() obj {
 			"nextCall": object(obj{"tool": str(), "arguments": obj{"type": "object"}}, "tool", "arguments")}, "kind", "text", "error"),
 		"envelope": object(obj{
 			"code": enum(engine.Codes()), "message": str(), "details": obj{"type": "object"},
-			"retry": obj{"oneOf": []obj{
-				object(obj{"kind": enum([]engine.RetryKind{engine.NotRetryable, engine.RetryableImmediately})}, "kind"),
-				object(obj{"kind": constant(string(engine.RetryableAfterMs)), "afterMs": integer()}, "kind", "afterMs"),
-			}},
+			"retry": when(object(obj{"kind": enum([]engine.RetryKind{engine.NotRetryable, engine.RetryableImmediately, engine.RetryableAfterMs}),
+				"afterMs": integer()}, "kind"), string(engine.RetryableAfterMs), obj{"required": []string{"afterMs"}}),
 			"suggestions": array(object(obj{"path": str(), "didYouMean": str(), "note": str()}, "path")),
 		}, "code", "message", "retry"),
 		"session":     object(obj{"sessionId": str(), "runId": str()}, "sessionId", "runId"),
@@ -64,18 +65,21 @@ func defs() obj {
 			"checkpointToken": str(), "isComplete": constant2(false), "session": ref("session"), "workflow": ref("workflow"),
 			"preferences": ref("preferences"), "progress": obj{"type": "object"}, "gapsRecorded": array(obj{"type": "object"}),
 			"recap": obj{"type": "object"}, "fork": obj{"type": "object"}, "skipped": array(obj{"type": "object"}),
-			"checkpoint": object(obj{"nodeId": str()}, "nodeId"), "nextCall": ref("nextCall"), "warnings": ref("warnings")},
+			"checkpoint": object(obj{"nodeId": str()}, "nodeId"), "nextCall": ref("nextCall"), "warnings": ref("warnings"), "consoleUrl": str(),
+			"workflowRules": array(str()), "references": array(object(obj{"id": str(), "title": str(), "source": str(), "purpose": str()}, "id", "title", "source"))},
 			"kind", "text", "pending", "stateToken", "ackToken", "checkpointToken", "isComplete", "session", "workflow", "preferences", "nextCall", "warnings"),
 		"blocked": object(obj{"kind": constant("blocked"), "text": str(), "blockers": obj{"type": "array", "items": ref("blocker"), "minItems": 1, "maxItems": outcome.MaxBlockers},
 			"pending": ref("pending"), "stateToken": str(), "ackToken": str(), "checkpointToken": str(), "isComplete": constant2(false),
-			"session": ref("session"), "workflow": ref("workflow"), "preferences": ref("preferences"), "nextCall": ref("nextCall"), "warnings": ref("warnings")},
+			"session": ref("session"), "workflow": ref("workflow"), "preferences": ref("preferences"), "nextCall": ref("nextCall"), "warnings": ref("warnings"),
+			"consoleUrl": str()},
 			"kind", "text", "blockers", "pending", "stateToken", "ackToken", "isComplete", "session", "workflow", "preferences", "nextCall", "warnings"),
 		"complete": object(obj{"kind": constant("complete"), "text": str(), "stateToken": str(), "isComplete": constant2(true),
 			"session": ref("session"), "workflow": ref("workflow"), "preferences": ref("preferences"),
-			"gapsRecorded": array(obj{"type": "object"}), "skipped": array(obj{"type": "object"}), "warnings": ref("warnings")},
+			"gapsRecorded": array(obj{"type": "object"}), "skipped": array(obj{"type": "object"}), "warnings": ref("warnings"), "consoleUrl": str()},
 			"kind", "text", "stateToken", "isComplete", "session", "workflow", "preferences", "warnings"),
 		"workflows": object(obj{"kind": constant("workflows"), "text": str(), "workflows": array(object(obj{
-			"id": str(), "name": str(), "description": str(), "version": str(), "kind": str(), "idStatus": str(), "source": obj{"type": "object"}},
+			"id": str(), "name": str(), "description": str(), "version": str(), "kind": str(), "idStatus": str(), "source": obj{"type": "object"},
+			"dialect": str(), "warnings": array(object(obj{"code": str(), "message": str(), "pointer": str(), "suggestedId": str()}, "code", "message"))},
 			"id", "name", "kind", "idStatus", "source")), "shadowed": array(obj{"type": "object"}), "problems": array(obj{"type": "object"})},
 			"kind", "text", "workflows"),
 		"candidates": object(obj{"kind": constant("candidates"), "text": str(),
@@ -91,43 +95,99 @@ func defs() obj {
 
 func constant2(v bool) obj { return obj{"const": v} }
 
+// when is schema o that, when its kind is kind, must also match then: a
+// discriminated requirement, which a client compiles as one object.
+func when(o obj, kind string, then obj) obj {
+	o["if"] = object(obj{"kind": constant(kind)})
+	o["then"] = then
+	return o
+}
+
+// refs calls fn with the name of every definition v refers to.
+func refs(v any, fn func(string)) {
+	switch x := v.(type) {
+	case obj:
+		if r, ok := x["$ref"].(string); ok {
+			fn(strings.TrimPrefix(r, "#/$defs/"))
+		}
+		for _, c := range x {
+			refs(c, fn)
+		}
+	case []obj:
+		for _, c := range x {
+			refs(c, fn)
+		}
+	}
+}
+
 // collect adds definition name and every definition it refers to.
 func collect(all obj, name string, used obj) {
 	if _, done := used[name]; done {
 		return
 	}
 	used[name] = all[name]
-	var walk func(v any)
-	walk = func(v any) {
-		switch x := v.(type) {
-		case obj:
-			if r, ok := x["$ref"].(string); ok {
-				collect(all, r[len("#/$defs/"):], used)
-			}
-			for _, c := range x {
-				walk(c)
-			}
-		case []obj:
-			for _, c := range x {
-				walk(c)
-			}
-		}
-	}
-	walk(all[name])
+	refs(all[name], func(r string) { collect(all, r, used) })
 }
 
-// union is the schema of a result that is one of kinds. It carries only
-// the definitions those kinds use: tool schemas cost every chat context.
+// union is the schema of a result that is one of kinds, written so that a
+// client compiles it cheaply (the official TypeScript SDK compiles every
+// output schema at connect): one object whose properties are those of
+// every kind, each written once (a property two kinds type differently is
+// left to each kind's branch), and per kind an if/then requiring that
+// kind's fields. It carries only the definitions those kinds use, and an
+// $id naming the kinds, so a client that caches compiled schemas by $id
+// compiles a union two tools share once.
 func union(kinds ...string) json.RawMessage {
 	all, used := defs(), obj{}
-	var one []obj
+	seen := map[string][]obj{} // property → its schema in each kind that has it
 	for _, k := range kinds {
-		one = append(one, ref(k))
-		collect(all, k, used)
+		for name, p := range all[k].(obj)["properties"].(obj) {
+			seen[name] = append(seen[name], p.(obj))
+		}
 	}
-	b, err := json.Marshal(obj{"type": "object", "required": []string{"kind", "text"}, "$defs": used, "oneOf": one})
+	props, consts := obj{}, []string{}
+	for name, ps := range seen {
+		if name != "kind" && agree(ps) && len(ps) > 0 {
+			props[name] = ps[0]
+		}
+	}
+	var branches []obj
+	for _, k := range kinds {
+		def := all[k].(obj)
+		own := obj{}
+		for name, p := range def["properties"].(obj) {
+			if _, shared := props[name]; !shared && name != "kind" {
+				own[name] = p
+			}
+		}
+		kind := def["properties"].(obj)["kind"].(obj)["const"].(string)
+		consts = append(consts, kind)
+		then := obj{"required": def["required"]}
+		if len(own) > 0 {
+			then["properties"] = own
+		}
+		branches = append(branches, obj{"if": object(obj{"kind": constant(kind)}), "then": then})
+	}
+	props["kind"] = obj{"enum": consts}
+	schema := obj{"$id": "urn:workrail:output:" + strings.Join(kinds, "+"), "type": "object", "required": []string{"kind", "text"},
+		"properties": props, "allOf": branches}
+	refs(schema, func(r string) { collect(all, r, used) })
+	if len(used) > 0 {
+		schema["$defs"] = used
+	}
+	b, err := json.Marshal(schema)
 	if err != nil {
 		panic("protocol: output schema: " + err.Error())
 	}
 	return b
+}
+
+// agree reports whether every schema in ps is the same.
+func agree(ps []obj) bool {
+	for _, p := range ps[1:] {
+		if !reflect.DeepEqual(p, ps[0]) {
+			return false
+		}
+	}
+	return true
 }

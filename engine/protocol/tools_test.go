@@ -267,7 +267,7 @@ func TestInputSchemaEnums(t *testing.T) {
 }
 
 // validate checks v against the subset of JSON Schema the output schemas
-// use: $ref, oneOf, const, enum, type, required, properties,
+// use: $ref, allOf, if/then, const, enum, type, required, properties,
 // additionalProperties, items, minItems, maxItems and maxLength.
 func validate(root, s map[string]any, v any, at string) []string {
 	if r, ok := s["$ref"].(string); ok {
@@ -280,16 +280,11 @@ func validate(root, s map[string]any, v any, at string) []string {
 	}
 	var errs []string
 	fail := func(format string, args ...any) { errs = append(errs, at+": "+fmt.Sprintf(format, args...)) }
-	if one, ok := s["oneOf"].([]any); ok {
-		n := 0
-		for _, alt := range one {
-			if len(validate(root, alt.(map[string]any), v, at)) == 0 {
-				n++
-			}
-		}
-		if n != 1 {
-			fail("matches %d of oneOf", n)
-		}
+	for _, sub := range asList(s["allOf"]) {
+		errs = append(errs, validate(root, sub.(map[string]any), v, at)...)
+	}
+	if cond, ok := s["if"].(map[string]any); ok && len(validate(root, cond, v, at)) == 0 {
+		errs = append(errs, validate(root, s["then"].(map[string]any), v, at)...)
 	}
 	if c, ok := s["const"]; ok && !reflect.DeepEqual(c, v) {
 		fail("%v is not %v", v, c)
@@ -303,6 +298,20 @@ func validate(root, s map[string]any, v any, at string) []string {
 			fail("%v is not in %v", v, e)
 		}
 	}
+	if m, ok := v.(map[string]any); ok {
+		for _, r := range asList(s["required"]) {
+			if _, ok := m[r.(string)]; !ok {
+				fail("lacks required %q", r)
+			}
+		}
+		if props, ok := s["properties"].(map[string]any); ok && s["type"] == nil {
+			for k, x := range m {
+				if p, ok := props[k].(map[string]any); ok {
+					errs = append(errs, validate(root, p, x, at+"/"+k)...)
+				}
+			}
+		}
+	}
 	switch typ, _ := s["type"].(string); typ {
 	case "object":
 		m, ok := v.(map[string]any)
@@ -311,11 +320,6 @@ func validate(root, s map[string]any, v any, at string) []string {
 			break
 		}
 		props, _ := s["properties"].(map[string]any)
-		for _, r := range asList(s["required"]) {
-			if _, ok := m[r.(string)]; !ok {
-				fail("lacks required %q", r)
-			}
-		}
 		for k, x := range m {
 			if p, ok := props[k].(map[string]any); ok {
 				errs = append(errs, validate(root, p, x, at+"/"+k)...)
@@ -363,6 +367,14 @@ func validate(root, s map[string]any, v any, at string) []string {
 
 func asList(v any) []any { l, _ := v.([]any); return l }
 
+// dig is the object at path in m (nil when there is none).
+func dig(m map[string]any, path ...string) map[string]any {
+	for _, p := range path {
+		m, _ = m[p].(map[string]any)
+	}
+	return m
+}
+
 // Every result shape matches its tool's declared output schema, so a
 // client that validates structuredContent never rejects a real result.
 func TestResultsMatchOutputSchemas(t *testing.T) {
@@ -390,12 +402,17 @@ func TestResultsMatchOutputSchemas(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(string(tt.tool), func(t *testing.T) {
 			root := schemaOf(t, tool(t, tt.tool).Output)
-			var refs []string
-			for _, alt := range asList(root["oneOf"]) {
-				refs = append(refs, strings.TrimPrefix(alt.(map[string]any)["$ref"].(string), "#/$defs/"))
+			var kinds []string
+			for _, k := range asList(dig(root, "properties", "kind")["enum"]) {
+				kinds = append(kinds, k.(string))
 			}
-			if !reflect.DeepEqual(refs, tt.kinds) {
-				t.Errorf("oneOf %v; want %v", refs, tt.kinds)
+			for i, b := range asList(root["allOf"]) {
+				if i >= len(kinds) || dig(b.(map[string]any), "if", "properties", "kind")["const"] != kinds[i] {
+					t.Errorf("branch %d of allOf is not kind %v's: %v", i, kinds, b)
+				}
+			}
+			if want := strings.ReplaceAll(strings.Join(tt.kinds, "+"), "inspection", "workflow"); !reflect.DeepEqual(kinds, strings.Split(want, "+")) {
+				t.Errorf("kinds %v; want %v", kinds, tt.kinds)
 			}
 			if !reflect.DeepEqual(asList(root["required"]), []any{"kind", "text"}) {
 				t.Errorf("required %v; want [kind text]", root["required"])
@@ -456,10 +473,10 @@ func TestOutputSchemaRejectsBrokenResults(t *testing.T) {
 		name   string
 		result protocol.Result
 		mutate func(m map[string]any)
-		want   string // an error from the definition of the result's kind
+		want   string // an error from the union or the branch of the result's kind
 	}{
 		{"step without nextCall", step, func(m map[string]any) { delete(m, "nextCall") }, `lacks required "nextCall"`},
-		{"unknown kind", step, func(m map[string]any) { m["kind"] = "steps" }, "steps is not step"},
+		{"unknown kind", step, func(m map[string]any) { m["kind"] = "steps" }, "steps is not in [step blocked complete error]"},
 		{"step that says complete", step, func(m map[string]any) { m["isComplete"] = true }, "true is not false"},
 		{"text is not a string", step, func(m map[string]any) { m["text"] = 1.0 }, "/text: not a string"},
 		{"blocked without blockers", blocked, func(m map[string]any) { m["blockers"] = []any{} }, "0 items, fewer than 1"},
@@ -468,7 +485,10 @@ func TestOutputSchemaRejectsBrokenResults(t *testing.T) {
 		}, "/blockers/0/code: NOPE is not in"},
 		{"unknown retry kind", protocol.NewError(engine.Errorf(engine.CodeInternal, "m")), func(m map[string]any) {
 			m["error"].(map[string]any)["retry"] = map[string]any{"kind": "later"}
-		}, "/error/retry: matches 0 of oneOf"},
+		}, "/error/retry/kind: later is not in"},
+		{"retry after no time", protocol.NewError(engine.Errorf(engine.CodeInternal, "m")), func(m map[string]any) {
+			m["error"].(map[string]any)["retry"] = map[string]any{"kind": "retryable_after_ms"}
+		}, `/error/retry: lacks required "afterMs"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -476,15 +496,14 @@ func TestOutputSchemaRejectsBrokenResults(t *testing.T) {
 			if err := json.Unmarshal(mustJSON(t, tt.result), &m); err != nil {
 				t.Fatal(err)
 			}
-			def := root["$defs"].(map[string]any)[string(tt.result.ResultKind())].(map[string]any)
 			if errs := validate(root, root, m, ""); len(errs) > 0 {
 				t.Fatalf("the unbroken result fails: %v", errs)
 			}
 			tt.mutate(m)
-			if errs := validate(root, root, m, ""); len(errs) == 0 {
+			errs := validate(root, root, m, "")
+			if len(errs) == 0 {
 				t.Error("the union accepts the broken result")
 			}
-			errs := validate(root, def, m, "")
 			if !strings.Contains(strings.Join(errs, "\n"), tt.want) {
 				t.Errorf("errors %v; want one with %q", errs, tt.want)
 			}

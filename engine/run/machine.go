@@ -1,8 +1,10 @@
 package run
 
 import (
+	"encoding/json"
 	"slices"
 
+	"github.com/workrail/workrail/engine"
 	"github.com/workrail/workrail/engine/compile"
 	"github.com/workrail/workrail/engine/event"
 	"github.com/workrail/workrail/engine/workflow"
@@ -17,17 +19,24 @@ type machine struct {
 	caps  map[workflow.Capability]event.CapabilityStatus
 	skips []event.Skip
 	exits []event.LoopExit
+	// err is set when the walk reached a loop it cannot run (a forEach
+	// whose required array is missing); nothing of the move is recorded.
+	err *engine.Error
 }
 
-func (m *machine) finish(p Position) Move {
+func (m *machine) finish(p Position) (Move, error) {
+	if m.err != nil {
+		return Move{}, m.err
+	}
 	return Move{Snapshot: Snapshot{V: SnapshotVersion, WorkflowHash: m.c.Hash, Position: p, Context: m.ctx,
-		Preferences: m.prefs, Capabilities: m.caps}, Skipped: m.skips, LoopExits: m.exits}
+		Preferences: m.prefs, Capabilities: m.caps}, Skipped: m.skips, LoopExits: m.exits}, nil
 }
 
 // resolve returns the first runnable step at or after path. It always
 // ends: each loop runs at most maxIterations times and lists are finite.
+// It stops early, with m.err set, at a loop that cannot run.
 func (m *machine) resolve(path []Frame) Position {
-	for {
+	for m.err == nil {
 		d := len(path) - 1
 		list := m.list(path[:d])
 		f := path[d]
@@ -40,17 +49,17 @@ func (m *machine) resolve(path []Frame) Position {
 		}
 		n := list[f.Index]
 		switch {
-		case n.Step != nil && m.runs(n.Step):
+		case n.Step != nil && m.runs(n.Step, path):
 			return Position{Kind: Pending, Step: n.Step.ID, Path: slices.Clone(path)}
 		case n.Step != nil:
 			path[d].Index++
-		case m.enters(n.Loop):
+		case m.enters(n.Loop, path):
 			path = append(path, Frame{})
 		default:
-			m.skips = append(m.skips, event.Skip{StepID: n.Loop.ID, Reason: event.LoopNotEntered})
 			path[d].Index++
 		}
 	}
+	return Position{}
 }
 
 // list returns the step list the cursor prefix points into.
@@ -62,18 +71,24 @@ func (m *machine) list(prefix []Frame) []compile.Node {
 	return list
 }
 
-func (m *machine) runs(s *compile.Step) bool {
-	if s.RunCondition == nil || s.RunCondition.Eval(m.ctx) {
+// runs decides whether the step path points at runs; a step that does not
+// is recorded as skipped.
+func (m *machine) runs(s *compile.Step, path []Frame) bool {
+	if s.RunCondition == nil {
 		return true
 	}
-	m.skips = append(m.skips, event.Skip{StepID: s.ID, Reason: event.ConditionFalse, Condition: s.RunCondition.String(), Unset: m.unset(s.RunCondition.Vars())})
+	scope := scopeAt(m.c.Steps, m.ctx, path)
+	if s.RunCondition.Eval(scope) {
+		return true
+	}
+	m.skips = append(m.skips, event.Skip{StepID: s.ID, Reason: event.ConditionFalse, Condition: s.RunCondition.String(), Unset: unset(scope, s.RunCondition.Vars())})
 	return false
 }
 
-func (m *machine) unset(vars []string) []string {
+func unset(scope map[string]any, vars []string) []string {
 	var out []string
 	for _, v := range vars {
-		if x, ok := m.ctx[v]; !ok || x == nil {
+		if x, ok := scope[v]; !ok || x == nil {
 			out = append(out, v)
 		}
 	}
@@ -87,7 +102,7 @@ func (m *machine) endIteration(path []Frame) []Frame {
 	loopPath := slices.Clone(path[:d])
 	loop := m.list(loopPath[:d-1])[loopPath[d-1].Index].Loop
 	done := path[d].Iteration + 1
-	reason, again := m.again(loop, done, path[d].Stop)
+	reason, again := m.again(loop, done, path[d].Stop, loopPath)
 	if again {
 		return append(loopPath, Frame{Iteration: done})
 	}
@@ -96,36 +111,82 @@ func (m *machine) endIteration(path []Frame) []Frame {
 	return loopPath
 }
 
-// enters decides whether a loop runs its first iteration.
-func (m *machine) enters(l *compile.Loop) bool {
-	s := l.Spec
-	switch s.Kind {
-	case "while":
-		return s.Condition.Eval(m.ctx)
-	case "for":
-		return s.Count > 0
-	case "forEach":
-		return len(m.items(l)) > 0
+// enters decides whether the loop path points at runs its first
+// iteration; a loop that does not is recorded as skipped. Its conditions
+// read the variables of the loops around it.
+func (m *machine) enters(l *compile.Loop, path []Frame) bool {
+	scope := m.ctx
+	if l.RunCondition != nil || l.Spec.Condition != nil {
+		scope = scopeAt(m.c.Steps, m.ctx, path)
 	}
-	return true // until: the body runs at least once
+	if l.RunCondition != nil && !l.RunCondition.Eval(scope) {
+		m.skips = append(m.skips, event.Skip{StepID: l.ID, Reason: event.LoopNotEntered, Condition: l.RunCondition.String(),
+			Unset: unset(scope, l.RunCondition.Vars())})
+		return false
+	}
+	s := l.Spec
+	var enters bool
+	switch s.Kind {
+	case workflow.While:
+		// Without a condition the loop is driven by its loop_control step.
+		enters = s.Condition == nil || s.Condition.Eval(scope)
+	case workflow.For:
+		enters = s.Count > 0
+	case workflow.ForEach:
+		items, ok := m.ctx[s.Over].([]any)
+		if !ok && s.ItemsRequired {
+			m.err = engine.Errorf(engine.CodeInvalidInput, "loop %s (%s) runs once per item of context.%s, which is %s: send it as a JSON array in \"context\" with this call",
+				l.ID, l.Title, s.Over, describe(m.ctx, s.Over)).With("pointer", "/context/"+s.Over)
+			return false
+		}
+		enters = len(items) > 0
+	default:
+		enters = true // until: the body runs at least once
+	}
+	if !enters {
+		m.skips = append(m.skips, event.Skip{StepID: l.ID, Reason: event.LoopNotEntered})
+	}
+	return enters
+}
+
+// describe says what a context value that should be an array is instead.
+func describe(ctx map[string]any, name string) string {
+	v, ok := ctx[name]
+	if !ok || v == nil {
+		return "not set"
+	}
+	b, _ := json.Marshal(v)
+	return "not an array but " + clip(string(b), 40)
+}
+
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
 }
 
 // again decides, after `done` iterations, whether the loop runs once more.
-func (m *machine) again(l *compile.Loop, done int, stop bool) (event.ExitReason, bool) {
+// loopPath points at the loop.
+func (m *machine) again(l *compile.Loop, done int, stop bool, loopPath []Frame) (event.ExitReason, bool) {
 	s := l.Spec
 	if stop {
 		return event.StopRequested, false
 	}
+	scope := m.ctx
+	if s.Condition != nil {
+		scope = scopeAt(m.c.Steps, m.ctx, loopPath)
+	}
 	var more bool
 	var reason event.ExitReason
 	switch s.Kind {
-	case "while":
-		more, reason = s.Condition.Eval(m.ctx), event.ConditionMet
-	case "until":
-		more, reason = !s.Condition.Eval(m.ctx), event.ConditionMet
-	case "for":
+	case workflow.While:
+		more, reason = s.Condition == nil || s.Condition.Eval(scope), event.ConditionMet
+	case workflow.Until:
+		more, reason = s.Condition == nil || !s.Condition.Eval(scope), event.ConditionMet
+	case workflow.For:
 		more, reason = done < s.Count, event.CountDone
-	case "forEach":
+	case workflow.ForEach:
 		more, reason = done < len(m.items(l)), event.ItemsDone
 	}
 	if !more {

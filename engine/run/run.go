@@ -67,15 +67,18 @@ type Move struct {
 }
 
 // Start returns the first move of a new run under the given effective
-// preferences.
-func Start(c compile.Compiled, ctx map[string]any, prefs workflow.Preferences) Move {
+// preferences. It fails (an INVALID_INPUT *engine.Error) when the run
+// reaches a forEach loop whose required array ctx lacks.
+func Start(c compile.Compiled, ctx map[string]any, prefs workflow.Preferences) (Move, error) {
 	m := machine{c: c, ctx: ctx, prefs: prefs}
 	return m.finish(m.resolve([]Frame{{}}))
 }
 
 // Advance moves past the pending step of s, with ctx merged over the
 // snapshot's context. stop records the agent's request (a loop_control
-// artifact) to end the innermost loop after this iteration.
+// artifact) to end the innermost loop after this iteration. Like Start, it
+// fails with an INVALID_INPUT *engine.Error at a forEach loop whose
+// required array is missing.
 func Advance(c compile.Compiled, s Snapshot, ctx map[string]any, stop bool) (Move, error) {
 	if err := Check(c, s); err != nil {
 		return Move{}, err
@@ -90,7 +93,7 @@ func Advance(c compile.Compiled, s Snapshot, ctx map[string]any, stop bool) (Mov
 		path[last].Stop = true
 	}
 	path[last].Index++
-	return m.finish(m.resolve(path)), nil
+	return m.finish(m.resolve(path))
 }
 
 // Check verifies that snapshot s belongs to compiled workflow c and that

@@ -35,7 +35,10 @@ func compiled(t *testing.T, steps string) compile.Compiled {
 // and the loop exits.
 func walk(t *testing.T, c compile.Compiled, ctx map[string]any, stopAt map[string]bool, perStep map[string]map[string]any) (string, []event.LoopExit) {
 	t.Helper()
-	m := run.Start(c, ctx, workflow.Preferences{})
+	m, err := run.Start(c, ctx, workflow.Preferences{})
+	if err != nil {
+		t.Fatal(err)
+	}
 	var seen []string
 	exits := m.LoopExits
 	for i := 0; m.Snapshot.Position.Kind == run.Pending; i++ {
@@ -52,7 +55,6 @@ func walk(t *testing.T, c compile.Compiled, ctx map[string]any, stopAt map[strin
 			}
 		}
 		seen = append(seen, id)
-		var err error
 		m, err = run.Advance(c, m.Snapshot, perStep[id], stopAt[id])
 		if err != nil {
 			t.Fatal(err)
@@ -108,7 +110,7 @@ func TestLoopsAndConditions(t *testing.T) {
 
 func TestSkipsNameUnsetVariables(t *testing.T) {
 	c := compiled(t, `[{"id":"a","title":"A","prompt":"a","runCondition":{"and":[{"var":"mode","equals":"a"},{"var":"n","gt":1}]}},{"id":"b","title":"B","prompt":"b"}]`)
-	m := run.Start(c, map[string]any{"n": json.Number("5")}, workflow.Preferences{})
+	m, _ := run.Start(c, map[string]any{"n": json.Number("5")}, workflow.Preferences{})
 	if len(m.Skipped) != 1 || m.Skipped[0].StepID != "a" || strings.Join(m.Skipped[0].Unset, ",") != "mode" {
 		t.Fatalf("skips = %+v; want a skipped with mode unset", m.Skipped)
 	}
@@ -120,7 +122,8 @@ func TestSkipsNameUnsetVariables(t *testing.T) {
 func TestCheckRejectsForeignSnapshots(t *testing.T) {
 	c := compiled(t, `[{"id":"a","title":"A","prompt":"a"}]`)
 	other := compiled(t, `[{"id":"b","title":"B","prompt":"b"}]`)
-	s := run.Start(c, nil, workflow.Preferences{}).Snapshot
+	m, _ := run.Start(c, nil, workflow.Preferences{})
+	s := m.Snapshot
 	if err := run.Check(other, s); err == nil {
 		t.Fatal("a snapshot of one workflow checked against another")
 	}

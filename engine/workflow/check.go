@@ -26,6 +26,11 @@ type checker struct {
 	problems Problems
 	inputs   map[string]ContextInput
 	ids      map[StepID]string
+	// What steps may name: declared assessments and contracts, and the
+	// function definitions in scope (workflow, then enclosing loops).
+	assessments map[AssessmentID]Assessment
+	contracts   map[ContractRef]bool
+	functions   []map[string]bool
 }
 
 func (c *checker) add(ptr, format string, args ...any) {
@@ -43,7 +48,8 @@ func (c *checker) nonEmpty(ptr, v string) {
 }
 
 func (w Workflow) check() Problems {
-	c := &checker{inputs: map[string]ContextInput{}, ids: map[StepID]string{}}
+	c := &checker{inputs: map[string]ContextInput{}, ids: map[StepID]string{},
+		assessments: map[AssessmentID]Assessment{}, contracts: map[ContractRef]bool{}}
 	if _, err := StatusOf(w.ID); err != nil {
 		c.add("/id", "%v", err)
 	}
@@ -57,6 +63,7 @@ func (w Workflow) check() Problems {
 	c.capabilities(w.Capabilities)
 	c.preferences(w.RecommendedPreferences)
 	c.contextInputs(w.Context)
+	c.metadata(w)
 	if len(w.Steps) == 0 {
 		c.add("/steps", "a workflow needs at least one step")
 	}
@@ -159,7 +166,10 @@ func (c *checker) step(s Step, ptr string) {
 			set++
 		}
 	}
-	if set != 1 {
+	switch {
+	case set == 0 && len(s.ParallelDelegations) > 0:
+		// The delegation instructions are the prompt.
+	case set != 1:
 		c.add(ptr, "a step needs exactly one of prompt, promptBlocks or template (it has %d)", set)
 	}
 	if s.PromptBlocks != nil {
@@ -171,16 +181,28 @@ func (c *checker) step(s Step, ptr string) {
 	if s.RunCondition != nil {
 		c.condition(*s.RunCondition, ptr+"/runCondition")
 	}
-	if s.Output != nil && s.Output.ContractRef != "" && !oneOf(s.Output.ContractRef, Contracts()) {
+	if s.RequireConfirmation.When != nil {
+		c.condition(*s.RequireConfirmation.When, ptr+"/requireConfirmation")
+	}
+	if s.Output != nil && s.Output.ContractRef != "" && !c.contractKnown(s.Output.ContractRef) {
 		c.suggest(ptr+"/output/contractRef", fmt.Sprintf("unknown contract pack %q; packs are %s", s.Output.ContractRef,
-			strings.Join(names(Contracts()), ", ")), engine.Closest(string(s.Output.ContractRef), names(Contracts())))
+			strings.Join(c.contractNames(), ", ")), engine.Closest(string(s.Output.ContractRef), c.contractNames()))
 	}
 	if s.UserDependency != nil {
 		c.userDependency(*s.UserDependency, ptr+"/userDependency")
 	}
+	c.fragments(s.PromptFragments, ptr+"/promptFragments")
+	c.functionRefs(s, ptr)
+	c.assessmentUse(s, ptr)
+	c.criteria(s.ValidationCriteria, ptr+"/validationCriteria")
+	c.delegations(s.ParallelDelegations, ptr+"/parallelDelegations")
 }
 
 func (c *checker) template(t TemplateCall, ptr string) {
+	if _, err := StatusOf(engine.WorkflowID(t.ID)); err == nil {
+		// A routine, resolved and expanded when the workflow compiles.
+		return
+	}
 	if !oneOf(t.ID, Templates()) {
 		c.suggest(ptr+"/id", fmt.Sprintf("unknown template %q; templates are %s", t.ID, strings.Join(Templates(), ", ")), engine.Closest(t.ID, Templates()))
 		return
@@ -218,6 +240,11 @@ func (c *checker) userDependency(u UserDependency, ptr string) {
 
 func (c *checker) loop(l Loop, ptr string) {
 	c.nonEmpty(ptr+"/title", l.Title)
+	if l.RunCondition != nil {
+		c.condition(*l.RunCondition, ptr+"/runCondition")
+	}
+	c.functions = append(c.functions, c.functionDefs(l.FunctionDefinitions, ptr+"/functionDefinitions"))
+	defer func() { c.functions = c.functions[:len(c.functions)-1] }()
 	s, sp := l.Loop, ptr+"/loop"
 	if s.Kind == "" && s.MaxIterations == 0 && s.Condition == nil && s.Count == 0 && s.Over == "" {
 		c.add(sp, "a node with a body is a loop and needs \"loop\": {\"kind\": while|until|for|forEach, \"maxIterations\": 1-%d, …}", MaxLoopIterations)
@@ -239,7 +266,12 @@ func (c *checker) loop(l Loop, ptr string) {
 	has := map[string]bool{"condition": s.Condition != nil, "count": s.Count != 0, "over": s.Over != "", "as": s.As != ""}
 	for _, f := range []string{"condition", "count", "over", "as"} {
 		needed := contains(fields, f)
-		if needed && !has[f] {
+		switch {
+		case needed && !has[f] && s.Kind == While && f == "condition":
+			if !loopControlled(l.Body) {
+				c.add(sp+"/condition", "a while loop needs condition, or a body step whose output.contractRef is %s to decide when it stops", ContractLoopControl)
+			}
+		case needed && !has[f]:
 			c.add(sp+"/"+f, "a %s loop needs %s", s.Kind, f)
 		}
 		if !needed && has[f] && ok {
@@ -261,10 +293,65 @@ func (c *checker) loop(l Loop, ptr string) {
 	if s.As != "" && !namePattern.MatchString(s.As) {
 		c.add(sp+"/as", "must match [A-Za-z_][A-Za-z0-9_]*")
 	}
+	if s.Kind != ForEach && ok {
+		for _, f := range []struct {
+			name string
+			set  bool
+		}{{"indexVar", s.IndexVar != ""}, {"iterationVar", s.IterationVar != ""}, {"itemsRequired", s.ItemsRequired}} {
+			if f.set {
+				c.add(sp+"/"+f.name, "%s applies only to a forEach loop", f.name)
+			}
+		}
+	}
 	if len(l.Body) == 0 {
 		c.add(ptr+"/body", "a loop needs at least one step in its body")
 	}
+	restore := c.loopVars(s, sp)
 	c.nodes(l.Body, ptr+"/body")
+	restore()
+}
+
+// loopControlled reports whether a step of body (not of a nested loop)
+// requires wr.contracts.loop_control, so the agent's decision can end the
+// loop.
+func loopControlled(body []Node) bool {
+	for _, n := range body {
+		if n.Step != nil && n.Step.Output != nil && n.Step.Output.ContractRef == ContractLoopControl {
+			return true
+		}
+	}
+	return false
+}
+
+// loopVars makes a forEach loop's variables readable by conditions in its
+// body (the item of any type, the index and iteration as integers) and
+// returns what puts the scope back.
+func (c *checker) loopVars(s LoopSpec, ptr string) func() {
+	var declared []string
+	declare := func(name, field string, t ValueType) {
+		if name == "" || !namePattern.MatchString(name) {
+			if name != "" {
+				c.add(ptr+"/"+field, "must match [A-Za-z_][A-Za-z0-9_]*")
+			}
+			return
+		}
+		if _, taken := c.inputs[name]; taken {
+			c.add(ptr+"/"+field, "%q is already a context input or loop variable here: pick another name", name)
+			return
+		}
+		declared = append(declared, name)
+		c.inputs[name] = ContextInput{Name: name, Type: t}
+	}
+	if s.Kind == ForEach {
+		declare(s.As, "as", "")
+		declare(s.IndexVar, "indexVar", TypeInteger)
+		declare(s.IterationVar, "iterationVar", TypeInteger)
+	}
+	return func() {
+		for _, name := range declared {
+			delete(c.inputs, name)
+		}
+	}
 }
 
 func (c *checker) arrayInput(name, ptr string) {
@@ -331,6 +418,10 @@ func (c *checker) comparison(cond Condition, op Operator, ptr string) {
 			engine.Closest(cond.Var, c.inputNames()))
 		return
 	}
+	if in.Type == "" && op != OpContains {
+		// A forEach item: its type is the array's items', unknown here.
+		return
+	}
 	switch op {
 	case OpEquals, OpNotEquals:
 		v := cond.Equals
@@ -341,6 +432,11 @@ func (c *checker) comparison(cond Condition, op Operator, ptr string) {
 	case OpIn:
 		for i, v := range cond.In {
 			c.operand(in, v, fmt.Sprintf("%s/in/%d", ptr, i))
+		}
+	case OpContains:
+		var s string
+		if json.Unmarshal(cond.Contains, &s) != nil || s == "" {
+			c.add(ptr+"/contains", "contains takes a non-empty string")
 		}
 	case OpGt, OpGte, OpLt, OpLte:
 		if in.Type != TypeNumber && in.Type != TypeInteger {

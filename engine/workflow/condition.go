@@ -12,14 +12,17 @@ import (
 
 // Condition is a closed-operator predicate over context. Each condition
 // object carries exactly one operator: a comparison of one variable
-// (equals, notEquals, in, exists, gt, gte, lt, lte) or a combination (and,
-// or, not). Every comparison except exists is false when its variable is
-// absent; not negates whatever its operand says.
+// (equals, notEquals, in, contains, exists, gt, gte, lt, lte) or a
+// combination (and, or, not). Every comparison except exists is false when
+// its variable is absent; not negates whatever its operand says. contains
+// is a case-insensitive substring test of the value's text (of any element,
+// for an array).
 type Condition struct {
 	Var       string            `json:"var,omitempty"`
 	Equals    json.RawMessage   `json:"equals,omitempty"`
 	NotEquals json.RawMessage   `json:"notEquals,omitempty"`
 	In        []json.RawMessage `json:"in,omitempty"`
+	Contains  json.RawMessage   `json:"contains,omitempty"`
 	Exists    *bool             `json:"exists,omitempty"`
 	Gt        *json.Number      `json:"gt,omitempty"`
 	Gte       *json.Number      `json:"gte,omitempty"`
@@ -38,6 +41,7 @@ const (
 	OpEquals    Operator = "equals"
 	OpNotEquals Operator = "notEquals"
 	OpIn        Operator = "in"
+	OpContains  Operator = "contains"
 	OpExists    Operator = "exists"
 	OpGt        Operator = "gt"
 	OpGte       Operator = "gte"
@@ -51,7 +55,7 @@ const (
 // Operators lists every operator: the comparisons of one variable, then
 // the combinations.
 func Operators() []Operator {
-	return []Operator{OpEquals, OpNotEquals, OpIn, OpExists, OpGt, OpGte, OpLt, OpLte, OpAnd, OpOr, OpNot}
+	return []Operator{OpEquals, OpNotEquals, OpIn, OpContains, OpExists, OpGt, OpGte, OpLt, OpLte, OpAnd, OpOr, OpNot}
 }
 
 // operators lists the operators a condition object carries.
@@ -65,6 +69,7 @@ func (c Condition) operators() []Operator {
 	add(c.Equals != nil, OpEquals)
 	add(c.NotEquals != nil, OpNotEquals)
 	add(c.In != nil, OpIn)
+	add(c.Contains != nil, OpContains)
 	add(c.Exists != nil, OpExists)
 	add(c.Gt != nil, OpGt)
 	add(c.Gte != nil, OpGte)
@@ -121,6 +126,8 @@ func (c Condition) compare(op Operator, v any) bool {
 			}
 		}
 		return false
+	case OpContains:
+		return containsText(v, c.Contains)
 	}
 	f, ok := number(v)
 	if !ok {
@@ -187,6 +194,8 @@ func (c Condition) String() string {
 			return c.Var + " is set"
 		}
 		return c.Var + " is not set"
+	case OpContains:
+		return c.Var + " contains " + compact(c.Contains)
 	case OpIn:
 		s := make([]string, len(c.In))
 		for i, x := range c.In {
@@ -238,6 +247,34 @@ func sameJSON(v any, operand json.RawMessage) bool {
 	}
 	b, err := canon.JSON(o)
 	return err == nil && bytes.Equal(a, b)
+}
+
+// containsText reports whether v's text (or any element's, for an array)
+// holds the operand's text, ignoring case and surrounding space.
+func containsText(v any, operand json.RawMessage) bool {
+	var needle string
+	if json.Unmarshal(operand, &needle) != nil {
+		return false
+	}
+	needle = strings.ToLower(strings.TrimSpace(needle))
+	if arr, ok := v.([]any); ok {
+		for _, x := range arr {
+			if containsText(x, operand) {
+				return true
+			}
+		}
+		return false
+	}
+	return strings.Contains(strings.ToLower(strings.TrimSpace(textOf(v))), needle)
+}
+
+// textOf is a scalar's plain text: a string as is, anything else as JSON.
+func textOf(v any) string {
+	if s, ok := v.(string); ok {
+		return s
+	}
+	b, _ := json.Marshal(v)
+	return string(b)
 }
 
 func number(v any) (float64, bool) {

@@ -38,6 +38,158 @@ type Workflow struct {
 	RecommendedPreferences *Preferences        `json:"recommendedPreferences,omitempty"`
 	Context                []ContextInput      `json:"context,omitempty"`
 	Steps                  []Node              `json:"steps"`
+
+	// What a person or an agent reads about the workflow. None of it
+	// changes which step runs; metaGuidance and references are shown to
+	// the agent at start and on rehydrate.
+	About                string         `json:"about,omitempty"`
+	Examples             []string       `json:"examples,omitempty"`
+	Preconditions        []string       `json:"preconditions,omitempty"`
+	ClarificationPrompts []string       `json:"clarificationPrompts,omitempty"`
+	MetaGuidance         []string       `json:"metaGuidance,omitempty"`
+	References           []Reference    `json:"references,omitempty"`
+	MetricsProfile       MetricsProfile `json:"metricsProfile,omitempty"`
+	FunctionDefinitions  []FunctionDef  `json:"functionDefinitions,omitempty"`
+
+	// Assessments are the dimensions (each with a closed set of levels)
+	// that steps naming them in assessmentRefs must rate in a
+	// wr.assessment artifact.
+	Assessments []Assessment `json:"assessments,omitempty"`
+	// Contracts are output contracts the workflow declares itself; a step
+	// requires one with output.contractRef, as it would a WorkRail pack.
+	Contracts map[ContractRef]ContractDecl `json:"contracts,omitempty"`
+	// Notes says whether every step's advance needs output.notesMarkdown
+	// (default optional).
+	Notes NotesPolicy `json:"notes,omitempty"`
+}
+
+// MetricsProfile is the closed set of metrics profiles a workflow may
+// name. It is carried and shown; it changes no prompt.
+type MetricsProfile string
+
+// Metrics profiles.
+const (
+	MetricsCoding   MetricsProfile = "coding"
+	MetricsReview   MetricsProfile = "review"
+	MetricsResearch MetricsProfile = "research"
+	MetricsDesign   MetricsProfile = "design"
+	MetricsTicket   MetricsProfile = "ticket"
+	MetricsNone     MetricsProfile = "none"
+)
+
+// MetricsProfiles lists every metrics profile in a fixed order.
+func MetricsProfiles() []MetricsProfile {
+	return []MetricsProfile{MetricsCoding, MetricsReview, MetricsResearch, MetricsDesign, MetricsTicket, MetricsNone}
+}
+
+// NotesPolicy is the closed set of notes policies.
+type NotesPolicy string
+
+// Notes policies. Under required, a step's advance without notes is
+// blocked (a critical gap in full_auto_never_stop) unless the step says
+// notesOptional or requires an output contract.
+const (
+	NotesOptional NotesPolicy = "optional"
+	NotesRequired NotesPolicy = "required"
+)
+
+// NotesPolicies lists every notes policy, the default first.
+func NotesPolicies() []NotesPolicy { return []NotesPolicy{NotesOptional, NotesRequired} }
+
+// ResolveFrom is the closed set of places a reference's path is read from.
+type ResolveFrom string
+
+// Reference roots.
+const (
+	FromWorkspace ResolveFrom = "workspace"
+	FromPackage   ResolveFrom = "package"
+)
+
+// Reference points the agent at a document it should know about. WorkRail
+// lists it; it never inlines the document.
+type Reference struct {
+	ID            string      `json:"id"`
+	Title         string      `json:"title"`
+	Source        string      `json:"source"`
+	Purpose       string      `json:"purpose"`
+	Authoritative bool        `json:"authoritative,omitempty"`
+	ResolveFrom   ResolveFrom `json:"resolveFrom,omitempty"`
+}
+
+// FunctionDef is a named procedure steps may refer to by name in
+// functionReferences.
+type FunctionDef struct {
+	Name       string          `json:"name"`
+	Definition string          `json:"definition"`
+	Parameters []FunctionParam `json:"parameters,omitempty"`
+	Scope      string          `json:"scope,omitempty"`
+}
+
+// FunctionParam is one parameter of a function definition.
+type FunctionParam struct {
+	Name        string `json:"name"`
+	Type        string `json:"type"`
+	Required    bool   `json:"required,omitempty"`
+	Description string `json:"description,omitempty"`
+}
+
+// AssessmentID names an assessment a workflow declares.
+type AssessmentID string
+
+// Assessment is a set of dimensions an agent rates at a step.
+type Assessment struct {
+	ID         AssessmentID `json:"id"`
+	Purpose    string       `json:"purpose"`
+	Dimensions []Dimension  `json:"dimensions"`
+}
+
+// Dimension is one rated aspect with its closed set of levels.
+type Dimension struct {
+	ID       string   `json:"id"`
+	Purpose  string   `json:"purpose"`
+	Levels   []string `json:"levels"`
+	Optional bool     `json:"optional,omitempty"`
+}
+
+// Consequence is what a recorded assessment level makes WorkRail do.
+type Consequence struct {
+	When   ConsequenceWhen `json:"when"`
+	Effect Effect          `json:"effect"`
+}
+
+// ConsequenceWhen fires when any dimension (of ForAssessment, or of any
+// assessment the step references) is at AnyEqualsLevel.
+type ConsequenceWhen struct {
+	AnyEqualsLevel string       `json:"anyEqualsLevel"`
+	ForAssessment  AssessmentID `json:"forAssessment,omitempty"`
+}
+
+// EffectKind is the closed set of consequence effects.
+type EffectKind string
+
+// Effects. require_followup keeps the same step pending with the author's
+// guidance.
+const (
+	RequireFollowup EffectKind = "require_followup"
+)
+
+// EffectKinds lists every consequence effect.
+func EffectKinds() []EffectKind { return []EffectKind{RequireFollowup} }
+
+// Effect is what a fired consequence does.
+type Effect struct {
+	Kind     EffectKind `json:"kind"`
+	Guidance string     `json:"guidance"`
+}
+
+// ContractDecl is an output contract a workflow declares: a JSON Schema
+// for the artifact, an example that satisfies it, and the artifact kinds
+// accepted for it (the ref itself always is).
+type ContractDecl struct {
+	Description string          `json:"description"`
+	Schema      json.RawMessage `json:"schema"`
+	Example     json.RawMessage `json:"example"`
+	Kinds       []string        `json:"kinds,omitempty"`
 }
 
 // FeatureID names a feature from the closed set in package compile.
@@ -115,6 +267,10 @@ type ContextInput struct {
 	Enum        []json.RawMessage `json:"enum,omitempty"`
 	Required    bool              `json:"required,omitempty"`
 	Description string            `json:"description"`
+	// Lenient inputs take what agents send loosely: the value is
+	// canonicalised at the boundary (trimmed, case and type folded to the
+	// workflow's own literals) instead of rejected.
+	Lenient bool `json:"lenient,omitempty"`
 }
 
 // Node is one entry of a step list: a step or a loop, never both.
@@ -140,9 +296,105 @@ type Step struct {
 	Template            *TemplateCall   `json:"template,omitempty"`
 	AgentRole           string          `json:"agentRole,omitempty"`
 	RunCondition        *Condition      `json:"runCondition,omitempty"`
-	RequireConfirmation bool            `json:"requireConfirmation,omitempty"`
+	RequireConfirmation Confirmation    `json:"requireConfirmation,omitzero"`
 	Output              *OutputSpec     `json:"output,omitempty"`
 	UserDependency      *UserDependency `json:"userDependency,omitempty"`
+
+	PromptFragments        []Fragment           `json:"promptFragments,omitempty"`
+	Guidance               []string             `json:"guidance,omitempty"`
+	FunctionReferences     []string             `json:"functionReferences,omitempty"`
+	AssessmentRefs         []AssessmentID       `json:"assessmentRefs,omitempty"`
+	AssessmentConsequences []Consequence        `json:"assessmentConsequences,omitempty"`
+	ValidationCriteria     []Criterion          `json:"validationCriteria,omitempty"`
+	NotesOptional          bool                 `json:"notesOptional,omitempty"`
+	ParallelDelegations    []ParallelDelegation `json:"parallelDelegations,omitempty"`
+	// FunctionDefinitions visible to this step only (its
+	// functionReferences look here, then in enclosing loops, then in the
+	// workflow's).
+	FunctionDefinitions []FunctionDef `json:"functionDefinitions,omitempty"`
+}
+
+// Confirmation says whether a step asks the user to confirm before the
+// agent goes on: always, never, or when a condition holds over the
+// context at render. In JSON it is true, false or a condition object.
+type Confirmation struct {
+	Always bool
+	When   *Condition
+}
+
+// IsZero reports whether c asks for nothing.
+func (c Confirmation) IsZero() bool { return !c.Always && c.When == nil }
+
+// MarshalJSON writes a boolean, or the condition.
+func (c Confirmation) MarshalJSON() ([]byte, error) {
+	if c.When != nil {
+		return json.Marshal(c.When)
+	}
+	return json.Marshal(c.Always)
+}
+
+// UnmarshalJSON reads a boolean or a condition object.
+func (c *Confirmation) UnmarshalJSON(b []byte) error {
+	*c = Confirmation{}
+	if err := json.Unmarshal(b, &c.Always); err == nil {
+		return nil
+	}
+	c.When = &Condition{}
+	return json.Unmarshal(b, c.When)
+}
+
+// Fragment is a block of prompt text appended at render when its
+// condition holds over the context and loop variables (always, without
+// one).
+type Fragment struct {
+	ID   string     `json:"id"`
+	When *Condition `json:"when,omitempty"`
+	Text string     `json:"text"`
+}
+
+// CriterionType is the closed set of notes checks.
+type CriterionType string
+
+// Notes checks.
+const (
+	CriterionContains CriterionType = "contains"
+	CriterionRegex    CriterionType = "regex"
+	CriterionLength   CriterionType = "length"
+)
+
+// CriterionTypes lists every notes check.
+func CriterionTypes() []CriterionType {
+	return []CriterionType{CriterionContains, CriterionRegex, CriterionLength}
+}
+
+// Criterion is one check of a step's notes, or a combination of checks:
+// exactly one of type, and, or, not. A check with a condition applies
+// only when the condition holds.
+type Criterion struct {
+	Type      CriterionType `json:"type,omitempty"`
+	Value     string        `json:"value,omitempty"`
+	Pattern   string        `json:"pattern,omitempty"`
+	Flags     string        `json:"flags,omitempty"`
+	Min       *int          `json:"min,omitempty"`
+	Max       *int          `json:"max,omitempty"`
+	Message   string        `json:"message,omitempty"`
+	Condition *Condition    `json:"condition,omitempty"`
+	And       []Criterion   `json:"and,omitempty"`
+	Or        []Criterion   `json:"or,omitempty"`
+	Not       *Criterion    `json:"not,omitempty"`
+}
+
+// ParallelDelegation is one piece of work a step asks the agent to hand to a
+// subagent running another workflow. WorkRail renders the instruction;
+// it neither starts nor tracks the subagent.
+type ParallelDelegation struct {
+	WorkflowID     engine.WorkflowID `json:"workflowId"`
+	Goal           string            `json:"goal,omitempty"`
+	RunCondition   *Condition        `json:"runCondition,omitempty"`
+	ContextMapping map[string]string `json:"contextMapping,omitempty"`
+	Args           map[string]any    `json:"args,omitempty"`
+	ModelTier      string            `json:"modelTier,omitempty"`
+	AllowedTools   []string          `json:"allowedTools,omitempty"`
 }
 
 // PromptBlocks is the structured form of a prompt; WorkRail renders it into
@@ -155,7 +407,9 @@ type PromptBlocks struct {
 	Verify         []string `json:"verify,omitempty"`
 }
 
-// TemplateCall expands a builtin template into the step.
+// TemplateCall expands a builtin template (an id from Templates()) or a
+// routine (a kind "routine" workflow, named by its workflow id) into the
+// step.
 type TemplateCall struct {
 	ID   string         `json:"id"`
 	Args map[string]any `json:"args,omitempty"`
@@ -229,20 +483,33 @@ const (
 	ForEach LoopKind = "forEach"
 )
 
+// LoopKinds lists every loop kind.
+func LoopKinds() []LoopKind { return []LoopKind{While, Until, For, ForEach} }
+
+// LoopVariables lists the keys of a forEach loop's spec that name a
+// variable its body reads: the item, its 0-based index, the 1-based
+// iteration.
+func LoopVariables() []string { return []string{"as", "indexVar", "iterationVar"} }
+
 // MaxLoopIterations bounds every loop's maxIterations.
 const MaxLoopIterations = 100
 
 // Loop repeats its body of steps.
 type Loop struct {
-	ID    StepID   `json:"id"`
-	Title string   `json:"title"`
-	Loop  LoopSpec `json:"loop"`
-	Body  []Node   `json:"body"`
+	ID           StepID     `json:"id"`
+	Title        string     `json:"title"`
+	Loop         LoopSpec   `json:"loop"`
+	Body         []Node     `json:"body"`
+	RunCondition *Condition `json:"runCondition,omitempty"`
+	// FunctionDefinitions visible to the body's steps.
+	FunctionDefinitions []FunctionDef `json:"functionDefinitions,omitempty"`
 }
 
 // LoopSpec says how a loop repeats. Exactly the fields of its kind are set:
 // while/until: condition; for: count; forEach: over (a context array) and
-// as (the name the current item is shown under).
+// as (the name the current item is shown under). A while loop may omit its
+// condition when a body step requires wr.contracts.loop_control: the
+// agent's decision then drives it.
 type LoopSpec struct {
 	Kind          LoopKind   `json:"kind"`
 	Condition     *Condition `json:"condition,omitempty"`
@@ -250,4 +517,11 @@ type LoopSpec struct {
 	Over          string     `json:"over,omitempty"`
 	As            string     `json:"as,omitempty"`
 	MaxIterations int        `json:"maxIterations"`
+	// IndexVar and IterationVar name the 0-based item index and the
+	// 1-based iteration, visible to conditions and {{}} in the body.
+	IndexVar     string `json:"indexVar,omitempty"`
+	IterationVar string `json:"iterationVar,omitempty"`
+	// ItemsRequired makes reaching a forEach loop without its array an
+	// error instead of a skipped loop.
+	ItemsRequired bool `json:"itemsRequired,omitempty"`
 }

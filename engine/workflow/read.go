@@ -158,6 +158,8 @@ var (
 	rawType    = reflect.TypeFor[json.RawMessage]()
 	numberType = reflect.TypeFor[json.Number]()
 	nodeType   = reflect.TypeFor[Node]()
+	// confirmType is true, false or a condition object.
+	confirmType = reflect.TypeFor[Confirmation]()
 )
 
 // add records a wrong-type problem.
@@ -177,6 +179,15 @@ func (r *reader) check(v any, t reflect.Type, ptr string) {
 		return
 	case t == nodeType:
 		r.checkNode(v, ptr)
+		return
+	case t == confirmType:
+		switch v.(type) {
+		case bool:
+		case map[string]any:
+			r.check(v, reflect.TypeFor[Condition](), ptr)
+		default:
+			r.add(ptr, "must be true, false or a condition, not "+jsonKind(v), "")
+		}
 		return
 	}
 	switch t.Kind() {

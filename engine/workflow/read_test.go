@@ -52,7 +52,7 @@ func TestParseRejects(t *testing.T) {
 		{name: "bad id", overrides: map[string]string{"id": `"User.X"`}, pointer: "/id", message: "namespace.name"},
 		{name: "two dots", overrides: map[string]string{"id": `"a.b.c"`}, pointer: "/id"},
 		{name: "empty steps", overrides: map[string]string{"steps": `[]`}, pointer: "/steps", message: "at least one step"},
-		{name: "wrong type", overrides: map[string]string{"steps": `[{"id":"a","title":"A","prompt":"p","requireConfirmation":"yes"}]`}, pointer: "/steps/0/requireConfirmation", message: "true or false"},
+		{name: "wrong type", overrides: map[string]string{"steps": `[{"id":"a","title":"A","prompt":"p","requireConfirmation":"yes"}]`}, pointer: "/steps/0/requireConfirmation", message: "true, false or a condition"},
 		{name: "duplicate step ids", overrides: map[string]string{"steps": `[{"id":"a","title":"A","prompt":"p"},{"id":"a","title":"B","prompt":"q"}]`}, pointer: "/steps/1/id", message: "duplicate"},
 		{name: "reserved step id", overrides: map[string]string{"steps": `[{"id":"wr-x","title":"A","prompt":"p"}]`}, pointer: "/steps/0/id", message: "reserved"},
 		{name: "prompt and blocks", overrides: map[string]string{"steps": `[{"id":"a","title":"A","prompt":"p","promptBlocks":{"goal":"g"}}]`}, pointer: "/steps/0", message: "exactly one of prompt"},

@@ -59,8 +59,10 @@ type Shim struct {
 	outGone  chan struct{}
 	goneOnce sync.Once
 	ensure   sync.Mutex
-	found    atomic.Bool // this home's daemon answered GET /health
-	kept     bool        // an older daemon was left running, not to be asked again; under ensure
+	found    atomic.Bool   // this home's daemon answered GET /health
+	listens  sync.Once     // the notification stream is opened once
+	reached  chan struct{} // a message reached the daemon: a stream that ended may open again at once
+	kept     bool          // an older daemon was left running, not to be asked again; under ensure
 }
 
 // New returns a shim that writes protocol messages to out.
@@ -72,7 +74,7 @@ func New(cfg Config, out io.Writer) *Shim {
 		var d net.Dialer
 		return d.DialContext(ctx, "unix", cfg.Home.Socket())
 	}
-	return &Shim{cfg: cfg, out: out, outGone: make(chan struct{}), client: &http.Client{Transport: &http.Transport{DialContext: dial, MaxIdleConnsPerHost: 8}}}
+	return &Shim{cfg: cfg, out: out, outGone: make(chan struct{}), reached: make(chan struct{}, 1), client: &http.Client{Transport: &http.Transport{DialContext: dial, MaxIdleConnsPerHost: 8}}}
 }
 
 // Run forwards messages from in until it ends, or until out can no longer
@@ -84,6 +86,8 @@ func (s *Shim) Run(ctx context.Context, in io.Reader) error {
 	r := bufio.NewReaderSize(in, 1<<16)
 	var wg sync.WaitGroup
 	defer wg.Wait()
+	listening, stopListening := context.WithCancel(ctx)
+	defer stopListening()
 	// The daemon is brought up as soon as the first bytes arrive, ahead of
 	// the first message; a shim whose stdin closes before any byte arrives
 	// touches no daemon.
@@ -112,6 +116,9 @@ func (s *Shim) Run(ctx context.Context, in io.Reader) error {
 			go func() {
 				defer wg.Done()
 				s.forward(ctx, msg)
+				if isInitialized(msg) {
+					s.listens.Do(func() { go s.listen(listening) })
+				}
 			}()
 		}
 		if errors.Is(l.err, io.EOF) {
@@ -198,13 +205,25 @@ func (s *Shim) post(ctx context.Context, msg []byte) ([][]byte, error) {
 		}
 	}
 	replies, err := s.send(ctx, msg)
-	if err == nil || !unreachable(err) {
-		return replies, err
+	if err != nil && unreachable(err) {
+		if err := s.ensureDaemon(); err != nil {
+			return nil, err
+		}
+		replies, err = s.send(ctx, msg)
 	}
-	if err := s.ensureDaemon(); err != nil {
-		return nil, err
+	if err == nil {
+		s.wake()
 	}
-	return s.send(ctx, msg)
+	return replies, err
+}
+
+// wake tells a notification stream waiting to open again that the
+// daemon answers.
+func (s *Shim) wake() {
+	select {
+	case s.reached <- struct{}{}:
+	default:
+	}
 }
 
 func unreachable(err error) bool {

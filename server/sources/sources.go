@@ -114,6 +114,7 @@ type cachedFile struct {
 	stamp   stamp // zero when the file was not read
 	entry   *catalog.Entry
 	problem *catalog.LoadProblem
+	data    []byte // a file that did not load, kept to retry with its folder's routines
 }
 
 func problemOf(src catalog.Source, path string, err error) *catalog.LoadProblem {
@@ -138,8 +139,24 @@ func (r *Registry) readDir(src catalog.Source) ([]catalog.Entry, []catalog.LoadP
 	fresh := &dirCache{files: make(map[string]cachedFile, len(names))}
 	var entries []catalog.Entry
 	var problems []catalog.LoadProblem
-	for i, f := range r.loadAll(r.cached(src.Path), src, names) {
+	loaded := r.loadAll(r.cached(src.Path), src, names)
+	// A file that calls a routine of the same folder loads only once the
+	// folder's routines are known: try the ones that did not load again.
+	var folder []catalog.Entry
+	for _, f := range loaded {
+		if f.entry != nil && f.entry.Compiled.Kind == workflow.KindRoutine {
+			folder = append(folder, *f.entry)
+		}
+	}
+	find := catalog.RoutinesOf(folder, r.bundled)
+	for i, f := range loaded {
 		fresh.files[names[i]] = f
+		if f.problem != nil && f.data != nil && len(folder) > 0 {
+			if e, p := catalog.LoadWith(f.data, src, names[i], find); p == nil {
+				entries = append(entries, e)
+				continue
+			}
+		}
 		if f.entry != nil {
 			entries = append(entries, *f.entry)
 		}
@@ -209,9 +226,10 @@ func (r *Registry) load(old *dirCache, src catalog.Source, path string) cachedFi
 		return prev
 	}
 	f := cachedFile{stamp: rd.stamp}
-	e, problems := catalog.Load(rd.data, src, path)
+	e, problems := catalog.LoadWith(rd.data, src, path, catalog.RoutinesOf(r.bundled))
 	if problems != nil {
 		f.problem = &catalog.LoadProblem{Source: src, File: path, ID: catalog.IDOf(rd.data), Problems: problems}
+		f.data = rd.data
 		return f
 	}
 	f.entry = &e

@@ -12,6 +12,7 @@ import (
 
 	"github.com/workrail/workrail/engine"
 	"github.com/workrail/workrail/engine/catalog"
+	"github.com/workrail/workrail/engine/event"
 	"github.com/workrail/workrail/engine/execute"
 	"github.com/workrail/workrail/engine/execute/executetest"
 	"github.com/workrail/workrail/engine/execute/memstore"
@@ -35,6 +36,31 @@ func writeFile(t testing.TB, dir, name, body string) {
 	}
 }
 
+// A file calling a routine of its own folder, both in the TypeScript
+// format, loads in the daemon's catalog.
+func TestFolderRoutines(t *testing.T) {
+	user := t.TempDir()
+	writeFile(t, user, "routine.json", `{"id":"wr.routine-check","name":"Check","description":"d","version":"1","recommendedAutonomy":"guided",
+		"steps":[{"id":"look","title":"Look at {target}","prompt":"Look at {target}."}]}`)
+	writeFile(t, user, "caller.json", `{"id":"wr.caller","name":"Caller","description":"d","version":"1",
+		"steps":[{"id":"call","title":"Call","templateCall":{"templateId":"wr.templates.routine.check","args":{"target":"the API"}}}]}`)
+	reg, err := sources.New(fstest.MapFS{}, []catalog.Source{{Kind: catalog.User, Path: user}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cat := reg.Catalog("")
+	e, ok := cat.Get("user.caller")
+	if !ok {
+		t.Fatalf("caller not loaded: ids %v, problems %+v", cat.IDs(), cat.Problems)
+	}
+	if s, ok := e.Compiled.Step("call--look"); !ok || s.Title != "Look at the API" {
+		t.Fatalf("routine not expanded: %+v", e.Compiled.Steps)
+	}
+	if r, ok := cat.Get("user.routine-check"); !ok || r.Compiled.Kind != workflow.KindRoutine || !r.Legacy() {
+		t.Fatalf("routine entry = %+v", r)
+	}
+}
+
 func TestCatalogSourcesAndRules(t *testing.T) {
 	root := t.TempDir()
 	user, extra, ws := filepath.Join(root, "user"), filepath.Join(root, "extra"), filepath.Join(root, "ws")
@@ -52,7 +78,7 @@ func TestCatalogSourcesAndRules(t *testing.T) {
 		t.Fatal(err)
 	}
 	cat := reg.Catalog(ws)
-	if got := strings.Join(cat.IDs(), " "); got != "my-flow project.only team.shared team.helper wr.b" {
+	if got := strings.Join(cat.IDs(), " "); got != "my-flow project.only repo.evil team.shared team.helper wr.b" {
 		t.Fatalf("catalog order = %s", got)
 	}
 	shared, _ := cat.Get("team.shared")
@@ -67,8 +93,8 @@ func TestCatalogSourcesAndRules(t *testing.T) {
 	for _, p := range cat.Problems {
 		problems[filepath.Base(p.File)] = p.Problems.Error()
 	}
-	if !strings.Contains(problems["reserved.json"], "reserved") || !strings.Contains(problems["reserved.json"], "repo.evil") {
-		t.Fatalf("wr.* outside bundled: %q", problems["reserved.json"])
+	if evil, ok := cat.Get("repo.evil"); !ok || len(evil.Warnings) != 1 || evil.Warnings[0].Code != event.NoticeReservedIDRenamed || evil.Warnings[0].Suggest != "repo.evil" {
+		t.Fatalf("wr.* outside bundled loads under its suggested id with a notice: %+v (problems %v)", evil, problems)
 	}
 	if !strings.Contains(problems["broken.json"], "invalid JSON") {
 		t.Fatalf("broken file: %q", problems["broken.json"])

@@ -56,7 +56,8 @@
   // The workflow editor's textarea (#text). Tab and Shift+Tab indent and
   // outdent (Esc, then Tab, leaves the textarea as usual); a problem's
   // line:column link puts the cursor there; a builtin's Insert button puts
-  // its snippet at the cursor. Without this script the links jump to the
+  // its snippet at the cursor; a name being typed in quotes is completed
+  // from the builtins panel. Without this script the links jump to the
   // textarea and the snippets are there to copy.
   var editor = document.getElementById('text');
   if (editor && editor.tagName === 'TEXTAREA') enhanceEditor(editor);
@@ -74,6 +75,8 @@
         editor.dispatchEvent(new Event('input', { bubbles: true }));
       }
     }
+
+    completeNames(editor, edit);
 
     var leaving = false;
     editor.addEventListener('keydown', function (e) {
@@ -135,6 +138,87 @@
         var indent = /^[ \t]*/.exec(v.slice(v.lastIndexOf('\n', from - 1) + 1))[0];
         edit(from, editor.selectionEnd, insert.getAttribute('data-snippet').split('\n').join('\n' + indent));
       }
+    });
+  }
+
+  // completeNames offers, while a quoted word is typed (two characters at
+  // least), the builtins whose names start with it, read from the builtins
+  // panel, which the server generates from the catalog. Arrow keys move,
+  // Enter or Tab takes one, Escape closes; a click takes one too. With the
+  // list closed, every key does what it did.
+  function completeNames(editor, edit) {
+    var names = Array.prototype.map.call(document.querySelectorAll('[data-testid="builtin"][data-builtin]'), function (li) {
+      return { name: li.getAttribute('data-builtin'), kind: li.getAttribute('data-kind') };
+    });
+    if (!names.length) return;
+    var list = document.createElement('ul');
+    list.id = 'completions';
+    list.className = 'completions';
+    list.setAttribute('role', 'listbox');
+    list.setAttribute('aria-label', 'Builtin names');
+    list.hidden = true;
+    editor.insertAdjacentElement('afterend', list);
+    editor.setAttribute('aria-autocomplete', 'list');
+    editor.setAttribute('aria-controls', 'completions');
+    var prefix = '', active = 0, shown = [];
+
+    function close() {
+      list.hidden = true;
+      shown = [];
+      editor.removeAttribute('aria-activedescendant');
+    }
+    function mark() {
+      Array.prototype.forEach.call(list.children, function (li, i) { li.setAttribute('aria-selected', String(i === active)); });
+      editor.setAttribute('aria-activedescendant', 'completion-' + active);
+    }
+    function take(i) {
+      var at = editor.selectionStart;
+      var name = shown[i].name;
+      close();
+      edit(at - prefix.length, at, name);
+    }
+    editor.addEventListener('input', function () {
+      var at = editor.selectionStart;
+      var m = editor.selectionEnd === at && /"([A-Za-z_][\w.\-]+)$/.exec(editor.value.slice(Math.max(0, at - 80), at));
+      prefix = m ? m[1] : '';
+      shown = prefix ? names.filter(function (n) { return n.name.indexOf(prefix) === 0 && n.name !== prefix; }).slice(0, 8) : [];
+      if (!shown.length) return close();
+      list.replaceChildren.apply(list, shown.map(function (n, i) {
+        var li = document.createElement('li');
+        li.id = 'completion-' + i;
+        li.setAttribute('role', 'option');
+        li.setAttribute('data-name', n.name);
+        var code = document.createElement('code');
+        code.textContent = n.name;
+        li.append(code, ' ' + n.kind.replace('_', ' '));
+        return li;
+      }));
+      active = 0;
+      list.hidden = false;
+      mark();
+    });
+    editor.addEventListener('keydown', function (e) {
+      if (list.hidden) return;
+      var n = shown.length;
+      if (e.key === 'ArrowDown' || e.key === 'ArrowUp') {
+        active = (active + (e.key === 'ArrowDown' ? 1 : n - 1)) % n;
+        mark();
+      } else if (e.key === 'Enter' || (e.key === 'Tab' && !e.shiftKey)) {
+        take(active);
+      } else if (e.key === 'Escape') {
+        close();
+      } else {
+        return;
+      }
+      e.preventDefault();
+      e.stopImmediatePropagation();
+    });
+    editor.addEventListener('blur', function () { setTimeout(close, 150); });
+    list.addEventListener('mousedown', function (e) {
+      var li = e.target.closest('li[role="option"]');
+      if (!li) return;
+      e.preventDefault();
+      take(Number(li.id.slice('completion-'.length)));
     });
   }
 })();

@@ -1,0 +1,59 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestValidateFolderResolvesRoutines: a folder in the TypeScript format
+// validates as a set (the routine a workflow calls is found beside it),
+// warnings do not fail it, and both files are flagged as refused for new
+// files; the caller alone fails for want of its routine.
+func TestValidateFolderResolvesRoutines(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{"mixed.json", "routine.json"} {
+		b, err := os.ReadFile(filepath.Join("..", "..", "engine", "workflow", "legacy", "testdata", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var out, errOut bytes.Buffer
+	if code := runValidate([]string{"--json", dir}, &out, &errOut); code != 0 {
+		t.Fatalf("exit %d: %s%s", code, out.String(), errOut.String())
+	}
+	var res struct {
+		Valid bool
+		Files []fileReport
+	}
+	if err := json.Unmarshal(out.Bytes(), &res); err != nil {
+		t.Fatal(err)
+	}
+	if !res.Valid || len(res.Files) != 2 {
+		t.Fatalf("result %+v", res)
+	}
+	for _, f := range res.Files {
+		if len(f.Warnings) == 0 || len(f.RefusedForNewFiles) != 1 || f.RefusedForNewFiles[0] != refusedLegacyFormat {
+			t.Errorf("%s: warnings %d, refused %v", f.File, len(f.Warnings), f.RefusedForNewFiles)
+		}
+	}
+	out.Reset()
+	if code := runValidate([]string{filepath.Join(dir, "mixed.json")}, &out, &errOut); code != 1 || !strings.Contains(out.String(), "neither among the workflows loaded with it nor bundled") {
+		t.Fatalf("exit %d: %s", code, out.String())
+	}
+}
+
+func TestValidateFlagsLegacyID(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "old.json")
+	os.WriteFile(path, []byte(`{"id":"old-flow","name":"Old","description":"d","version":"1","steps":[{"id":"a","title":"A","prompt":"p"}]}`), 0o644)
+	var out, errOut bytes.Buffer
+	if code := runValidate([]string{path}, &out, &errOut); code != 0 || !strings.Contains(out.String(), "refused for new files: "+refusedLegacyID) {
+		t.Fatalf("exit %d: %s", code, out.String())
+	}
+}

@@ -1,0 +1,169 @@
+package protocol
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/workrail/workrail/engine/compile"
+	"github.com/workrail/workrail/engine/event"
+	"github.com/workrail/workrail/engine/workflow"
+)
+
+// literals is what a workflow's conditions compare one variable with:
+// the string spellings, and whether it is compared with numbers or with
+// booleans.
+type literals struct {
+	strings  []string
+	numeric  bool
+	booleans bool
+}
+
+// literalsOf collects, for every variable, the operands of every condition
+// the compiled workflow holds: run conditions, confirmation conditions,
+// fragment and delegation conditions, criteria conditions, loop
+// conditions.
+func literalsOf(w compile.Workflow) map[string]*literals {
+	out := map[string]*literals{}
+	var visit func(c *workflow.Condition)
+	visit = func(c *workflow.Condition) {
+		if c == nil {
+			return
+		}
+		for i := range c.And {
+			visit(&c.And[i])
+		}
+		for i := range c.Or {
+			visit(&c.Or[i])
+		}
+		visit(c.Not)
+		if c.Var == "" {
+			return
+		}
+		l := out[c.Var]
+		if l == nil {
+			l = &literals{}
+			out[c.Var] = l
+		}
+		for _, raw := range append([]json.RawMessage{c.Equals, c.NotEquals}, c.In...) {
+			l.add(raw)
+		}
+		l.numeric = l.numeric || c.Gt != nil || c.Gte != nil || c.Lt != nil || c.Lte != nil
+	}
+	var criteria func(list []workflow.Criterion)
+	criteria = func(list []workflow.Criterion) {
+		for _, r := range list {
+			visit(r.Condition)
+			criteria(r.And)
+			criteria(r.Or)
+			if r.Not != nil {
+				criteria([]workflow.Criterion{*r.Not})
+			}
+		}
+	}
+	compile.Walk(w.Steps, func(n compile.Node) {
+		if l := n.Loop; l != nil {
+			visit(l.RunCondition)
+			visit(l.Spec.Condition)
+			return
+		}
+		s := n.Step
+		visit(s.RunCondition)
+		visit(s.ConfirmWhen)
+		for _, f := range s.Fragments {
+			visit(f.When)
+		}
+		for _, d := range s.Delegations {
+			visit(d.RunCondition)
+		}
+		criteria(s.Criteria)
+	})
+	return out
+}
+
+func (l *literals) add(raw json.RawMessage) {
+	if raw == nil {
+		return
+	}
+	var v any
+	d := json.NewDecoder(strings.NewReader(string(raw)))
+	d.UseNumber()
+	if d.Decode(&v) != nil {
+		return
+	}
+	switch x := v.(type) {
+	case string:
+		if !slices.Contains(l.strings, x) {
+			l.strings = append(l.strings, x)
+		}
+	case json.Number:
+		l.numeric = true
+	case bool:
+		l.booleans = true
+	}
+}
+
+// canonical reads a lenient input's string value the way the workflow
+// compares it: trimmed; a boolean when it is compared with booleans
+// (yes/true/1, no/false/0, any case); a number when it is compared with
+// numbers; else the one literal it equals ignoring case, or the trimmed
+// text. Values that are not strings are left alone.
+func canonical(in workflow.ContextInput, l *literals, s string) any {
+	t := strings.TrimSpace(s)
+	if l == nil {
+		l = &literals{}
+	}
+	if l.booleans || in.Type == workflow.TypeBoolean {
+		switch strings.ToLower(t) {
+		case "yes", "true", "1":
+			return true
+		case "no", "false", "0":
+			return false
+		}
+	}
+	if l.numeric || in.Type == workflow.TypeNumber || in.Type == workflow.TypeInteger {
+		var n json.Number
+		if json.Unmarshal([]byte(t), &n) == nil && t != "" {
+			return n
+		}
+	}
+	var found []string
+	for _, lit := range l.strings {
+		if strings.EqualFold(t, lit) {
+			found = append(found, lit)
+		}
+	}
+	if len(found) == 1 {
+		return found[0]
+	}
+	return t
+}
+
+// canonicalize rewrites, in ctx, the values of lenient inputs to their
+// canonical form, with one notice per value changed.
+func canonicalize(w compile.Workflow, declared map[string]workflow.ContextInput, ctx map[string]any) []Warning {
+	var lits map[string]*literals
+	var ws []Warning
+	for _, k := range sortedKeys(ctx) {
+		in, ok := declared[k]
+		if !ok || !in.Lenient {
+			continue
+		}
+		if lits == nil {
+			lits = literalsOf(w)
+		}
+		v, isString := ctx[k].(string)
+		if !isString {
+			continue
+		}
+		c := canonical(in, lits[k], v)
+		if c == any(v) {
+			continue
+		}
+		ctx[k] = c
+		ws = append(ws, Warning{Code: event.NoticeContextValueCanonicalized,
+			Message: fmt.Sprintf("context.%s: %s was read as %s, the form this workflow compares it in", k, compactJSON(v), compactJSON(c))})
+	}
+	return ws
+}

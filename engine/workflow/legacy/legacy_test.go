@@ -1,0 +1,180 @@
+package legacy_test
+
+import (
+	"errors"
+	"os"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/workrail/workrail/engine/workflow"
+	"github.com/workrail/workrail/engine/workflow/legacy"
+)
+
+// doc is a workflow file in the TypeScript format: top holds extra
+// top-level members, steps the step list.
+func doc(top, steps string) []byte {
+	if top != "" {
+		top += ","
+	}
+	return []byte(`{"id":"ts-sample","name":"Sample","description":"A sample.","version":"1",` + top + `"steps":[` + steps + `]}`)
+}
+
+const plain = `{"id":"a","title":"A","prompt":"Do a."}`
+
+// TestEveryCodeIsReached: one small file per rewrite code, the code warned
+// at the pointer into the original file, and the result valid canonical.
+func TestEveryCodeIsReached(t *testing.T) {
+	cases := []struct {
+		code       legacy.Code
+		top, steps string
+		pointer    string
+	}{
+		{legacy.SpecVersionDropped, `"validatedAgainstSpecVersion":3`, plain, "/validatedAgainstSpecVersion"},
+		{legacy.AskForFilesDropped, "", `{"id":"a","title":"A","prompt":"p","askForFiles":true}`, "/steps/0/askForFiles"},
+		{legacy.ModelTierDropped, `"modelTier":"heavy"`, plain, "/modelTier"},
+		{legacy.PreferencesRenamed, `"recommendedRiskPolicy":"balanced"`, plain, "/recommendedRiskPolicy"},
+		{legacy.RoutineKindFromID, "", plain, "/id"},
+		{legacy.FeatureOrderFixed, `"features":["wr.features.subagent_guidance","wr.features.capabilities"],"modelTier":"mid"`, plain, "/features"},
+		{legacy.ContextSynthesized, "", `{"id":"a","title":"A","prompt":"p","runCondition":{"var":"mode","not_equals":"x"}}`, "/steps/0/runCondition/not"},
+		{legacy.DimensionRequired, `"assessments":[{"id":"g","purpose":"p","dimensions":[{"id":"d","purpose":"p","levels":["low","high"],"required":false}]}]`, plain, "/assessments/0/dimensions/0/required"},
+		{legacy.HasValidationDrop, "", `{"id":"a","title":"A","prompt":"p","hasValidation":true}`, "/steps/0/hasValidation"},
+		{legacy.StepTypeDropped, "", `{"id":"a","type":"standard","title":"A","prompt":"p"}`, "/steps/0/type"},
+		{legacy.FunctionRefParens, `"functionDefinitions":[{"name":"f","definition":"d"}]`, `{"id":"a","title":"A","prompt":"p","functionReferences":["f()"]}`, "/steps/0/functionReferences/0"},
+		{legacy.CriteriaWrapped, "", `{"id":"a","title":"A","prompt":"p","validationCriteria":{"or":[{"type":"contains","value":"x","message":"m"}]}}`, "/steps/0/validationCriteria"},
+		{legacy.OutputContract, "", `{"id":"a","title":"A","prompt":"p","outputContract":{"contractRef":"wr.contracts.gaps"}}`, "/steps/0/outputContract"},
+		{legacy.OutputOptionalHint, "", `{"id":"a","title":"A","prompt":"p","outputContract":{"contractRef":"wr.contracts.gaps","required":false}}`, "/steps/0/outputContract"},
+		{legacy.OutputOptionalKept, "", `{"id":"l","type":"loop","title":"L","loop":{"type":"while","maxIterations":3},"body":[{"id":"a","title":"A","prompt":"p","outputContract":{"contractRef":"wr.contracts.loop_control","required":false}}]}`, "/steps/0/body/0/outputContract"},
+		{legacy.PromptPartsJoined, "", `{"id":"a","title":"A","promptBlocks":{"goal":[{"kind":"text","text":"G."}]}}`, "/steps/0/promptBlocks/goal"},
+		{legacy.PromptRefInlined, "", `{"id":"a","title":"A","promptBlocks":{"goal":"G.","constraints":[[{"kind":"ref","refId":"wr.refs.synthesis_under_disagreement"}]]}}`, "/steps/0/promptBlocks/constraints/0/0"},
+		{legacy.OutputRequiredList, "", `{"id":"a","title":"A","promptBlocks":{"goal":"G.","outputRequired":{"x":"y"}}}`, "/steps/0/promptBlocks/outputRequired"},
+		{legacy.GoalFromTitle, "", `{"id":"a","title":"A","promptBlocks":{"procedure":["p"],"outputRequired":{"x":"y"}}}`, "/steps/0/promptBlocks"},
+		{legacy.ConfirmationGate, "", `{"id":"a","title":"A","prompt":"p","requireConfirmation":{"kind":"coordinator_eval","condition":{"var":"risk","equals":"high"}}}`, "/steps/0/requireConfirmation"},
+		{legacy.NotEqualsRewritten, "", `{"id":"a","title":"A","prompt":"p","runCondition":{"var":"mode","not_equals":"x"}}`, "/steps/0/runCondition/not_equals"},
+		{legacy.ArrayOperand, "", `{"id":"a","title":"A","prompt":"p","runCondition":{"var":"list","not_equals":[]}}`, "/steps/0/runCondition/not_equals"},
+		{legacy.EmptyCondition, "", `{"id":"a","title":"A","prompt":"p","runCondition":{},"hasValidation":false}`, "/steps/0/runCondition"},
+		{legacy.TemplateCall, "", `{"id":"a","title":"A","templateCall":{"templateId":"wr.templates.routine.check","args":{"target":"x"}}}`, "/steps/0/templateCall"},
+		{legacy.ParallelStep, "", `{"id":"a","type":"parallel","title":"A","parallelDelegations":[{"workflowId":"wr.routine-check"}]}`, "/steps/0/type"},
+		{legacy.LoopType, "", `{"id":"l","type":"loop","title":"L","loop":{"kind":"for","count":2,"maxIterations":2},"body":[` + plain + `]}`, "/steps/0/type"},
+		{legacy.LoopKeyDropped, "", `{"id":"l","title":"L","notesOptional":true,"loop":{"kind":"for","count":2,"maxIterations":2},"body":[` + plain + `]}`, "/steps/0/notesOptional"},
+		{legacy.ForEachVars, "", `{"id":"l","title":"L","loop":{"type":"forEach","items":"files","maxIterations":5},"body":[` + plain + `]}`, "/steps/0/loop"},
+		{legacy.ArtifactWhile, "", `{"id":"l","title":"L","loop":{"type":"while","maxIterations":5},"body":[{"id":"a","title":"A","prompt":"p","outputContract":{"contractRef":"wr.contracts.loop_control"}}]}`, "/steps/0/loop/type"},
+		{legacy.ContextWhile, "", `{"id":"l","title":"L","loop":{"type":"while","maxIterations":5,"conditionSource":{"kind":"context_variable","condition":{"var":"more","equals":true}}},"body":[` + plain + `]}`, "/steps/0/loop/conditionSource"},
+	}
+	reached := map[legacy.Code]bool{}
+	for _, tc := range cases {
+		t.Run(string(tc.code), func(t *testing.T) {
+			src := doc(tc.top, tc.steps)
+			if tc.code == legacy.RoutineKindFromID {
+				src = []byte(strings.Replace(string(doc(`"metricsProfile":"none","modelTier":"mid"`, plain)), "ts-sample", "wr.routine-sample", 1))
+			}
+			r, err := legacy.Normalize(src)
+			if err != nil {
+				t.Fatalf("Normalize: %v\n%s", err, src)
+			}
+			if !r.Legacy() {
+				t.Fatal("a file with a rewrite is not legacy")
+			}
+			i := slices.IndexFunc(r.Warnings, func(w legacy.Warning) bool { return w.Code == tc.code })
+			if i < 0 {
+				t.Fatalf("no %s warning; got %+v", tc.code, r.Warnings)
+			}
+			if w := r.Warnings[i]; w.Pointer != tc.pointer || w.Message == "" {
+				t.Errorf("warning = %+v; want pointer %s and a message", w, tc.pointer)
+			}
+			if !slices.Contains(r.Rewrites(), string(tc.code)) || !slices.IsSorted(r.Rewrites()) {
+				t.Errorf("rewrites %v lack %s or are not sorted", r.Rewrites(), tc.code)
+			}
+			if r.Workflow.Notes != workflow.NotesRequired {
+				t.Errorf("notes = %q; a legacy file gets the format's policy, required", r.Workflow.Notes)
+			}
+			reached[tc.code] = true
+		})
+	}
+	for _, c := range legacy.Codes() {
+		if !reached[c] {
+			t.Errorf("code %s is reached by no case", c)
+		}
+	}
+}
+
+// TestRefusals: what the canonical language cannot mean the same way is
+// a problem pointing into the original file, with the reason.
+func TestRefusals(t *testing.T) {
+	loop := func(spec string) string {
+		return `{"id":"l","type":"loop","title":"L","loop":` + spec + `,"body":[` + plain + `]}`
+	}
+	cases := []struct {
+		name, top, steps, pointer, message string
+	}{
+		{"extension points", `"extensionPoints":[{"slotId":"x"}]`, plain, "/extensionPoints", "bindings.json"},
+		{"until", "", loop(`{"type":"until","condition":{"var":"x","equals":1},"maxIterations":3}`), "/steps/0/loop/type", "at least once"},
+		{"for over a variable", "", loop(`{"type":"for","count":"n","maxIterations":3}`), "/steps/0/loop/count", "as a number"},
+		{"too many iterations", "", loop(`{"type":"for","count":2,"maxIterations":500}`), "/steps/0/loop/maxIterations", "above WorkRail's bound"},
+		{"string body", "", `{"id":"l","type":"loop","title":"L","loop":{"type":"for","count":2,"maxIterations":2},"body":"a"}`, "/steps/0/body", "inline"},
+		{"audit", "", `{"id":"a","title":"A","prompt":"p","audit":{}}`, "/steps/0/audit", "not supported"},
+		{"verification", "", `{"id":"a","title":"A","prompt":"p","verification":{}}`, "/steps/0/verification", "not supported"},
+		{"function calls", "", `{"id":"a","title":"A","prompt":"p","functionCalls":[]}`, "/steps/0/functionCalls", "not supported"},
+		{"synthesis", "", `{"id":"a","type":"parallel","title":"A","synthesis":{},"parallelDelegations":[{"workflowId":"user.x"}]}`, "/steps/0/synthesis", "next step"},
+		{"unknown ref", "", `{"id":"a","title":"A","promptBlocks":{"goal":[{"kind":"ref","refId":"wr.refs.nope"}]}}`, "/steps/0/promptBlocks/goal/0/refId", "unknown prompt reference"},
+		{"unknown template", "", `{"id":"a","title":"A","templateCall":{"templateId":"wr.templates.other"}}`, "/steps/0/templateCall/templateId", "unknown template"},
+		{"truthiness", "", `{"id":"a","title":"A","prompt":"p","runCondition":{"var":"x"},"hasValidation":true}`, "/steps/0/runCondition", "only var"},
+		{"startsWith", "", `{"id":"a","title":"A","prompt":"p","runCondition":{"var":"x","startsWith":"a"},"hasValidation":true}`, "/steps/0/runCondition/startsWith", "not supported"},
+		{"schema criterion", "", `{"id":"a","title":"A","prompt":"p","validationCriteria":[{"type":"schema","schema":{},"message":"m"}],"hasValidation":true}`, "/steps/0/validationCriteria/0/type", "output contract"},
+		{"bindings token", "", `{"id":"a","title":"A","prompt":"Use {{wr.bindings.x}}.","hasValidation":true}`, "/steps/0/prompt", "extension point"},
+		{"conflicting types", "", `{"id":"a","title":"A","prompt":"p","runCondition":{"or":[{"var":"x","not_equals":"a"},{"var":"x","gt":2}]}}`, "/steps/0/runCondition/or/0/not", "cannot pick one type"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			src := doc(tc.top, tc.steps)
+			_, err := legacy.Normalize(src)
+			var p workflow.Problems
+			if !errors.As(err, &p) {
+				t.Fatalf("Normalize accepted it (err %v)", err)
+			}
+			i := slices.IndexFunc(p, func(x workflow.Problem) bool { return x.Pointer == tc.pointer })
+			if i < 0 || !strings.Contains(p[i].Message, tc.message) || p[i].Line == 0 {
+				t.Fatalf("problems %v; want one at %s (located) saying %q", p, tc.pointer, tc.message)
+			}
+			if !legacy.IsLegacy(src) {
+				t.Error("a refused file in the format is not reported legacy")
+			}
+		})
+	}
+}
+
+// TestCanonicalUntouched: a canonical file is parsed as it is, with no
+// warning, and is not legacy; its problems are Parse's.
+func TestCanonicalUntouched(t *testing.T) {
+	src := []byte(`{"id":"user.x","name":"X","description":"d","version":"1","steps":[{"id":"a","title":"A","prompt":"p","requireConfirmation":{"var":"x","equals":1}}],
+		"context":[{"name":"x","type":"number","description":"d"}]}`)
+	r, err := legacy.Normalize(src)
+	if err != nil || r.Legacy() || r.Canonical != nil || r.Workflow.Notes != "" {
+		t.Fatalf("canonical file: %+v, %v", r, err)
+	}
+	want, _ := workflow.Parse(src)
+	if !reflect.DeepEqual(want, r.Workflow) {
+		t.Error("Normalize read a canonical file differently from Parse")
+	}
+	if legacy.IsLegacy(src) {
+		t.Error("a canonical file is reported legacy")
+	}
+	bad := []byte(`{"id":"user.x","name":"X","description":"d","version":"1","steps":[{"id":"a","title":"A","prompt":"p","runCondition":{"var":"undeclared","equals":1}}]}`)
+	if _, err := legacy.Normalize(bad); err == nil || !strings.Contains(err.Error(), "not declared in context") {
+		t.Errorf("a canonical file with an undeclared variable: %v; want Parse's problem, no synthesized input", err)
+	}
+}
+
+// TestCodesAreDocumented: the migration note lists every rewrite code.
+func TestCodesAreDocumented(t *testing.T) {
+	b, err := os.ReadFile("../../../docs/legacy-format.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range legacy.Codes() {
+		if !strings.Contains(string(b), "| `"+string(c)+"` |") {
+			t.Errorf("docs/legacy-format.md has no row for %s", c)
+		}
+	}
+}

@@ -1,0 +1,182 @@
+package server
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+)
+
+// The daemon answers requests statelessly, and the shim posts each line
+// on its own, so a message the daemon sends unasked (a notification)
+// travels on a stream of its own: GET /mcp with Accept text/event-stream,
+// which a shim holds open once its client has initialized and copies to
+// stdout, and which an HTTP client may hold as streamable HTTP allows.
+
+// listChanged is the notification sent when the prompts may have changed.
+const listChanged = `{"jsonrpc":"2.0","method":"notifications/prompts/list_changed"}`
+
+// notifier fans notifications out to the open streams.
+type notifier struct {
+	mu     sync.Mutex
+	subs   map[chan string]struct{}
+	closed bool
+	done   chan struct{} // closed at shutdown: every stream ends
+}
+
+func newNotifier() *notifier {
+	return &notifier{subs: map[chan string]struct{}{}, done: make(chan struct{})}
+}
+
+// subscribe opens a stream's queue; ok is false after shutdown.
+func (n *notifier) subscribe() (ch chan string, ok bool) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.closed {
+		return nil, false
+	}
+	ch = make(chan string, 8)
+	n.subs[ch] = struct{}{}
+	return ch, true
+}
+
+func (n *notifier) unsubscribe(ch chan string) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	delete(n.subs, ch)
+}
+
+func (n *notifier) listeners() int {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return len(n.subs)
+}
+
+// send queues msg on every stream; a stream whose queue is full already
+// has a list_changed waiting, which says the same.
+func (n *notifier) send(msg string) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	for ch := range n.subs {
+		select {
+		case ch <- msg:
+		default:
+		}
+	}
+}
+
+// close ends every stream, for shutdown.
+func (n *notifier) close() {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if !n.closed {
+		n.closed = true
+		close(n.done)
+	}
+}
+
+// stream answers GET /mcp: an event stream of notifications for a client
+// that accepts one; anything else is refused as before.
+func (n *notifier) stream(w http.ResponseWriter, r *http.Request) {
+	f, canFlush := w.(http.Flusher)
+	if !strings.Contains(r.Header.Get("Accept"), "text/event-stream") || !canFlush {
+		noStream(w, r)
+		return
+	}
+	ch, ok := n.subscribe()
+	if !ok {
+		http.Error(w, "the daemon is shutting down", http.StatusServiceUnavailable)
+		return
+	}
+	defer n.unsubscribe(ch)
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(http.StatusOK)
+	f.Flush()
+	for {
+		select {
+		case msg := <-ch:
+			if _, err := fmt.Fprintf(w, "event: message\ndata: %s\n\n", msg); err != nil {
+				return
+			}
+			f.Flush()
+		case <-r.Context().Done():
+			return
+		case <-n.done:
+			return
+		}
+	}
+}
+
+// watcher notices when the prompts a client listed change on disk: while
+// a stream is open, it lists them again every interval for each folder a
+// client listed them from (the registry re-reads only files whose size
+// or time changed), and sends list_changed when one differs from what
+// was last listed there.
+type watcher struct {
+	lib      Library
+	notes    *notifier
+	interval time.Duration
+
+	mu   sync.Mutex
+	last map[string][32]byte // workdir → digest of its prompts as last listed or seen
+}
+
+// maxWatched bounds the folders watched; the oldest is dropped first.
+const maxWatched = 16
+
+func newWatcher(lib Library, notes *notifier, interval time.Duration) *watcher {
+	return &watcher{lib: lib, notes: notes, interval: interval, last: map[string][32]byte{}}
+}
+
+// seen records the prompts a client was just answered for workdir.
+func (w *watcher) seen(workdir string, d [32]byte) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if _, ok := w.last[workdir]; !ok && len(w.last) >= maxWatched {
+		for k := range w.last { // any one: a dropped folder's clients see changes on their next list
+			delete(w.last, k)
+			break
+		}
+	}
+	w.last[workdir] = d
+}
+
+// run checks every interval until the notifier closes.
+func (w *watcher) run() {
+	t := time.NewTicker(w.interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-w.notes.done:
+			return
+		case <-t.C:
+			if w.notes.listeners() > 0 && w.changed() {
+				w.notes.send(listChanged)
+			}
+		}
+	}
+}
+
+// changed lists the prompts of every watched folder again and reports
+// whether any differs from what was last recorded for it.
+func (w *watcher) changed() bool {
+	w.mu.Lock()
+	dirs := make([]string, 0, len(w.last))
+	for d := range w.last {
+		dirs = append(dirs, d)
+	}
+	w.mu.Unlock()
+	changed := false
+	for _, d := range dirs {
+		now := digest(w.lib.Prompts(d))
+		w.mu.Lock()
+		if prev, ok := w.last[d]; ok && prev != now {
+			w.last[d] = now
+			changed = true
+		}
+		w.mu.Unlock()
+	}
+	return changed
+}
