@@ -14,15 +14,17 @@ import (
 // events with nothing but ids, digests, small numbers and plain names in
 // them, and node_output_appended events with a step's notes; reading a
 // session decodes and re-encodes every one of them (a rehydrate's recap
-// and each write's resume record read the notes). encodeFast and
-// decodeFast do that without reflection for those four kinds. Each
+// and each write's resume record read the notes, a rehydrate's drift
+// check the session_created event for its workspace). encodeFast and
+// decodeFast do that without reflection for those five kinds. Each
 // answers only inside a narrow domain (names of printable ASCII without
 // escapes, notes of valid UTF-8, integers of at most 15 digits, no lists:
 // an output with artifacts declines), where the canonical encoding is a
 // fixed layout, and declines anything else, which then takes the general
 // path. FuzzEncodeFast and FuzzEncodeFastNotes hold encodeFast to
 // canon.JSON's bytes and FuzzDecodeCanonical holds decodeFast to
-// decodeStrict's event.
+// decodeStrict's event (FuzzEncodeFastNotes also covers session_created,
+// whose two strings are written as notes are).
 
 // maxFastInt bounds the integers the fast paths take: up to 15 digits
 // an integer's canonical (ES6) form is its decimal digits.
@@ -59,6 +61,14 @@ func encodeFast(e Event) ([]byte, bool) {
 		w.str(`,"outcome":`, string(d.Outcome))
 		if d.ToNode != 0 {
 			w.id(`,"toNodeId":"node_`, uint64(d.ToNode))
+		}
+	case *SessionCreatedData:
+		if d.ImportedFrom != nil {
+			return nil, false
+		}
+		w.text(`"createdAt":`, d.CreatedAt)
+		if d.WorkspacePath != "" {
+			w.text(`,"workspacePath":`, d.WorkspacePath)
 		}
 	case *NodeOutputAppendedData:
 		if len(d.Artifacts) > 0 {
@@ -190,6 +200,12 @@ func decodeFast(b []byte) (Event, bool) {
 		d.Outcome = Outcome(r.str(`,"outcome":`))
 		if r.next(`,"toNodeId":`) {
 			r.text(`,"toNodeId":`, &d.ToNode)
+		}
+		e.Data = d
+	case SessionCreated:
+		d := &SessionCreatedData{CreatedAt: r.unquote(`"createdAt":`)}
+		if r.next(`,"workspacePath":`) {
+			d.WorkspacePath = r.unquote(`,"workspacePath":`)
 		}
 		e.Data = d
 	case NodeOutputAppended:
