@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"slices"
@@ -14,7 +15,8 @@ import (
 
 // The store-wide write sequence orders sessions by recent activity
 // without a clock: every write that appends to a session takes the next
-// number, so the session written last has the highest. It lives beside
+// number (unless it holds the highest already), so the session written
+// last has the highest. It lives beside
 // the logs, not in them (no event carries it), in two top-level buckets
 // kept in step: bucketRecent (sequence → session key), walked backwards
 // for the list, and bucketWritten (session key → its sequence), to find
@@ -29,10 +31,16 @@ var (
 // writes by the clock (then their ids), which is all it knows.
 const schemaRecent = 6
 
-// markWritten gives session key the next write sequence.
+// markWritten gives session key the next write sequence, unless it
+// already holds the highest: the order is then the same, and a write that
+// continues the session written last (an agent's next advance) touches
+// neither bucket.
 func markWritten(btx *bbolt.Tx, key []byte) error {
 	rec, wr := btx.Bucket(bucketRecent), btx.Bucket(bucketWritten)
 	if old := wr.Get(key); old != nil {
+		if last, _ := rec.Cursor().Last(); bytes.Equal(last, old) {
+			return nil
+		}
 		if err := rec.Delete(old); err != nil {
 			return err
 		}

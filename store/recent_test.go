@@ -74,6 +74,43 @@ func TestRecentOrdersByLastWrite(t *testing.T) {
 	}
 }
 
+// writeOf is the write sequence Recent gives session id.
+func writeOf(t *testing.T, s *store.Store, id engine.SessionID) execute.Write {
+	t.Helper()
+	var out execute.Write
+	if err := s.Recent(0, func(got engine.SessionID, w execute.Write, _ project.Overview, _ error) bool {
+		if got == id {
+			out = w
+		}
+		return out == 0
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// A session written again while it is the last written keeps its number
+// (and its place); written after another, it takes a higher one than
+// every session.
+func TestRewritingTheLastSessionKeepsItsNumber(t *testing.T) {
+	s := mustOpen(t, filepath.Join(t.TempDir(), "w.db"))
+	a, b := seed(t, s, 2), seed(t, s, 2)
+	wb := writeOf(t, s, b)
+	appendNote(t, s, b)
+	appendNote(t, s, b)
+	if got := writeOf(t, s, b); got != wb {
+		t.Fatalf("the last session written again moved from %d to %d", wb, got)
+	}
+	appendNote(t, s, a)
+	if wa := writeOf(t, s, a); wa <= wb {
+		t.Fatalf("%s written after %s got %d, not above %d", a, b, wa, wb)
+	}
+	appendNote(t, s, b)
+	if got, _ := recent(t, s, 0, 10); !slices.Equal(got, []engine.SessionID{b, a}) || writeOf(t, s, b) <= writeOf(t, s, a) {
+		t.Fatalf("after writing %s again: %v; want it first", b, got)
+	}
+}
+
 // A file of schema 5 has no write sequence: opening it numbers its
 // sessions by their last write's time, then their ids, and deletes take
 // a session out of it.

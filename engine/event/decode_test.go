@@ -23,6 +23,8 @@ func FuzzDecodeCanonical(f *testing.F) {
 		&NodeCreatedData{NodeKind: NodeStep, Snapshot: ref},
 		&EdgeCreatedData{EdgeKind: EdgeAckedStep, From: 1, To: 2},
 		&NodeOutputAppendedData{StepID: "s", NotesMarkdown: "a <b> & \"c\"", Artifacts: []json.RawMessage{json.RawMessage(`{"kind":"x","n":1}`)}},
+		&NodeOutputAppendedData{StepID: "s", NotesMarkdown: "## Done\n\t- \"a\" \\ <b> é \u2028 \x01\x7f"},
+		&NodeOutputAppendedData{StepID: "s", Supersedes: "evt_7_3"},
 		&PreferencesChangedData{Delta: workflow.Preferences{Autonomy: workflow.Guided}},
 		&AdvanceRecordedData{KeyID: 1, Outcome: OutcomeBlocked, Blockers: []Blocker{{Code: BlockMissingRequiredOutput, Pointer: Pointer{Kind: PointOutputContract, ContractRef: "c"}, Message: "m"}}},
 		&AdvanceRecordedData{KeyID: 1, Outcome: OutcomeAdvanced, ToNode: 3, Fork: &Fork{Siblings: []Branch{{Node: 2, Depth: 1}}, Downstream: Recap{Entries: []RecapEntry{{Node: 2, StepID: "s", NotesMarkdown: "n"}}}}},
@@ -100,6 +102,37 @@ func FuzzEncodeFast(f *testing.F) {
 	})
 }
 
+// FuzzEncodeFastNotes holds encodeFast to the general encoding on
+// outputs with any notes, step and superseded output, and on
+// session_created with any time and workspace.
+func FuzzEncodeFastNotes(f *testing.F) {
+	f.Add("Read the three files.", "s1", "", uint64(4))
+	f.Add("## Done\n\t- \"a\" \\ <b>&é\u2028\x00\x1f\x7f\b\f\r", "step-2", "evt_7_3", uint64(1<<40))
+	f.Add("\xff\xfe", "s", "evt_1_1", uint64(0))
+	f.Fuzz(func(t *testing.T, notes, step, supersedes string, at uint64) {
+		e := Event{ID: "evt_7_9", Index: 9, Session: 7, Kind: NodeOutputAppended, Run: 1, Node: 2, AppendedAt: Millis(at),
+			Data: &NodeOutputAppendedData{StepID: workflow.StepID(step), NotesMarkdown: notes, Supersedes: engine.EventID(supersedes)}}
+		created := Event{ID: "evt_7_1", Index: 1, Session: 7, Kind: SessionCreated, AppendedAt: Millis(at),
+			Data: &SessionCreatedData{CreatedAt: step, WorkspacePath: notes}}
+		for _, e := range []Event{e, created} {
+			fast, ok := encodeFast(e)
+			if !ok {
+				continue
+			}
+			want, err := canon.JSON(e)
+			if err != nil {
+				t.Fatalf("encodeFast encoded %#v, which canon.JSON refuses: %v", e, err)
+			}
+			if string(fast) != string(want) {
+				t.Fatalf("encodeFast(%#v)\n got %s\nwant %s", e, fast, want)
+			}
+			if back, ok := decodeFast(fast); !ok || !reflect.DeepEqual(back, e) {
+				t.Fatalf("decodeFast(%s) = %#v, %v", fast, back, ok)
+			}
+		}
+	})
+}
+
 // TestFastPathsTakeARunsEvents checks the fast paths answer for the
 // events a run is mostly made of, so they do not silently fall back.
 func TestFastPathsTakeARunsEvents(t *testing.T) {
@@ -111,6 +144,11 @@ func TestFastPathsTakeARunsEvents(t *testing.T) {
 		{Kind: AdvanceRecorded, Run: 1, Node: 1, Data: &AdvanceRecordedData{Attempt: 2, KeyID: 1, Outcome: OutcomeBlocked}},
 		{Kind: NodeCreated, Run: 1, Node: 2, AppendedAt: 1_790_000_000_123, Data: &NodeCreatedData{NodeKind: NodeStep, Snapshot: ref}},
 		{Kind: EdgeCreated, Run: 1, AppendedAt: 1, Origin: OriginConsole, Data: &EdgeCreatedData{EdgeKind: EdgeForkedFromNonTip, From: 1, To: 2}},
+		{Kind: SessionCreated, Data: &SessionCreatedData{CreatedAt: "2026-01-02T03:04:05Z", WorkspacePath: "/home/ana/Projets/été"}},
+		{Kind: SessionCreated, AppendedAt: 9, Data: &SessionCreatedData{CreatedAt: "2026-01-02T03:04:05Z"}},
+		{Kind: NodeOutputAppended, Run: 1, Node: 2, Data: &NodeOutputAppendedData{StepID: "s", NotesMarkdown: "Read the three files."}},
+		{Kind: NodeOutputAppended, Run: 1, Node: 2, AppendedAt: 5, Data: &NodeOutputAppendedData{StepID: "s", Supersedes: "evt_3_4",
+			NotesMarkdown: "## Found\n\n- `a.go`: \"x\" \\ <y> & é — 日本\t\r\x01"}},
 	} {
 		e.Index, e.Session = 12, 3
 		e.ID = engine.NewEventID(e.Session, e.Index)

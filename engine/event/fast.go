@@ -4,20 +4,27 @@ import (
 	"bytes"
 	"encoding/hex"
 	"strconv"
+	"unicode/utf8"
 
 	"github.com/workrail/workrail/engine"
+	"github.com/workrail/workrail/engine/workflow"
 )
 
 // A run's log is mostly node_created, edge_created and advance_recorded
 // events with nothing but ids, digests, small numbers and plain names in
-// them, and reading a session decodes and re-encodes every one of them.
-// encodeFast and decodeFast do that without reflection for those three
-// kinds. Each answers only inside a narrow domain (strings of printable
-// ASCII without escapes, integers of at most 15 digits, no lists), where
-// the canonical encoding is a fixed layout, and declines anything else,
-// which then takes the general path. FuzzEncodeFast holds encodeFast to
+// them, and node_output_appended events with a step's notes; reading a
+// session decodes and re-encodes every one of them (a rehydrate's recap
+// and each write's resume record read the notes, a rehydrate's drift
+// check the session_created event for its workspace). encodeFast and
+// decodeFast do that without reflection for those five kinds. Each
+// answers only inside a narrow domain (names of printable ASCII without
+// escapes, notes of valid UTF-8, integers of at most 15 digits, no lists:
+// an output with artifacts declines), where the canonical encoding is a
+// fixed layout, and declines anything else, which then takes the general
+// path. FuzzEncodeFast and FuzzEncodeFastNotes hold encodeFast to
 // canon.JSON's bytes and FuzzDecodeCanonical holds decodeFast to
-// decodeStrict's event.
+// decodeStrict's event (FuzzEncodeFastNotes also covers session_created,
+// whose two strings are written as notes are).
 
 // maxFastInt bounds the integers the fast paths take: up to 15 digits
 // an integer's canonical (ES6) form is its decimal digits.
@@ -55,6 +62,26 @@ func encodeFast(e Event) ([]byte, bool) {
 		if d.ToNode != 0 {
 			w.id(`,"toNodeId":"node_`, uint64(d.ToNode))
 		}
+	case *SessionCreatedData:
+		if d.ImportedFrom != nil {
+			return nil, false
+		}
+		w.text(`"createdAt":`, d.CreatedAt)
+		if d.WorkspacePath != "" {
+			w.text(`,"workspacePath":`, d.WorkspacePath)
+		}
+	case *NodeOutputAppendedData:
+		if len(d.Artifacts) > 0 {
+			return nil, false
+		}
+		if d.NotesMarkdown != "" {
+			w.text(`"notesMarkdown":`, d.NotesMarkdown)
+			w.raw(`,`)
+		}
+		w.text(`"stepId":`, string(d.StepID))
+		if d.Supersedes != "" {
+			w.text(`,"supersedesOutputId":`, string(d.Supersedes))
+		}
 	default:
 		return nil, false
 	}
@@ -91,6 +118,39 @@ func (w *writer) str(key, s string) {
 		}
 	}
 	w.b = append(append(append(append(w.b, key...), '"'), s...), '"')
+}
+
+// text writes key and s quoted as JCS quotes a string: `"` and `\\` and
+// the control characters escaped (\b \f \n \r \t, else \u00xx), every
+// other character as its UTF-8 bytes. s must be valid UTF-8 (encoding/json
+// would replace what is not).
+func (w *writer) text(key, s string) {
+	if !utf8.ValidString(s) {
+		w.bad = true
+	}
+	w.b = append(append(w.b, key...), '"')
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c >= 0x20 && c != '"' && c != '\\':
+			w.b = append(w.b, c)
+		case c == '"' || c == '\\':
+			w.b = append(w.b, '\\', c)
+		case c == '\b':
+			w.b = append(w.b, '\\', 'b')
+		case c == '\f':
+			w.b = append(w.b, '\\', 'f')
+		case c == '\n':
+			w.b = append(w.b, '\\', 'n')
+		case c == '\r':
+			w.b = append(w.b, '\\', 'r')
+		case c == '\t':
+			w.b = append(w.b, '\\', 't')
+		default:
+			const hex = "0123456789abcdef"
+			w.b = append(w.b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+		}
+	}
+	w.b = append(w.b, '"')
 }
 
 // num writes key and n.
@@ -140,6 +200,23 @@ func decodeFast(b []byte) (Event, bool) {
 		d.Outcome = Outcome(r.str(`,"outcome":`))
 		if r.next(`,"toNodeId":`) {
 			r.text(`,"toNodeId":`, &d.ToNode)
+		}
+		e.Data = d
+	case SessionCreated:
+		d := &SessionCreatedData{CreatedAt: r.unquote(`"createdAt":`)}
+		if r.next(`,"workspacePath":`) {
+			d.WorkspacePath = r.unquote(`,"workspacePath":`)
+		}
+		e.Data = d
+	case NodeOutputAppended:
+		d := &NodeOutputAppendedData{}
+		if r.next(`"notesMarkdown":`) {
+			d.NotesMarkdown = r.unquote(`"notesMarkdown":`)
+			r.lit(`,`)
+		}
+		d.StepID = workflow.StepID(r.unquote(`"stepId":`))
+		if r.next(`,"supersedesOutputId":`) {
+			d.Supersedes = engine.EventID(r.unquote(`,"supersedesOutputId":`))
 		}
 		e.Data = d
 	default:
@@ -206,6 +283,71 @@ func (r *reader) quoted(key string) []byte {
 }
 
 func (r *reader) str(key string) string { return string(r.quoted(key)) }
+
+// unquote reads key and a string written by writer.text; any other
+// escape is a mismatch (the general path reads it). Whether the bytes
+// were exactly writer.text's is left to the caller's re-encoding.
+func (r *reader) unquote(key string) string {
+	if r.lit(key); r.bad || r.i >= len(r.b) || r.b[r.i] != '"' {
+		r.bad = true
+		return ""
+	}
+	r.i++
+	start := r.i
+	for r.i < len(r.b) && r.b[r.i] != '"' && r.b[r.i] != '\\' {
+		r.i++
+	}
+	if r.i < len(r.b) && r.b[r.i] == '"' { // no escapes: the common case
+		s := string(r.b[start:r.i])
+		r.i++
+		return s
+	}
+	out := append([]byte(nil), r.b[start:r.i]...)
+	for r.i < len(r.b) {
+		c := r.b[r.i]
+		switch {
+		case c == '"':
+			r.i++
+			return string(out)
+		case c != '\\':
+			out = append(out, c)
+			r.i++
+			continue
+		}
+		if r.i+1 >= len(r.b) {
+			break
+		}
+		esc := r.b[r.i+1]
+		r.i += 2
+		switch esc {
+		case '"', '\\':
+			out = append(out, esc)
+		case 'b':
+			out = append(out, '\b')
+		case 'f':
+			out = append(out, '\f')
+		case 'n':
+			out = append(out, '\n')
+		case 'r':
+			out = append(out, '\r')
+		case 't':
+			out = append(out, '\t')
+		case 'u':
+			v, err := strconv.ParseUint(string(r.b[r.i:min(r.i+4, len(r.b))]), 16, 8)
+			if err != nil || r.i+4 > len(r.b) || v >= 0x20 { // only controls are written so
+				r.bad = true
+				return ""
+			}
+			out = append(out, byte(v))
+			r.i += 4
+		default:
+			r.bad = true
+			return ""
+		}
+	}
+	r.bad = true
+	return ""
+}
 
 // text reads key and a string into v the way encoding/json does.
 func (r *reader) text(key string, v interface{ UnmarshalText([]byte) error }) {

@@ -2,9 +2,11 @@ package execute_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/workrail/workrail/engine/catalog"
+	"github.com/workrail/workrail/engine/event"
 	"github.com/workrail/workrail/engine/protocol"
 	"github.com/workrail/workrail/engine/workflow"
 )
@@ -58,3 +60,26 @@ func TestLoadWarningsMatchTheOutputSchemas(t *testing.T) {
 type fixedCatalog struct{ cat *catalog.Catalog }
 
 func (f fixedCatalog) Catalog(string) *catalog.Catalog { return f.cat }
+
+// TestStartCountsTheRewrites: a start of a file in the TypeScript format
+// shows its rewrites as one warning that counts them, beside its other
+// load warnings, not one warning each.
+func TestStartCountsTheRewrites(t *testing.T) {
+	src := []byte(`{"id":"user.ts","name":"TS","description":"d","version":"1","validatedAgainstSpecVersion":3,
+ "steps":[{"id":"a","title":"A","prompt":"do a","runCondition":{"var":"size","not_equals":"big"}}]}`)
+	e, p := catalog.Load(src, catalog.Source{Kind: catalog.User, Path: "/home/u/wf"}, "ts.json")
+	if p != nil {
+		t.Fatal(p)
+	}
+	r := newRig(t, fixedCatalog{cat: catalog.New([]catalog.Entry{e}, nil)})
+	s := r.step(t, "start", map[string]any{"workflowId": "user.ts"})
+	var legacy []protocol.Warning
+	for _, w := range s.Warnings {
+		if w.Code == event.NoticeLegacyFormat {
+			legacy = append(legacy, w)
+		}
+	}
+	if len(legacy) != 1 || !strings.Contains(legacy[0].Message, "read with 3 rewrites") {
+		t.Fatalf("start warnings %+v; want one LEGACY_FORMAT counting 3 rewrites", s.Warnings)
+	}
+}

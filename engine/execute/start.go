@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/workrail/workrail/engine"
@@ -136,9 +137,7 @@ func (s *Service) begin(in protocol.StartInput, entry catalog.Entry) (beginning,
 	if e != nil {
 		return beginning{}, e
 	}
-	for _, n := range entry.Warnings {
-		warnings = append(warnings, protocol.Warning{Code: n.Code, Message: n.Message})
-	}
+	warnings = append(warnings, loadWarnings(entry)...)
 	prefs := outcome.Apply(s.defaults, delta)
 	warnings = append(warnings, recommendationWarnings(c, prefs)...)
 	move, err := run.Start(c, in.Context, prefs)
@@ -205,4 +204,25 @@ func appendNode(tx Tx, rid engine.RunID, snap run.Snapshot) (engine.NodeID, erro
 	}
 	_, err = tx.Append(rid, nid, &event.NodeCreatedData{NodeKind: event.NodeStep, Snapshot: ref})
 	return nid, err
+}
+
+// loadWarnings are the entry's load warnings as a start shows them: a
+// legacy file's rewrites, dozens in a large one and nothing the agent can
+// act on, as one line that counts them.
+func loadWarnings(entry catalog.Entry) []protocol.Warning {
+	var ws []protocol.Warning
+	rewrites := 0
+	for _, n := range entry.Warnings {
+		if n.Code == event.NoticeLegacyFormat {
+			rewrites++
+			continue
+		}
+		ws = append(ws, protocol.Warning{Code: n.Code, Message: n.Message})
+	}
+	if rewrites > 0 {
+		ws = append(ws, protocol.Warning{Code: event.NoticeLegacyFormat, Message: fmt.Sprintf(
+			"this workflow is written in the %s format and read with %d rewrites, each as its file meant (inspect_workflow lists them)",
+			entry.Compiled.Dialect, rewrites)})
+	}
+	return ws
 }

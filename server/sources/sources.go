@@ -39,6 +39,8 @@ type Registry struct {
 
 	mu    sync.Mutex           // guards cache, and nothing else
 	cache map[string]*dirCache // folder → parsed files; a dirCache is never changed once stored
+
+	assembled assembled // workspace → its last catalog, while its folders' stamps are unchanged
 }
 
 // New compiles the bundled workflows (a bad bundled file is a programmer
@@ -55,22 +57,49 @@ func New(bundled fs.FS, dirs []catalog.Source) (*Registry, error) {
 
 // Catalog assembles the workflows visible from workspace ("" for none):
 // bundled, user, the workspace's .workrail/workflows, then config folders.
+// Every call first takes the stamps of those folders' files (stamp.go):
+// while they are those of the catalog last assembled for workspace, that
+// catalog is what the files hold and is answered again; any change, or a
+// stamp that could not be taken, assembles it anew.
 func (r *Registry) Catalog(workspace string) *catalog.Catalog {
+	stamps, ok := r.stamps(workspace)
+	if ok {
+		if c := r.assembled.get(workspace, stamps); c != nil {
+			return c
+		}
+	}
+	c, complete := r.assemble(workspace)
+	// The stamps were taken before the files were read: a file changed in
+	// between has a stamp other than the one kept, so the next call
+	// assembles again.
+	if ok && complete {
+		r.assembled.put(workspace, stamps, c)
+	}
+	return c
+}
+
+// assemble reads the catalog workspace sees; complete is false when a
+// read failed (slow, or not a file that can be read), so the catalog
+// may change with no file's stamp changing.
+func (r *Registry) assemble(workspace string) (*catalog.Catalog, bool) {
 	entries := append([]catalog.Entry(nil), r.bundled...)
 	var problems []catalog.LoadProblem
+	complete := true
 	if workspace != "" {
-		if p := r.checkWorkspace(workspace); p != nil {
+		if p, slow := r.checkWorkspace(workspace); p != nil {
 			problems = append(problems, *p)
 			workspace = "" // nothing to read there
+			complete = !slow
 		}
 	}
 	var failed []failedFile
 	for _, src := range r.sources(workspace) {
-		e, p, f := r.readDir(src)
+		e, p, f, ok := r.readDir(src)
 		entries, problems, failed = append(entries, e...), append(problems, p...), append(failed, f...)
+		complete = complete && ok
 	}
 	entries, problems = retryWithRoutines(entries, problems, failed, r.bundled)
-	return catalog.New(entries, problems)
+	return catalog.New(entries, problems), complete
 }
 
 // retargets reports whether e delegates to a routine that find knows
@@ -143,8 +172,9 @@ func retryWithRoutines(entries []catalog.Entry, problems []catalog.LoadProblem, 
 	return entries, kept
 }
 
-// checkWorkspace reports a workspace that is not an existing folder.
-func (r *Registry) checkWorkspace(workspace string) *catalog.LoadProblem {
+// checkWorkspace reports a workspace that is not an existing folder, and
+// whether that is because reading it was given up.
+func (r *Registry) checkWorkspace(workspace string) (*catalog.LoadProblem, bool) {
 	info, err := within(&r.stuck, workspace, r.timeout, func() (fs.FileInfo, error) { return os.Stat(workspace) })
 	msg := "workspacePath is not an existing folder, so no project workflows were loaded from it; send the root folder of the project open in the IDE"
 	var slow *slowError
@@ -152,10 +182,10 @@ func (r *Registry) checkWorkspace(workspace string) *catalog.LoadProblem {
 	case errors.As(err, &slow):
 		msg = "workspacePath " + slow.Error()
 	case err == nil && info.IsDir():
-		return nil
+		return nil, false
 	}
 	return &catalog.LoadProblem{Source: catalog.Source{Kind: catalog.Project, Path: workspace}, File: workspace,
-		Problems: workflow.Problems{{Message: msg}}}
+		Problems: workflow.Problems{{Message: msg}}}, slow != nil
 }
 
 func (r *Registry) sources(workspace string) []catalog.Source {
@@ -187,6 +217,7 @@ type cachedFile struct {
 	entry   *catalog.Entry
 	problem *catalog.LoadProblem
 	data    []byte // a file that did not load, kept to retry with the catalog's routines
+	failed  bool   // not read: problem says why (slow, not a regular file, gone)
 }
 
 func problemOf(src catalog.Source, path string, err error) *catalog.LoadProblem {
@@ -194,25 +225,27 @@ func problemOf(src catalog.Source, path string, err error) *catalog.LoadProblem 
 }
 
 // readDir loads the *.json files of one folder, re-parsing only those
-// changed since the last call. The lock is held only to look up and
-// store the folder's cache.
-func (r *Registry) readDir(src catalog.Source) ([]catalog.Entry, []catalog.LoadProblem, []failedFile) {
+// changed since the last call; ok is false when a read failed. The lock
+// is held only to look up and store the folder's cache.
+func (r *Registry) readDir(src catalog.Source) (_ []catalog.Entry, _ []catalog.LoadProblem, _ []failedFile, ok bool) {
 	names, err := within(&r.stuck, src.Path, r.timeout, func() ([]string, error) { return listJSON(src.Path) })
 	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
 		err = nil
 	}
 	if err != nil {
-		return nil, []catalog.LoadProblem{*problemOf(src, src.Path, err)}, nil
+		return nil, []catalog.LoadProblem{*problemOf(src, src.Path, err)}, nil, false
 	}
 	if len(names) == 0 {
 		r.setCache(src.Path, nil)
-		return nil, nil, nil
+		return nil, nil, nil, true
 	}
 	fresh := &dirCache{files: make(map[string]cachedFile, len(names))}
 	var entries []catalog.Entry
 	var problems []catalog.LoadProblem
 	var failed []failedFile
+	ok = true
 	for i, f := range r.loadAll(r.cached(src.Path), src, names) {
+		ok = ok && !f.failed
 		fresh.files[names[i]] = f
 		if f.entry != nil {
 			entries = append(entries, *f.entry)
@@ -225,7 +258,7 @@ func (r *Registry) readDir(src catalog.Source) ([]catalog.Entry, []catalog.LoadP
 		}
 	}
 	r.setCache(src.Path, fresh)
-	return entries, problems, failed
+	return entries, problems, failed, ok
 }
 
 func (r *Registry) cached(dir string) *dirCache {
@@ -280,7 +313,7 @@ func (r *Registry) load(old *dirCache, src catalog.Source, path string) cachedFi
 	}
 	rd, err := within(&r.stuck, path, r.timeout, func() (fileRead, error) { return readFile(r.open, path, known) })
 	if err != nil {
-		return cachedFile{problem: problemOf(src, path, err)}
+		return cachedFile{problem: problemOf(src, path, err), failed: true}
 	}
 	if rd.unchanged {
 		return prev
