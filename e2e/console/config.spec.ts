@@ -48,6 +48,9 @@ async function shots(page: import('@playwright/test').Page, name: string, out: (
 }
 
 test('an edit of config.json shows as desired vs applied; runtime-safe applies live, restart-required waits for the Restart button', async ({ page }, info) => {
+  // A daemon restart and a dozen screenshots: on a busy 2-core machine
+  // (the Go tests run beside this suite) that outlasts the default 30 s.
+  test.setTimeout(90_000);
   const url = daemon.info.url;
   await page.goto(url + '/config');
   await expect(page.getByRole('heading', { name: 'Configuration' })).toBeVisible();
