@@ -290,11 +290,10 @@ func readEvents(body io.Reader) ([][]byte, error) {
 // write puts one message on stdout as a single line. A malformed message
 // from the daemon is an error, so the caller can still answer the request.
 func (s *Shim) write(msg []byte) error {
-	var buf bytes.Buffer
-	if err := json.Compact(&buf, msg); err != nil {
-		return fmt.Errorf("the daemon sent a malformed message (%v); its log may say why", err)
+	line, err := oneLine(msg)
+	if err != nil {
+		return err
 	}
-	buf.WriteByte('\n')
 	s.outMu.Lock()
 	defer s.outMu.Unlock()
 	select {
@@ -302,10 +301,27 @@ func (s *Shim) write(msg []byte) error {
 		return nil
 	default:
 	}
-	if _, err := s.out.Write(buf.Bytes()); err != nil {
+	if _, err := s.out.Write(line); err != nil {
 		// The IDE closed stdout (EPIPE): the conversation is over, and the
 		// daemon, which other windows may use, is left alone.
 		s.goneOnce.Do(func() { close(s.outGone) })
 	}
 	return nil
+}
+
+// oneLine is msg as one line ending in a newline. Well-formed JSON holds
+// line breaks only between its tokens, so a valid message without one
+// but at its end (the daemon's answers) is the line as it is, checked but
+// not copied (its newline goes where the whitespace it ended with was);
+// any other is compacted.
+func oneLine(msg []byte) ([]byte, error) {
+	body := bytes.TrimRight(msg, " \t\r\n")
+	if json.Valid(body) && bytes.IndexByte(body, '\n') < 0 && bytes.IndexByte(body, '\r') < 0 {
+		return append(body, '\n'), nil
+	}
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, body); err != nil {
+		return nil, fmt.Errorf("the daemon sent a malformed message (%v); its log may say why", err)
+	}
+	return append(buf.Bytes(), '\n'), nil
 }

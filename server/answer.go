@@ -1,0 +1,155 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/workrail/workrail/engine/protocol"
+	"github.com/workrail/workrail/server/home"
+)
+
+// answers runs a call of one of WorkRail's tools itself, ahead of the MCP
+// library, and writes the JSON-RPC answer's bytes (answerBytes): the
+// library would build a map of the result, encode it by reflection and
+// scan the whole answer again, which for a step's answer of a few KB
+// costs as much as the engine's rehydrate. Only a plain call is answered
+// here: a tools/call with a string or number id, a tool calls serves, the
+// arguments the guard took out (withArguments), and no sign of a protocol
+// version the library treats otherwise (the 2026-07-28 era, or one it
+// does not know). Everything else, and every other method, goes on to
+// next, which answers as before.
+type answers struct {
+	calls *toolCalls
+	next  http.Handler
+}
+
+// toolCall is the part of a tools/call message answers reads. The
+// arguments are not in it: the guard took them out.
+type toolCall struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id"`
+	Method  string          `json:"method"`
+	Params  struct {
+		Name string    `json:"name"`
+		Meta *mcp.Meta `json:"_meta"`
+	} `json:"params"`
+}
+
+func (a *answers) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		rpcReply(w, protocol.Refusal(nil, "", protocol.RPCParseError, protocol.Refuse(protocol.RefusedInvalid, "the request could not be read: %v", err)))
+		return
+	}
+	args, ok := argumentsOf(r.Context())
+	var c toolCall
+	if !ok || !a.plain(r, body, &c) {
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		a.next.ServeHTTP(w, r)
+		return
+	}
+	reply := a.answer(r.Context(), c, args, r.Header.Get(home.WorkdirHeader))
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusOK)
+	w.Write(reply)
+}
+
+// plain reports whether body, read into c, is a call answers takes.
+func (a *answers) plain(r *http.Request, body []byte, c *toolCall) bool {
+	if ct, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || ct != "application/json" {
+		return false
+	}
+	if v := r.Header.Get(mcp.HeaderProtocolVersion); v != "" && (!mcp.IsValidProtocolVersion(v) || mcp.IsModernProtocol(v)) {
+		return false
+	}
+	if json.Unmarshal(body, c) != nil || c.JSONRPC != "2.0" || c.Method != "tools/call" || !a.calls.serves(c.Params.Name) {
+		return false
+	}
+	switch {
+	case len(c.ID) > 0 && c.ID[0] == '"': // written again as encoding/json writes it, as the library does
+		var s string
+		json.Unmarshal(c.ID, &s)
+		c.ID, _ = json.Marshal(s)
+	case len(c.ID) == 0 || !(c.ID[0] == '-' || c.ID[0] >= '0' && c.ID[0] <= '9'):
+		return false
+	}
+	return c.Params.Meta == nil || !mcp.IsModernProtocol(c.Params.Meta.ProtocolVersion())
+}
+
+// answer runs the call and encodes its answer. A tool that panics is
+// answered as the library's recovery answers it, through the guard: an
+// INTERNAL error result.
+func (a *answers) answer(ctx context.Context, c toolCall, args []byte, workdir string) (reply []byte) {
+	name := protocol.ToolName(c.Params.Name)
+	defer func() {
+		if p := recover(); p != nil {
+			reply, _ = json.Marshal(protocol.Refusal(c.ID, c.Method, protocol.RPCInternalError, protocol.Refuse(protocol.RefusedInternal,
+				"the request was refused: %s.", fmt.Sprintf("panic recovered in %s tool handler: %v", name, p))))
+			reply = append(reply, '\n')
+		}
+	}()
+	r := a.calls.call(ctx, name, args, workdir)
+	b, err := answerBytes(c.ID, r, a.calls.console != "")
+	if err != nil { // a result that does not encode is a bug
+		panic(err)
+	}
+	return b
+}
+
+// answerBytes is the JSON-RPC answer carrying r as a CallToolResult,
+// the same JSON the MCP library writes for toolResult(r, links): the
+// text as content[0].text, the resource links after it, isError when r
+// is an error, and r itself as structuredContent. Members are written in
+// the order the library's encoding sorts them, and strings escaped as
+// encoding/json escapes them (HTML characters included), so the bytes are
+// the library's too; r is encoded once, over its struct.
+func answerBytes(id json.RawMessage, r protocol.Result, links bool) ([]byte, error) {
+	text, err := json.Marshal(r.RenderedText())
+	if err != nil {
+		return nil, err
+	}
+	structured, err := json.Marshal(r)
+	if err != nil {
+		return nil, err
+	}
+	b := make([]byte, 0, len(text)+len(structured)+len(id)+512)
+	b = append(b, `{"jsonrpc":"2.0","id":`...)
+	b = append(b, id...)
+	b = append(b, `,"result":{"content":[{"type":"text","text":`...)
+	b = append(b, text...)
+	b = append(b, '}')
+	if links {
+		for _, ref := range runsOf(r) {
+			link, err := json.Marshal(resourceLink{Type: "resource_link", URI: protocol.SessionURI(ref.SessionID), Name: ref.SessionID.String(),
+				Description: "WorkRail session " + ref.SessionID.String() + " (run " + ref.RunID.String() + ") as Markdown", MIMEType: markdown})
+			if err != nil {
+				return nil, err
+			}
+			b = append(append(b, ','), link...)
+		}
+	}
+	b = append(b, ']')
+	if r.ResultKind() == protocol.KindError {
+		b = append(b, `,"isError":true`...)
+	}
+	b = append(b, `,"structuredContent":`...)
+	b = append(b, structured...)
+	return append(b, "}}\n"...), nil
+}
+
+// resourceLink is a resource_link content item, its members in the order
+// the MCP library writes them.
+type resourceLink struct {
+	Type        string `json:"type"`
+	URI         string `json:"uri"`
+	Name        string `json:"name"`
+	Description string `json:"description"`
+	MIMEType    string `json:"mimeType"`
+}
