@@ -316,7 +316,7 @@ func (s *Shim) write(msg []byte) error {
 // any other is compacted.
 func oneLine(msg []byte) ([]byte, error) {
 	body := bytes.TrimRight(msg, " \t\r\n")
-	if json.Valid(body) && bytes.IndexByte(body, '\n') < 0 && bytes.IndexByte(body, '\r') < 0 {
+	if valid(body) && bytes.IndexByte(body, '\n') < 0 && bytes.IndexByte(body, '\r') < 0 {
 		return append(body, '\n'), nil
 	}
 	var buf bytes.Buffer
