@@ -8,6 +8,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"sync"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
@@ -25,9 +26,15 @@ import (
 // version the library treats otherwise (the 2026-07-28 era, or one it
 // does not know). Everything else, and every other method, goes on to
 // next, which answers as before.
+//
+// A call it runs can be cancelled as the library's can: a
+// notifications/cancelled naming its id ends its context (the library,
+// serving stateless requests, keys its calls by id alone, and so does
+// answers), and is passed on for the calls the library runs.
 type answers struct {
-	calls *toolCalls
-	next  http.Handler
+	calls    *toolCalls
+	next     http.Handler
+	inflight sync.Map // a running call's id (idKey) → its *context.CancelFunc
 }
 
 // toolCall is the part of a tools/call message answers reads. The
@@ -51,18 +58,24 @@ func (a *answers) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	args, ok := argumentsOf(r.Context())
 	var c toolCall
 	if !ok || !a.plain(r, body, &c) {
+		a.cancel(body)
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		a.next.ServeHTTP(w, r)
 		return
 	}
-	reply := a.answer(r.Context(), c, args, r.Header.Get(home.WorkdirHeader))
+	ctx, cancel := context.WithCancel(r.Context())
+	defer cancel()
+	key, entry := string(c.ID), &cancel // a pointer, which compares
+	a.inflight.Store(key, entry)
+	defer a.inflight.CompareAndDelete(key, entry)
+	reply := a.answer(ctx, c, args, r.Header.Get(home.WorkdirHeader))
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(http.StatusOK)
 	w.Write(reply)
 }
 
 // plain reports whether body, read into c, is a call answers takes.
-func (a *answers) plain(r *http.Request, body []byte, c *toolCall) bool {
+func (a *answers) plain(r *http.Request, body []byte, c *toolCall) (ok bool) {
 	if ct, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || ct != "application/json" {
 		return false
 	}
@@ -72,15 +85,50 @@ func (a *answers) plain(r *http.Request, body []byte, c *toolCall) bool {
 	if json.Unmarshal(body, c) != nil || c.JSONRPC != "2.0" || c.Method != "tools/call" || !a.calls.serves(c.Params.Name) {
 		return false
 	}
-	switch {
-	case len(c.ID) > 0 && c.ID[0] == '"': // written again as encoding/json writes it, as the library does
-		var s string
-		json.Unmarshal(c.ID, &s)
-		c.ID, _ = json.Marshal(s)
-	case len(c.ID) == 0 || !(c.ID[0] == '-' || c.ID[0] >= '0' && c.ID[0] <= '9'):
+	if c.ID, ok = idKey(c.ID); !ok {
 		return false
 	}
 	return c.Params.Meta == nil || !mcp.IsModernProtocol(c.Params.Meta.ProtocolVersion())
+}
+
+// idKey is a string or number id as answers writes it and keys its
+// running calls: a string as encoding/json writes it (as the library
+// does), a number as sent.
+func idKey(id json.RawMessage) (json.RawMessage, bool) {
+	switch {
+	case len(id) > 0 && id[0] == '"':
+		var s string
+		if json.Unmarshal(id, &s) != nil {
+			return nil, false
+		}
+		b, _ := json.Marshal(s)
+		return b, true
+	case len(id) > 0 && (id[0] == '-' || id[0] >= '0' && id[0] <= '9'):
+		return id, true
+	}
+	return nil, false
+}
+
+// cancel ends the call a notifications/cancelled in body names, when
+// answers runs it.
+func (a *answers) cancel(body []byte) {
+	if !bytes.Contains(body, []byte(`"notifications/cancelled"`)) {
+		return
+	}
+	var n struct {
+		Method string `json:"method"`
+		Params struct {
+			RequestID json.RawMessage `json:"requestId"`
+		} `json:"params"`
+	}
+	if json.Unmarshal(body, &n) != nil || n.Method != "notifications/cancelled" {
+		return
+	}
+	if id, ok := idKey(n.Params.RequestID); ok {
+		if f, ok := a.inflight.LoadAndDelete(string(id)); ok {
+			(*f.(*context.CancelFunc))()
+		}
+	}
 }
 
 // answer runs the call and encodes its answer. A tool that panics is

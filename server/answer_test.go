@@ -2,11 +2,13 @@ package server
 
 import (
 	"bytes"
+	"context"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	mcpserver "github.com/mark3labs/mcp-go/server"
 
@@ -121,6 +123,48 @@ func TestAnswersPassOnWhatTheyDoNotAnswer(t *testing.T) {
 			mcpPost(t, &answers{calls: calls, next: next}, tc.msg, tc.header...)
 			if passed == tc.taken {
 				t.Errorf("answered itself: %v, want %v", !passed, tc.taken)
+			}
+		})
+	}
+}
+
+// waiting is a Tools whose continue_workflow waits for its context to
+// end and says so.
+type waiting struct {
+	answering
+	started chan struct{}
+}
+
+func (w waiting) Continue(ctx context.Context, _ []byte) protocol.Result {
+	close(w.started)
+	<-ctx.Done()
+	return protocol.NewError(engine.Errorf(engine.CodeInternal, "cancelled: %v", ctx.Err()))
+}
+
+// A notifications/cancelled naming a call answers runs ends that call's
+// context, as the library does for the calls it runs.
+func TestAnswersCancelACallByItsID(t *testing.T) {
+	for _, id := range []string{`4`, `"call-4"`} {
+		t.Run(id, func(t *testing.T) {
+			tools := waiting{started: make(chan struct{})}
+			calls := newToolCalls(tools, protocol.Features{}, slog.New(slog.DiscardHandler), "")
+			h := &answers{calls: calls, next: library(calls)}
+			done := make(chan []byte)
+			go func() {
+				done <- mcpPost(t, h, `{"jsonrpc":"2.0","id":`+id+`,"method":"tools/call","params":{"name":"continue_workflow","arguments":{}}}`)
+			}()
+			<-tools.started
+			req := httptest.NewRequest(http.MethodPost, "http://localhost/mcp",
+				strings.NewReader(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":`+id+`,"reason":"the user stopped it"}}`))
+			req.Header.Set("Content-Type", "application/json")
+			guard(h).ServeHTTP(httptest.NewRecorder(), req)
+			select {
+			case reply := <-done:
+				if !strings.Contains(string(reply), "context canceled") {
+					t.Errorf("the cancelled call answered %s", reply)
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatal("the call was not cancelled")
 			}
 		})
 	}
