@@ -8,6 +8,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"strconv"
 	"sync"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -69,7 +70,9 @@ func (a *answers) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	a.inflight.Store(key, entry)
 	defer a.inflight.CompareAndDelete(key, entry)
 	reply := a.answer(ctx, c, args, r.Header.Get(home.WorkdirHeader))
+	// With its length the answer goes out whole, not in chunks.
 	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Length", strconv.Itoa(len(reply)))
 	w.WriteHeader(http.StatusOK)
 	w.Write(reply)
 }

@@ -255,11 +255,22 @@ func (s *Shim) send(ctx context.Context, msg []byte) ([][]byte, error) {
 	case isEventStream(resp.Header.Get("Content-Type")):
 		return readEvents(resp.Body)
 	}
-	b, err := io.ReadAll(resp.Body)
+	b, err := readBody(resp)
 	if err != nil {
 		return nil, err
 	}
 	return [][]byte{b}, nil
+}
+
+// readBody reads an answer's body into a buffer of its length, when the
+// daemon said it, with room for the newline oneLine adds.
+func readBody(resp *http.Response) ([]byte, error) {
+	if n := resp.ContentLength; n >= 0 && n <= protocol.MaxMessageBytes*4 {
+		b := make([]byte, n, n+1)
+		_, err := io.ReadFull(resp.Body, b)
+		return b, err
+	}
+	return io.ReadAll(resp.Body)
 }
 
 func isEventStream(ct string) bool { return len(ct) >= 17 && ct[:17] == "text/event-stream" }
