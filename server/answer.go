@@ -69,12 +69,17 @@ func (a *answers) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	key, entry := string(c.ID), &cancel // a pointer, which compares
 	a.inflight.Store(key, entry)
 	defer a.inflight.CompareAndDelete(key, entry)
-	reply := a.answer(ctx, c, args, r.Header.Get(home.WorkdirHeader))
+	buf := answerBufs.Get().(*bytes.Buffer)
+	buf.Reset()
+	a.answer(ctx, c, args, r.Header.Get(home.WorkdirHeader), buf)
 	// With its length the answer goes out whole, not in chunks.
 	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Content-Length", strconv.Itoa(len(reply)))
+	w.Header().Set("Content-Length", strconv.Itoa(buf.Len()))
 	w.WriteHeader(http.StatusOK)
-	w.Write(reply)
+	w.Write(buf.Bytes())
+	if buf.Cap() <= maxPooled {
+		answerBufs.Put(buf)
+	}
 }
 
 // plain reports whether body, read into c, is a call answers takes.
@@ -134,65 +139,74 @@ func (a *answers) cancel(body []byte) {
 	}
 }
 
-// answer runs the call and encodes its answer. A tool that panics is
-// answered as the library's recovery answers it, through the guard: an
-// INTERNAL error result.
-func (a *answers) answer(ctx context.Context, c toolCall, args []byte, workdir string) (reply []byte) {
+// answer runs the call and writes its answer to buf. A tool that panics
+// is answered as the library's recovery answers it, through the guard:
+// an INTERNAL error result.
+func (a *answers) answer(ctx context.Context, c toolCall, args []byte, workdir string, buf *bytes.Buffer) {
 	name := protocol.ToolName(c.Params.Name)
 	defer func() {
 		if p := recover(); p != nil {
-			reply, _ = json.Marshal(protocol.Refusal(c.ID, c.Method, protocol.RPCInternalError, protocol.Refuse(protocol.RefusedInternal,
+			buf.Reset()
+			json.NewEncoder(buf).Encode(protocol.Refusal(c.ID, c.Method, protocol.RPCInternalError, protocol.Refuse(protocol.RefusedInternal,
 				"the request was refused: %s.", fmt.Sprintf("panic recovered in %s tool handler: %v", name, p))))
-			reply = append(reply, '\n')
 		}
 	}()
 	r := a.calls.call(ctx, name, args, workdir)
-	b, err := answerBytes(c.ID, r, a.calls.console != "")
-	if err != nil { // a result that does not encode is a bug
+	if err := writeAnswer(buf, c.ID, r, a.calls.console != ""); err != nil { // a result that does not encode is a bug
 		panic(err)
 	}
-	return b
 }
 
-// answerBytes is the JSON-RPC answer carrying r as a CallToolResult,
-// the same JSON the MCP library writes for toolResult(r, links): the
-// text as content[0].text, the resource links after it, isError when r
-// is an error, and r itself as structuredContent. Members are written in
-// the order the library's encoding sorts them, and strings escaped as
+// answerBufs hold answers while they are written, so that a call
+// allocates none.
+var answerBufs = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// maxPooled bounds the buffers answerBufs keeps: a rare large answer
+// (a long workflow list) is left to the collector.
+const maxPooled = 256 << 10
+
+// writeAnswer writes the JSON-RPC answer carrying r as a CallToolResult
+// to buf, the same JSON the MCP library writes for toolResult(r, links):
+// the text as content[0].text, the resource links after it, isError when
+// r is an error, and r itself as structuredContent. Members are written
+// in the order the library's encoding sorts them, and strings escaped as
 // encoding/json escapes them (HTML characters included), so the bytes are
-// the library's too; r is encoded once, over its struct.
-func answerBytes(id json.RawMessage, r protocol.Result, links bool) ([]byte, error) {
-	text, err := json.Marshal(r.RenderedText())
-	if err != nil {
-		return nil, err
+// the library's too; r is encoded once, over its struct, straight into buf.
+func writeAnswer(buf *bytes.Buffer, id json.RawMessage, r protocol.Result, links bool) error {
+	enc := json.NewEncoder(buf)  // escapes HTML, as json.Marshal does
+	value := func(v any) error { // v's JSON, without the newline Encode ends it with
+		if err := enc.Encode(v); err != nil {
+			return err
+		}
+		buf.Truncate(buf.Len() - 1)
+		return nil
 	}
-	structured, err := json.Marshal(r)
-	if err != nil {
-		return nil, err
+	buf.WriteString(`{"jsonrpc":"2.0","id":`)
+	buf.Write(id)
+	buf.WriteString(`,"result":{"content":[{"type":"text","text":`)
+	if err := value(r.RenderedText()); err != nil {
+		return err
 	}
-	b := make([]byte, 0, len(text)+len(structured)+len(id)+512)
-	b = append(b, `{"jsonrpc":"2.0","id":`...)
-	b = append(b, id...)
-	b = append(b, `,"result":{"content":[{"type":"text","text":`...)
-	b = append(b, text...)
-	b = append(b, '}')
+	buf.WriteByte('}')
 	if links {
 		for _, ref := range runsOf(r) {
-			link, err := json.Marshal(resourceLink{Type: "resource_link", URI: protocol.SessionURI(ref.SessionID), Name: ref.SessionID.String(),
-				Description: "WorkRail session " + ref.SessionID.String() + " (run " + ref.RunID.String() + ") as Markdown", MIMEType: markdown})
-			if err != nil {
-				return nil, err
+			buf.WriteByte(',')
+			if err := value(resourceLink{Type: "resource_link", URI: protocol.SessionURI(ref.SessionID), Name: ref.SessionID.String(),
+				Description: "WorkRail session " + ref.SessionID.String() + " (run " + ref.RunID.String() + ") as Markdown", MIMEType: markdown}); err != nil {
+				return err
 			}
-			b = append(append(b, ','), link...)
 		}
 	}
-	b = append(b, ']')
+	buf.WriteByte(']')
 	if r.ResultKind() == protocol.KindError {
-		b = append(b, `,"isError":true`...)
+		buf.WriteString(`,"isError":true`)
 	}
-	b = append(b, `,"structuredContent":`...)
-	b = append(b, structured...)
-	return append(b, "}}\n"...), nil
+	buf.WriteString(`,"structuredContent":`)
+	if err := value(r); err != nil {
+		return err
+	}
+	buf.WriteString("}}\n")
+	return nil
 }
 
 // resourceLink is a resource_link content item, its members in the order
