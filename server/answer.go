@@ -18,7 +18,7 @@ import (
 )
 
 // answers runs a call of one of WorkRail's tools itself, ahead of the MCP
-// library, and writes the JSON-RPC answer's bytes (answerBytes): the
+// library, and writes the JSON-RPC answer's bytes (writeAnswer): the
 // library would build a map of the result, encode it by reflection and
 // scan the whole answer again, which for a step's answer of a few KB
 // costs as much as the engine's rehydrate. Only a plain call is answered
