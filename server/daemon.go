@@ -155,15 +155,14 @@ func Start(cfg Config) (*Daemon, error) {
 }
 
 // mcpHandler is the streamable HTTP MCP endpoint, its results linking to
-// the Console at d.url, with the library's methods answered ahead of it.
+// the Console at d.url, with the library's methods and plain tool calls
+// (answers) answered ahead of it.
 func (d *Daemon) mcpHandler() http.Handler {
 	cfg := d.cfg
-	opts := []MCPOption{WithLinks(d.url)}
-	if cfg.Library != nil {
-		opts = append(opts, WithLibrary())
-	}
-	var h http.Handler = mcpserver.NewStreamableHTTPServer(NewMCPServer(cfg.Tools, cfg.Features, cfg.Version, cfg.Log, opts...),
+	calls := newToolCalls(cfg.Tools, cfg.Features, cfg.Log, d.url)
+	var h http.Handler = mcpserver.NewStreamableHTTPServer(mcpServer(calls, cfg.Version, cfg.Library != nil),
 		mcpserver.WithStateLess(true), mcpserver.WithEndpointPath("/mcp"))
+	h = &answers{calls: calls, next: h}
 	if cfg.Library != nil {
 		w := newWatcher(cfg.Library, d.notes, watchInterval)
 		go w.run()

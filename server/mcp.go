@@ -28,56 +28,75 @@ type Tools interface {
 	ResumeSession(ctx context.Context, raw []byte) protocol.Result
 }
 
-// MCPOption sets up the MCP server beyond its tools.
-type MCPOption func(*mcpOptions)
-
-type mcpOptions struct {
-	console string // the Console's URL; empty: results carry no links
-	library bool
-}
-
-// WithLinks makes every result about a run link to it: a resource_link
-// to its session's resource and, under consoleUrl and at the end of its
-// text, its page in the Console at console (the daemon's URL).
-func WithLinks(console string) MCPOption { return func(o *mcpOptions) { o.console = console } }
-
-// WithLibrary declares the prompts (whose list changes) and resources
-// capabilities; the library handler answers their methods.
-func WithLibrary() MCPOption { return func(o *mcpOptions) { o.library = true } }
-
 // NewMCPServer builds the MCP server whose tools run on t, serving only
 // the tools features turns on: each handler decodes nothing itself, calls
 // the use case with the raw arguments and encodes its result. Each call is
 // one line in log.
-func NewMCPServer(t Tools, features protocol.Features, version string, log *slog.Logger, opts ...MCPOption) *mcpserver.MCPServer {
-	var o mcpOptions
-	for _, f := range opts {
-		f(&o)
-	}
+// Its results carry no links and it declares no prompts or resources:
+// the daemon's (mcpHandler) do.
+func NewMCPServer(t Tools, features protocol.Features, version string, log *slog.Logger) *mcpserver.MCPServer {
+	return mcpServer(newToolCalls(t, features, log, ""), version, false)
+}
+
+// mcpServer is the MCP server that declares calls' tools and runs them
+// for the calls answers leaves to it; with library it declares the
+// prompts (whose list changes) and resources capabilities, whose methods
+// the library handler answers.
+func mcpServer(calls *toolCalls, version string, library bool) *mcpserver.MCPServer {
 	sopts := []mcpserver.ServerOption{mcpserver.WithToolCapabilities(false), mcpserver.WithRecovery()}
-	if o.library {
+	if library {
 		sopts = append(sopts, mcpserver.WithPromptCapabilities(true), mcpserver.WithResourceCapabilities(false, false))
 	}
 	s := mcpserver.NewMCPServer("workrail", version, sopts...)
-	run := map[protocol.ToolName]func(ctx context.Context, raw []byte, workdir string) protocol.Result{
+	for _, spec := range calls.specs {
+		s.AddTool(tool(spec), func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			r := calls.call(ctx, spec.Name, rawArgs(ctx, req), req.Header.Get(home.WorkdirHeader))
+			return toolResult(r, calls.console != ""), nil
+		})
+	}
+	return s
+}
+
+// toolCalls runs the tools features turns on, each call logged in one
+// line and its result linked to its run in the Console when console is set.
+type toolCalls struct {
+	specs   []protocol.Tool
+	run     map[protocol.ToolName]func(ctx context.Context, raw []byte, workdir string) protocol.Result
+	log     *slog.Logger
+	console string // the Console's URL; empty: results carry no links
+}
+
+func newToolCalls(t Tools, features protocol.Features, log *slog.Logger, console string) *toolCalls {
+	all := map[protocol.ToolName]func(ctx context.Context, raw []byte, workdir string) protocol.Result{
 		protocol.ToolList: anywhere(t.List), protocol.ToolInspect: anywhere(t.Inspect), protocol.ToolStart: t.StartFrom,
 		protocol.ToolContinue: anywhere(t.Continue), protocol.ToolCheckpoint: anywhere(t.Checkpoint),
 		protocol.ToolStartSession: t.StartSessionFrom, protocol.ToolResume: anywhere(t.ResumeSession),
 	}
-	for _, spec := range protocol.Tools(features) {
-		call, ok := run[spec.Name]
+	c := &toolCalls{specs: protocol.Tools(features), run: map[protocol.ToolName]func(context.Context, []byte, string) protocol.Result{}, log: log, console: console}
+	for _, spec := range c.specs {
+		call, ok := all[spec.Name]
 		if !ok {
 			panic("server: no use case serves " + string(spec.Name))
 		}
-		s.AddTool(tool(spec), func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			start := time.Now()
-			defer logPanic(ctx, log, spec.Name, start)
-			r := call(ctx, rawArgs(ctx, req), req.Header.Get(home.WorkdirHeader))
-			logCall(ctx, log, spec.Name, r, time.Since(start))
-			return toolResult(protocol.WithConsoleLink(r, o.console), o.console != ""), nil
-		})
+		c.run[spec.Name] = call
 	}
-	return s
+	return c
+}
+
+// serves reports whether name is one of the tools calls runs.
+func (c *toolCalls) serves(name string) bool {
+	_, ok := c.run[protocol.ToolName(name)]
+	return ok
+}
+
+// call runs the tool name, which calls serves, and logs it; a panic is
+// logged and goes on up.
+func (c *toolCalls) call(ctx context.Context, name protocol.ToolName, raw []byte, workdir string) protocol.Result {
+	start := time.Now()
+	defer logPanic(ctx, c.log, name, start)
+	r := c.run[name](ctx, raw, workdir)
+	logCall(ctx, c.log, name, r, time.Since(start))
+	return protocol.WithConsoleLink(r, c.console)
 }
 
 // anywhere adapts a use case that does not read the client's folder.

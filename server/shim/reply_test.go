@@ -51,3 +51,33 @@ func TestInspect(t *testing.T) {
 		})
 	}
 }
+
+// Every message goes to stdout as one line of well-formed JSON: a
+// compact one as it is, one with line breaks between its tokens
+// compacted, a malformed one not at all.
+func TestOneLine(t *testing.T) {
+	for _, tc := range []struct {
+		name, msg, want string // want "": refused
+	}{
+		{"compact", `{"a":"x\ny"}`, `{"a":"x\ny"}` + "\n"},
+		{"with its newline", `{"a":1}` + "\n", `{"a":1}` + "\n"},
+		{"trailing whitespace", `{"a":1} ` + "\r\n\t", `{"a":1}` + "\n"},
+		{"pretty", "{\n  \"a\": [\n    1,\r\n 2\n  ]\n}\n", `{"a":[1,2]}` + "\n"},
+		{"malformed", `{"a":`, ""},
+		{"a raw line break in a string", "{\"a\":\"x\ny\"}", ""},
+		{"empty", "\n", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := oneLine([]byte(tc.msg))
+			if tc.want == "" {
+				if err == nil {
+					t.Errorf("%q was written as %q, want it refused", tc.msg, got)
+				}
+				return
+			}
+			if err != nil || string(got) != tc.want {
+				t.Errorf("oneLine(%q) = %q, %v; want %q", tc.msg, got, err, tc.want)
+			}
+		})
+	}
+}

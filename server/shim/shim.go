@@ -255,11 +255,22 @@ func (s *Shim) send(ctx context.Context, msg []byte) ([][]byte, error) {
 	case isEventStream(resp.Header.Get("Content-Type")):
 		return readEvents(resp.Body)
 	}
-	b, err := io.ReadAll(resp.Body)
+	b, err := readBody(resp)
 	if err != nil {
 		return nil, err
 	}
 	return [][]byte{b}, nil
+}
+
+// readBody reads an answer's body into a buffer of its length, when the
+// daemon said it, with room for the newline oneLine adds.
+func readBody(resp *http.Response) ([]byte, error) {
+	if n := resp.ContentLength; n >= 0 && n <= protocol.MaxMessageBytes*4 {
+		b := make([]byte, n, n+1)
+		_, err := io.ReadFull(resp.Body, b)
+		return b, err
+	}
+	return io.ReadAll(resp.Body)
 }
 
 func isEventStream(ct string) bool { return len(ct) >= 17 && ct[:17] == "text/event-stream" }
@@ -290,11 +301,10 @@ func readEvents(body io.Reader) ([][]byte, error) {
 // write puts one message on stdout as a single line. A malformed message
 // from the daemon is an error, so the caller can still answer the request.
 func (s *Shim) write(msg []byte) error {
-	var buf bytes.Buffer
-	if err := json.Compact(&buf, msg); err != nil {
-		return fmt.Errorf("the daemon sent a malformed message (%v); its log may say why", err)
+	line, err := oneLine(msg)
+	if err != nil {
+		return err
 	}
-	buf.WriteByte('\n')
 	s.outMu.Lock()
 	defer s.outMu.Unlock()
 	select {
@@ -302,10 +312,27 @@ func (s *Shim) write(msg []byte) error {
 		return nil
 	default:
 	}
-	if _, err := s.out.Write(buf.Bytes()); err != nil {
+	if _, err := s.out.Write(line); err != nil {
 		// The IDE closed stdout (EPIPE): the conversation is over, and the
 		// daemon, which other windows may use, is left alone.
 		s.goneOnce.Do(func() { close(s.outGone) })
 	}
 	return nil
+}
+
+// oneLine is msg as one line ending in a newline. Well-formed JSON holds
+// line breaks only between its tokens, so a valid message without one
+// but at its end (the daemon's answers) is the line as it is, checked but
+// not copied (its newline goes where the whitespace it ended with was);
+// any other is compacted.
+func oneLine(msg []byte) ([]byte, error) {
+	body := bytes.TrimRight(msg, " \t\r\n")
+	if valid(body) && bytes.IndexByte(body, '\n') < 0 && bytes.IndexByte(body, '\r') < 0 {
+		return append(body, '\n'), nil
+	}
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, body); err != nil {
+		return nil, fmt.Errorf("the daemon sent a malformed message (%v); its log may say why", err)
+	}
+	return append(buf.Bytes(), '\n'), nil
 }

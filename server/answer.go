@@ -1,0 +1,220 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"strconv"
+	"sync"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/workrail/workrail/engine/protocol"
+	"github.com/workrail/workrail/server/home"
+)
+
+// answers runs a call of one of WorkRail's tools itself, ahead of the MCP
+// library, and writes the JSON-RPC answer's bytes (writeAnswer): the
+// library would build a map of the result, encode it by reflection and
+// scan the whole answer again, which for a step's answer of a few KB
+// costs as much as the engine's rehydrate. Only a plain call is answered
+// here: a tools/call with a string or number id, a tool calls serves, the
+// arguments the guard took out (withArguments), and no sign of a protocol
+// version the library treats otherwise (the 2026-07-28 era, or one it
+// does not know). Everything else, and every other method, goes on to
+// next, which answers as before.
+//
+// A call it runs can be cancelled as the library's can: a
+// notifications/cancelled naming its id ends its context (the library,
+// serving stateless requests, keys its calls by id alone, and so does
+// answers), and is passed on for the calls the library runs.
+type answers struct {
+	calls    *toolCalls
+	next     http.Handler
+	inflight sync.Map // a running call's id (idKey) → its *context.CancelFunc
+}
+
+// toolCall is the part of a tools/call message answers reads. The
+// arguments are not in it: the guard took them out.
+type toolCall struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id"`
+	Method  string          `json:"method"`
+	Params  struct {
+		Name string    `json:"name"`
+		Meta *mcp.Meta `json:"_meta"`
+	} `json:"params"`
+}
+
+func (a *answers) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		rpcReply(w, protocol.Refusal(nil, "", protocol.RPCParseError, protocol.Refuse(protocol.RefusedInvalid, "the request could not be read: %v", err)))
+		return
+	}
+	args, ok := argumentsOf(r.Context())
+	var c toolCall
+	if !ok || !a.plain(r, body, &c) {
+		a.cancel(body)
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		a.next.ServeHTTP(w, r)
+		return
+	}
+	ctx, cancel := context.WithCancel(r.Context())
+	defer cancel()
+	key, entry := string(c.ID), &cancel // a pointer, which compares
+	a.inflight.Store(key, entry)
+	defer a.inflight.CompareAndDelete(key, entry)
+	buf := answerBufs.Get().(*bytes.Buffer)
+	buf.Reset()
+	a.answer(ctx, c, args, r.Header.Get(home.WorkdirHeader), buf)
+	// With its length the answer goes out whole, not in chunks.
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Length", strconv.Itoa(buf.Len()))
+	w.WriteHeader(http.StatusOK)
+	w.Write(buf.Bytes())
+	if buf.Cap() <= maxPooled {
+		answerBufs.Put(buf)
+	}
+}
+
+// plain reports whether body, read into c, is a call answers takes.
+func (a *answers) plain(r *http.Request, body []byte, c *toolCall) (ok bool) {
+	if ct, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || ct != "application/json" {
+		return false
+	}
+	if v := r.Header.Get(mcp.HeaderProtocolVersion); v != "" && (!mcp.IsValidProtocolVersion(v) || mcp.IsModernProtocol(v)) {
+		return false
+	}
+	if json.Unmarshal(body, c) != nil || c.JSONRPC != "2.0" || c.Method != "tools/call" || !a.calls.serves(c.Params.Name) {
+		return false
+	}
+	if c.ID, ok = idKey(c.ID); !ok {
+		return false
+	}
+	return c.Params.Meta == nil || !mcp.IsModernProtocol(c.Params.Meta.ProtocolVersion())
+}
+
+// idKey is a string or number id as answers writes it and keys its
+// running calls: a string as encoding/json writes it (as the library
+// does), a number as sent.
+func idKey(id json.RawMessage) (json.RawMessage, bool) {
+	switch {
+	case len(id) > 0 && id[0] == '"':
+		var s string
+		if json.Unmarshal(id, &s) != nil {
+			return nil, false
+		}
+		b, _ := json.Marshal(s)
+		return b, true
+	case len(id) > 0 && (id[0] == '-' || id[0] >= '0' && id[0] <= '9'):
+		return id, true
+	}
+	return nil, false
+}
+
+// cancel ends the call a notifications/cancelled in body names, when
+// answers runs it.
+func (a *answers) cancel(body []byte) {
+	if !bytes.Contains(body, []byte(`"notifications/cancelled"`)) {
+		return
+	}
+	var n struct {
+		Method string `json:"method"`
+		Params struct {
+			RequestID json.RawMessage `json:"requestId"`
+		} `json:"params"`
+	}
+	if json.Unmarshal(body, &n) != nil || n.Method != "notifications/cancelled" {
+		return
+	}
+	if id, ok := idKey(n.Params.RequestID); ok {
+		if f, ok := a.inflight.LoadAndDelete(string(id)); ok {
+			(*f.(*context.CancelFunc))()
+		}
+	}
+}
+
+// answer runs the call and writes its answer to buf. A tool that panics
+// is answered as the library's recovery answers it, through the guard:
+// an INTERNAL error result.
+func (a *answers) answer(ctx context.Context, c toolCall, args []byte, workdir string, buf *bytes.Buffer) {
+	name := protocol.ToolName(c.Params.Name)
+	defer func() {
+		if p := recover(); p != nil {
+			buf.Reset()
+			json.NewEncoder(buf).Encode(protocol.Refusal(c.ID, c.Method, protocol.RPCInternalError, protocol.Refuse(protocol.RefusedInternal,
+				"the request was refused: %s.", fmt.Sprintf("panic recovered in %s tool handler: %v", name, p))))
+		}
+	}()
+	r := a.calls.call(ctx, name, args, workdir)
+	if err := writeAnswer(buf, c.ID, r, a.calls.console != ""); err != nil { // a result that does not encode is a bug
+		panic(err)
+	}
+}
+
+// answerBufs hold answers while they are written, so that a call
+// allocates none.
+var answerBufs = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// maxPooled bounds the buffers answerBufs keeps: a rare large answer
+// (a long workflow list) is left to the collector.
+const maxPooled = 256 << 10
+
+// writeAnswer writes the JSON-RPC answer carrying r as a CallToolResult
+// to buf, the same JSON the MCP library writes for toolResult(r, links):
+// the text as content[0].text, the resource links after it, isError when
+// r is an error, and r itself as structuredContent. Members are written
+// in the order the library's encoding sorts them, and strings escaped as
+// encoding/json escapes them (HTML characters included), so the bytes are
+// the library's too; r is encoded once, over its struct, straight into buf.
+func writeAnswer(buf *bytes.Buffer, id json.RawMessage, r protocol.Result, links bool) error {
+	enc := json.NewEncoder(buf)  // escapes HTML, as json.Marshal does
+	value := func(v any) error { // v's JSON, without the newline Encode ends it with
+		if err := enc.Encode(v); err != nil {
+			return err
+		}
+		buf.Truncate(buf.Len() - 1)
+		return nil
+	}
+	buf.WriteString(`{"jsonrpc":"2.0","id":`)
+	buf.Write(id)
+	buf.WriteString(`,"result":{"content":[{"type":"text","text":`)
+	if err := value(r.RenderedText()); err != nil {
+		return err
+	}
+	buf.WriteByte('}')
+	if links {
+		for _, ref := range runsOf(r) {
+			buf.WriteByte(',')
+			if err := value(resourceLink{Type: "resource_link", URI: protocol.SessionURI(ref.SessionID), Name: ref.SessionID.String(),
+				Description: "WorkRail session " + ref.SessionID.String() + " (run " + ref.RunID.String() + ") as Markdown", MIMEType: markdown}); err != nil {
+				return err
+			}
+		}
+	}
+	buf.WriteByte(']')
+	if r.ResultKind() == protocol.KindError {
+		buf.WriteString(`,"isError":true`)
+	}
+	buf.WriteString(`,"structuredContent":`)
+	if err := value(r); err != nil {
+		return err
+	}
+	buf.WriteString("}}\n")
+	return nil
+}
+
+// resourceLink is a resource_link content item, its members in the order
+// the MCP library writes them.
+type resourceLink struct {
+	Type        string `json:"type"`
+	URI         string `json:"uri"`
+	Name        string `json:"name"`
+	Description string `json:"description"`
+	MIMEType    string `json:"mimeType"`
+}
