@@ -10,7 +10,7 @@
 // workflow here is the spec's own and its file is removed afterwards.
 import fs from 'node:fs';
 import path from 'node:path';
-import { test, expect, expectNoSidewaysScroll } from './fixtures';
+import { test, expect, expectNoSidewaysScroll, shootPhoneAndDesktop } from './fixtures';
 
 const userDir = () => path.join(process.env.WORKRAIL_E2E_HOME!, 'workflows');
 
@@ -266,4 +266,21 @@ test.describe('on a 390 px wide phone', () => {
       fs.rmSync(ts, { force: true });
     }
   });
+});
+
+test('screenshots of the workflow page and a legacy file, phone and desktop, light and dark', async ({ page }, info) => {
+  test.setTimeout(90_000);
+  const file = write('e2e_about.json', rich);
+  const ts = write('e2e-ts.json', tsFile);
+  try {
+    for (const [name, url] of [['workflow-about', '/workflows/user.e2e_about'], ['workflow-legacy', '/workflows/user.e2e-ts'],
+      ['workflow-legacy-compiled', '/workflows/user.e2e-ts?view=compiled']] as const) {
+      await page.goto(url);
+      await shootPhoneAndDesktop(page, name, (f) => info.outputPath(f));
+    }
+    await expect(page.getByTestId('dialect')).toBeVisible();
+  } finally {
+    fs.rmSync(file, { force: true });
+    fs.rmSync(ts, { force: true });
+  }
 });
