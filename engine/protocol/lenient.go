@@ -26,30 +26,24 @@ type literals struct {
 // conditions.
 func literalsOf(w compile.Workflow) map[string]*literals {
 	out := map[string]*literals{}
-	var visit func(c *workflow.Condition)
-	visit = func(c *workflow.Condition) {
+	visit := func(c *workflow.Condition) {
 		if c == nil {
 			return
 		}
-		for i := range c.And {
-			visit(&c.And[i])
-		}
-		for i := range c.Or {
-			visit(&c.Or[i])
-		}
-		visit(c.Not)
-		if c.Var == "" {
-			return
-		}
-		l := out[c.Var]
-		if l == nil {
-			l = &literals{}
-			out[c.Var] = l
-		}
-		for _, raw := range append([]json.RawMessage{c.Equals, c.NotEquals}, c.In...) {
-			l.add(raw)
-		}
-		l.numeric = l.numeric || c.Gt != nil || c.Gte != nil || c.Lt != nil || c.Lte != nil
+		c.Walk(func(x workflow.Condition) {
+			if x.Var == "" {
+				return
+			}
+			l := out[x.Var]
+			if l == nil {
+				l = &literals{}
+				out[x.Var] = l
+			}
+			for _, raw := range append([]json.RawMessage{x.Equals, x.NotEquals}, x.In...) {
+				l.add(raw)
+			}
+			l.numeric = l.numeric || x.Gt != nil || x.Gte != nil || x.Lt != nil || x.Lte != nil
+		})
 	}
 	var criteria func(list []workflow.Criterion)
 	criteria = func(list []workflow.Criterion) {

@@ -10,9 +10,6 @@ func RunURI(s engine.SessionID, r engine.RunID) string {
 	return SessionURI(s) + "/runs/" + r.String()
 }
 
-// WorkflowURI is the MCP resource of a workflow's source file.
-func WorkflowURI(id engine.WorkflowID) string { return "workrail://workflows/" + string(id) }
-
 // RunPage is the path of a run's page in the Console.
 func RunPage(s engine.SessionID, r engine.RunID) string {
 	return "/sessions/" + s.String() + "/runs/" + r.String()

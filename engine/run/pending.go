@@ -1,6 +1,8 @@
 package run
 
 import (
+	"cmp"
+
 	"github.com/workrail/workrail/engine/compile"
 	"github.com/workrail/workrail/engine/workflow"
 )
@@ -38,7 +40,7 @@ func PendingStep(c compile.Compiled, s Snapshot) (Place, bool) {
 		it := s.Position.Path[d+1].Iteration
 		place := LoopPlace{LoopID: n.Loop.ID, Title: n.Loop.Title, Iteration: it + 1, MaxIterations: n.Loop.Spec.MaxIterations}
 		if n.Loop.Spec.Kind == workflow.ForEach {
-			place.ItemName = or(n.Loop.Spec.As, DefaultItemVar)
+			place.ItemName = cmp.Or(n.Loop.Spec.As, DefaultItemVar)
 			if items, _ := s.Context[n.Loop.Spec.Over].([]any); it < len(items) {
 				place.Item = items[it]
 			}

@@ -1,6 +1,8 @@
 package run
 
 import (
+	"cmp"
+
 	"github.com/workrail/workrail/engine/compile"
 	"github.com/workrail/workrail/engine/workflow"
 )
@@ -46,19 +48,12 @@ func scopeAt(list []compile.Node, ctx map[string]any, path []Frame) map[string]a
 // setLoopVars sets loop l's variables for its 0-based iteration it.
 func setLoopVars(scope map[string]any, l *compile.Loop, it int, ctx map[string]any) {
 	s := l.Spec
-	scope[or(s.IterationVar, DefaultIterationVar)] = it + 1
+	scope[cmp.Or(s.IterationVar, DefaultIterationVar)] = it + 1
 	if s.Kind != workflow.ForEach {
 		return
 	}
-	scope[or(s.IndexVar, DefaultIndexVar)] = it
+	scope[cmp.Or(s.IndexVar, DefaultIndexVar)] = it
 	if items, _ := ctx[s.Over].([]any); it < len(items) {
-		scope[or(s.As, DefaultItemVar)] = items[it]
+		scope[cmp.Or(s.As, DefaultItemVar)] = items[it]
 	}
-}
-
-func or(name, fallback string) string {
-	if name == "" {
-		return fallback
-	}
-	return name
 }

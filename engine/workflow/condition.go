@@ -148,7 +148,7 @@ func (c Condition) compare(op Operator, v any) bool {
 // Vars returns the variables c reads, sorted.
 func (c Condition) Vars() []string {
 	set := map[string]bool{}
-	c.walk(func(x Condition) {
+	c.Walk(func(x Condition) {
 		if x.Var != "" {
 			set[x.Var] = true
 		}
@@ -161,16 +161,17 @@ func (c Condition) Vars() []string {
 	return out
 }
 
-func (c Condition) walk(f func(Condition)) {
+// Walk calls f on c and on every condition inside it, depth first.
+func (c Condition) Walk(f func(Condition)) {
 	f(c)
 	for _, x := range c.And {
-		x.walk(f)
+		x.Walk(f)
 	}
 	for _, x := range c.Or {
-		x.walk(f)
+		x.Walk(f)
 	}
 	if c.Not != nil {
-		c.Not.walk(f)
+		c.Not.Walk(f)
 	}
 }
 
