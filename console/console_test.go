@@ -489,12 +489,10 @@ func TestRunPage(t *testing.T) {
 	first := x.Start(context.Background(), []byte(`{"workflowId":"wr.ask"}`)).(protocol.StepResult)
 	args, _ := json.Marshal(first.NextCall.Arguments)
 	blocked := x.Continue(context.Background(), args).(protocol.BlockedResult)
-	args, _ = json.Marshal(blocked.NextCall.Arguments)
+	args, _ = json.Marshal(executetest.NextArgs(t, blocked))
 	x.Continue(context.Background(), args)
 	re := x.Continue(context.Background(), []byte(`{"stateToken":"`+first.StateToken+`"}`)).(protocol.StepResult)
-	retry := re.NextCall.Arguments
-	retry.Output.Artifacts = blocked.NextCall.Arguments.Output.Artifacts
-	args, _ = json.Marshal(retry)
+	args, _ = json.Marshal(executetest.NextArgs(t, re))
 	x.Continue(context.Background(), args)
 
 	base := "/sessions/ses_1/runs/run_1"

@@ -3,6 +3,7 @@ package compile
 import (
 	"encoding/json"
 
+	"github.com/workrail/workrail/engine/fill"
 	"github.com/workrail/workrail/engine/workflow"
 )
 
@@ -148,6 +149,36 @@ var packs = map[workflow.ContractRef]ContractPack{
 				"defensibilityClaim":{"type":"object","required":["power","cannibalization"],"properties":{"power":{"type":"string"},"cannibalization":{"type":"string"}}}}}}}`),
 		Example: raw(`{"kind":"wr.contracts.differentiation_handoff","version":1,"schemaVersion":"1.0.0","generatedAt":"2026-11-20T10:00:00Z","evidenceFreshness":{"oldest":"2026-09-01","newest":"2026-11-18"},"validationChecklist":["Three teams confirm the problem."],"shapingHandoff":{"rawIdea":"Offline mode","problem":"Field staff lose work without signal.","baseline":"Paper notes typed in later.","appetiteHint":"six weeks","noGosHints":["No sync conflicts UI."],"constraints":{"teamSize":2,"technicalCapabilities":["local storage"],"exclusions":["desktop"]},"evidenceTopK":["interview-07"],"defensibilityClaim":{"power":"switching costs","cannibalization":"none"}}}`),
 		Kinds:   []string{"wr.differentiation_handoff"},
+	},
+}
+
+// Template is the template of the artifact contract ref asks for, from
+// pack (the one a workflow pinned): its example's shape with a marker
+// wherever the agent decides or writes, never the example's values, for
+// nextCall, blockers and the step's prompt.
+func Template(ref workflow.ContractRef, pack ContractPack) fill.Artifact {
+	a := fill.FromContract(pack.Schema, pack.Example, packAsks[ref])
+	if a.Kind == "" {
+		a.Kind = string(ref)
+	}
+	return a
+}
+
+// packAsks says, for WorkRail's own packs, what a slot asks where its
+// member's name alone would not say it well.
+var packAsks = map[workflow.ContractRef]map[string]string{
+	workflow.ContractCapabilityObservation: {
+		"/status": "available or unavailable, as you observed it when you tried it",
+		"/detail": "what you tried and what happened",
+	},
+	workflow.ContractWorkflowDivergence: {"/summary": "what you did differently from the step's instructions, and why"},
+	workflow.ContractLoopControl: {
+		"/decision": "your decision: continue (the loop runs again) or stop (its work is done)",
+		"/reason":   "why",
+	},
+	workflow.ContractGaps: {
+		"/gaps/0/summary":      "what you could not do or had to assume",
+		"/gaps/0/howToResolve": "how it can be resolved",
 	},
 }
 

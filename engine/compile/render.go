@@ -53,8 +53,8 @@ func render(s Step, packs map[workflow.ContractRef]ContractPack) string {
 	if s.Output != nil {
 		required = append(required, s.Output.Hints...)
 		if pack, ok := packs[s.Output.ContractRef]; ok {
-			required = append(required, fmt.Sprintf("In output.artifacts, one object of kind %s (%s) Example: %s",
-				s.Output.ContractRef, pack.Description, pack.Example))
+			required = append(required, fmt.Sprintf("In output.artifacts, one object of kind %s (%s) Shaped like this, each <<fill: …>> replaced by what it asks: %s",
+				s.Output.ContractRef, pack.Description, Template(s.Output.ContractRef, pack).Value))
 		}
 	}
 	list(&b, "Output required", required, false)

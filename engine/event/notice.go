@@ -53,6 +53,14 @@ const (
 	// Catalog: a delegation names a routine by the wr.* id its file
 	// claims; it runs the routine under the id it loaded as.
 	NoticeDelegationRetargeted NoticeCode = "DELEGATION_RETARGETED"
+	// An output held WorkRail's template (a <<fill: …>> marker or a
+	// placeholder) where nothing required an answer: it was left out.
+	// (Where something did, the blocker or gap says so.)
+	NoticeTemplateUnfilled NoticeCode = "TEMPLATE_UNFILLED"
+	// An artifact of a kind the step does not ask for and WorkRail does
+	// not read anywhere: recorded as sent; the notice names the kinds the
+	// step expects.
+	NoticeArtifactKindUnexpected NoticeCode = "ARTIFACT_KIND_UNEXPECTED"
 )
 
 // NoticeCodes lists every notice code in a fixed order.
@@ -62,5 +70,5 @@ func NoticeCodes() []NoticeCode {
 		NoticeUserResponseInvalid, NoticeArtifactInvalid, NoticeCapabilityDegraded, NoticeLegacyWorkflowID,
 		NoticePinnedWorkflowDrifted, NoticeSecretRedacted, NoticeArtifactKindAliased, NoticeAssessmentLevelNormalized,
 		NoticeContextValueCanonicalized, NoticeLegacyFormat, NoticeReservedIDRenamed, NoticeRoutineArgUnused,
-		NoticeDelegationRetargeted}
+		NoticeDelegationRetargeted, NoticeTemplateUnfilled, NoticeArtifactKindUnexpected}
 }

@@ -2,7 +2,6 @@ package execute
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
@@ -11,6 +10,7 @@ import (
 	"github.com/workrail/workrail/engine"
 	"github.com/workrail/workrail/engine/compile"
 	"github.com/workrail/workrail/engine/event"
+	"github.com/workrail/workrail/engine/fill"
 	"github.com/workrail/workrail/engine/outcome"
 	"github.com/workrail/workrail/engine/project"
 	"github.com/workrail/workrail/engine/protocol"
@@ -53,6 +53,7 @@ type attemptIn struct {
 	n        node
 	attempt  engine.Attempt
 	step     *compile.Step
+	place    run.Place
 	in       protocol.ContinueInput
 	prefs    workflow.Preferences
 	changed  bool
@@ -75,7 +76,7 @@ func (s *Service) prepare(tx ReadTx, n node, attempt engine.Attempt, in protocol
 	if e != nil {
 		return attemptIn{}, e
 	}
-	a := attemptIn{loaded: l, n: n, attempt: attempt, step: place.Step, in: in, prefs: l.snap.Preferences, notices: protocol.Notices(warnings)}
+	a := attemptIn{loaded: l, n: n, attempt: attempt, step: place.Step, place: place, in: in, prefs: l.snap.Preferences, notices: protocol.Notices(warnings)}
 	if in.Preferences != nil {
 		a.prefs = outcome.Apply(l.snap.Preferences, *in.Preferences)
 		a.changed = a.prefs != l.snap.Preferences
@@ -104,8 +105,8 @@ func resolutions(tx ReadTx, sid engine.SessionID, rs []protocol.GapResolution) (
 		if g == nil {
 			return nil, engine.Errorf(engine.CodeInvalidInput, "%s: %q is not a gap of this session; use a gapId from gapsRecorded", ptr, r.GapID).With("pointer", ptr+"/gapId")
 		}
-		if strings.TrimSpace(r.Summary) == "" {
-			return nil, engine.Errorf(engine.CodeInvalidInput, "%s: say how the gap was resolved in summary", ptr).With("pointer", ptr+"/summary")
+		if strings.TrimSpace(r.Summary) == "" || fill.IsTemplate(r.Summary) {
+			return nil, engine.Errorf(engine.CodeInvalidInput, "%s: say in summary, in your own words, how the gap was resolved", ptr).With("pointer", ptr+"/summary")
 		}
 		out = append(out, event.GapRecordedData{Reason: g.Reason, Dependency: g.Dependency, Severity: g.Severity,
 			Summary: r.Summary, RelatedStepID: g.RelatedStepID, ResolvesGapID: r.GapID})
@@ -126,15 +127,7 @@ func eventIndex(id engine.EventID, sid engine.SessionID) (engine.EventIndex, boo
 // record evaluates the attempt through the mode matrix and appends its
 // outcome.
 func (s *Service) record(tx Tx, a attemptIn) (event.Event, error) {
-	var artifacts []json.RawMessage
-	var written string
-	if a.in.Output != nil {
-		artifacts, written = a.in.Output.Artifacts, a.in.Output.NotesMarkdown
-	}
-	ev := outcome.Evaluate(a.c, a.step, artifacts, a.snap.Capabilities)
-	// Notes are judged by the criteria the prompt showed: at the
-	// snapshot's context and loop place.
-	ev.Reasons = append(ev.Reasons, outcome.Notes(a.c, a.step, written, run.Scope(a.c, a.snap))...)
+	ev := s.judge(a)
 	dec := outcome.Decide(a.prefs.Autonomy, ev.Reasons)
 	notes := append(a.notices, ev.Notices...)
 	if len(dec.Blockers) > 0 {
@@ -164,7 +157,7 @@ func (s *Service) record(tx Tx, a attemptIn) (event.Event, error) {
 	if err != nil {
 		return event.Event{}, err
 	}
-	if err := appendChild(tx, a, child, next); err != nil {
+	if err := appendChild(tx, a, child, next, ev); err != nil {
 		return event.Event{}, err
 	}
 	return rec, appendFacts(tx, a, child, ev, dec, move.LoopExits)
@@ -209,8 +202,24 @@ func observe(prev map[workflow.Capability]event.CapabilityStatus, obs []event.Ca
 	return out
 }
 
-// appendChild creates the child node, its edge and its output.
-func appendChild(tx Tx, a attemptIn, child engine.NodeID, next run.Snapshot) error {
+// judge reads the attempt at its step: what it sent, less what still
+// holds WorkRail's template, against what the step needs (at the
+// snapshot's context and loop place, which is what the prompt showed).
+func (s *Service) judge(a attemptIn) outcome.Evaluation {
+	var sent outcome.Attempt
+	if a.in.Output != nil {
+		sent.Notes, sent.Artifacts = a.in.Output.NotesMarkdown, a.in.Output.Artifacts
+	}
+	sent.Scope = run.Scope(a.c, a.snap)
+	sent.Need = run.Need(a.step, sent.Scope)
+	sent.Ask = outcome.AskOf(a.c, a.step, a.snap.Preferences.Autonomy, sent.Need)
+	sent.Observed = a.snap.Capabilities
+	return outcome.Judge(a.c, a.step, sent)
+}
+
+// appendChild creates the child node, its edge and the output judged
+// worth recording: what the agent wrote, never WorkRail's template.
+func appendChild(tx Tx, a attemptIn, child engine.NodeID, next run.Snapshot, ev outcome.Evaluation) error {
 	ref, err := tx.PutSnapshot(next)
 	if err != nil {
 		return err
@@ -221,8 +230,8 @@ func appendChild(tx Tx, a attemptIn, child engine.NodeID, next run.Snapshot) err
 	if err := appendEdge(tx, a.n, child, len(a.info.Children)); err != nil {
 		return err
 	}
-	if out := a.in.Output; out != nil && (out.NotesMarkdown != "" || len(out.Artifacts) > 0) {
-		d := &event.NodeOutputAppendedData{StepID: a.step.ID, NotesMarkdown: out.NotesMarkdown, Artifacts: out.Artifacts}
+	if ev.Notes != "" || len(ev.Artifacts) > 0 {
+		d := &event.NodeOutputAppendedData{StepID: a.step.ID, NotesMarkdown: ev.Notes, Artifacts: ev.Artifacts}
 		if _, err := tx.Append(a.n.run, child, d); err != nil {
 			return err
 		}

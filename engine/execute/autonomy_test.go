@@ -48,7 +48,10 @@ func codes(bs []event.Blocker) string {
 	return strings.Join(out, ",")
 }
 
-func TestGuidedBlocksAndTheSuggestedPayloadUnblocks(t *testing.T) {
+// In guided mode a call copied as it is never passes what the agent or
+// the user must decide: each required place left with its marker blocks,
+// and the blocker names it. The same call filled in goes on.
+func TestGuidedBlocksUntilTheCallIsFilled(t *testing.T) {
 	r := autonomyRig(t)
 	s := r.step(t, "start", map[string]any{"workflowId": "wr.auto", "mode": "wr.modes.guided"})
 	if s.Pending.StepID != "wr-probe-web_browsing" || s.Preferences.Autonomy != "guided" {
@@ -69,24 +72,58 @@ func TestGuidedBlocksAndTheSuggestedPayloadUnblocks(t *testing.T) {
 	if len(r.events(t, s.Session.SessionID)) != n {
 		t.Fatal("replaying a blocked attempt appended events")
 	}
-	// Copying nextCall (the example observation) unblocks.
-	next := r.step(t, "continue", bl.NextCall.Arguments)
-	if next.Pending.StepID != "report" {
-		t.Fatalf("after the example payload: %s", next.Pending.StepID)
+	// Copied as it is, the call observes nothing; filled, it does.
+	copied := r.blocked(t, bl.NextCall.Arguments)
+	if got := codes(copied.Blockers); got != "MISSING_REQUIRED_OUTPUT,REQUIRED_CAPABILITY_UNKNOWN" ||
+		!strings.Contains(copied.Blockers[0].Message, "/output/artifacts/0/status") {
+		t.Fatalf("the probe's call copied: %+v", copied.Blockers)
 	}
-	// The report step's nextCall already carries its example.
-	choose := r.step(t, "continue", next.NextCall.Arguments)
-	if choose.Pending.StepID != "choose" || !strings.Contains(choose.Text, "## User input") {
-		t.Fatalf("choose step: %s\n%s", choose.Pending.StepID, choose.Text)
+	next := r.step(t, "continue", executetest.Fill(t, copied.NextCall.Arguments, copied.Fills, "Browsed.", 0))
+	if next.Pending.StepID != "report" {
+		t.Fatalf("after the observation: %s", next.Pending.StepID)
+	}
+	copied = r.blocked(t, next.NextCall.Arguments)
+	if codes(copied.Blockers) != "MISSING_REQUIRED_OUTPUT" {
+		t.Fatalf("the report's call copied: %+v", copied.Blockers)
+	}
+	choose := r.step(t, "continue", executetest.Fill(t, copied.NextCall.Arguments, copied.Fills, "Reported.", 0))
+	if choose.Pending.StepID != "choose" || !strings.Contains(choose.Text, "## User input") ||
+		choose.Fills[1].Pointer != "/output/artifacts/0/response" {
+		t.Fatalf("choose step: %s %+v\n%s", choose.Pending.StepID, choose.Fills, choose.Text)
 	}
 	res, b = r.call(t, "continue", choose.NextCall.Arguments)
 	bl = blockedOf(t, res, b)
-	if codes(bl.Blockers) != "USER_ONLY_DEPENDENCY" || !strings.Contains(bl.Blockers[0].SuggestedFix, "Which modules are in scope?") {
+	if codes(bl.Blockers) != "USER_ONLY_DEPENDENCY" || !strings.Contains(bl.Blockers[0].SuggestedFix, "Which modules are in scope?") ||
+		!strings.HasPrefix(bl.Blockers[0].Message, "/output/artifacts/0/choice, /output/artifacts/0/response still held WorkRail's template") {
 		t.Fatalf("user dependency blocker: %+v", bl.Blockers)
 	}
-	if w := r.step(t, "continue", bl.NextCall.Arguments); w.Pending.StepID != "work" {
+	if w := r.step(t, "continue", executetest.Fill(t, bl.NextCall.Arguments, bl.Fills, "Core only.", 0)); w.Pending.StepID != "work" {
 		t.Fatalf("after the user's answer: %s", w.Pending.StepID)
 	}
+	// The log holds the user's answer as the agent passed it on, and
+	// nothing of any template.
+	var answers []string
+	for _, e := range r.events(t, s.Session.SessionID) {
+		raw, _ := json.Marshal(e.Data)
+		if strings.Contains(string(raw), "<<fill") {
+			t.Errorf("event %d holds template text: %s", e.Index, raw)
+		}
+		if o, ok := e.Data.(*event.NodeOutputAppendedData); ok && o.StepID == "choose" {
+			for _, a := range o.Artifacts {
+				answers = append(answers, string(a))
+			}
+		}
+	}
+	if want := `{"choice":"core","kind":"wr.user_response","response":"Core only."}`; len(answers) != 1 || answers[0] != want {
+		t.Errorf("the recorded answer %q; want %s", answers, want)
+	}
+}
+
+// blocked makes a call that must be blocked and returns its result.
+func (r *rig) blocked(t *testing.T, args any) protocol.BlockedResult {
+	t.Helper()
+	res, b := r.call(t, "continue", args)
+	return blockedOf(t, res, b)
 }
 
 func TestNeverStopNeverBlocksAndRecordsGaps(t *testing.T) {
@@ -266,7 +303,11 @@ func TestProbeExampleNamesItsCapability(t *testing.T) {
 	if s.Pending.StepID != "wr-probe-delegation" {
 		t.Fatalf("first step %s", s.Pending.StepID)
 	}
-	if next := r.step(t, "continue", s.NextCall.Arguments); next.Pending.StepID != "report" {
-		t.Fatalf("copying the probe's nextCall led to %s", next.Pending.StepID)
+	if !strings.Contains(string(s.NextCall.Arguments.Output.Artifacts[0]), `"capability":"delegation"`) {
+		t.Fatalf("the probe's call does not name its capability: %s", s.NextCall.Arguments.Output.Artifacts[0])
+	}
+	filled := executetest.Fill(t, s.NextCall.Arguments, s.Fills, "Delegated.", 0)
+	if next := r.step(t, "continue", filled); next.Pending.StepID != "report" {
+		t.Fatalf("the probe's call filled led to %s", next.Pending.StepID)
 	}
 }

@@ -154,7 +154,7 @@ func TestStartInASessionRefusals(t *testing.T) {
 		{"no such session here", map[string]any{"workflowId": "wr.b", "stateToken": elsewhere}, engine.CodeTokenUnknownNode, "/stateToken", true, ""},
 		{"other workspace", map[string]any{"workflowId": "wr.b", "stateToken": first.StateToken, "workspacePath": "/elsewhere"}, engine.CodeInvalidInput, "/workspacePath", false, ""},
 		{"unknown workflow", map[string]any{"workflowId": "wr.zzz", "stateToken": first.StateToken}, engine.CodeWorkflowNotFound, "", false, ""},
-		{"missing context", map[string]any{"workflowId": "wr.f", "stateToken": first.StateToken}, engine.CodeInvalidInput, "/context", false, "<topic>"},
+		{"missing context", map[string]any{"workflowId": "wr.f", "stateToken": first.StateToken}, engine.CodeInvalidInput, "/context", false, "<<fill: topic (string): the topic>>"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

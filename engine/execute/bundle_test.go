@@ -32,7 +32,7 @@ func richSession(t *testing.T, r *rig) engine.SessionID {
 	t.Helper()
 	probe := r.step(t, "start", map[string]any{"workflowId": "wr.auto", "mode": "wr.modes.guided"})
 	res, b := r.call(t, "continue", map[string]any{"stateToken": probe.StateToken, "ackToken": probe.AckToken})
-	report := r.step(t, "continue", blockedOf(t, res, b).NextCall.Arguments)
+	report := r.step(t, "continue", executetest.NextArgs(t, blockedOf(t, res, b)))
 	cp := r.step(t, "checkpoint", checkpointArgs(report.StateToken, report.CheckpointToken, "# Halfway\n\nProbed the browser; writing the report next."))
 	// Never-stop from here: the report's missing output becomes a gap.
 	choose := r.step(t, "continue", map[string]any{"stateToken": cp.StateToken, "ackToken": cp.AckToken,

@@ -305,7 +305,8 @@ func TestCheckpointErrors(t *testing.T) {
 }
 
 // The text offers checkpoint_workflow, tokens filled in, only when it is
-// served; the call it shows is one the tool takes.
+// served; the call it shows is one the tool takes once its notes are
+// written.
 func TestStepTextOffersCheckpointOnlyWhenServed(t *testing.T) {
 	for _, on := range []bool{false, true} {
 		s := memstore.New()
@@ -324,8 +325,15 @@ func TestStepTextOffersCheckpointOnlyWhenServed(t *testing.T) {
 		if err := json.Unmarshal([]byte(line), &args); err != nil || args["checkpointToken"] != res.CheckpointToken || args["stateToken"] != res.StateToken {
 			t.Fatalf("offered call %s (%v)", line, err)
 		}
-		if cp := x.Checkpoint(context.Background(), []byte(line)); cp.ResultKind() != protocol.KindStep {
-			t.Fatalf("the offered call failed: %s", cp.RenderedText())
+		// Copied as it is, the call records nothing: its notes are a
+		// marker. Filled, the tool takes it.
+		if cp := x.Checkpoint(context.Background(), []byte(line)); errCode(t, cp) != engine.CodeInvalidInput {
+			t.Fatalf("the offered call copied as it is was taken: %s", cp.RenderedText())
+		}
+		args["output"] = map[string]any{"notesMarkdown": "Read the code."}
+		filled, _ := json.Marshal(args)
+		if cp := x.Checkpoint(context.Background(), filled); cp.ResultKind() != protocol.KindStep {
+			t.Fatalf("the offered call filled failed: %s", cp.RenderedText())
 		}
 	}
 }

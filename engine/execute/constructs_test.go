@@ -78,8 +78,9 @@ func TestConstructsGolden(t *testing.T) {
 	if !res.(protocol.StepResult).Pending.RequireConfirmation {
 		t.Fatal(`requireConfirmation {"var":"risky","equals":true} did not hold with risky "yes"`)
 	}
-	res = send("criteria unmet", res, `{"notesMarkdown":"nothing yet"}`)
-	res = send("criteria met", res, `{"notesMarkdown":"Plan: auth first, then api."}`)
+	res = send("confirmation not asked", res, `{"notesMarkdown":"Plan: auth first, then api."}`)
+	res = send("criteria unmet", res, `{"notesMarkdown":"nothing yet","artifacts":[{"kind":"wr.user_response","response":"Go ahead."}]}`)
+	res = send("criteria met", res, `{"notesMarkdown":"Plan: auth first, then api.","artifacts":[{"kind":"wr.user_response","response":"Go ahead."}]}`)
 	res = send("assessment missing", res, `{"notesMarkdown":"rated"}`)
 	res = send("assessment asks for a follow-up", res, `{"artifacts":[`+unclearScope+`]}`)
 	res = send("assessment ready", res, `{"artifacts":[`+readyScope+`]}`)

@@ -67,6 +67,9 @@ func (s *Service) rehydrate(n node, in protocol.ContinueInput) (protocol.Result,
 			return reply{}, err
 		}
 		facts := moveFacts{recap: &r, rules: true}
+		if facts.open, err = openAt(tx, l.snap, l.info); err != nil {
+			return reply{}, err
+		}
 		if len(l.info.Children) > 0 {
 			if facts.fork, err = project.Branches(tx, l.info); err != nil {
 				return reply{}, err

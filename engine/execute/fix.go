@@ -3,8 +3,11 @@ package execute
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"strings"
 
 	"github.com/workrail/workrail/engine"
+	"github.com/workrail/workrail/engine/fill"
 	"github.com/workrail/workrail/engine/protocol"
 	"github.com/workrail/workrail/engine/workflow"
 )
@@ -64,9 +67,10 @@ func rehydrateFix(e *engine.Error, stateToken string) error {
 	return &fixable{err: e, tool: protocol.ToolName(call.Tool), args: call.Arguments}
 }
 
-// contextExample completes a start's context with a value of the right
-// type for each missing required input (its first allowed value, if any),
-// for the agent to replace with the real one.
+// contextExample completes a start's context with a marker for each
+// missing required input (what it is, its type, its allowed values): a
+// start input is the user's to give or the agent's to find, never
+// WorkRail's to guess, so a call copied as it is is refused again.
 func contextExample(inputs []workflow.ContextInput, ctx map[string]any) map[string]any {
 	out := map[string]any{}
 	for k, v := range ctx {
@@ -76,14 +80,15 @@ func contextExample(inputs []workflow.ContextInput, ctx map[string]any) map[stri
 		if _, ok := out[in.Name]; ok || !in.Required {
 			continue
 		}
+		asks := fmt.Sprintf("%s (%s): %s", in.Name, in.Type, strings.TrimSuffix(in.Description, "."))
 		if len(in.Enum) > 0 {
-			var v any
-			json.Unmarshal(in.Enum[0], &v) // enum values were read as JSON at load
-			out[in.Name] = v
-			continue
+			allowed := make([]string, len(in.Enum))
+			for i, e := range in.Enum {
+				allowed[i] = string(e)
+			}
+			asks = fmt.Sprintf("%s: one of %s", in.Name, strings.Join(allowed, " | "))
 		}
-		out[in.Name] = map[workflow.ValueType]any{workflow.TypeString: "<" + in.Name + ">", workflow.TypeNumber: 0,
-			workflow.TypeInteger: 0, workflow.TypeBoolean: false, workflow.TypeArray: []any{}}[in.Type]
+		out[in.Name] = fill.Marker(asks)
 	}
 	return out
 }

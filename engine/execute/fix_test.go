@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/workrail/workrail/engine/fill"
 	"github.com/workrail/workrail/engine/protocol"
 	"github.com/workrail/workrail/workflows"
 )
@@ -41,11 +42,20 @@ func TestFixableErrorsCarryTheFix(t *testing.T) {
 			if !ok || e.NextCall == nil {
 				t.Fatalf("want an error with nextCall, got %s", raw)
 			}
+			// A value only the user gives is a marker: copied as it is the
+			// call is refused, filled it goes.
+			args := string(e.NextCall.Arguments)
+			if fill.IsTemplate(args) {
+				if again, b := r.call(t, "start", json.RawMessage(args)); again.ResultKind() != protocol.KindError {
+					t.Fatalf("the fix copied with its markers was taken: %s", b)
+				}
+				args = strings.Replace(args, `"<<fill: depth: one of \"quick\" | \"deep\">>"`, `"deep"`, 1)
+			}
 			var next map[string]any
-			json.Unmarshal(e.NextCall.Arguments, &next)
+			json.Unmarshal([]byte(args), &next)
 			tool := map[string]string{"start_workflow": "start", "continue_workflow": "continue"}[e.NextCall.Tool]
 			if fixed, b := r.call(t, tool, next); fixed.ResultKind() != protocol.KindStep {
-				t.Fatalf("following nextCall %s gave %s", e.NextCall.Arguments, b)
+				t.Fatalf("following nextCall %s gave %s", args, b)
 			}
 		})
 	}

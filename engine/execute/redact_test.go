@@ -64,7 +64,7 @@ func secretSession(t *testing.T, r *rig) engine.SessionID {
 		"context": map[string]any{"more": true, "ticket": "SECRET-context-ticket",
 			"nested": map[string]any{"path": "/home/victim/.aws/credentials", "tries": 3, "files": []any{"a", "b"}}}})
 	res, b := r.call(t, "continue", map[string]any{"stateToken": probe.StateToken, "ackToken": probe.AckToken})
-	report := r.step(t, "continue", blockedOf(t, res, b).NextCall.Arguments)
+	report := r.step(t, "continue", executetest.NextArgs(t, blockedOf(t, res, b)))
 	cp := r.step(t, "checkpoint", checkpointArgs(report.StateToken, report.CheckpointToken, "SECRET-checkpoint-note"))
 	gaps := map[string]any{"kind": "wr.contracts.gaps", "gaps": []any{map[string]any{"summary": "SECRET-gap-summary", "severity": "warning", "howToResolve": "SECRET-gap-how"}}}
 	choose := r.step(t, "continue", map[string]any{"stateToken": cp.StateToken, "ackToken": cp.AckToken,

@@ -1,11 +1,9 @@
 package execute
 
 import (
-	"encoding/json"
 	"fmt"
 
 	"github.com/workrail/workrail/engine"
-	"github.com/workrail/workrail/engine/compile"
 	"github.com/workrail/workrail/engine/event"
 	"github.com/workrail/workrail/engine/outcome"
 	"github.com/workrail/workrail/engine/project"
@@ -26,6 +24,9 @@ type moveFacts struct {
 	// rules: the run starts or is rehydrated here, so the answer shows
 	// the workflow's rules and references.
 	rules bool
+	// open: the run is complete here, and these gaps of its path are
+	// still open (worst first), for the answer to name.
+	open []project.GapState
 }
 
 // reply is what an answer is rendered from, gathered in the transaction
@@ -95,7 +96,21 @@ func fresh(tx ReadTx, l loaded, n node, kid token.KeyID, facts moveFacts, warnin
 	for _, g := range gaps {
 		facts.gaps = append(facts.gaps, protocol.Gap{GapID: g.ID, CreatedAtEventIndex: g.CreatedAt, GapRecordedData: g.Gap})
 	}
+	if facts.open, err = openAt(tx, l.snap, info); err != nil {
+		return reply{}, err
+	}
 	return reply{l: l, n: n, kid: kid, facts: facts, warnings: warnings}, nil
+}
+
+// openAt is, for a run complete at node info, the gaps its path leaves
+// open, as of the last event that touched the node (so the first answer,
+// its replays and a rehydrate name the same ones); none while a step is
+// pending.
+func openAt(tx ReadTx, snap run.Snapshot, info project.Node) ([]project.GapState, error) {
+	if snap.Position.Kind == run.Pending {
+		return nil, nil
+	}
+	return project.OpenOnPath(tx, info, info.LastActivity)
 }
 
 // render builds the result of r: for a blocked attempt, the same pending
@@ -110,19 +125,34 @@ func (s *Service) render(r reply) (protocol.Result, error) {
 	v := s.view(l, r.n, toks, r.warnings)
 	place, pending := run.PendingStep(l.c, l.snap)
 	if r.blocked {
-		v.Examples = examples(l.c, place.Step, true)
+		v.Ask = askAt(l, place)
 		return protocol.NewBlocked(v, pendingOf(l, place), r.blockers), nil
 	}
 	f := r.facts
 	v.Skipped, v.Recap, v.Fork, v.Gaps, v.Checkpoint = f.skipped, f.recap, f.fork, f.gaps, f.checkpoint
+	v.OpenGaps = openGaps(l, f.open)
 	if f.rules {
 		v.Rules, v.References = l.c.MetaGuidance, l.c.References
 	}
 	if !pending {
 		return protocol.NewComplete(v), nil
 	}
-	v.Examples = examples(l.c, place.Step, false)
+	v.Ask = askAt(l, place)
 	return protocol.NewStep(v, pendingOf(l, place), protocol.Progress{Part: l.snap.Position.Path[0].Index + 1, Parts: len(l.c.Steps)}), nil
+}
+
+// openGaps are the gaps a complete answer names, each with the title of
+// the step it is about.
+func openGaps(l loaded, open []project.GapState) []protocol.OpenGap {
+	var out []protocol.OpenGap
+	for _, g := range open {
+		o := protocol.OpenGap{Gap: protocol.Gap{GapID: g.ID, CreatedAtEventIndex: g.CreatedAt, GapRecordedData: g.Gap}}
+		if st, ok := l.c.Step(g.Gap.RelatedStepID); ok {
+			o.StepTitle = st.Title
+		}
+		out = append(out, o)
+	}
+	return out
 }
 
 func (s *Service) view(l loaded, n node, toks protocol.Tokens, ws []protocol.Warning) protocol.View {
@@ -152,25 +182,20 @@ func (s *Service) tokens(n node, attempt engine.Attempt, kid token.KeyID) (proto
 }
 
 // pendingOf renders pending step p of node l: start, advance, rehydrate
-// and replay all take this path, so they say the same thing.
+// and replay all take this path, so they say the same thing. Its user
+// dependency is what the step needs of the user there: the one it
+// declares, or the confirmation it asks.
 func pendingOf(l loaded, p run.Place) protocol.Pending {
 	st := p.Step
 	r := run.Render(l.c, l.snap, p)
 	return protocol.Pending{StepID: st.ID, Title: r.Title, Prompt: r.Prompt, RequireConfirmation: r.RequireConfirmation,
-		Loops: p.Loops, UserDependency: st.UserDependency}
+		Loops: p.Loops, UserDependency: needAt(l, p).Dependency()}
 }
 
-// examples are the artifacts a step's next call should carry: its
-// required output's example and, for a retry after a block, the user
-// response its user-only dependency waits for.
-func examples(c compile.Compiled, st *compile.Step, retry bool) []json.RawMessage {
-	var out []json.RawMessage
-	if ex := outcome.OutputExample(c, st); ex != nil {
-		out = append(out, ex)
-	}
-	out = append(out, outcome.AssessmentExamples(c, st)...)
-	if retry && st.UserDependency != nil {
-		out = append(out, json.RawMessage(outcome.UserResponseExample(st.UserDependency)))
-	}
-	return out
+func needAt(l loaded, p run.Place) outcome.UserNeed { return run.Need(p.Step, run.Scope(l.c, l.snap)) }
+
+// askAt is what the next call at pending step p of node l asks the agent
+// to write, in the node's mode.
+func askAt(l loaded, p run.Place) outcome.Ask {
+	return outcome.AskOf(l.c, p.Step, l.snap.Preferences.Autonomy, needAt(l, p))
 }

@@ -6,7 +6,9 @@ import (
 	"github.com/workrail/workrail/engine"
 	"github.com/workrail/workrail/engine/canon"
 	"github.com/workrail/workrail/engine/event"
+	"github.com/workrail/workrail/engine/outcome"
 	"github.com/workrail/workrail/engine/protocol"
+	"github.com/workrail/workrail/engine/run"
 )
 
 // replay answers an attempt already recorded, from its record, as it
@@ -28,7 +30,11 @@ func (s *Service) replay(tx ReadTx, n node, rec event.Event, in protocol.Continu
 		if err != nil {
 			return reply{}, err
 		}
-		if !sameOutput(recorded, in.Output) {
+		sent, err := s.kept(tx, n, *in.Output)
+		if err != nil {
+			return reply{}, err
+		}
+		if !sameOutput(recorded, sent) {
 			added = append(added, protocol.OutputIgnoredOnReplay(in.StateToken))
 		}
 	}
@@ -47,6 +53,22 @@ func (s *Service) recordedOutput(tx ReadTx, n node, child engine.NodeID) (*proto
 		return nil, corrupt(n.session, err)
 	}
 	return ackOutput(tx, p, info)
+}
+
+// kept is what of output the attempt at n would record: never what still
+// holds WorkRail's template, which the attempt left out.
+func (s *Service) kept(tx ReadTx, n node, out protocol.Output) (*protocol.Output, error) {
+	l, err := s.load(tx, n)
+	if err != nil {
+		return nil, err
+	}
+	if place, ok := run.PendingStep(l.c, l.snap); ok {
+		out.NotesMarkdown, out.Artifacts = outcome.Kept(askAt(l, place), out.NotesMarkdown, out.Artifacts)
+	}
+	if emptyOutput(&out) {
+		return nil, nil // as the attempt recorded it: nothing
+	}
+	return &out, nil
 }
 
 // emptyOutput is an output that records nothing, like none: there is

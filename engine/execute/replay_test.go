@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/workrail/workrail/engine/event"
+	"github.com/workrail/workrail/engine/execute/executetest"
 	"github.com/workrail/workrail/engine/protocol"
 )
 
@@ -181,7 +182,7 @@ func TestReplayOfABlockedAttemptAddsNothing(t *testing.T) {
 	if _, again := r.call(t, "continue", withOutput); string(again) != string(first) {
 		t.Fatalf("blocked replay with an output differs:\n%s\n%s", first, again)
 	}
-	if next := r.step(t, "continue", bl.NextCall.Arguments); next.Pending.StepID != "report" {
-		t.Fatalf("the blocked answer's nextCall did not advance: %s", next.Pending.StepID)
+	if next := r.step(t, "continue", executetest.NextArgs(t, bl)); next.Pending.StepID != "report" {
+		t.Fatalf("the blocked answer's nextCall, filled, did not advance: %s", next.Pending.StepID)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/workrail/workrail/engine"
 	"github.com/workrail/workrail/engine/compile"
 	"github.com/workrail/workrail/engine/event"
+	"github.com/workrail/workrail/engine/fill"
 	"github.com/workrail/workrail/engine/workflow"
 )
 
@@ -28,13 +29,14 @@ func (ev *Evaluation) assessments(c compile.Compiled, s *compile.Step, artifacts
 	}
 	multi := len(s.AssessmentRefs) > 1
 	ratings := map[workflow.AssessmentID]map[string]string{}
-	var missing, examples, issues []string
+	var missing, issues []string
+	var unrated []workflow.AssessmentID
 	for _, ref := range s.AssessmentRefs {
 		decl := declared(c, ref)
 		i, a := pickAssessment(artifacts, ref, multi)
 		if a == nil {
 			missing = append(missing, string(ref))
-			examples = append(examples, string(AssessmentExample(c, s, ref)))
+			unrated = append(unrated, ref)
 			continue
 		}
 		levels, problems, notes := rate(decl, a, fmt.Sprintf("/output/artifacts/%d", i), multi)
@@ -43,18 +45,27 @@ func (ev *Evaluation) assessments(c compile.Compiled, s *compile.Step, artifacts
 		}
 		if len(problems) > 0 {
 			issues = append(issues, problems...)
+			unrated = append(unrated, ref)
 			continue
 		}
 		ratings[ref] = levels
 	}
-	contract := workflow.ContractAssessment
+	var templates []string
+	for _, ref := range s.AssessmentRefs {
+		templates = append(templates, string(AssessmentTemplate(c, s, ref).Value))
+	}
+	contract, example := workflow.ContractAssessment, strings.Join(templates, ", ")
+	// The ratings not made count at their most cautious levels: said once,
+	// on the first reason.
+	followups := cautious(c, s, unrated)
 	if len(missing) > 0 {
 		ev.Reasons = append(ev.Reasons, Reason{Code: MissingRequiredOutput, Step: s.ID, ContractRef: contract,
-			Detail: "no wr.assessment artifact rates " + strings.Join(missing, ", "), Example: strings.Join(examples, ", ")})
+			Detail: "no wr.assessment artifact rates " + strings.Join(missing, ", "), Example: example, Cautious: followups})
+		followups = nil
 	}
 	if len(issues) > 0 {
 		ev.Reasons = append(ev.Reasons, Reason{Code: InvalidRequiredOutput, Step: s.ID, ContractRef: contract,
-			Detail: strings.Join(issues, "; "), Example: strings.Join(exampleTexts(c, s), ", ")})
+			Detail: strings.Join(issues, "; "), Example: example, Cautious: followups})
 	}
 	if len(ratings) == len(s.AssessmentRefs) {
 		ev.consequences(c, s, ratings)
@@ -247,13 +258,14 @@ func fired(c compile.Compiled, s *compile.Step, q workflow.Consequence, ratings 
 	return Followup{}, false
 }
 
-// AssessmentExample is a wr.assessment artifact for assessment ref at
-// step s: every dimension rated with its last level that fires none of the
-// step's consequences, so an agent that copies it as is is not sent back.
-// Keys in reading order: kind, assessmentId (when the step rates several),
-// dimensions as declared, summary.
-func AssessmentExample(c compile.Compiled, s *compile.Step, ref workflow.AssessmentID) json.RawMessage {
+// AssessmentTemplate is the wr.assessment artifact for assessment ref at
+// step s as nextCall carries it: every dimension a marker listing its
+// levels (the rating is the agent's to make, never pre-filled), and an
+// optional summary. Keys in reading order: kind, assessmentId (when the
+// step rates several), dimensions as declared, summary.
+func AssessmentTemplate(c compile.Compiled, s *compile.Step, ref workflow.AssessmentID) fill.Artifact {
 	var b strings.Builder
+	var slots []fill.Slot
 	b.WriteString(`{"kind":"` + workflow.AssessmentKind + `"`)
 	if len(s.AssessmentRefs) > 1 {
 		b.WriteString(`,"assessmentId":` + quote(string(ref)))
@@ -263,10 +275,17 @@ func AssessmentExample(c compile.Compiled, s *compile.Step, ref workflow.Assessm
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		b.WriteString(quote(d.ID) + ":" + quote(calmLevel(s, ref, d.Levels)))
+		asks := d.ID + ": one of " + strings.Join(d.Levels, " | ")
+		if d.Optional {
+			asks = fill.Optional(asks)
+		}
+		slots = append(slots, fill.Slot{Pointer: "/dimensions/" + d.ID, Asks: asks, Required: !d.Optional, Options: d.Levels})
+		b.WriteString(quote(d.ID) + ":" + quote(fill.Marker(asks)))
 	}
-	b.WriteString(`},"summary":"<one line: why these ratings>"}`)
-	return json.RawMessage(b.String())
+	summary := fill.Optional(summaryAsks)
+	slots = append(slots, fill.Slot{Pointer: "/summary", Asks: summary})
+	b.WriteString(`},"summary":` + quote(fill.Marker(summary)) + `}`)
+	return fill.Artifact{Kind: workflow.AssessmentKind, Value: json.RawMessage(b.String()), Slots: slots}
 }
 
 // quote is s as a JSON string, without HTML escaping. Ids and levels are
@@ -289,25 +308,30 @@ func plainText(s string) bool {
 	return true
 }
 
-// calmLevel is the last of levels no consequence of s on ref fires at.
-func calmLevel(s *compile.Step, ref workflow.AssessmentID, levels []string) string {
-	for i := len(levels) - 1; i >= 0; i-- {
-		if !slices.ContainsFunc(s.Consequences, func(q workflow.Consequence) bool {
-			return (q.When.ForAssessment == "" || q.When.ForAssessment == ref) && strings.EqualFold(q.When.AnyEqualsLevel, levels[i])
-		}) {
-			return levels[i]
+// cautious is what counts for a rating of step s that was not made: each
+// consequence of the step that some level of a dimension of an assessment
+// not rated would fire, at the first such level in declared order (the
+// most cautious reading: the one that asks for more work). None when no
+// level of those dimensions fires anything.
+func cautious(c compile.Compiled, s *compile.Step, unrated []workflow.AssessmentID) []Followup {
+	var out []Followup
+	for _, q := range s.Consequences {
+	refs:
+		for _, ref := range unrated {
+			if q.When.ForAssessment != "" && q.When.ForAssessment != ref {
+				continue
+			}
+			for _, d := range declared(c, ref).Dimensions {
+				for _, l := range d.Levels {
+					if strings.EqualFold(l, q.When.AnyEqualsLevel) {
+						out = append(out, Followup{Assessment: ref, Dimension: d.ID, Level: l, Guidance: q.Effect.Guidance})
+						break refs
+					}
+				}
+			}
 		}
 	}
-	if len(levels) == 0 {
-		return ""
-	}
-	return levels[len(levels)-1]
-}
-
-// AssessmentExamples are the wr.assessment artifacts step s requires, as
-// examples, in reference order. The slice is shared: do not modify it.
-func AssessmentExamples(c compile.Compiled, s *compile.Step) []json.RawMessage {
-	return textsOf(c, s).examples
+	return out
 }
 
 // assessmentTexts are what a step's assessments show the agent; they
@@ -315,7 +339,6 @@ func AssessmentExamples(c compile.Compiled, s *compile.Step) []json.RawMessage {
 // per pinned workflow and step (stepTexts), like compiled schemas.
 type assessmentTexts struct {
 	requirements string
-	examples     []json.RawMessage
 }
 
 type stepKey struct {
@@ -332,23 +355,11 @@ func textsOf(c compile.Compiled, s *compile.Step) assessmentTexts {
 	if v, ok := stepTexts.Load(k); ok && pinned {
 		return v.(assessmentTexts)
 	}
-	var t assessmentTexts
-	for _, ref := range s.AssessmentRefs {
-		t.examples = append(t.examples, AssessmentExample(c, s, ref))
-	}
-	t.requirements = requirements(c, s, t.examples)
+	t := assessmentTexts{requirements: requirements(c, s)}
 	if pinned {
 		stepTexts.Store(k, t)
 	}
 	return t
-}
-
-func exampleTexts(c compile.Compiled, s *compile.Step) []string {
-	var out []string
-	for _, ex := range AssessmentExamples(c, s) {
-		out = append(out, string(ex))
-	}
-	return out
 }
 
 // AssessmentRequirements tells the agent, in the step's prompt, what
@@ -362,13 +373,13 @@ func AssessmentRequirements(c compile.Compiled, s *compile.Step) string {
 	return textsOf(c, s).requirements
 }
 
-func requirements(c compile.Compiled, s *compile.Step, examples []json.RawMessage) string {
+func requirements(c compile.Compiled, s *compile.Step) string {
 	var b strings.Builder
 	b.WriteString("Assessment: add to output.artifacts one wr.assessment artifact")
 	if len(s.AssessmentRefs) > 1 {
 		b.WriteString(" per assessment below, each naming it in \"assessmentId\"")
 	}
-	b.WriteString(", rating every dimension with exactly one of its levels:\n")
+	b.WriteString(", rating every dimension with exactly one of its levels, as you judge it:\n")
 	for _, ref := range s.AssessmentRefs {
 		decl := declared(c, ref)
 		fmt.Fprintf(&b, "- %s: %s\n", ref, decl.Purpose)
@@ -380,13 +391,13 @@ func requirements(c compile.Compiled, s *compile.Step, examples []json.RawMessag
 			fmt.Fprintf(&b, "  - %s%s: %s. Levels: %s\n", d.ID, opt, strings.TrimSuffix(d.Purpose, "."), strings.Join(d.Levels, " | "))
 		}
 	}
-	for i, ex := range examples {
+	for i, ref := range s.AssessmentRefs {
 		if i == 0 {
-			b.WriteString("Example: ")
+			b.WriteString("Shaped like this, each <<fill: …>> replaced by your rating: ")
 		} else {
 			b.WriteString(", ")
 		}
-		b.Write(ex)
+		b.Write(AssessmentTemplate(c, s, ref).Value)
 	}
 	if len(s.Consequences) > 0 {
 		b.WriteString("\nRate honestly: some ratings keep this step pending for a follow-up.")

@@ -57,7 +57,7 @@ func TestAssessments(t *testing.T) {
 			codes: []outcome.ReasonCode{outcome.AssessmentFollowupRequired}, notices: []string{"ASSESSMENT_LEVEL_NORMALIZED"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			ev := outcome.Evaluate(c, MustStep(t, c, workflow.StepID(tc.step)), arts(tc.sent...), nothingObserved)
+			ev := evaluate(c, MustStep(t, c, workflow.StepID(tc.step)), arts(tc.sent...), nothingObserved)
 			if !reflect.DeepEqual(codes(ev), tc.codes) {
 				t.Fatalf("reasons %+v; want %v", ev.Reasons, tc.codes)
 			}
@@ -77,12 +77,14 @@ func TestAssessments(t *testing.T) {
 }
 
 // The follow-up blocks with the author's guidance in guided mode and is a
-// critical gap in never-stop; the examples an agent copies never trigger
-// a consequence.
-func TestAssessmentFollowupAndExamples(t *testing.T) {
+// critical gap in never-stop. The templates nextCall carries rate nothing:
+// sent as they are, they are refused whole (blocked in guided), and in
+// never-stop they leave one gap that counts every rating not made at its
+// most cautious level, the one that asks for the follow-up.
+func TestAssessmentFollowupAndTemplates(t *testing.T) {
 	c := canonical(t, assessed)
 	two := MustStep(t, c, "two")
-	ev := outcome.Evaluate(c, two, arts(`{"kind":"wr.assessment","assessmentId":"quality","dimensions":{"coverage":"low"}}`,
+	ev := evaluate(c, two, arts(`{"kind":"wr.assessment","assessmentId":"quality","dimensions":{"coverage":"low"}}`,
 		`{"kind":"wr.assessment","assessmentId":"risk","dimensions":{"blast":"High"}}`), nothingObserved)
 	b := outcome.Decide(workflow.Guided, ev.Reasons).Blockers
 	if len(b) != 1 || b[0].Code != "ASSESSMENT_FOLLOWUP_REQUIRED" || b[0].Message != "Your risk assessment rates blast as High, which this step answers with a follow-up before it can advance." ||
@@ -93,17 +95,37 @@ func TestAssessmentFollowupAndExamples(t *testing.T) {
 	if len(g) != 1 || g[0].Reason != "assessment_followup_required" || g[0].Severity != "critical" || g[0].HowToResolve != "Split the change." {
 		t.Fatalf("gaps %+v", g)
 	}
-	examples := outcome.AssessmentExamples(c, two)
-	if got := string(examples[0]) + " " + string(examples[1]); got != `{"kind":"wr.assessment","assessmentId":"quality","dimensions":{"coverage":"high","clarity":"clear"},"summary":"<one line: why these ratings>"} `+
-		`{"kind":"wr.assessment","assessmentId":"risk","dimensions":{"blast":"Low"},"summary":"<one line: why these ratings>"}` {
-		t.Fatalf("examples %s", got)
+	var templates []string
+	for _, a := range outcome.AskOf(c, two, workflow.Guided, outcome.UserNeed{}).Artifacts {
+		templates = append(templates, string(a.Value))
 	}
-	sent := make([]string, len(examples))
-	for i, e := range examples {
-		sent[i] = string(e)
+	if got := strings.Join(templates, " "); got != `{"kind":"wr.assessment","assessmentId":"quality","dimensions":{"coverage":"<<fill: coverage: one of low | high>>",`+
+		`"clarity":"<<fill: (optional) clarity: one of vague | clear>>"},"summary":"<<fill: (optional) one line: why these ratings>>"} `+
+		`{"kind":"wr.assessment","assessmentId":"risk","dimensions":{"blast":"<<fill: blast: one of Low | High>>"},"summary":"<<fill: (optional) one line: why these ratings>>"}` {
+		t.Fatalf("templates %s", got)
 	}
-	if ev := outcome.Evaluate(c, two, arts(sent...), nothingObserved); len(ev.Reasons) != 0 {
-		t.Fatalf("the examples are refused: %+v", ev.Reasons)
+	ev = evaluate(c, two, arts(templates...), nothingObserved)
+	if !reflect.DeepEqual(codes(ev), []outcome.ReasonCode{outcome.MissingRequiredOutput}) || len(ev.Artifacts) != 0 ||
+		!reflect.DeepEqual(ev.Reasons[0].Unfilled, []string{"/output/artifacts/0/dimensions/clarity", "/output/artifacts/0/dimensions/coverage",
+			"/output/artifacts/0/summary", "/output/artifacts/1/dimensions/blast", "/output/artifacts/1/summary"}) {
+		t.Fatalf("the templates as sent: reasons %+v, kept %s", ev.Reasons, ev.Artifacts)
+	}
+	b = outcome.Decide(workflow.Guided, ev.Reasons).Blockers
+	if len(b) != 1 || !strings.HasPrefix(b[0].Message, "/output/artifacts/0/dimensions/clarity, ") || !strings.Contains(b[0].Message, "still held WorkRail's template") {
+		t.Fatalf("blockers %+v", b)
+	}
+	g = outcome.Decide(workflow.FullAutoNeverStop, ev.Reasons).Gaps
+	if len(g) != 1 || !strings.HasPrefix(g[0].Summary, "The rating was not made at step two: no wr.assessment artifact rates quality, risk; "+
+		"counted at its most cautious level (risk blast: High), which asks for a follow-up") || g[0].HowToResolve != "Split the change." {
+		t.Fatalf("gaps %+v", g)
+	}
+	// Rated, with only the optional summary left as the template: the
+	// rating stands, and the summary is dropped with a notice.
+	rated := strings.NewReplacer("<<fill: coverage: one of low | high>>", "high", "<<fill: blast: one of Low | High>>", "Low").Replace(strings.Join(templates, "\n"))
+	ev = evaluate(c, two, arts(strings.Split(rated, "\n")...), nothingObserved)
+	if len(ev.Reasons) != 0 || !reflect.DeepEqual(noticeCodes(ev), []string{"TEMPLATE_UNFILLED"}) || len(ev.Artifacts) != 2 ||
+		strings.Contains(string(ev.Artifacts[0])+string(ev.Artifacts[1]), "fill") {
+		t.Fatalf("filled ratings: reasons %+v, notices %+v, kept %s", ev.Reasons, ev.Notices, ev.Artifacts)
 	}
 }
 
@@ -121,17 +143,17 @@ func TestArtifactKindAliases(t *testing.T) {
 	if decide == nil {
 		t.Fatal("the fixture has no loop_control step")
 	}
-	ev := outcome.Evaluate(c, decide, arts(`{"kind":"wr.loop_control","loopId":"other","decision":"stop","metadata":{"reason":"done","confidence":90}}`), nothingObserved)
+	ev := evaluate(c, decide, arts(`{"kind":"wr.loop_control","loopId":"other","decision":"stop","metadata":{"reason":"done","confidence":90}}`), nothingObserved)
 	if len(ev.Reasons) != 0 || !ev.Stop || !reflect.DeepEqual(noticeCodes(ev), []string{"ARTIFACT_KIND_ALIASED"}) {
 		t.Fatalf("evaluation %+v", ev)
 	}
-	ev = outcome.Evaluate(c, decide, arts(`{"kind":"wr.loop_control","decision":"continue"}`), nothingObserved)
+	ev = evaluate(c, decide, arts(`{"kind":"wr.loop_control","decision":"continue"}`), nothingObserved)
 	if len(ev.Reasons) != 0 || ev.Stop {
 		t.Fatalf("continue: %+v", ev)
 	}
-	ev = outcome.Evaluate(c, decide, arts(`{"kind":"wr.loop_control","decision":"maybe"}`), nothingObserved)
-	if !reflect.DeepEqual(codes(ev), []outcome.ReasonCode{outcome.InvalidRequiredOutput}) || ev.Stop {
-		t.Fatalf("invalid decision: %+v", ev)
+	ev = evaluate(c, decide, arts(`{"kind":"wr.loop_control","decision":"maybe"}`), nothingObserved)
+	if !reflect.DeepEqual(codes(ev), []outcome.ReasonCode{outcome.InvalidRequiredOutput}) || !ev.Stop {
+		t.Fatalf("invalid decision (no decision: the loop stops): %+v", ev)
 	}
 
 	// The compiled form as the compiler pins a declared contract.
@@ -150,7 +172,7 @@ func TestArtifactKindAliases(t *testing.T) {
 		{`{"kind":"user.handoff"}`, []outcome.ReasonCode{outcome.InvalidRequiredOutput}},
 		{`{"kind":"other.handoff","branch":"b"}`, []outcome.ReasonCode{outcome.MissingRequiredOutput}},
 	} {
-		if got := codes(outcome.Evaluate(d, a, arts(tc.sent), nothingObserved)); !reflect.DeepEqual(got, tc.want) {
+		if got := codes(evaluate(d, a, arts(tc.sent), nothingObserved)); !reflect.DeepEqual(got, tc.want) {
 			t.Errorf("%s: reasons %v; want %v", tc.sent, got, tc.want)
 		}
 	}

@@ -58,7 +58,7 @@ func TestEvaluateRequiredCapabilityProbe(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			ev := outcome.Evaluate(c, s, arts(tc.sent...), tc.observed)
+			ev := evaluate(c, s, arts(tc.sent...), tc.observed)
 			if got := codes(ev); !reflect.DeepEqual(got, tc.want) {
 				t.Fatalf("reasons = %v; want %v", got, tc.want)
 			}
@@ -75,8 +75,8 @@ func TestEvaluateRequiredCapabilityProbe(t *testing.T) {
 			for _, r := range ev.Reasons {
 				switch r.Code {
 				case outcome.RequiredCapabilityUnknown:
-					if r.Capability != workflow.WebBrowsing || r.Example != string(outcome.OutputExample(c, s)) {
-						t.Errorf("unknown reason = %+v; want web_browsing with the probe's example", r)
+					if r.Capability != workflow.WebBrowsing || r.Example != template(c, s, "wr.contracts.capability_observation") {
+						t.Errorf("unknown reason = %+v; want web_browsing with the probe's template", r)
 					}
 				case outcome.RequiredCapabilityUnavailable:
 					if r.Capability != workflow.WebBrowsing || r.Step != s.ID {
@@ -92,7 +92,7 @@ func TestEvaluateRequiredCapabilityProbe(t *testing.T) {
 // provenance from the closed set.
 func TestObservationRecordsWhatWasSent(t *testing.T) {
 	c := MustFixture(t)
-	ev := outcome.Evaluate(c, MustStep(t, c, "wr-probe-web_browsing"), arts(obs("web_browsing", "available", "tried")), nothingObserved)
+	ev := evaluate(c, MustStep(t, c, "wr-probe-web_browsing"), arts(obs("web_browsing", "available", "tried")), nothingObserved)
 	want := []event.CapabilityObservedData{{Capability: workflow.WebBrowsing, Status: event.CapabilityAvailable, Provenance: event.ProbeStep, Detail: "tried it"}}
 	if !reflect.DeepEqual(ev.Observations, want) {
 		t.Fatalf("observations = %+v; want %+v", ev.Observations, want)
@@ -126,7 +126,7 @@ func TestEvaluateObservationsOutsideProbes(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			ev := outcome.Evaluate(c, MustStep(t, c, tc.step), arts(tc.sent...), nothingObserved)
+			ev := evaluate(c, MustStep(t, c, tc.step), arts(tc.sent...), nothingObserved)
 			if len(ev.Reasons) != 0 {
 				t.Fatalf("reasons = %v; an observation outside a required probe never blocks", codes(ev))
 			}
@@ -154,10 +154,10 @@ func TestEvaluateObservationsOutsideProbes(t *testing.T) {
 func TestPreferredProbeNeverBlocksOnTheCapability(t *testing.T) {
 	c := MustFixture(t)
 	s := MustStep(t, c, "probe-delegation")
-	if got := codes(outcome.Evaluate(c, s, nil, nothingObserved)); !reflect.DeepEqual(got, []outcome.ReasonCode{outcome.MissingRequiredOutput}) {
+	if got := codes(evaluate(c, s, nil, nothingObserved)); !reflect.DeepEqual(got, []outcome.ReasonCode{outcome.MissingRequiredOutput}) {
 		t.Fatalf("reasons = %v; want only the missing observation", got)
 	}
-	if got := codes(outcome.Evaluate(c, s, arts(obs("delegation", "unavailable", "tried")), nothingObserved)); len(got) != 0 {
+	if got := codes(evaluate(c, s, arts(obs("delegation", "unavailable", "tried")), nothingObserved)); len(got) != 0 {
 		t.Fatalf("reasons = %v; want none for an unavailable preferred capability", got)
 	}
 }

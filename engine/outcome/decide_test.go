@@ -18,8 +18,11 @@ import (
 // continues.
 func TestEvaluateThenDecide(t *testing.T) {
 	c := MustFixture(t)
-	ex := func(id workflow.StepID) string { return string(outcome.OutputExample(c, MustStep(t, c, id))) }
-	ur := func(id workflow.StepID) string { return outcome.UserResponseExample(MustStep(t, c, id).UserDependency) }
+	ex := func(id workflow.StepID) string {
+		s := MustStep(t, c, id)
+		return template(c, s, string(s.Output.ContractRef))
+	}
+	ur := func(id workflow.StepID) string { return template(c, MustStep(t, c, id), outcome.UserResponseKind) }
 	const badGaps = `{"kind":"wr.contracts.gaps","gaps":[{"summary":"","severity":"warning"}]}`
 	cases := []struct {
 		name    string
@@ -31,28 +34,28 @@ func TestEvaluateThenDecide(t *testing.T) {
 		{name: "user-only dependency", step: "ask-token",
 			blocker: event.Blocker{Code: event.BlockUserOnlyDependency, Pointer: event.Pointer{Kind: event.PointWorkflowStep, StepID: "ask-token"},
 				Message:      "Only the user can resolve this (needs_user_secret_or_token): The deploy token lives in the user's vault.",
-				SuggestedFix: "Ask the user: The deploy token for staging. Keep the secret in the chat (or let the user put it where the tool that needs it reads it): never send its value to WorkRail. Then call continue_workflow again saying only that the user provided it, in output.artifacts: " + ur("ask-token")},
+				SuggestedFix: "Ask the user: The deploy token for staging. Keep the secret in the chat (or let the user put it where the tool that needs it reads it): never send its value to WorkRail. Then retry with the call below, saying in its wr.user_response only that the user provided it: " + ur("ask-token")},
 			gap: event.GapRecordedData{Reason: event.GapUserOnlyDependency, Dependency: workflow.NeedsUserSecretOrToken, Severity: event.SeverityCritical,
-				Summary: "Continued without the user: The deploy token lives in the user's vault.", RelatedStepID: "ask-token",
+				Summary: "Continued without the user (needs_user_secret_or_token): The deploy token lives in the user's vault.", RelatedStepID: "ask-token",
 				HowToResolve: "Ask the user: The deploy token for staging"}},
 		{name: "non-assumable choice", step: "pick-scope",
 			blocker: event.Blocker{Code: event.BlockUserOnlyDependency, Pointer: event.Pointer{Kind: event.PointWorkflowStep, StepID: "pick-scope"},
 				Message:      "Only the user can resolve this (needs_user_choice): The change can stay in one package or touch the API. The choice cannot be assumed (scope_boundary).",
-				SuggestedFix: "Ask the user: How far should the change go (options: one package | whole API). Then call continue_workflow again with their answer in output.artifacts: " + ur("pick-scope")},
+				SuggestedFix: "Ask the user: How far should the change go (options: one package | whole API), and wait for their answer: never answer for them. Then retry with the call below, their answer in place of each <<fill: …>> of its wr.user_response: " + ur("pick-scope")},
 			gap: event.GapRecordedData{Reason: event.GapUserOnlyDependency, Dependency: workflow.NeedsUserChoice, Severity: event.SeverityCritical,
-				Summary:       "Assumed a conservative default for a non-assumable choice (scope_boundary): The change can stay in one package or touch the API.",
+				Summary:       "The user's choice was not asked (scope_boundary): The change can stay in one package or touch the API. No choice was made; the run went on without one.",
 				RelatedStepID: "pick-scope", HowToResolve: "Ask the user: How far should the change go"}},
 		{name: "missing output", step: "report-gaps",
 			blocker: event.Blocker{Code: event.BlockMissingRequiredOutput, Pointer: event.Pointer{Kind: event.PointOutputContract, ContractRef: workflow.ContractGaps},
 				Message:      "Step report-gaps requires an artifact of kind wr.contracts.gaps in output.artifacts; none was sent.",
-				SuggestedFix: "Add to output.artifacts an object like: " + ex("report-gaps")},
+				SuggestedFix: "Retry with the call below, each <<fill: …>> of this artifact replaced by your own answer: " + ex("report-gaps")},
 			gap: event.GapRecordedData{Reason: event.GapOutputMissing, Severity: event.SeverityCritical,
 				Summary: "Step report-gaps advanced without a valid wr.contracts.gaps artifact", RelatedStepID: "report-gaps",
 				HowToResolve: "Produce the artifact: " + ex("report-gaps")}},
 		{name: "invalid output", step: "report-gaps", sent: []string{badGaps},
 			blocker: event.Blocker{Code: event.BlockInvalidRequiredOutput, Pointer: event.Pointer{Kind: event.PointOutputContract, ContractRef: workflow.ContractGaps},
 				Message:      "The wr.contracts.gaps artifact does not match its contract: at /gaps/0/summary: minLength: got 0, want 1",
-				SuggestedFix: "Send an artifact shaped like: " + ex("report-gaps")},
+				SuggestedFix: "Send an artifact shaped like this, each <<fill: …>> replaced by your own answer: " + ex("report-gaps")},
 			gap: event.GapRecordedData{Reason: event.GapOutputMissing, Severity: event.SeverityCritical,
 				Summary:       "Step report-gaps advanced without a valid wr.contracts.gaps artifact: at /gaps/0/summary: minLength: got 0, want 1",
 				RelatedStepID: "report-gaps", HowToResolve: "Produce the artifact: " + ex("report-gaps")}},
@@ -74,7 +77,7 @@ func TestEvaluateThenDecide(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			ev := outcome.Evaluate(c, MustStep(t, c, tc.step), arts(tc.sent...), nothingObserved)
+			ev := evaluate(c, MustStep(t, c, tc.step), arts(tc.sent...), nothingObserved)
 			if len(ev.Reasons) != 1 {
 				t.Fatalf("reasons = %v; want exactly one", codes(ev))
 			}

@@ -33,26 +33,64 @@ type Evaluation struct {
 	Divergences  []event.DivergenceRecordedData
 	Disclosed    []event.GapRecordedData // gaps the agent reported itself
 	Notices      []event.Notice
-	Stop         bool // a loop_control artifact asked the loop to stop
+	// Stop: the enclosing loop stops after this step, because a
+	// loop_control artifact said so, or because the loop decision the
+	// step requires was not made (a loop's safe default).
+	Stop bool
+	// Notes and Artifacts are the output to record: what the agent sent,
+	// less everything that still held WorkRail's template.
+	Notes     string
+	Artifacts []json.RawMessage
 }
 
-// Evaluate reads the artifacts sent with an ack of step s. observed is what
-// the branch already knows of capabilities (strong observations only).
-func Evaluate(c compile.Compiled, s *compile.Step, artifacts []json.RawMessage, observed map[workflow.Capability]event.CapabilityStatus) Evaluation {
+// Attempt is what an ack attempt at a step is judged by.
+type Attempt struct {
+	Notes     string
+	Artifacts []json.RawMessage
+	// Ask is what the step's next call asked (AskOf): its template texts
+	// are never taken as the agent's own.
+	Ask Ask
+	// Need is what the step needs of the user at this point.
+	Need UserNeed
+	// Observed is what the branch already knows of capabilities (strong
+	// observations only).
+	Observed map[workflow.Capability]event.CapabilityStatus
+	// Scope is the context with the loop variables at the step: its notes
+	// criteria read it.
+	Scope map[string]any
+}
+
+// Judge reads an ack attempt of step s: first it takes out of the output
+// everything that still holds WorkRail's template (a marker, a
+// placeholder, a template's own words), so nothing of it is judged or
+// recorded as written; then it checks what is left against what the step
+// requires (its notes, required output, assessments, the user's answer or
+// confirmation, capabilities) and reads the artifacts WorkRail
+// understands anywhere. Each reason names the places left unfilled that
+// it stands for; the rest are told in a notice.
+func Judge(c compile.Compiled, s *compile.Step, a Attempt) Evaluation {
 	var ev Evaluation
+	held := ev.clean(a)
 	byKind := map[string][]json.RawMessage{}
-	for _, a := range artifacts {
-		k := kindOf(a)
-		if k == LoopControlKind {
-			a, k = ev.loopControlAlias(a)
+	for _, art := range ev.Artifacts {
+		if art == nil {
+			continue // taken out whole: a hole keeps the others' pointers
 		}
-		byKind[k] = append(byKind[k], a)
+		k := kindOf(art)
+		if k == LoopControlKind {
+			art, k = ev.loopControlAlias(art)
+		}
+		byKind[k] = append(byKind[k], art)
 	}
 	used := ev.requiredOutput(c, s, byKind)
-	ev.assessments(c, s, artifacts)
-	ev.userDependency(s, byKind)
-	ev.capabilities(c, s, byKind, observed, used != nil)
+	ev.assessments(c, s, ev.Artifacts)
+	ev.userDependency(a.Need, s.ID, byKind)
+	ev.capabilities(c, s, byKind, a.Observed, used != nil)
 	ev.optional(c, s, byKind, used)
+	ev.Reasons = append(ev.Reasons, Notes(c, s, ev.Notes, a.Scope)...)
+	ev.unexpected(c, s, a.Need, ev.Artifacts)
+	ev.explain(c, held)
+	ev.Artifacts = slices.DeleteFunc(ev.Artifacts, func(r json.RawMessage) bool { return r == nil })
 	return ev
 }
 
@@ -84,7 +122,7 @@ func (ev *Evaluation) requiredOutput(c compile.Compiled, s *compile.Step, byKind
 		}
 	}
 	if len(sent) == 0 {
-		ev.Reasons = append(ev.Reasons, Reason{Code: MissingRequiredOutput, Step: s.ID, ContractRef: ref, Example: string(OutputExample(c, s))})
+		ev.unmet(Reason{Code: MissingRequiredOutput, Step: s.ID, ContractRef: ref, Example: templateText(c, s)})
 		return nil
 	}
 	var first error
@@ -97,45 +135,71 @@ func (ev *Evaluation) requiredOutput(c compile.Compiled, s *compile.Step, byKind
 			first = err
 		}
 	}
-	ev.Reasons = append(ev.Reasons, Reason{Code: InvalidRequiredOutput, Step: s.ID, ContractRef: ref, Detail: first.Error(), Example: string(OutputExample(c, s))})
+	ev.unmet(Reason{Code: InvalidRequiredOutput, Step: s.ID, ContractRef: ref, Detail: first.Error(), Example: templateText(c, s)})
 	return nil
 }
 
-func (ev *Evaluation) userDependency(s *compile.Step, byKind map[string][]json.RawMessage) {
-	d := s.UserDependency
+// unmet records that a step's required output was not given. A loop
+// whose decision was not made stops: the safe default, taken when the
+// mode goes on without it.
+func (ev *Evaluation) unmet(r Reason) {
+	ev.Reasons = append(ev.Reasons, r)
+	if r.ContractRef == workflow.ContractLoopControl {
+		ev.Stop = true
+	}
+}
+
+// templateText is the template of step s's required output, as text.
+func templateText(c compile.Compiled, s *compile.Step) string {
+	t, _ := contractTemplate(c, s)
+	return string(t.Value)
+}
+
+// userDependency checks the user's answer a step needs: a valid
+// wr.user_response (a non-empty response, and a choice among the
+// dependency's options when one is sent).
+func (ev *Evaluation) userDependency(need UserNeed, step workflow.StepID, byKind map[string][]json.RawMessage) {
+	d := need.Dependency()
 	if d == nil {
 		return
 	}
 	for _, a := range byKind[UserResponseKind] {
-		if validate(userResponseSchema, a) == nil {
-			return
+		if validate(userResponseSchema, a) != nil {
+			ev.note(event.NoticeUserResponseInvalid, "a wr.user_response artifact needs a non-empty \"response\" string; it was not accepted")
+			continue
 		}
-		ev.note(event.NoticeUserResponseInvalid, "a wr.user_response artifact needs a non-empty \"response\" string; it was not accepted")
+		if choice, ok := chosen(a, d.Options); !ok {
+			ev.note(event.NoticeUserResponseInvalid, fmt.Sprintf("the wr.user_response's choice %q is not one of the options (%s); it was not accepted: send the option the user picked, or leave \"choice\" out and give their words in \"response\"",
+				choice, strings.Join(d.Options, " | ")))
+			continue
+		}
+		return
 	}
 	code := UserOnlyDependency
-	if d.Reason == workflow.NeedsUserChoice {
+	if need.Declared != nil && d.Reason == workflow.NeedsUserChoice {
 		code = NonAssumableChoice
 	}
-	ev.Reasons = append(ev.Reasons, Reason{Code: code, Step: s.ID, Dependency: d, Example: UserResponseExample(d)})
+	ev.Reasons = append(ev.Reasons, Reason{Code: code, Step: step, Dependency: d, Confirm: need.Confirm,
+		Example: string(UserResponseTemplate(need).Value)})
 }
 
-// OutputExample is an artifact that satisfies step s's required output: the
-// contract pack's example, about the probed capability on a probe step.
-func OutputExample(c compile.Compiled, s *compile.Step) json.RawMessage {
-	if s.Output == nil || s.Output.ContractRef == "" {
-		return nil
+// chosen reads a user response's choice: fine when absent, or when the
+// dependency lists no options, or when it is one of them (case and
+// surrounding space aside).
+func chosen(a json.RawMessage, options []string) (string, bool) {
+	var r struct {
+		Choice *string `json:"choice"`
 	}
-	ex := packOf(c, s.Output.ContractRef).Example
-	if s.Probe == "" {
-		return ex
+	json.Unmarshal(a, &r)
+	if r.Choice == nil || len(options) == 0 {
+		return "", true
 	}
-	var m map[string]any
-	if json.Unmarshal(ex, &m) != nil {
-		return ex
+	for _, o := range options {
+		if strings.EqualFold(strings.TrimSpace(*r.Choice), o) {
+			return *r.Choice, true
+		}
 	}
-	m["capability"] = s.Probe
-	m["detail"] = "<what you tried and what happened>"
-	return plainJSON(m)
+	return *r.Choice, false
 }
 
 // plainJSON marshals v without HTML escaping: agents read these examples,
@@ -148,19 +212,6 @@ func plainJSON(v any) json.RawMessage {
 		panic("outcome: example does not marshal: " + err.Error())
 	}
 	return bytes.TrimRight(buf.Bytes(), "\n")
-}
-
-// UserResponseExample is the artifact an agent sends once the user has
-// answered.
-func UserResponseExample(d *workflow.UserDependency) string {
-	ex := map[string]string{"kind": UserResponseKind, "response": "<what the user answered, in their words>"}
-	if d.Reason == workflow.NeedsUserSecretOrToken {
-		ex["response"] = "<that the user provided it; never the secret itself>"
-	}
-	if len(d.Options) > 0 {
-		ex["choice"] = d.Options[0]
-	}
-	return string(plainJSON(ex))
 }
 
 // capabilities records observations and checks a probe of a required
@@ -210,7 +261,7 @@ func (ev *Evaluation) capabilities(c compile.Compiled, s *compile.Step, byKind m
 		case ok && obs.Status == event.CapabilityUnavailable:
 			ev.Reasons = append(ev.Reasons, Reason{Code: RequiredCapabilityUnavailable, Step: s.ID, Capability: cap})
 		case (!ok || !obs.Provenance.Strong()) && observed[cap] != event.CapabilityAvailable:
-			ev.Reasons = append(ev.Reasons, Reason{Code: RequiredCapabilityUnknown, Step: s.ID, Capability: cap, Example: string(OutputExample(c, s))})
+			ev.Reasons = append(ev.Reasons, Reason{Code: RequiredCapabilityUnknown, Step: s.ID, Capability: cap, Example: templateText(c, s)})
 		}
 	}
 }

@@ -3,6 +3,7 @@ package outcome_test
 import (
 	"encoding/json"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -53,7 +54,7 @@ func TestEvaluateRequiredOutput(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			s := MustStep(t, c, tc.step)
-			ev := outcome.Evaluate(c, s, arts(tc.sent...), nothingObserved)
+			ev := evaluate(c, s, arts(tc.sent...), nothingObserved)
 			if got := codes(ev); !reflect.DeepEqual(got, tc.want) {
 				t.Fatalf("reasons = %v; want %v", got, tc.want)
 			}
@@ -64,8 +65,8 @@ func TestEvaluateRequiredOutput(t *testing.T) {
 			if r.Step != s.ID || r.ContractRef != s.Output.ContractRef {
 				t.Errorf("reason points at step %q contract %q; want %q %q", r.Step, r.ContractRef, s.ID, s.Output.ContractRef)
 			}
-			if r.Example != string(outcome.OutputExample(c, s)) {
-				t.Errorf("example = %s; want the step's output example", r.Example)
+			if r.Example != template(c, s, string(s.Output.ContractRef)) {
+				t.Errorf("example = %s; want the template of the step's output", r.Example)
 			}
 			if tc.detail == "" && r.Detail != "" {
 				t.Errorf("detail = %q; want none for a missing output", r.Detail)
@@ -83,7 +84,7 @@ func TestInvalidOutputDetailIsDeterministic(t *testing.T) {
 	c := MustFixture(t)
 	s := MustStep(t, c, "refine-once")
 	bad := arts(`{"kind":"wr.contracts.loop_control","decision":"maybe","reason":7,"extra":1,"more":2}`)
-	first := outcome.Evaluate(c, s, bad, nothingObserved).Reasons[0].Detail
+	first := evaluate(c, s, bad, nothingObserved).Reasons[0].Detail
 	parts := strings.Split(first, "; ")
 	if len(parts) < 3 {
 		t.Fatalf("detail %q; want one part per violation", first)
@@ -94,7 +95,7 @@ func TestInvalidOutputDetailIsDeterministic(t *testing.T) {
 		}
 	}
 	for i := 0; i < 20; i++ {
-		if got := outcome.Evaluate(c, s, bad, nothingObserved).Reasons[0].Detail; got != first {
+		if got := evaluate(c, s, bad, nothingObserved).Reasons[0].Detail; got != first {
 			t.Fatalf("run %d: detail %q; first run said %q", i, got, first)
 		}
 	}
@@ -105,8 +106,9 @@ func TestInvalidOutputDetailIsDeterministic(t *testing.T) {
 
 // A required output is satisfied by any valid artifact of its kind: the
 // first valid one is used, and invalid ones are disclosed as notices. Only
-// the artifact that satisfied a required loop_control decides the stop, so
-// a step is never both refused for its loop control and stopped by it.
+// the artifact that satisfied a required loop_control decides the stop;
+// when none does, the decision was not made and the loop stops, the safe
+// default a mode that goes on without it takes.
 func TestRequiredOutputTakesTheFirstValidArtifact(t *testing.T) {
 	c := MustFixture(t)
 	const (
@@ -132,8 +134,9 @@ func TestRequiredOutputTakesTheFirstValidArtifact(t *testing.T) {
 		{name: "the first valid one decides", step: "refine-once", sent: []string{validLoopMore, validLoopStop}},
 		{name: "the first valid one decides, after an invalid one", step: "refine-once", sent: []string{badLoop, validLoopStop, validLoopMore},
 			stop: true, notices: []string{"ARTIFACT_INVALID"}},
-		{name: "none valid: the first one's error", step: "refine-once", sent: []string{noLoop, badLoop},
-			want: []outcome.ReasonCode{outcome.InvalidRequiredOutput}, detail: "missing property 'decision'", notices: []string{"ARTIFACT_INVALID", "ARTIFACT_INVALID"}},
+		{name: "none valid: the first one's error, and the loop stops", step: "refine-once", sent: []string{noLoop, badLoop},
+			want: []outcome.ReasonCode{outcome.InvalidRequiredOutput}, detail: "missing property 'decision'", stop: true,
+			notices: []string{"ARTIFACT_INVALID", "ARTIFACT_INVALID"}},
 		{name: "gaps: invalid, then valid", step: "report-gaps", sent: []string{badGaps, validGaps},
 			disclosed: 1, notices: []string{"ARTIFACT_INVALID"}},
 		{name: "probe: malformed, then valid", step: "wr-probe-web_browsing",
@@ -142,7 +145,7 @@ func TestRequiredOutputTakesTheFirstValidArtifact(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			ev := outcome.Evaluate(c, MustStep(t, c, tc.step), arts(tc.sent...), nothingObserved)
+			ev := evaluate(c, MustStep(t, c, tc.step), arts(tc.sent...), nothingObserved)
 			if got := codes(ev); !reflect.DeepEqual(got, tc.want) {
 				t.Fatalf("reasons = %+v; want %v", ev.Reasons, tc.want)
 			}
@@ -169,12 +172,12 @@ func TestInvalidOutputDetailNamesExtraPropertiesInOrder(t *testing.T) {
 	c := MustFixture(t)
 	s := MustStep(t, c, "refine-once")
 	bad := arts(`{"kind":"wr.contracts.loop_control","decision":"stop","more":2,"extra":1,"a":0}`)
-	first := outcome.Evaluate(c, s, bad, nothingObserved).Reasons[0].Detail
+	first := evaluate(c, s, bad, nothingObserved).Reasons[0].Detail
 	if want := "at /: additional properties 'a', 'extra', 'more' not allowed"; first != want {
 		t.Fatalf("detail %q; want %q", first, want)
 	}
 	for i := 0; i < 50; i++ {
-		if got := outcome.Evaluate(c, s, bad, nothingObserved).Reasons[0].Detail; got != first {
+		if got := evaluate(c, s, bad, nothingObserved).Reasons[0].Detail; got != first {
 			t.Fatalf("run %d: detail %q; first run said %q", i, got, first)
 		}
 	}
@@ -208,12 +211,14 @@ func TestEvaluateUserDependency(t *testing.T) {
 		{"choice without response", "pick-scope", []string{noResponse}, []outcome.ReasonCode{outcome.NonAssumableChoice}, 1},
 		{"two malformed", "ask-token", []string{empty, extra}, []outcome.ReasonCode{outcome.UserOnlyDependency}, 2},
 		{"malformed then good", "ask-token", []string{empty, answer}, nil, 1},
-		{"an answer nobody asked for is ignored", "plain", []string{answer, empty}, nil, 0},
+		{"a choice among the options, in another case", "pick-scope", []string{`{"kind":"wr.user_response","response":"Small.","choice":" One Package"}`}, nil, 0},
+		{"a choice outside the options", "pick-scope", []string{`{"kind":"wr.user_response","response":"Small.","choice":"two packages"}`},
+			[]outcome.ReasonCode{outcome.NonAssumableChoice}, 1},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			s := MustStep(t, c, tc.step)
-			ev := outcome.Evaluate(c, s, arts(tc.sent...), nothingObserved)
+			ev := evaluate(c, s, arts(tc.sent...), nothingObserved)
 			if got := codes(ev); !reflect.DeepEqual(got, tc.want) {
 				t.Fatalf("reasons = %v; want %v", got, tc.want)
 			}
@@ -232,10 +237,39 @@ func TestEvaluateUserDependency(t *testing.T) {
 			if r.Step != s.ID || r.Dependency != s.UserDependency {
 				t.Errorf("reason = %+v; want it to carry step %s and its dependency", r, s.ID)
 			}
-			if r.Example != outcome.UserResponseExample(s.UserDependency) {
-				t.Errorf("example = %s; want UserResponseExample", r.Example)
+			if r.Example != template(c, s, outcome.UserResponseKind) {
+				t.Errorf("example = %s; want the user response template", r.Example)
 			}
 		})
+	}
+}
+
+// An artifact of a kind the step does not ask for is recorded as sent,
+// with a notice naming what the step expects.
+func TestUnexpectedKindIsTold(t *testing.T) {
+	c := MustFixture(t)
+	for _, tc := range []struct {
+		step workflow.StepID
+		sent string
+		want string // the notice's message; "" for none
+	}{
+		{"plain", `{"kind":"wr.user_response","response":"yes"}`, `/output/artifacts/0 is an artifact of kind "wr.user_response": it is recorded as sent, but nothing reads it. ` +
+			`This step asks for no artifact of its own; WorkRail reads wr.contracts.workflow_divergence, wr.contracts.gaps, wr.contracts.capability_observation, wr.contracts.loop_control at any step.`},
+		{"report-gaps", `{"kind":"vendor.custom"}`, `/output/artifacts/0 is an artifact of kind "vendor.custom": it is recorded as sent, but nothing reads it. ` +
+			`This step asks for wr.contracts.gaps; WorkRail reads wr.contracts.workflow_divergence, wr.contracts.gaps, wr.contracts.capability_observation, wr.contracts.loop_control at any step.`},
+		{"pick-scope", `{"kind":"wr.user_response","response":"yes"}`, ""},
+		{"plain", `{"kind":"wr.contracts.workflow_divergence","reason":"scope_change","summary":"Less."}`, ""},
+	} {
+		ev := evaluate(c, MustStep(t, c, tc.step), arts(tc.sent), nothingObserved)
+		var got string
+		for _, n := range ev.Notices {
+			if n.Code == "ARTIFACT_KIND_UNEXPECTED" {
+				got = n.Message
+			}
+		}
+		if got != tc.want || len(ev.Artifacts) != 1 {
+			t.Errorf("%s %s: notice %q, kept %s; want %q", tc.step, tc.sent, got, ev.Artifacts, tc.want)
+		}
 	}
 }
 
@@ -273,12 +307,13 @@ func TestEvaluateOptionalArtifacts(t *testing.T) {
 		{name: "loop continue", sent: []string{validLoopMore}},
 		{name: "stop wins over continue", sent: []string{validLoopMore, validLoopStop}, stop: true},
 		{name: "invalid loop control does not stop", sent: []string{`{"kind":"wr.contracts.loop_control","decision":"STOP"}`}, notices: []string{"ARTIFACT_INVALID"}},
-		{name: "unknown kinds and non-objects are not judged",
-			sent: []string{`{"kind":"vendor.custom","x":1}`, `{}`, `[]`, `42`, `{"kind":["wr.contracts.gaps"]}`}},
+		{name: "unknown kinds and non-objects are not judged, and told",
+			sent:    []string{`{"kind":"vendor.custom","x":1}`, `{}`, `[]`, `42`, `{"kind":["wr.contracts.gaps"]}`},
+			notices: slices.Repeat([]string{"ARTIFACT_KIND_UNEXPECTED"}, 5)},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			ev := outcome.Evaluate(c, s, arts(tc.sent...), nothingObserved)
+			ev := evaluate(c, s, arts(tc.sent...), nothingObserved)
 			if len(ev.Reasons) != 0 || len(ev.Observations) != 0 {
 				t.Fatalf("reasons %v observations %v; want none on a step that requires nothing", ev.Reasons, ev.Observations)
 			}
@@ -301,7 +336,7 @@ func TestEvaluateOptionalArtifacts(t *testing.T) {
 // An invalid optional artifact's notice names the contract and says why.
 func TestInvalidOptionalArtifactNoticeSaysWhy(t *testing.T) {
 	c := MustFixture(t)
-	ev := outcome.Evaluate(c, MustStep(t, c, "plain"), arts(`{"kind":"wr.contracts.workflow_divergence","reason":"scope_change","summary":""}`), nothingObserved)
+	ev := evaluate(c, MustStep(t, c, "plain"), arts(`{"kind":"wr.contracts.workflow_divergence","reason":"scope_change","summary":""}`), nothingObserved)
 	if len(ev.Notices) != 1 {
 		t.Fatalf("notices = %+v; want one", ev.Notices)
 	}
@@ -328,7 +363,7 @@ func TestEvaluateFallsBackToCurrentPacks(t *testing.T) {
 	if len(c.Contracts) != 0 {
 		t.Fatalf("the bare workflow pins %d packs; the test needs none", len(c.Contracts))
 	}
-	ev := outcome.Evaluate(c, MustStep(t, c, "only"), arts(validGaps, validLoopStop,
+	ev := evaluate(c, MustStep(t, c, "only"), arts(validGaps, validLoopStop,
 		`{"kind":"wr.contracts.workflow_divergence","reason":"scope_change","summary":"Did less."}`), nothingObserved)
 	if len(ev.Disclosed) != 1 || len(ev.Divergences) != 1 || !ev.Stop || len(ev.Notices) != 0 {
 		t.Fatalf("evaluation = %+v; want the gap, the divergence and the stop accepted by the current packs", ev)
@@ -357,17 +392,17 @@ func TestEvaluateUsesThePinnedPack(t *testing.T) {
 	}
 	c = withPack(c, workflow.ContractLoopControl, old)
 	s := MustStep(t, c, "refine-once")
-	ev := outcome.Evaluate(c, s, arts(validLoopStop), nothingObserved)
+	ev := evaluate(c, s, arts(validLoopStop), nothingObserved)
 	if got := codes(ev); !reflect.DeepEqual(got, []outcome.ReasonCode{outcome.InvalidRequiredOutput}) {
 		t.Fatalf("reasons = %v; want the pinned schema to refuse decision stop", got)
 	}
-	if ev.Stop {
-		t.Fatal("an artifact the pinned schema refuses stopped the loop")
+	if !ev.Stop {
+		t.Fatal("a decision the pinned schema refuses is no decision: the loop stops, its safe default")
 	}
 	if ev.Reasons[0].Example != string(old.Example) {
 		t.Fatalf("example = %s; want the pinned pack's", ev.Reasons[0].Example)
 	}
-	if got := outcome.Evaluate(c, s, arts(`{"kind":"wr.contracts.loop_control","decision":"continue","anything":1}`), nothingObserved); len(got.Reasons) != 0 {
+	if got := evaluate(c, s, arts(`{"kind":"wr.contracts.loop_control","decision":"continue","anything":1}`), nothingObserved); len(got.Reasons) != 0 {
 		t.Fatalf("reasons = %v; the pinned schema allows extra properties", got.Reasons)
 	}
 }
@@ -380,13 +415,13 @@ func TestEvaluateFailsClosedOnABrokenSchema(t *testing.T) {
 			c := MustFixture(t)
 			c = withPack(c, workflow.ContractLoopControl, compile.ContractPack{Schema: json.RawMessage(schema), Example: json.RawMessage(validLoopStop)})
 			c = withPack(c, workflow.ContractWorkflowDivergence, compile.ContractPack{Schema: json.RawMessage(schema)})
-			ev := outcome.Evaluate(c, MustStep(t, c, "refine-once"), arts(validLoopStop,
+			ev := evaluate(c, MustStep(t, c, "refine-once"), arts(validLoopStop,
 				`{"kind":"wr.contracts.workflow_divergence","reason":"scope_change","summary":"Did less."}`), nothingObserved)
 			if got := codes(ev); !reflect.DeepEqual(got, []outcome.ReasonCode{outcome.InvalidRequiredOutput}) || ev.Reasons[0].Detail == "" {
 				t.Fatalf("reasons = %+v; want an invalid output with the schema error", ev.Reasons)
 			}
-			if ev.Stop || len(ev.Divergences) != 0 {
-				t.Fatalf("evaluation = %+v; a broken schema accepted an artifact", ev)
+			if len(ev.Divergences) != 0 || !ev.Stop {
+				t.Fatalf("evaluation = %+v; a broken schema accepted an artifact, or a decision refused did not stop the loop", ev)
 			}
 			if got := noticeCodes(ev); len(got) != 2 || got[0] != "ARTIFACT_INVALID" || got[1] != "ARTIFACT_INVALID" {
 				t.Fatalf("notices = %v; want both refusals disclosed", got)

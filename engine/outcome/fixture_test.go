@@ -71,3 +71,23 @@ func noticeCodes(ev outcome.Evaluation) []string {
 
 // nothingObserved is a branch that has not observed any capability yet.
 var nothingObserved = map[workflow.Capability]event.CapabilityStatus{}
+
+// evaluate judges the artifacts sent at step s of c, with notes, as an
+// advance in guided mode judges them.
+func evaluate(c compile.Compiled, s *compile.Step, artifacts []json.RawMessage, observed map[workflow.Capability]event.CapabilityStatus) outcome.Evaluation {
+	need := outcome.UserNeed{Declared: s.UserDependency}
+	return outcome.Judge(c, s, outcome.Attempt{Notes: "Did it.", Artifacts: artifacts, Ask: outcome.AskOf(c, s, workflow.Guided, need),
+		Need: need, Observed: observed})
+}
+
+// template is the artifact of kind k that step s's next call carries in
+// guided mode, as text; "" when it carries none.
+func template(c compile.Compiled, s *compile.Step, k string) string {
+	need := outcome.UserNeed{Declared: s.UserDependency}
+	for _, a := range outcome.AskOf(c, s, workflow.Guided, need).Artifacts {
+		if a.Kind == k {
+			return string(a.Value)
+		}
+	}
+	return ""
+}

@@ -47,6 +47,17 @@ type Reason struct {
 	// Followup is the consequence that fired, for
 	// assessment_followup_required.
 	Followup *Followup
+	// Cautious are the consequences a rating not made counts as firing
+	// (its most cautious levels): said in its gap, never a reason of
+	// their own.
+	Cautious []Followup
+	// Unfilled are the places of the output, as JSON pointers, that still
+	// held WorkRail's template where this reason needed the agent's (or
+	// the user's) own words or decision; nothing of them was taken.
+	Unfilled []string
+	// Confirm: the dependency is, or includes, the user's confirmation
+	// of the step.
+	Confirm bool
 }
 
 // Followup says which rating fired an assessment consequence and what the
@@ -104,81 +115,139 @@ const (
 )
 
 func blocker(r Reason) event.Blocker {
+	b := event.Blocker{Code: blockerCode(r), Pointer: pointer(r), Message: blockerMessage(r), SuggestedFix: fix(r)}
+	if len(r.Unfilled) > 0 {
+		b.Message = fmt.Sprintf("%s still held WorkRail's template (<<fill: …>>), which is never an answer: nothing of it was recorded. %s",
+			strings.Join(r.Unfilled, ", "), b.Message)
+	}
+	return b
+}
+
+func blockerCode(r Reason) event.BlockerCode {
+	return map[ReasonCode]event.BlockerCode{
+		UserOnlyDependency: event.BlockUserOnlyDependency, NonAssumableChoice: event.BlockUserOnlyDependency,
+		MissingRequiredOutput: event.BlockMissingRequiredOutput, InvalidRequiredOutput: event.BlockInvalidRequiredOutput,
+		MissingNotes: event.BlockMissingRequiredNotes, NotesCriteriaUnmet: event.BlockNotesCriteriaUnmet,
+		AssessmentFollowupRequired: event.BlockAssessmentFollowupRequired, RequiredCapabilityUnknown: event.BlockRequiredCapabilityUnknown,
+		RequiredCapabilityUnavailable: event.BlockRequiredCapabilityUnavailable,
+	}[r.Code]
+}
+
+func pointer(r Reason) event.Pointer {
+	switch r.Code {
+	case MissingRequiredOutput, InvalidRequiredOutput:
+		return event.Pointer{Kind: event.PointOutputContract, ContractRef: r.ContractRef}
+	case RequiredCapabilityUnknown, RequiredCapabilityUnavailable:
+		return event.Pointer{Kind: event.PointCapability, Capability: r.Capability}
+	}
+	return event.Pointer{Kind: event.PointWorkflowStep, StepID: r.Step}
+}
+
+func blockerMessage(r Reason) string {
 	switch r.Code {
 	case UserOnlyDependency, NonAssumableChoice:
 		d := r.Dependency
+		if r.Confirm && d.Reason == workflow.NeedsUserApproval {
+			return "Only the user can confirm this step: " + d.Summary + "."
+		}
 		msg := fmt.Sprintf("Only the user can resolve this (%s): %s", d.Reason, d.Summary)
 		if d.ChoiceKind != "" {
 			msg += fmt.Sprintf(" The choice cannot be assumed (%s).", d.ChoiceKind)
 		}
+		return msg
+	case MissingRequiredOutput:
+		switch r.ContractRef {
+		case workflow.ContractAssessment:
+			return fmt.Sprintf("Step %s requires a %s artifact in output.artifacts: %s.", r.Step, workflow.AssessmentKind, r.Detail)
+		case workflow.ContractLoopControl:
+			return fmt.Sprintf("Step %s requires your loop decision (continue or stop) in a %s artifact; none was sent.", r.Step, r.ContractRef)
+		}
+		return fmt.Sprintf("Step %s requires an artifact of kind %s in output.artifacts; none was sent.", r.Step, r.ContractRef)
+	case InvalidRequiredOutput:
+		return fmt.Sprintf("The %s artifact does not match its contract: %s", r.ContractRef, r.Detail)
+	case MissingNotes:
+		return fmt.Sprintf("Step %s requires notes and output.notesMarkdown was empty.", r.Step)
+	case NotesCriteriaUnmet:
+		return fmt.Sprintf("The notes of step %s do not meet its criteria: %s", r.Step, r.Detail)
+	case AssessmentFollowupRequired:
+		f := r.Followup
+		return fmt.Sprintf("Your %s assessment rates %s as %s, which this step answers with a follow-up before it can advance.", f.Assessment, f.Dimension, f.Level)
+	case RequiredCapabilityUnknown:
+		return fmt.Sprintf("This workflow requires %s and its availability has not been observed.", r.Capability)
+	}
+	return fmt.Sprintf("This workflow requires %s, which was observed unavailable.", r.Capability)
+}
+
+func fix(r Reason) string {
+	switch r.Code {
+	case UserOnlyDependency, NonAssumableChoice:
+		d := r.Dependency
 		fix := fmt.Sprintf("Ask the user: %s", d.RequestedFromUser)
 		if len(d.Options) > 0 {
 			fix += fmt.Sprintf(" (options: %s)", strings.Join(d.Options, " | "))
 		}
 		if d.Reason == workflow.NeedsUserSecretOrToken {
-			fix += ". Keep the secret in the chat (or let the user put it where the tool that needs it reads it): never send its value to WorkRail. Then call continue_workflow again saying only that the user provided it, in output.artifacts: " + r.Example
-		} else {
-			fix += fmt.Sprintf(". Then call continue_workflow again with their answer in output.artifacts: %s", r.Example)
+			return fix + ". Keep the secret in the chat (or let the user put it where the tool that needs it reads it): never send its value to WorkRail. Then retry with the call below, saying in its wr.user_response only that the user provided it: " + r.Example
 		}
-		return event.Blocker{Code: event.BlockUserOnlyDependency, Pointer: event.Pointer{Kind: event.PointWorkflowStep, StepID: r.Step}, Message: msg, SuggestedFix: fix}
+		return fix + ", and wait for their answer: never answer for them. Then retry with the call below, their answer in place of each <<fill: …>> of its wr.user_response: " + r.Example
 	case MissingRequiredOutput:
-		msg := fmt.Sprintf("Step %s requires an artifact of kind %s in output.artifacts; none was sent.", r.Step, r.ContractRef)
-		if r.ContractRef == workflow.ContractAssessment {
-			msg = fmt.Sprintf("Step %s requires a %s artifact in output.artifacts: %s.", r.Step, workflow.AssessmentKind, r.Detail)
-		}
-		return event.Blocker{Code: event.BlockMissingRequiredOutput, Pointer: event.Pointer{Kind: event.PointOutputContract, ContractRef: r.ContractRef},
-			Message: msg, SuggestedFix: "Add to output.artifacts an object like: " + r.Example}
+		return "Retry with the call below, each <<fill: …>> of this artifact replaced by your own answer: " + r.Example
 	case InvalidRequiredOutput:
-		return event.Blocker{Code: event.BlockInvalidRequiredOutput, Pointer: event.Pointer{Kind: event.PointOutputContract, ContractRef: r.ContractRef},
-			Message:      fmt.Sprintf("The %s artifact does not match its contract: %s", r.ContractRef, r.Detail),
-			SuggestedFix: "Send an artifact shaped like: " + r.Example}
+		return "Send an artifact shaped like this, each <<fill: …>> replaced by your own answer: " + r.Example
 	case MissingNotes:
 		fix := "Write in output.notesMarkdown what you did in this step and what you found (1-10 lines)"
 		if r.Detail != "" {
 			fix += "; your notes must: " + r.Detail
 		}
-		return event.Blocker{Code: event.BlockMissingRequiredNotes, Pointer: event.Pointer{Kind: event.PointWorkflowStep, StepID: r.Step},
-			Message:      fmt.Sprintf("Step %s requires notes and output.notesMarkdown was empty.", r.Step),
-			SuggestedFix: fix + ". Then retry with the call below."}
+		return fix + ". Then retry with the call below."
 	case NotesCriteriaUnmet:
-		return event.Blocker{Code: event.BlockNotesCriteriaUnmet, Pointer: event.Pointer{Kind: event.PointWorkflowStep, StepID: r.Step},
-			Message:      fmt.Sprintf("The notes of step %s do not meet its criteria: %s", r.Step, r.Detail),
-			SuggestedFix: "Revise output.notesMarkdown so that it meets each criterion named above (do the missing work first if it is not done), then retry with the call below."}
+		return "Revise output.notesMarkdown so that it meets each criterion named above (do the missing work first if it is not done), then retry with the call below."
 	case AssessmentFollowupRequired:
 		f := r.Followup
-		return event.Blocker{Code: event.BlockAssessmentFollowupRequired, Pointer: event.Pointer{Kind: event.PointWorkflowStep, StepID: r.Step},
-			Message: fmt.Sprintf("Your %s assessment rates %s as %s, which this step answers with a follow-up before it can advance.",
-				f.Assessment, f.Dimension, f.Level),
-			SuggestedFix: fmt.Sprintf("Stay on step %s and do this: %s Then retry with the call below and a new wr.assessment; the step advances once no dimension is rated %s.",
-				r.Step, f.Guidance, f.Level)}
+		return fmt.Sprintf("Stay on step %s and do this: %s Then retry with the call below and a new wr.assessment; the step advances once no dimension is rated %s.", r.Step, f.Guidance, f.Level)
 	case RequiredCapabilityUnknown:
-		return event.Blocker{Code: event.BlockRequiredCapabilityUnknown, Pointer: event.Pointer{Kind: event.PointCapability, Capability: r.Capability},
-			Message:      fmt.Sprintf("This workflow requires %s and its availability has not been observed.", r.Capability),
-			SuggestedFix: "Try the capability as the step says and report the result: " + r.Example}
-	default:
-		return event.Blocker{Code: event.BlockRequiredCapabilityUnavailable, Pointer: event.Pointer{Kind: event.PointCapability, Capability: r.Capability},
-			Message:      fmt.Sprintf("This workflow requires %s, which was observed unavailable.", r.Capability),
-			SuggestedFix: fmt.Sprintf("Make %s available to the agent (e.g. install or enable a tool that provides it) and retry the probe, or provide the needed material yourself; or start the workflow in mode wr.modes.full_auto_never_stop to continue without it, with the gap recorded.", r.Capability)}
+		return "Try the capability as the step says and report the result: " + r.Example
 	}
+	return fmt.Sprintf("Make %s available to the agent (e.g. install or enable a tool that provides it) and retry the probe, or provide the needed material yourself; or start the workflow in mode wr.modes.full_auto_never_stop to continue without it, with the gap recorded.", r.Capability)
 }
 
+// gap is the critical gap a reason leaves when the mode goes on without
+// it: what was not done, the safe default taken, and how to resolve it.
 func gap(r Reason) event.GapRecordedData {
 	g := event.GapRecordedData{Severity: event.SeverityCritical, RelatedStepID: r.Step}
 	switch r.Code {
 	case UserOnlyDependency, NonAssumableChoice:
-		g.Reason, g.Dependency = event.GapUserOnlyDependency, r.Dependency.Reason
-		g.Summary = "Continued without the user: " + r.Dependency.Summary
-		if r.Code == NonAssumableChoice {
-			g.Summary = fmt.Sprintf("Assumed a conservative default for a non-assumable choice (%s): %s", r.Dependency.ChoiceKind, r.Dependency.Summary)
+		d := r.Dependency
+		g.Reason, g.Dependency = event.GapUserOnlyDependency, d.Reason
+		g.HowToResolve = "Ask the user: " + d.RequestedFromUser
+		switch {
+		case r.Confirm && d.Reason == workflow.NeedsUserApproval:
+			g.Summary = "Continued without confirmation: " + strings.TrimSuffix(d.Summary, ".") + ", and nobody asked them."
+		case r.Code == NonAssumableChoice:
+			g.Summary = fmt.Sprintf("The user's choice was not asked (%s): %s. No choice was made; the run went on without one.", d.ChoiceKind, strings.TrimSuffix(d.Summary, "."))
+		default:
+			g.Summary = fmt.Sprintf("Continued without the user (%s): %s", d.Reason, d.Summary)
 		}
-		g.HowToResolve = "Ask the user: " + r.Dependency.RequestedFromUser
 	case MissingRequiredOutput, InvalidRequiredOutput:
 		g.Reason = event.GapOutputMissing
-		g.Summary = fmt.Sprintf("Step %s advanced without a valid %s artifact", r.Step, r.ContractRef)
-		if r.Detail != "" {
-			g.Summary += ": " + r.Detail
+		switch r.ContractRef {
+		case workflow.ContractAssessment:
+			g.Summary = fmt.Sprintf("The rating was not made at step %s: %s", r.Step, r.Detail)
+			g.HowToResolve = "Rate the step's work honestly: " + r.Example
+			if len(r.Cautious) > 0 {
+				g.Summary += "; counted at its most cautious level (" + cautiousText(r.Cautious) + "), which asks for a follow-up"
+				g.HowToResolve = followupGuidance(r.Cautious)
+			}
+		case workflow.ContractLoopControl:
+			g.Summary = fmt.Sprintf("The loop decision was not made at step %s: the loop stopped (its safe default)", r.Step)
+			g.HowToResolve = "Check whether the loop's work is finished; if not, continue it in a new run or by hand"
+		default:
+			g.Summary = fmt.Sprintf("Step %s advanced without a valid %s artifact", r.Step, r.ContractRef)
+			if r.Detail != "" {
+				g.Summary += ": " + r.Detail
+			}
+			g.HowToResolve = "Produce the artifact: " + r.Example
 		}
-		g.HowToResolve = "Produce the artifact: " + r.Example
 	case MissingNotes:
 		g.Reason = event.GapNotesMissing
 		g.Summary = fmt.Sprintf("Step %s advanced without the notes its workflow requires", r.Step)
@@ -200,9 +269,28 @@ func gap(r Reason) event.GapRecordedData {
 		g.Summary = fmt.Sprintf("Required capability %s is not available (%s); continued without it", r.Capability, r.Code)
 		g.HowToResolve = fmt.Sprintf("Make %s available and rerun the affected steps", r.Capability)
 	}
+	if len(r.Unfilled) > 0 {
+		g.Summary += fmt.Sprintf(" (%s still held WorkRail's template)", strings.Join(r.Unfilled, ", "))
+	}
 	g.Summary = clip(g.Summary, MaxMessageBytes)
 	g.HowToResolve = clip(g.HowToResolve, MaxSuggestedFixBytes)
 	return g
+}
+
+func cautiousText(fs []Followup) string {
+	var parts []string
+	for _, f := range fs {
+		parts = append(parts, fmt.Sprintf("%s %s: %s", f.Assessment, f.Dimension, f.Level))
+	}
+	return strings.Join(parts, "; ")
+}
+
+func followupGuidance(fs []Followup) string {
+	var parts []string
+	for _, f := range fs {
+		parts = append(parts, strings.TrimSpace(f.Guidance))
+	}
+	return strings.Join(parts, " ")
 }
 
 // Bound sorts blockers deterministically by (code, pointer kind, pointer

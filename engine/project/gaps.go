@@ -1,6 +1,10 @@
 package project
 
 import (
+	"cmp"
+	"maps"
+	"slices"
+
 	"github.com/workrail/workrail/engine"
 	"github.com/workrail/workrail/engine/event"
 )
@@ -70,4 +74,61 @@ func GapsOn(r Reader, n Node) ([]NodeGap, error) {
 		out = append(out, NodeGap{ID: ev.ID, CreatedAt: ev.Index, Gap: *g})
 	}
 	return out, nil
+}
+
+// OpenOnPath returns the gaps recorded on the path from the run's root to
+// node n that no record up to event upTo resolved, worst first (critical
+// before warning, then in log order): what a run that ended at n leaves
+// open. Bounded by upTo, the answer is the same whenever it is read.
+func OpenOnPath(r Reader, n Node, upTo engine.EventIndex) ([]GapState, error) {
+	var at []engine.EventIndex
+	for cur := n; ; {
+		at = append(at, cur.Gaps...)
+		if cur.Parent == 0 {
+			break
+		}
+		var err error
+		if cur, err = r.Node(cur.Parent); err != nil {
+			return nil, err
+		}
+	}
+	if len(at) == 0 {
+		return nil, nil
+	}
+	slices.Sort(at)
+	open := map[engine.EventID]GapState{}
+	for _, i := range at {
+		ev, err := r.Event(i)
+		if err != nil {
+			return nil, err
+		}
+		if g, ok := ev.Data.(*event.GapRecordedData); ok && g.ResolvesGapID == "" {
+			open[ev.ID] = GapState{ID: ev.ID, CreatedAt: ev.Index, Run: ev.Run, Node: ev.Node, Gap: *g}
+		}
+	}
+	// A resolution may be recorded anywhere in the session after its gap.
+	for i := at[0] + 1; i <= upTo && len(open) > 0; i++ {
+		ev, err := r.Event(i)
+		if err != nil {
+			return nil, err
+		}
+		if g, ok := ev.Data.(*event.GapRecordedData); ok && g.ResolvesGapID != "" {
+			delete(open, g.ResolvesGapID)
+		}
+	}
+	out := slices.Collect(maps.Values(open))
+	slices.SortFunc(out, WorstFirst)
+	return out, nil
+}
+
+// WorstFirst orders gaps as every list of open gaps shows them: critical
+// before warning, then in log order.
+func WorstFirst(a, b GapState) int {
+	if sa, sb := a.Gap.Severity == event.SeverityCritical, b.Gap.Severity == event.SeverityCritical; sa != sb {
+		if sa {
+			return -1
+		}
+		return 1
+	}
+	return cmp.Compare(a.CreatedAt, b.CreatedAt)
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/workrail/workrail/engine"
 	"github.com/workrail/workrail/engine/event"
+	"github.com/workrail/workrail/engine/fill"
 	"github.com/workrail/workrail/engine/run"
 	"github.com/workrail/workrail/engine/workflow"
 )
@@ -20,7 +21,7 @@ import (
 // rules that fill it (Add, headline, maxTitle…) would make a refold
 // differ from what an earlier build stored (store/testdata/derived pins
 // each version's bytes).
-const OverviewVersion = 3
+const OverviewVersion = 4
 
 // Overview is the derived record of a whole session: what a list of
 // sessions shows and searches, and what ranks them, without folding the
@@ -123,8 +124,13 @@ const maxTitle = 80
 // headline is the title notes give: their first line with text once
 // Markdown's heading marks, a list bullet and surrounding emphasis or code
 // marks are stripped, trimmed, at most maxTitle runes (a cut one ends in
-// "…"). It is empty when no line has text.
+// "…"). It is empty when no line has text, and for notes that are
+// WorkRail's own template (an earlier release recorded its placeholder as
+// notes): those were never the agent's words.
 func headline(notes string) string {
+	if fill.IsTemplate(notes) {
+		return ""
+	}
 	for line := range strings.Lines(notes) {
 		s := strings.TrimSpace(line)
 		if h := strings.TrimLeft(s, "#"); h != s && (h == "" || h[0] == ' ' || h[0] == '\t') {

@@ -240,6 +240,9 @@ func TestHeadlineTitles(t *testing.T) {
 		{long, strings.TrimSpace(long[:79]) + "…"},
 		{strings.Repeat("é", 80), strings.Repeat("é", 80)},
 		{strings.Repeat("é", 81), strings.Repeat("é", 79) + "…"},
+		// An earlier release recorded its placeholder as notes: never a title.
+		{"Replace with 1-10 lines: what you did in this step and what you found.", ""},
+		{"<<fill: (optional) 1-10 lines: what you did>>", ""},
 	}
 	for _, c := range cases {
 		t.Run(c.notes, func(t *testing.T) {

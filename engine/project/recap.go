@@ -7,6 +7,7 @@ import (
 
 	"github.com/workrail/workrail/engine"
 	"github.com/workrail/workrail/engine/event"
+	"github.com/workrail/workrail/engine/fill"
 	"github.com/workrail/workrail/engine/run"
 	"github.com/workrail/workrail/engine/workflow"
 )
@@ -82,6 +83,9 @@ func recapEntry(r Reader, node engine.NodeID, at engine.EventIndex) (event.Recap
 		return event.RecapEntry{}, notFound("output event", at)
 	}
 	e := event.RecapEntry{Node: node, StepID: d.StepID, NotesMarkdown: Cut(d.NotesMarkdown, EntryBudget)}
+	if fill.IsTemplate(d.NotesMarkdown) {
+		e.NotesMarkdown = "" // an earlier release's placeholder, never the agent's words
+	}
 	for _, a := range d.Artifacts {
 		e.Artifacts = append(e.Artifacts, artifactKind(a))
 	}

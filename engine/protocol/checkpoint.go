@@ -6,6 +6,8 @@ import (
 
 	"github.com/workrail/workrail/engine"
 	"github.com/workrail/workrail/engine/event"
+	"github.com/workrail/workrail/engine/fill"
+	"github.com/workrail/workrail/engine/outcome"
 )
 
 // CheckpointInput is checkpoint_workflow's arguments.
@@ -39,6 +41,10 @@ func ParseCheckpoint(raw []byte) (CheckpointInput, *engine.Error) {
 		return in, engine.Errorf(engine.CodeInvalidInput,
 			"output.notesMarkdown is empty: a checkpoint records your recap and nothing else, so an empty one is refused and nothing was recorded. "+
 				"Send 1-10 lines on what you did and found since the last response.").With("pointer", "/output/notesMarkdown")
+	case fill.IsTemplate(in.Output.NotesMarkdown, outcome.CheckpointAsks):
+		return in, engine.Errorf(engine.CodeInvalidInput,
+			"output.notesMarkdown still holds WorkRail's template (<<fill: …>>), which is never a recap: nothing was recorded. "+
+				"Replace it with 1-10 lines of your own on what you did and found since the last response.").With("pointer", "/output/notesMarkdown")
 	case len(in.Output.NotesMarkdown) > MaxNotesBytes:
 		return in, engine.Errorf(engine.CodePayloadTooLarge,
 			"output.notesMarkdown is %d bytes; the limit is %d. Send a shorter summary (1-10 lines).",
@@ -108,8 +114,6 @@ func checkpointLine(b *strings.Builder, stateToken, checkpointToken string) {
 		StateToken      string           `json:"stateToken"`
 		CheckpointToken string           `json:"checkpointToken"`
 		Output          CheckpointOutput `json:"output"`
-	}{stateToken, checkpointToken, CheckpointOutput{NotesMarkdown: checkpointPlaceholder}}
+	}{stateToken, checkpointToken, CheckpointOutput{NotesMarkdown: fill.Marker(outcome.CheckpointAsks)}}
 	b.WriteString("To save your notes without advancing (after substantial work), call checkpoint_workflow with: " + compactJSON(args) + "\n")
 }
-
-const checkpointPlaceholder = "Replace with 1-10 lines: what you did and found since the last response."

@@ -9,6 +9,7 @@ import (
 	"github.com/workrail/workrail/engine"
 	"github.com/workrail/workrail/engine/compile"
 	"github.com/workrail/workrail/engine/event"
+	"github.com/workrail/workrail/engine/fill"
 	"github.com/workrail/workrail/engine/workflow"
 )
 
@@ -20,6 +21,9 @@ import (
 // ctx, in place, to the form the workflow compares it in (canonicalize),
 // with a notice for each value changed; conditions stay strict.
 func CheckContext(w compile.Workflow, ctx map[string]any, atStart bool) ([]Warning, *engine.Error) {
+	if e := unfilledContext(ctx); e != nil {
+		return nil, e
+	}
 	inputs := w.Context
 	declared := map[string]workflow.ContextInput{}
 	for _, in := range inputs {
@@ -46,6 +50,44 @@ func CheckContext(w compile.Workflow, ctx map[string]any, atStart bool) ([]Warni
 		}
 	}
 	return ws, nil
+}
+
+// unfilledContext refuses a context value that still holds WorkRail's
+// template (a <<fill: …>> marker, or the "<name>" placeholder earlier
+// releases suggested), anywhere inside it: an input is what the user gave
+// or the agent found, and a lenient input must not take the template's
+// words as a value either.
+func unfilledContext(ctx map[string]any) *engine.Error {
+	for _, k := range sortedKeys(ctx) {
+		if ptr, ok := holdsTemplate(ctx[k], "/context/"+k, "<"+k+">"); ok {
+			return engine.Errorf(engine.CodeInvalidInput,
+				"%s still holds WorkRail's template (<<fill: …>>), which is never a value: nothing was recorded. "+
+					"Ask the user for it, or find it in the project, and send the real value.", ptr).With("pointer", ptr)
+		}
+	}
+	return nil
+}
+
+// holdsTemplate finds the first string of v (in key order) that is
+// template text, and its pointer.
+func holdsTemplate(v any, ptr, placeholder string) (string, bool) {
+	switch x := v.(type) {
+	case string:
+		return ptr, fill.IsTemplate(x) || placeholder != "" && strings.TrimSpace(x) == placeholder
+	case map[string]any:
+		for _, k := range sortedKeys(x) {
+			if p, ok := holdsTemplate(x[k], ptr+"/"+k, ""); ok {
+				return p, true
+			}
+		}
+	case []any:
+		for i, e := range x {
+			if p, ok := holdsTemplate(e, fmt.Sprintf("%s/%d", ptr, i), ""); ok {
+				return p, true
+			}
+		}
+	}
+	return "", false
 }
 
 func checkValue(in workflow.ContextInput, v any) *engine.Error {

@@ -8,6 +8,8 @@ import (
 
 	"github.com/workrail/workrail/engine"
 	"github.com/workrail/workrail/engine/event"
+	"github.com/workrail/workrail/engine/fill"
+	"github.com/workrail/workrail/engine/outcome"
 	"github.com/workrail/workrail/engine/project"
 	"github.com/workrail/workrail/engine/run"
 	"github.com/workrail/workrail/engine/workflow"
@@ -20,20 +22,17 @@ type Tokens struct {
 	Checkpoint string
 }
 
-// notesPlaceholder is what nextCall carries where the agent writes its own
-// summary: a valid value, so a copied call is never malformed.
-const notesPlaceholder = "Replace with 1-10 lines: what you did in this step and what you found."
-
 // View is what a result is rendered from.
 type View struct {
 	Workflow    WorkflowRef
 	Session     SessionRef
 	Preferences workflow.Preferences
 	Tokens      Tokens
-	Gaps        []Gap             // recorded by the advance that led here
-	Examples    []json.RawMessage // artifacts the pending step requires, as examples
-	Recap       *event.Recap      // on rehydrate: notes so far
-	Fork        *event.Fork       // when a rewound chat advanced again
+	Gaps        []Gap        // recorded by the advance that led here
+	OpenGaps    []OpenGap    // the run is complete, and these gaps are open (worst first)
+	Ask         outcome.Ask  // what the pending step's next call asks the agent to write
+	Recap       *event.Recap // on rehydrate: notes so far
+	Fork        *event.Fork  // when a rewound chat advanced again
 	Skipped     []event.Skip
 	Checkpoint  *Checkpointed // on checkpoint_workflow's answer
 	Warnings    []Warning
@@ -53,15 +52,18 @@ func NewStep(v View, p Pending, prog Progress) StepResult {
 		Kind: KindStep, Pending: p, StateToken: t.State, AckToken: t.Ack, CheckpointToken: t.Checkpoint,
 		Session: v.Session, Workflow: v.Workflow, Progress: prog, Preferences: v.Preferences, Gaps: v.Gaps,
 		Recap: v.Recap, Fork: v.Fork, Skipped: v.Skipped, Checkpoint: v.Checkpoint, Warnings: nonNil(v.Warnings),
-		NextCall: nextCall(t, v.Examples), Rules: v.Rules, References: v.References,
+		NextCall: nextCall(t, v.Ask), Fills: v.Ask.Slots(), Rules: v.Rules, References: v.References,
 	}
 	r.Text = renderStep(r, offer(v))
 	return r
 }
 
-func nextCall(t Tokens, examples []json.RawMessage) NextCall {
+// nextCall is the call that acknowledges the pending step: its tokens, and
+// a marker wherever the agent must write or decide (never a plausible
+// value, so a call copied as it is answers nothing).
+func nextCall(t Tokens, ask outcome.Ask) NextCall {
 	return NextCall{Tool: "continue_workflow", Arguments: ContinueArgs{
-		StateToken: t.State, AckToken: t.Ack, Output: &Output{NotesMarkdown: notesPlaceholder, Artifacts: examples},
+		StateToken: t.State, AckToken: t.Ack, Output: &Output{NotesMarkdown: ask.NotesMarker(), Artifacts: ask.Values()},
 	}}
 }
 
@@ -70,7 +72,7 @@ func nextCall(t Tokens, examples []json.RawMessage) NextCall {
 func NewBlocked(v View, p Pending, blockers []event.Blocker) BlockedResult {
 	r := BlockedResult{Kind: KindBlocked, Blockers: blockers, Pending: p, StateToken: v.Tokens.State, AckToken: v.Tokens.Ack,
 		CheckpointToken: v.Tokens.Checkpoint, Session: v.Session, Workflow: v.Workflow, Preferences: v.Preferences,
-		NextCall: nextCall(v.Tokens, v.Examples), Warnings: nonNil(v.Warnings)}
+		NextCall: nextCall(v.Tokens, v.Ask), Fills: v.Ask.Slots(), Warnings: nonNil(v.Warnings)}
 	var b strings.Builder
 	header(&b, "Blocked: "+p.Title, r.Workflow, r.Session, string(p.StepID), p.Loops, r.Preferences)
 	section(&b, "Blockers")
@@ -84,7 +86,7 @@ func NewBlocked(v View, p Pending, blockers []event.Blocker) BlockedResult {
 	b.WriteString("Nothing advanced: the step above is still pending. Fix every blocker, then retry with the call below ")
 	b.WriteString("(its ackToken is a fresh attempt; the one you sent is spent and would only replay this answer).\n")
 	warningsSection(&b, r.Warnings)
-	nextCallSection(&b, r.NextCall, offer(v))
+	nextCallSection(&b, r.NextCall, r.Fills, offer(v))
 	r.Text = b.String()
 	return r
 }
@@ -101,20 +103,70 @@ func pointerText(p event.Pointer) string {
 	return "step " + string(p.StepID)
 }
 
-// NewComplete builds the result for a finished run.
+// NewComplete builds the result for a finished run. It names the gaps
+// its path leaves open, worst first, at most MaxOpenGaps of them.
 func NewComplete(v View) CompleteResult {
 	r := CompleteResult{Kind: KindComplete, StateToken: v.Tokens.State, IsComplete: true, Session: v.Session,
-		Workflow: v.Workflow, Preferences: v.Preferences, Gaps: v.Gaps, Skipped: v.Skipped, Warnings: nonNil(v.Warnings)}
+		Workflow: v.Workflow, Preferences: v.Preferences, Gaps: v.Gaps, Skipped: v.Skipped, Warnings: nonNil(v.Warnings),
+		OpenGaps: v.OpenGaps, OpenGapCount: len(v.OpenGaps)}
+	if len(r.OpenGaps) > MaxOpenGaps {
+		r.OpenGaps = r.OpenGaps[:MaxOpenGaps]
+	}
 	var b strings.Builder
 	header(&b, "Workflow complete", r.Workflow, r.Session, "", nil, r.Preferences)
 	section(&b, "Instructions")
 	b.WriteString("This run is complete. There is no pending step: do not call continue_workflow for this run again.\n")
-	b.WriteString("Tell the user the workflow is finished and summarise the outcome, including any gaps recorded.\n")
+	if r.OpenGapCount == 0 {
+		b.WriteString("Tell the user the workflow is finished and summarise the outcome. No gap is open.\n")
+	} else {
+		b.WriteString("Tell the user the workflow is finished and summarise the outcome, naming each open gap below: what was not done, and how to resolve it.\n")
+	}
+	openGapsSection(&b, r.OpenGaps, r.OpenGapCount)
 	gapsSection(&b, r.Gaps)
 	skippedSection(&b, r.Skipped)
 	warningsSection(&b, r.Warnings)
 	r.Text = b.String()
 	return r
+}
+
+// MaxOpenGaps is how many open gaps a complete answer names; the rest
+// are counted, and listed on the run's page in the Console.
+const MaxOpenGaps = 10
+
+// openGapsSection names open gaps, worst first: severity, the step,
+// what was not done and how to resolve it; then how many more there are.
+func openGapsSection(b *strings.Builder, gaps []OpenGap, total int) {
+	if total == 0 {
+		return
+	}
+	section(b, "Open gaps")
+	fmt.Fprintf(b, "%s still open, worst first:\n", plural(total, "gap is", "gaps are"))
+	for i, g := range gaps {
+		fmt.Fprintf(b, "%d. %s", i+1, g.Severity)
+		if g.RelatedStepID != "" {
+			if g.StepTitle != "" {
+				fmt.Fprintf(b, ", step %q (%s)", g.StepTitle, g.RelatedStepID)
+			} else {
+				fmt.Fprintf(b, ", step %s", g.RelatedStepID)
+			}
+		}
+		fmt.Fprintf(b, ": %s", g.Summary)
+		if g.HowToResolve != "" {
+			fmt.Fprintf(b, " To resolve: %s", g.HowToResolve)
+		}
+		b.WriteString("\n")
+	}
+	if more := total - len(gaps); more > 0 {
+		fmt.Fprintf(b, "… and %d more: every open gap is on the run's page in the Console.\n", more)
+	}
+}
+
+// plural is "1 <one>" or "n <many>".
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }
 
 // NewError wraps an expected failure as a result.
@@ -148,13 +200,13 @@ func renderStep(r StepResult, checkpointToken string) string {
 	rulesSection(&b, r.Rules, r.References)
 	section(&b, "Instructions")
 	b.WriteString(strings.TrimRight(r.Pending.Prompt, "\n") + "\n")
-	userSection(&b, r.Pending.UserDependency, r.Preferences.Autonomy)
+	userSection(&b, r.Pending, r.Preferences.Autonomy)
 	forkSection(&b, r.Fork)
 	recapSection(&b, "Recap", "Notes recorded so far in this run, oldest first:", r.Recap)
 	gapsSection(&b, r.Gaps)
 	skippedSection(&b, r.Skipped)
 	warningsSection(&b, r.Warnings)
-	nextCallSection(&b, r.NextCall, checkpointToken)
+	nextCallSection(&b, r.NextCall, r.Fills, checkpointToken)
 	return b.String()
 }
 
@@ -188,34 +240,63 @@ func rulesSection(b *strings.Builder, rules []string, refs []workflow.Reference)
 	}
 }
 
-// userSection tells the agent how to handle a step only the user can
-// unblock, in the effective mode.
-func userSection(b *strings.Builder, d *workflow.UserDependency, a workflow.Autonomy) {
+// userSection tells the agent how to handle what only the user can give
+// at this step (an answer, a choice, a secret, a confirmation), in the
+// effective mode.
+func userSection(b *strings.Builder, p Pending, a workflow.Autonomy) {
+	d := p.UserDependency
 	if d == nil {
 		return
 	}
 	section(b, "User input")
-	fmt.Fprintf(b, "Only the user can provide this (%s): %s\n", d.Reason, d.RequestedFromUser)
+	if p.RequireConfirmation {
+		fmt.Fprintf(b, "Ask the user to confirm %q before you continue.\n", p.Title)
+	}
+	if !p.RequireConfirmation || d.Reason != workflow.NeedsUserApproval {
+		fmt.Fprintf(b, "Only the user can provide this (%s): %s\n", d.Reason, d.RequestedFromUser)
+	}
 	if len(d.Options) > 0 {
 		fmt.Fprintf(b, "Options: %s\n", strings.Join(d.Options, " | "))
 	}
-	if a == workflow.FullAutoNeverStop {
-		b.WriteString("You are in full_auto_never_stop: do not wait. Make the most conservative assumption, state it in your notes, and continue; WorkRail records a critical gap.\n")
-		return
+	switch {
+	case a == workflow.FullAutoNeverStop:
+		b.WriteString("You are in full_auto_never_stop: do not wait and do not answer for the user. Make the most conservative assumption, state it in your notes, and continue; WorkRail records a critical gap saying the user was not asked.\n")
+	case d.Reason == workflow.NeedsUserSecretOrToken:
+		b.WriteString("Ask the user and wait. Keep the secret in this chat (or let the user put it where the tool that needs it reads it): never send its value to WorkRail, which replaces anything that looks like a secret with a [redacted: <rule>] marker before storing it. Then say in the wr.user_response of the call below only that the user provided it; without it the step is blocked.\n")
+	default:
+		b.WriteString("Ask the user and wait for their answer; never answer for them. Then put it in the wr.user_response of the call below, in place of its markers; without it the step is blocked.\n")
 	}
-	if d.Reason == workflow.NeedsUserSecretOrToken {
-		b.WriteString("Ask the user and wait. Keep the secret in this chat (or let the user put it where the tool that needs it reads it): never send its value to WorkRail, which replaces anything that looks like a secret with a [redacted: <rule>] marker before storing it. Then add to output.artifacts {\"kind\":\"wr.user_response\",\"response\":\"<that the user provided it; never the secret itself>\"}; without it the step is blocked.\n")
-		return
-	}
-	b.WriteString("Ask the user and wait for the answer. Then add it to output.artifacts as {\"kind\":\"wr.user_response\",\"response\":\"<their answer>\"}; without it the step is blocked.\n")
 }
 
-func nextCallSection(b *strings.Builder, nc NextCall, checkpointToken string) {
+func nextCallSection(b *strings.Builder, nc NextCall, fills []fill.Slot, checkpointToken string) {
 	section(b, "Next call")
-	b.WriteString("When the step is done, call continue_workflow with exactly these arguments. ")
-	b.WriteString("Replace the notes (and any example artifact values) with your own; copy the tokens unchanged.\n")
+	b.WriteString("When the step is done, call continue_workflow with these arguments: copy the tokens unchanged and ")
+	b.WriteString("replace each \"<<fill: …>>\" with what it asks for. A marker, or its words, is never taken as an answer: ")
+	b.WriteString("left in a required place it stops the step; an optional one left in is dropped.\n")
 	b.WriteString("```json\n" + compactJSON(nc.Arguments) + "\n```\n")
+	fillsList(b, fills)
 	checkpointLine(b, nc.Arguments.StateToken, checkpointToken)
+}
+
+// fillsList says, for each marker of a next call, where it is, whether
+// the step needs it, and the values it takes when they are a closed set;
+// notes alone need no list, their marker says it all.
+func fillsList(b *strings.Builder, fills []fill.Slot) {
+	if len(fills) < 2 {
+		return
+	}
+	b.WriteString("To fill:\n")
+	for _, f := range fills {
+		need := "optional"
+		if f.Required {
+			need = "required"
+		}
+		fmt.Fprintf(b, "- %s (%s): %s", f.Pointer, need, strings.TrimPrefix(f.Asks, fill.Optional("")))
+		if len(f.Options) > 0 && !strings.Contains(f.Asks, strings.Join(f.Options, " | ")) {
+			fmt.Fprintf(b, "; one of %s", strings.Join(f.Options, " | "))
+		}
+		b.WriteString("\n")
+	}
 }
 
 func gapsSection(b *strings.Builder, gaps []Gap) {
@@ -285,7 +366,11 @@ func recapSection(b *strings.Builder, title, intro string, r *event.Recap) {
 		fmt.Fprintf(b, "(truncated: %d older entries omitted; kept the most recent that fit %d bytes)\n", r.Omitted, project.RecapBudget)
 	}
 	for _, e := range r.Entries {
-		fmt.Fprintf(b, "- %s: %s", e.StepID, strings.ReplaceAll(strings.TrimSpace(e.NotesMarkdown), "\n", "\n  "))
+		notes := strings.ReplaceAll(strings.TrimSpace(e.NotesMarkdown), "\n", "\n  ")
+		if notes == "" && len(e.Artifacts) == 0 {
+			notes = "(no notes)"
+		}
+		fmt.Fprintf(b, "- %s: %s", e.StepID, notes)
 		if len(e.Artifacts) > 0 {
 			fmt.Fprintf(b, " [artifacts: %s]", strings.Join(e.Artifacts, ", "))
 		}

@@ -1,13 +1,14 @@
 package protocol_test
 
 import (
-	"encoding/json"
 	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/workrail/workrail/engine"
 	"github.com/workrail/workrail/engine/event"
+	"github.com/workrail/workrail/engine/fill"
+	"github.com/workrail/workrail/engine/outcome"
 	"github.com/workrail/workrail/engine/protocol"
 	"github.com/workrail/workrail/engine/run"
 	"github.com/workrail/workrail/engine/workflow"
@@ -29,7 +30,13 @@ func fullView() protocol.View {
 			{GapID: "evt_7_13", CreatedAtEventIndex: 13, GapRecordedData: event.GapRecordedData{
 				Reason: event.GapUserOnlyDependency, Dependency: workflow.NeedsUserChoice, Severity: event.SeverityCritical, Summary: "No style guide chosen.", RelatedStepID: "pick-style"}},
 		},
-		Examples: []json.RawMessage{json.RawMessage(`{"kind":"wr.user_response","response":"<their answer>"}`)},
+		Ask: outcome.Ask{Notes: fill.Slot{Pointer: "/output/notesMarkdown", Asks: "(optional) 1-10 lines", Required: false},
+			Artifacts: []fill.Artifact{outcome.UserResponseTemplate(outcome.UserNeed{Declared: &workflow.UserDependency{
+				Reason: workflow.NeedsUserChoice, ChoiceKind: workflow.ScopeBoundary, Summary: "Pick a style", RequestedFromUser: "which style guide to follow",
+				Options: []string{"google", "uber"}}})}},
+		OpenGaps: []protocol.OpenGap{{StepTitle: "Pick a style", Gap: protocol.Gap{GapID: "evt_7_13", CreatedAtEventIndex: 13, GapRecordedData: event.GapRecordedData{
+			Reason: event.GapUserOnlyDependency, Dependency: workflow.NeedsUserChoice, Severity: event.SeverityCritical, Summary: "No style guide chosen.",
+			RelatedStepID: "pick-style", HowToResolve: "Ask the user which style guide to follow."}}}},
 		Recap: &event.Recap{Omitted: 3, Policy: "kept_most_recent", Entries: []event.RecapEntry{
 			{Node: 3, StepID: "plan", NotesMarkdown: "  Planned the review.\nTwo files.\n", Artifacts: []string{"wr.plan", "wr.user_response"}},
 			{Node: 4, StepID: "review-file", NotesMarkdown: "Reviewed a.go."},
@@ -58,6 +65,7 @@ func minimalView() protocol.View {
 		Session:     protocol.SessionRef{SessionID: 1, RunID: 1},
 		Preferences: workflow.Preferences{Autonomy: workflow.FullAutoStopOnUserDep, RiskPolicy: workflow.Conservative},
 		Tokens:      protocol.Tokens{State: "st.v1.S", Ack: "ack.v1.A", Checkpoint: "chk.v1.C"},
+		Ask:         outcome.Ask{Notes: fill.Slot{Pointer: "/output/notesMarkdown", Asks: "1-10 lines: what you did", Required: true}},
 	}
 }
 
@@ -172,7 +180,7 @@ func TestSectionsInFixedOrder(t *testing.T) {
 			[]string{"Blockers", "Instructions", "Warnings", "Next call"}},
 		{"blocked without warnings", protocol.NewBlocked(minimalView(), minimalPending(), nil),
 			[]string{"Blockers", "Instructions", "Next call"}},
-		{"complete", protocol.NewComplete(fullView()), []string{"Instructions", "Gaps recorded", "Skipped", "Warnings"}},
+		{"complete", protocol.NewComplete(fullView()), []string{"Instructions", "Open gaps", "Gaps recorded", "Skipped", "Warnings"}},
 		{"complete with nothing optional", protocol.NewComplete(neverStop), []string{"Instructions"}},
 		{"error", protocol.NewError(engine.Errorf(engine.CodeInternal, "boom")), []string{"What went wrong"}},
 	}

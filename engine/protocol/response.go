@@ -9,6 +9,7 @@ package protocol
 import (
 	"github.com/workrail/workrail/engine"
 	"github.com/workrail/workrail/engine/event"
+	"github.com/workrail/workrail/engine/fill"
 	"github.com/workrail/workrail/engine/run"
 	"github.com/workrail/workrail/engine/workflow"
 )
@@ -133,7 +134,10 @@ type StepResult struct {
 	// recorded the notes, which this step is rendered at.
 	Checkpoint *Checkpointed `json:"checkpoint,omitempty"`
 	NextCall   NextCall      `json:"nextCall"`
-	Warnings   []Warning     `json:"warnings"`
+	// Fills lists every <<fill: …>> marker of NextCall: where, what
+	// belongs there, whether the step needs it, and its options.
+	Fills    []fill.Slot `json:"fills"`
+	Warnings []Warning   `json:"warnings"`
 	// Rules (the workflow's metaGuidance) and References: at start and
 	// on rehydrate, when the workflow has them.
 	Rules      []string             `json:"workflowRules,omitempty"`
@@ -160,9 +164,20 @@ type CompleteResult struct {
 	Workflow    WorkflowRef          `json:"workflow"`
 	Preferences workflow.Preferences `json:"preferences"`
 	Gaps        []Gap                `json:"gapsRecorded,omitempty"`
-	Skipped     []event.Skip         `json:"skipped,omitempty"`
-	Warnings    []Warning            `json:"warnings"`
-	ConsoleURL  string               `json:"consoleUrl,omitempty"` // as StepResult's
+	// OpenGaps are the gaps the run's path leaves open, worst first, at
+	// most MaxOpenGaps; OpenGapCount counts them all.
+	OpenGaps     []OpenGap    `json:"openGaps,omitempty"`
+	OpenGapCount int          `json:"openGapCount"`
+	Skipped      []event.Skip `json:"skipped,omitempty"`
+	Warnings     []Warning    `json:"warnings"`
+	ConsoleURL   string       `json:"consoleUrl,omitempty"` // as StepResult's
+}
+
+// OpenGap is a gap a complete answer names: the gap, and the title of
+// the step it is about.
+type OpenGap struct {
+	Gap
+	StepTitle string `json:"stepTitle,omitempty"`
 }
 
 // BlockedResult says the pending step cannot advance in the effective mode
@@ -181,6 +196,7 @@ type BlockedResult struct {
 	Workflow        WorkflowRef          `json:"workflow"`
 	Preferences     workflow.Preferences `json:"preferences"`
 	NextCall        NextCall             `json:"nextCall"`
+	Fills           []fill.Slot          `json:"fills"` // as StepResult's
 	Warnings        []Warning            `json:"warnings"`
 	ConsoleURL      string               `json:"consoleUrl,omitempty"` // as StepResult's
 }

@@ -45,15 +45,15 @@ func TestResultUnionJSON(t *testing.T) {
 		keys   []string
 	}{
 		{"minimal step", protocol.NewStep(minimalView(), minimalPending(), protocol.Progress{Part: 1, Parts: 1}), protocol.KindStep,
-			[]string{"ackToken", "checkpointToken", "isComplete", "kind", "nextCall", "pending", "preferences", "progress", "session", "stateToken", "text", "warnings", "workflow"}},
+			[]string{"ackToken", "checkpointToken", "fills", "isComplete", "kind", "nextCall", "pending", "preferences", "progress", "session", "stateToken", "text", "warnings", "workflow"}},
 		{"full step", protocol.NewStep(fullView(), fullPending(), protocol.Progress{Part: 2, Parts: 4}), protocol.KindStep,
-			[]string{"ackToken", "checkpointToken", "fork", "gapsRecorded", "isComplete", "kind", "nextCall", "pending", "preferences", "progress", "recap", "session", "skipped", "stateToken", "text", "warnings", "workflow"}},
+			[]string{"ackToken", "checkpointToken", "fills", "fork", "gapsRecorded", "isComplete", "kind", "nextCall", "pending", "preferences", "progress", "recap", "session", "skipped", "stateToken", "text", "warnings", "workflow"}},
 		{"blocked", protocol.NewBlocked(minimalView(), minimalPending(), allBlockers), protocol.KindBlocked,
-			[]string{"ackToken", "blockers", "checkpointToken", "isComplete", "kind", "nextCall", "pending", "preferences", "session", "stateToken", "text", "warnings", "workflow"}},
+			[]string{"ackToken", "blockers", "checkpointToken", "fills", "isComplete", "kind", "nextCall", "pending", "preferences", "session", "stateToken", "text", "warnings", "workflow"}},
 		{"minimal complete", protocol.NewComplete(minimalView()), protocol.KindComplete,
-			[]string{"isComplete", "kind", "preferences", "session", "stateToken", "text", "warnings", "workflow"}},
+			[]string{"isComplete", "kind", "openGapCount", "preferences", "session", "stateToken", "text", "warnings", "workflow"}},
 		{"full complete", protocol.NewComplete(fullView()), protocol.KindComplete,
-			[]string{"gapsRecorded", "isComplete", "kind", "preferences", "session", "skipped", "stateToken", "text", "warnings", "workflow"}},
+			[]string{"gapsRecorded", "isComplete", "kind", "openGapCount", "openGaps", "preferences", "session", "skipped", "stateToken", "text", "warnings", "workflow"}},
 		{"error", protocol.NewError(engine.Errorf(engine.CodeWorkflowNotFound, "no workflow wr.x")), protocol.KindError,
 			[]string{"error", "kind", "text"}},
 	}

@@ -2,6 +2,7 @@ package protocol_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"reflect"
 	"strings"
@@ -9,6 +10,8 @@ import (
 
 	"github.com/workrail/workrail/engine"
 	"github.com/workrail/workrail/engine/event"
+	"github.com/workrail/workrail/engine/fill"
+	"github.com/workrail/workrail/engine/outcome"
 	"github.com/workrail/workrail/engine/protocol"
 	"github.com/workrail/workrail/engine/run"
 	"github.com/workrail/workrail/engine/workflow"
@@ -59,33 +62,42 @@ func TestErrorSuggestionLines(t *testing.T) {
 }
 
 func TestUserInputSection(t *testing.T) {
-	const ask = "Ask the user and wait for the answer. Then add it to output.artifacts as {\"kind\":\"wr.user_response\",\"response\":\"<their answer>\"}; without it the step is blocked.\n"
-	const askSecret = "Ask the user and wait. Keep the secret in this chat (or let the user put it where the tool that needs it reads it): never send its value to WorkRail, which replaces anything that looks like a secret with a [redacted: <rule>] marker before storing it. Then add to output.artifacts {\"kind\":\"wr.user_response\",\"response\":\"<that the user provided it; never the secret itself>\"}; without it the step is blocked.\n"
-	const dontWait = "You are in full_auto_never_stop: do not wait. Make the most conservative assumption, state it in your notes, and continue; WorkRail records a critical gap.\n"
+	const ask = "Ask the user and wait for their answer; never answer for them. Then put it in the wr.user_response of the call below, in place of its markers; without it the step is blocked.\n"
+	const askSecret = "Ask the user and wait. Keep the secret in this chat (or let the user put it where the tool that needs it reads it): never send its value to WorkRail, which replaces anything that looks like a secret with a [redacted: <rule>] marker before storing it. Then say in the wr.user_response of the call below only that the user provided it; without it the step is blocked.\n"
+	const dontWait = "You are in full_auto_never_stop: do not wait and do not answer for the user. Make the most conservative assumption, state it in your notes, and continue; WorkRail records a critical gap saying the user was not asked.\n"
 	dep := &workflow.UserDependency{Reason: workflow.NeedsUserSecretOrToken, RequestedFromUser: "the API token"}
 	withOptions := *dep
 	withOptions.Options = []string{"a", "b c"}
 	account := &workflow.UserDependency{Reason: workflow.NeedsUserAccountAccess, RequestedFromUser: "a login"}
+	confirm := outcome.UserNeed{Confirm: true, Title: "Post the comments"}.Dependency()
 	tests := []struct {
 		name     string
 		autonomy workflow.Autonomy
 		dep      *workflow.UserDependency
+		confirm  bool
 		want     string // "" when there is no section
 	}{
-		{"guided", workflow.Guided, dep, "Only the user can provide this (needs_user_secret_or_token): the API token\n" + askSecret},
-		{"stop on user deps", workflow.FullAutoStopOnUserDep, &withOptions,
+		{"guided", workflow.Guided, dep, false, "Only the user can provide this (needs_user_secret_or_token): the API token\n" + askSecret},
+		{"stop on user deps", workflow.FullAutoStopOnUserDep, &withOptions, false,
 			"Only the user can provide this (needs_user_secret_or_token): the API token\nOptions: a | b c\n" + askSecret},
-		{"not a secret", workflow.Guided, account, "Only the user can provide this (needs_user_account_access): a login\n" + ask},
-		{"never stop", workflow.FullAutoNeverStop, &withOptions,
+		{"not a secret", workflow.Guided, account, false, "Only the user can provide this (needs_user_account_access): a login\n" + ask},
+		{"never stop", workflow.FullAutoNeverStop, &withOptions, false,
 			"Only the user can provide this (needs_user_secret_or_token): the API token\nOptions: a | b c\n" + dontWait},
-		{"no dependency", workflow.FullAutoNeverStop, nil, ""},
+		{"confirmation", workflow.Guided, confirm, true, "Ask the user to confirm \"Post the comments\" before you continue.\n" + ask},
+		{"confirmation never stop", workflow.FullAutoNeverStop, confirm, true, "Ask the user to confirm \"Post the comments\" before you continue.\n" + dontWait},
+		{"a dependency and a confirmation", workflow.Guided, account, true,
+			"Ask the user to confirm \"Post the comments\" before you continue.\nOnly the user can provide this (needs_user_account_access): a login\n" + ask},
+		{"no dependency", workflow.FullAutoNeverStop, nil, false, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			v := minimalView()
 			v.Preferences.Autonomy = tt.autonomy
 			p := minimalPending()
-			p.UserDependency = tt.dep
+			p.UserDependency, p.RequireConfirmation = tt.dep, tt.confirm
+			if tt.confirm {
+				p.Title = "Post the comments"
+			}
 			text := protocol.NewStep(v, p, protocol.Progress{Part: 1, Parts: 1}).Text
 			_, body, found := strings.Cut(text, "\n## User input\n")
 			if tt.want == "" {
@@ -189,6 +201,31 @@ func TestBranchesSection(t *testing.T) {
 	}
 }
 
+// A complete answer names its open gaps worst first, at most
+// MaxOpenGaps, and counts the rest; with none it says so.
+func TestOpenGapsBounded(t *testing.T) {
+	v := minimalView()
+	for i := range protocol.MaxOpenGaps + 3 {
+		sev := event.SeverityWarning
+		if i == 0 {
+			sev = event.SeverityCritical
+		}
+		v.OpenGaps = append(v.OpenGaps, protocol.OpenGap{Gap: protocol.Gap{GapID: engine.EventID(fmt.Sprintf("evt_1_%d", i+2)),
+			GapRecordedData: event.GapRecordedData{Severity: sev, Summary: fmt.Sprintf("gap %d", i)}}})
+	}
+	r := protocol.NewComplete(v)
+	got, _ := section(r.Text, "Open gaps")
+	if r.OpenGapCount != protocol.MaxOpenGaps+3 || len(r.OpenGaps) != protocol.MaxOpenGaps ||
+		!strings.HasPrefix(got, "13 gaps are still open, worst first:\n1. critical: gap 0\n2. warning: gap 1\n") ||
+		!strings.HasSuffix(got, "10. warning: gap 9\n… and 3 more: every open gap is on the run's page in the Console.\n") {
+		t.Errorf("open gaps %d of %d:\n%s", len(r.OpenGaps), r.OpenGapCount, got)
+	}
+	none := protocol.NewComplete(minimalView())
+	if _, found := section(none.Text, "Open gaps"); found || !strings.Contains(none.Text, "No gap is open.") {
+		t.Errorf("a complete answer without open gaps:\n%s", none.Text)
+	}
+}
+
 func TestGapsSkippedWarningsLines(t *testing.T) {
 	r := protocol.NewComplete(fullView())
 	tests := []struct{ section, want string }{
@@ -199,7 +236,9 @@ func TestGapsSkippedWarningsLines(t *testing.T) {
 			"- OUTPUT_IGNORED_ON_REPLAY: " + protocol.OutputIgnoredOnReplay("").Message + "\n" +
 			"  Call continue_workflow with exactly these arguments: {\"stateToken\":\"st.v1.PARENTtokenFIXED\"}\n"},
 		{"Instructions", "This run is complete. There is no pending step: do not call continue_workflow for this run again.\n" +
-			"Tell the user the workflow is finished and summarise the outcome, including any gaps recorded.\n"},
+			"Tell the user the workflow is finished and summarise the outcome, naming each open gap below: what was not done, and how to resolve it.\n"},
+		{"Open gaps", "1 gap is still open, worst first:\n" +
+			"1. critical, step \"Pick a style\" (pick-style): No style guide chosen. To resolve: Ask the user which style guide to follow.\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.section, func(t *testing.T) {
@@ -234,7 +273,9 @@ func TestBlockersSection(t *testing.T) {
 }
 
 // The Next call block is the exact JSON of nextCall.arguments, and that
-// call parses: an agent that copies it never sends a malformed call.
+// call parses (an agent that copies it never sends a malformed call), yet
+// it answers nothing: where the agent writes, it holds markers, and
+// fills lists each of them at its pointer.
 func TestNextCallIsTheCopyableCall(t *testing.T) {
 	step := protocol.NewStep(fullView(), fullPending(), protocol.Progress{Part: 2, Parts: 4})
 	plain := protocol.NewStep(minimalView(), minimalPending(), protocol.Progress{Part: 1, Parts: 1})
@@ -246,9 +287,9 @@ func TestNextCallIsTheCopyableCall(t *testing.T) {
 		tokens   protocol.Tokens
 		examples []json.RawMessage
 	}{
-		{"step", step.Text, step.NextCall, testTokens, fullView().Examples},
-		{"step without examples", plain.Text, plain.NextCall, minimalView().Tokens, nil},
-		{"blocked", blocked.Text, blocked.NextCall, testTokens, fullView().Examples},
+		{"step", step.Text, step.NextCall, testTokens, fullView().Ask.Values()},
+		{"step without artifacts", plain.Text, plain.NextCall, minimalView().Tokens, nil},
+		{"blocked", blocked.Text, blocked.NextCall, testTokens, fullView().Ask.Values()},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -259,8 +300,8 @@ func TestNextCallIsTheCopyableCall(t *testing.T) {
 			if a.StateToken != tt.tokens.State || a.AckToken != tt.tokens.Ack {
 				t.Errorf("tokens %q, %q; want %q, %q", a.StateToken, a.AckToken, tt.tokens.State, tt.tokens.Ack)
 			}
-			if a.Output == nil || a.Output.NotesMarkdown == "" {
-				t.Fatalf("output %+v has no notes placeholder", a.Output)
+			if a.Output == nil || !fill.IsTemplate(a.Output.NotesMarkdown) {
+				t.Fatalf("output %+v has no notes marker", a.Output)
 			}
 			if !reflect.DeepEqual(a.Output.Artifacts, tt.examples) {
 				t.Errorf("artifacts %s; want the examples %s", a.Output.Artifacts, tt.examples)
@@ -281,14 +322,62 @@ func TestNextCallIsTheCopyableCall(t *testing.T) {
 			if in.StateToken != tt.tokens.State || in.AckToken != tt.tokens.Ack {
 				t.Errorf("the block carries tokens %q, %q", in.StateToken, in.AckToken)
 			}
+			markersAreFills(t, tt.text, a)
 		})
+	}
+}
+
+// markersAreFills checks that every marker in a call's arguments is at a
+// pointer the text's "To fill" list names, and that every slot listed is
+// a marker.
+func markersAreFills(t *testing.T, text string, args protocol.ContinueArgs) {
+	t.Helper()
+	var doc any
+	if err := json.Unmarshal([]byte(mustCompact(t, args)), &doc); err != nil {
+		t.Fatal(err)
+	}
+	markers := map[string]bool{}
+	var walk func(v any, ptr string)
+	walk = func(v any, ptr string) {
+		switch x := v.(type) {
+		case string:
+			if fill.IsTemplate(x) {
+				markers[ptr] = true
+			}
+		case map[string]any:
+			for k, e := range x {
+				walk(e, ptr+"/"+k)
+			}
+		case []any:
+			for i, e := range x {
+				walk(e, fmt.Sprintf("%s/%d", ptr, i))
+			}
+		}
+	}
+	walk(doc, "")
+	body, _ := section(text, "Next call")
+	_, list, _ := strings.Cut(body, "To fill:\n")
+	listed := 0
+	for line := range strings.Lines(list) {
+		ptr, _, ok := strings.Cut(strings.TrimPrefix(line, "- "), " (")
+		if !strings.HasPrefix(line, "- /") || !ok {
+			continue
+		}
+		listed++
+		if !markers[ptr] {
+			t.Errorf("To fill lists %s, which holds no marker", ptr)
+		}
+	}
+	// Notes alone need no list: their marker says it all.
+	if want := len(markers); listed != want && !(want == 1 && markers["/output/notesMarkdown"] && listed == 0) {
+		t.Errorf("To fill lists %d places; the call holds %d markers (%v)", listed, len(markers), markers)
 	}
 }
 
 // HTML-significant characters stay readable in the text.
 func TestTextDoesNotEscapeHTML(t *testing.T) {
 	r := protocol.NewStep(fullView(), fullPending(), protocol.Progress{Part: 2, Parts: 4})
-	for _, want := range []string{`file = "src/<main>.go"`, `"response":"<their answer>"`} {
+	for _, want := range []string{`file = "src/<main>.go"`, `"response":"<<fill: `} {
 		if !strings.Contains(r.Text, want) {
 			t.Errorf("text lacks %s", want)
 		}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/workrail/workrail/engine"
 	"github.com/workrail/workrail/engine/event"
+	"github.com/workrail/workrail/engine/fill"
 	"github.com/workrail/workrail/engine/project"
 	"github.com/workrail/workrail/engine/workflow"
 )
@@ -17,7 +18,7 @@ import (
 // it (Add, Refresh, the note snippet…) would make a refold differ from
 // what an earlier build stored (store/testdata/derived pins each
 // version's bytes).
-const RecordVersion = 2
+const RecordVersion = 3
 
 // Record is what the resume index keeps of one session: everything
 // ranking reads, so a query never opens a log. It is derived data: Add
@@ -216,8 +217,8 @@ func latestNotes(rd project.Reader, tip engine.NodeID) ([]string, workflow.StepI
 				return nil, "", err
 			}
 			d, ok := ev.Data.(*event.NodeOutputAppendedData)
-			if !ok || strings.TrimSpace(d.NotesMarkdown) == "" {
-				continue
+			if !ok || strings.TrimSpace(d.NotesMarkdown) == "" || fill.IsTemplate(d.NotesMarkdown) {
+				continue // nothing, or an earlier release's placeholder: never the agent's words
 			}
 			if len(out) > 0 && used+len(d.NotesMarkdown) > RecentNotesBytes {
 				return out, step, nil

@@ -8,6 +8,7 @@ import (
 
 	"github.com/workrail/workrail/engine"
 	"github.com/workrail/workrail/engine/event"
+	"github.com/workrail/workrail/engine/fill"
 	"github.com/workrail/workrail/engine/project"
 	"github.com/workrail/workrail/engine/project/projecttest"
 	"github.com/workrail/workrail/engine/resume"
@@ -227,6 +228,8 @@ func TestLatestNotesAreBounded(t *testing.T) {
 			[]string{"needle", "x"}},
 		{"nodes without notes are passed over", []string{"first", "", "", ""},
 			[]string{"first"}},
+		{"a placeholder recorded as notes is passed over", []string{"first", "Replace with 1-10 lines: what you did in this step and what you found."},
+			[]string{"first"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -245,7 +248,13 @@ func TestLatestNotesAreBounded(t *testing.T) {
 			if !reflect.DeepEqual(ru.NoteTokens, c.tokens) {
 				t.Errorf("tokens %q; want %q", ru.NoteTokens, c.tokens)
 			}
-			if len(ru.Snippet) > resume.MaxSnippetBytes || !strings.HasPrefix(c.notes[len(c.notes)-1], strings.TrimSuffix(ru.Snippet, marker)) && c.notes[len(c.notes)-1] != "" {
+			newest := ""
+			for _, n := range c.notes {
+				if n != "" && !fill.IsTemplate(n) {
+					newest = n
+				}
+			}
+			if len(ru.Snippet) > resume.MaxSnippetBytes || !strings.HasPrefix(newest, strings.TrimSuffix(ru.Snippet, marker)) {
 				t.Errorf("snippet %q", ru.Snippet)
 			}
 		})

@@ -47,8 +47,21 @@ func Render(c compile.Compiled, s Snapshot, p Place) Rendered {
 			blocks[i] = strings.TrimRight(b, "\n")
 		}
 	}
-	return Rendered{Title: Substitute(st.Title, scope), Prompt: strings.Join(blocks, "\n\n"),
-		RequireConfirmation: st.RequireConfirmation || (st.ConfirmWhen != nil && st.ConfirmWhen.Eval(scope))}
+	return Rendered{Title: Substitute(st.Title, scope), Prompt: strings.Join(blocks, "\n\n"), RequireConfirmation: confirms(st, scope)}
+}
+
+// confirms reports whether step st asks the user's confirmation at scope:
+// requireConfirmation set, or its condition holding.
+func confirms(st *compile.Step, scope map[string]any) bool {
+	return st.RequireConfirmation || (st.ConfirmWhen != nil && st.ConfirmWhen.Eval(scope))
+}
+
+// Need is what step st needs of the user at scope (Scope of the node's
+// snapshot): the user-only dependency it declares and, when it asks, the
+// user's confirmation, decided as Render decides it, so what the prompt
+// says and what an attempt is judged by are one.
+func Need(st *compile.Step, scope map[string]any) outcome.UserNeed {
+	return outcome.UserNeed{Declared: st.UserDependency, Confirm: confirms(st, scope), Title: Substitute(st.Title, scope)}
 }
 
 // notesBlock says what the step's notes must be: required, and what its

@@ -60,9 +60,9 @@ func TestRender(t *testing.T) {
 			prompt: "p\n\nYour notes (output.notesMarkdown) must:\n- contain \"Root cause\" (Name the root cause)\n- be at least 40 characters long"},
 		{name: "assessment requirements", step: `{"id":"a","title":"A","prompt":"p","assessmentRefs":["quality"],
 			"assessmentConsequences":[{"when":{"anyEqualsLevel":"low"},"effect":{"kind":"require_followup","guidance":"Add tests."}}]}`,
-			title: "A", prompt: "p\n\nAssessment: add to output.artifacts one wr.assessment artifact, rating every dimension with exactly one of its levels:\n" +
+			title: "A", prompt: "p\n\nAssessment: add to output.artifacts one wr.assessment artifact, rating every dimension with exactly one of its levels, as you judge it:\n" +
 				"- quality: How good the work is.\n  - coverage: Tests cover the change. Levels: low | high\n" +
-				`Example: {"kind":"wr.assessment","dimensions":{"coverage":"high"},"summary":"<one line: why these ratings>"}` + "\n" +
+				`Shaped like this, each <<fill: …>> replaced by your rating: {"kind":"wr.assessment","dimensions":{"coverage":"<<fill: coverage: one of low | high>>"},"summary":"<<fill: (optional) one line: why these ratings>>"}` + "\n" +
 				"Rate honestly: some ratings keep this step pending for a follow-up."},
 		{name: "delegations whose conditions hold", step: `{"id":"a","title":"A","notesOptional":true,"parallelDelegations":[
 			{"workflowId":"wr.routine-review","goal":"Review the {{depth}} way","contextMapping":{"mode":"depth","owner":"nobody"},"args":{"family":"security"},"allowedTools":["read","grep"]},

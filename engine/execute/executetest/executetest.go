@@ -9,6 +9,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io/fs"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -16,6 +18,7 @@ import (
 
 	"github.com/workrail/workrail/engine"
 	"github.com/workrail/workrail/engine/catalog"
+	"github.com/workrail/workrail/engine/fill"
 	"github.com/workrail/workrail/engine/outcome"
 	"github.com/workrail/workrail/engine/protocol"
 	"github.com/workrail/workrail/engine/token"
@@ -64,9 +67,10 @@ type Agent interface {
 	Inspect(ctx context.Context, raw []byte) protocol.Result
 }
 
-// Drive runs workflow id to completion the way an agent that copies
-// nextCall does, writing "Did <step>." as its notes, and returns every
-// result it saw. mode may be empty (the default mode).
+// Drive runs workflow id to completion the way a deciding agent does: it
+// writes "Did <step>." as its notes and fills every marker of each next
+// call (Fill), and returns every result it saw. mode may be empty (the
+// default mode).
 func Drive(tb testing.TB, a Agent, id engine.WorkflowID, mode outcome.ModeID) []protocol.Result {
 	tb.Helper()
 	args := map[string]any{"workflowId": id, "context": RequiredInputs(tb, a, id)}
@@ -75,36 +79,100 @@ func Drive(tb testing.TB, a Agent, id engine.WorkflowID, mode outcome.ModeID) []
 	}
 	res := a.Start(tb.Context(), mustJSON(tb, args))
 	out := []protocol.Result{res}
+	blocked := 0
 	for i := 0; res.ResultKind() != protocol.KindComplete; i++ {
 		if i > 300 {
 			tb.Fatalf("%s: no completion within 300 results", id)
 		}
-		res = a.Continue(tb.Context(), mustJSON(tb, NextArgs(tb, res)))
+		res = a.Continue(tb.Context(), mustJSON(tb, nextArgs(tb, res, blocked)))
 		out = append(out, res)
+		if res.ResultKind() == protocol.KindBlocked {
+			blocked++
+		} else {
+			blocked = 0
+		}
 	}
 	return out
 }
 
-// NextArgs is what an agent that copies nextCall sends after res: its
-// nextCall's arguments, with "Did <step>." as the notes of a step. Any
-// result but a step or a blocked attempt fails the test.
+// NextArgs is what a deciding agent sends after res: its nextCall's
+// arguments, with "Did <step>." as its notes and every marker filled
+// (Fill). Any result but a step or a blocked attempt fails the test.
 func NextArgs(tb testing.TB, res protocol.Result) protocol.ContinueArgs {
+	tb.Helper()
+	return nextArgs(tb, res, 0)
+}
+
+func nextArgs(tb testing.TB, res protocol.Result, blocked int) protocol.ContinueArgs {
 	tb.Helper()
 	switch v := res.(type) {
 	case protocol.StepResult:
-		next := v.NextCall.Arguments
-		var o protocol.Output // a copy: res keeps the nextCall it was given
-		if next.Output != nil {
-			o = *next.Output
-		}
-		o.NotesMarkdown = "Did " + string(v.Pending.StepID) + "."
-		next.Output = &o
-		return next
+		return Fill(tb, v.NextCall.Arguments, v.Fills, "Did "+string(v.Pending.StepID)+".", blocked)
 	case protocol.BlockedResult:
-		return v.NextCall.Arguments
+		return Fill(tb, v.NextCall.Arguments, v.Fills, "Did "+string(v.Pending.StepID)+".", blocked)
 	}
 	tb.Fatalf("unexpected %s result:\n%s", res.ResultKind(), res.RenderedText())
 	return protocol.ContinueArgs{}
+}
+
+// Fill is a next call's arguments as a deciding agent fills them: text
+// where the call asks for words (write), and where it offers options
+// "stop" when it is one (the agent ends a loop at once), else the first
+// option, then the next one for each time the step was blocked in a row
+// (blocked), so a rating that asks for a follow-up is rated again
+// differently. args is not modified.
+func Fill(tb testing.TB, args protocol.ContinueArgs, fills []fill.Slot, write string, blocked int) protocol.ContinueArgs {
+	tb.Helper()
+	if args.Output == nil {
+		return args
+	}
+	out := *args.Output
+	out.Artifacts = slices.Clone(out.Artifacts)
+	for _, f := range fills {
+		if f.Pointer == outcome.NotesPointer {
+			out.NotesMarkdown = write
+			continue
+		}
+		rest, ok := strings.CutPrefix(f.Pointer, "/output/artifacts/")
+		i, at, _ := strings.Cut(rest, "/")
+		n, err := strconv.Atoi(i)
+		if !ok || err != nil || n >= len(out.Artifacts) {
+			tb.Fatalf("fill %s is not in output.artifacts", f.Pointer)
+		}
+		var v any
+		if err := json.Unmarshal(out.Artifacts[n], &v); err != nil {
+			tb.Fatal(err)
+		}
+		out.Artifacts[n] = mustJSON(tb, setAt(v, strings.Split(at, "/"), choose(f, write, blocked)))
+	}
+	args.Output = &out
+	return args
+}
+
+func choose(f fill.Slot, write string, blocked int) any {
+	if len(f.Options) == 0 {
+		return write
+	}
+	if slices.Contains(f.Options, "stop") {
+		return "stop"
+	}
+	return f.Options[blocked%len(f.Options)]
+}
+
+// setAt sets the member at path (object keys, array indexes) of v to x.
+func setAt(v any, path []string, x any) any {
+	if len(path) == 0 {
+		return x
+	}
+	switch n := v.(type) {
+	case map[string]any:
+		n[path[0]] = setAt(n[path[0]], path[1:], x)
+	case []any:
+		if i, err := strconv.Atoi(path[0]); err == nil && i < len(n) {
+			n[i] = setAt(n[i], path[1:], x)
+		}
+	}
+	return v
 }
 
 // RequiredInputs gives every required context input of workflow id its
