@@ -60,7 +60,7 @@ func loginLinkOf(t *testing.T, socket http.Handler) string {
 	return link.URL
 }
 
-// A login link sets the session cookie (HttpOnly, SameSite=Strict, the
+// A login link sets the login cookie (HttpOnly, SameSite=Strict, the
 // whole site, not auth.token itself) and redirects home, once; the cookie
 // then opens the Console.
 func TestLoginLinkWorksOnce(t *testing.T) {
