@@ -188,11 +188,15 @@ func (l *Logins) EndAll() (int, error) {
 	return n, l.saveEnded(now)
 }
 
-// Close writes the last-use times and lets the file go.
+// Close writes the last-use times and lets the file go. Closing again
+// only writes them again.
 func (l *Logins) Close() error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	defer l.unlock()
+	if l.unlock != nil {
+		defer l.unlock()
+		l.unlock = nil
+	}
 	return l.save(l.now())
 }
 
