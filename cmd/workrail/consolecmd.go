@@ -42,7 +42,7 @@ func runConsole(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintln(stderr, "workrail console:", err)
 			return 1
 		}
-		fmt.Fprintf(stdout, "%s. Log in again with `workrail console`.\n", endedText(n))
+		fmt.Fprintln(stdout, endedText(n))
 		return 0
 	}
 	link, err := loginLink(h)
@@ -127,8 +127,11 @@ func endLogins(h home.Dir) (int, error) {
 
 // endedText says how many logins ended.
 func endedText(n int) string {
-	if n == 1 {
-		return "Ended 1 Console login"
+	switch n {
+	case 0:
+		return "No Console login was live."
+	case 1:
+		return "Ended 1 Console login: log in again with `workrail console`."
 	}
-	return fmt.Sprintf("Ended %d Console logins", n)
+	return fmt.Sprintf("Ended %d Console logins: log in again with `workrail console`.", n)
 }

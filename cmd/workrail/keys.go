@@ -50,6 +50,6 @@ func runKeys(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "workrail keys: the key rotated, but the Console's logins did not end:", err)
 		return 1
 	}
-	fmt.Fprintf(stdout, "%s; log in again with `workrail console`.\n", endedText(n))
+	fmt.Fprintln(stdout, endedText(n))
 	return 0
 }
