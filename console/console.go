@@ -96,6 +96,7 @@ type Console struct {
 	uploads  uploads
 	importMu sync.Mutex
 	budget   ImportBudget // nil: previews are not bounded together
+	logins   Logins       // nil: no login, no log out
 }
 
 // Config is what the Console is built from.
@@ -128,13 +129,17 @@ type Config struct {
 	Bundles Bundles
 	// ImportBudget bounds the memory previews take together (nil: none).
 	ImportBudget ImportBudget
+	// Logins are the owner's logins to the Console, which the daemon
+	// checks before any page (nil: none, as in tests: every request may
+	// write, and no header offers to log out).
+	Logins Logins
 }
 
 // New returns a Console over cfg.
 func New(cfg Config) *Console {
 	return &Console{store: cfg.Store, workflows: cfg.Workflows, runs: cfg.Runs, files: cfg.Files, about: cfg.About, version: cfg.About.Version,
 		csrf: csrfToken(cfg.Secret), now: cfg.Now, logf: cfg.Logf, errors: cfg.Errors,
-		config: cfg.Settings, restart: cfg.Restart, resumer: cfg.Resumer, bundles: cfg.Bundles, budget: cfg.ImportBudget}
+		config: cfg.Settings, restart: cfg.Restart, resumer: cfg.Resumer, bundles: cfg.Bundles, budget: cfg.ImportBudget, logins: cfg.Logins}
 }
 
 // sessionRow is what the sessions table shows of one session: its
@@ -320,6 +325,9 @@ func (c *Console) Routes(r chi.Router) {
 		r.Get("/workflows/{id}/edit", c.workflowEdit)
 		r.Post("/workflows/{id}/edit", c.workflowSave)
 		r.Post("/workflows/{id}/fork", c.workflowFork)
+		if c.logins != nil {
+			r.Post("/logout", c.logout)
+		}
 	})
 	r.NotFound(c.checkCSRF(http.HandlerFunc(c.notFound)).ServeHTTP)
 }
@@ -332,6 +340,10 @@ type chrome struct {
 	Config                 Settings // for the restart banner and the poll interval
 	Search                 bool     // the header offers the search
 	Import                 bool     // the header links the import page
+	Logout                 bool     // the header offers to log out
+	// Relogin, when not zero, is the fresh-login window a refused write
+	// needed: the page says to log in again, above its form.
+	Relogin time.Duration
 }
 
 // chrome is read before the page's data, so a write that lands while the
@@ -339,7 +351,8 @@ type chrome struct {
 // it.
 func (c *Console) chrome(title string) chrome {
 	s := c.settings()
-	return chrome{Title: title, Version: c.version, Cursor: c.cursor(s), CSRF: c.csrf, Config: s, Search: c.resumer != nil, Import: c.bundles != nil}
+	return chrome{Title: title, Version: c.version, Cursor: c.cursor(s), CSRF: c.csrf, Config: s, Search: c.resumer != nil, Import: c.bundles != nil,
+		Logout: c.logins != nil}
 }
 
 // cursor names what a page shows: the store's change cursor and the

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/go-chi/chi/v5"
 
@@ -356,6 +357,11 @@ func (c *Console) workflowSave(w http.ResponseWriter, r *http.Request) {
 		c.renderEditor(w, r, http.StatusOK, m, v)
 		return
 	}
+	if m.Relogin = c.stale(r); m.Relogin > 0 {
+		v.Check = checkText(v.Text, v.Source.Kind)
+		c.renderEditor(w, r, reloginStatus, m, v)
+		return
+	}
 	if k := checkText(v.Text, v.Source.Kind); k.Refusal != "" {
 		v.Err, v.Check = "Not saved: "+k.Refusal, k
 		c.renderEditor(w, r, http.StatusUnprocessableEntity, m, v)
@@ -430,7 +436,8 @@ type newFileView struct {
 	Name       string            // the new id's name part
 	Title      string            // the fork's name people see (fork only)
 	Err        string
-	Existing   string // the URL of a workflow already under the name
+	Existing   string        // the URL of a workflow already under the name
+	Relogin    time.Duration // the fresh-login window an old login missed (chrome.Relogin)
 }
 
 // forkedName is the name part of id, proposed for its fork.
@@ -451,7 +458,9 @@ func (c *Console) forkWorkflowOffer(w http.ResponseWriter, r *http.Request, stat
 		return
 	}
 	v.Workspaces = workspaces
-	c.render(w, r, status, forkWorkflowPage(c.chrome("Fork "+string(v.ID)), v))
+	m := c.chrome("Fork " + string(v.ID))
+	m.Relogin = v.Relogin
+	c.render(w, r, status, forkWorkflowPage(m, v))
 }
 
 // newWorkflowOffer renders the new-workflow form.
@@ -462,7 +471,9 @@ func (c *Console) newWorkflowOffer(w http.ResponseWriter, r *http.Request, statu
 		return
 	}
 	v.Workspaces = workspaces
-	c.render(w, r, status, newWorkflowPage(c.chrome("New workflow"), v))
+	m := c.chrome("New workflow")
+	m.Relogin = v.Relogin
+	c.render(w, r, status, newWorkflowPage(m, v))
 }
 
 // workflowNew renders the form for a new workflow.
@@ -507,6 +518,10 @@ func (c *Console) createFrom(w http.ResponseWriter, r *http.Request, v newFileVi
 	v.Workspace, v.Name = r.PostFormValue("workspace"), strings.TrimSpace(r.PostFormValue("name"))
 	if ok, err := c.knownWorkspace(v.Workspace); err != nil || !ok {
 		c.notFound(w, r)
+		return
+	}
+	if v.Relogin = c.stale(r); v.Relogin > 0 {
+		again(w, r, reloginStatus, v)
 		return
 	}
 	kind, ns := catalog.User, "user"

@@ -168,6 +168,10 @@ func (c *Console) forkPost(w http.ResponseWriter, r *http.Request) {
 	}
 	v.Context = r.PostFormValue("context")
 	m := c.chrome("Fork " + at.Node.String())
+	if m.Relogin = c.stale(r); m.Relogin > 0 {
+		c.render(w, r, reloginStatus, forkPage(m, v))
+		return
+	}
 	res, to := c.runs.Fork(r.Context(), at, []byte(v.Context))
 	switch res := res.(type) {
 	case protocol.ErrorResult:
@@ -306,10 +310,15 @@ func (c *Console) restartPost(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	v.Context = r.PostFormValue("context")
+	m := c.chrome("Restart " + at.Run.String())
+	if m.Relogin = c.stale(r); m.Relogin > 0 {
+		c.render(w, r, reloginStatus, restartPage(m, v))
+		return
+	}
 	res, to := c.runs.Restart(r.Context(), at, []byte(v.Context))
 	if e, refused := res.(protocol.ErrorResult); refused {
 		v.Refused = e.Error
-		c.render(w, r, http.StatusUnprocessableEntity, restartPage(c.chrome("Restart "+at.Run.String()), v))
+		c.render(w, r, http.StatusUnprocessableEntity, restartPage(m, v))
 		return
 	}
 	http.Redirect(w, r, nodeURL(to.Session, to.Run, to.Node), http.StatusSeeOther)

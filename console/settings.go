@@ -60,6 +60,11 @@ func (c *Console) configRestart(w http.ResponseWriter, r *http.Request) {
 		c.render(w, r, http.StatusConflict, configView(c.chrome("Configuration"), c.settings(), "This Console cannot restart its daemon."))
 		return
 	}
+	m := c.chrome("Configuration")
+	if m.Relogin = c.stale(r); m.Relogin > 0 {
+		c.render(w, r, reloginStatus, configView(m, c.settings(), ""))
+		return
+	}
 	if err := c.restart(); err != nil {
 		c.render(w, r, http.StatusConflict, configView(c.chrome("Configuration"), c.settings(), err.Error()))
 		return

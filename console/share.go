@@ -254,8 +254,12 @@ func (c *Console) importRefused(w http.ResponseWriter, r *http.Request, m chrome
 // importShow is where a confirmed import lands (what it created), or a
 // held preview (what its dry run said it would create).
 func (c *Console) importShow(w http.ResponseWriter, r *http.Request) {
-	m := c.chrome("Import a session")
-	digest := chi.URLParam(r, "digest")
+	c.showUpload(w, r, http.StatusOK, c.chrome("Import a session"), chi.URLParam(r, "digest"))
+}
+
+// showUpload renders the upload held under digest, with status when it
+// is held.
+func (c *Console) showUpload(w http.ResponseWriter, r *http.Request, status int, m chrome, digest string) {
 	u, ok := c.uploads.get(digest, c.now())
 	if !ok {
 		c.render(w, r, http.StatusNotFound, importPage(m, importView{Gone: true}))
@@ -269,7 +273,7 @@ func (c *Console) importShow(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	c.render(w, r, http.StatusOK, importPage(m, v))
+	c.render(w, r, status, importPage(m, v))
 }
 
 // importConfirm imports a held upload, once: confirming it again (a
@@ -285,8 +289,13 @@ func (c *Console) importConfirm(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if u.report.DryRun {
+		m := c.chrome("Import a session")
+		if m.Relogin = c.stale(r); m.Relogin > 0 {
+			c.showUpload(w, r, reloginStatus, m, digest)
+			return
+		}
 		rep, err := c.bundles.Import(u.bundle, false)
-		if c.importRefused(w, r, c.chrome("Import a session"), &importView{Name: u.name, Digest: digest}, err) {
+		if c.importRefused(w, r, m, &importView{Name: u.name, Digest: digest}, err) {
 			return
 		}
 		c.uploads.imported(u, rep, c.now())

@@ -20,7 +20,7 @@ var noRedirects = &http.Client{Timeout: 30 * time.Second, CheckRedirect: func(*h
 
 var loginLine = regexp.MustCompile(`Log in:\s+(http://\S+/login\?token=\S+)`)
 
-// logIn follows a login link and returns the session cookie it set, or
+// logIn follows a login link and returns the login cookie it set, or
 // nil with the status when it set none.
 func logIn(t *testing.T, link string) (*http.Cookie, int) {
 	t.Helper()
@@ -37,7 +37,7 @@ func logIn(t *testing.T, link string) (*http.Cookie, int) {
 	return nil, resp.StatusCode
 }
 
-// withCookie is GET u with the session cookie c: the status and body.
+// withCookie is GET u with the login cookie c: the status and body.
 func withCookie(t *testing.T, u string, c *http.Cookie) (int, string) {
 	t.Helper()
 	code, _, body := get(t, u, "", "Cookie", c.Name+"="+c.Value)
@@ -54,7 +54,7 @@ func cmdline(t *testing.T, pid int) []string {
 }
 
 // The daemon prints a login link; `workrail console --print` makes more.
-// Each sets the session cookie once. The cookie outlives restarts (an open
+// Each sets the login cookie once. The cookie outlives restarts (an open
 // page keeps working), codes do not, and restarting twice leaves the
 // daemon's command line as it was (it used to grow a --port each time).
 func TestConsoleLoginAndRestart(t *testing.T) {
@@ -73,10 +73,10 @@ func TestConsoleLoginAndRestart(t *testing.T) {
 	}
 	cookie, code := logIn(t, banner)
 	if cookie == nil {
-		t.Fatalf("the banner's link = %d, no session cookie", code)
+		t.Fatalf("the banner's link = %d, no login cookie", code)
 	}
 	if !cookie.HttpOnly || cookie.SameSite != http.SameSiteStrictMode || cookie.Path != "/" {
-		t.Errorf("session cookie %+v: want HttpOnly, SameSite=Strict, Path=/", cookie)
+		t.Errorf("login cookie %+v: want HttpOnly, SameSite=Strict, Path=/", cookie)
 	}
 	if code, body := withCookie(t, base+"/", cookie); code != http.StatusOK || !strings.Contains(body, `name="csrf"`) && !strings.Contains(body, "X-CSRF-Token") {
 		t.Fatalf("GET / with the cookie = %d; want the Console page with its form token", code)
@@ -105,7 +105,7 @@ func TestConsoleLoginAndRestart(t *testing.T) {
 			t.Fatalf("after restart %d the command line is %q; before it was %q", i+1, after, before)
 		}
 		if code, _ := withCookie(t, base+"/", cookie); code != http.StatusOK {
-			t.Fatalf("after restart %d the session cookie gets %d; want the Console", i+1, code)
+			t.Fatalf("after restart %d the login cookie gets %d; want the Console", i+1, code)
 		}
 	}
 	if c, code := logIn(t, link); c != nil || code != http.StatusUnauthorized {

@@ -21,6 +21,7 @@ import (
 	"github.com/workrail/workrail/engine/protocol"
 	"github.com/workrail/workrail/server/budget"
 	"github.com/workrail/workrail/server/home"
+	"github.com/workrail/workrail/server/login"
 	"github.com/workrail/workrail/store"
 )
 
@@ -37,7 +38,7 @@ type Config struct {
 	AnyPort bool
 	Version string
 	// Token is the bearer HTTP MCP clients send to /mcp; it opens the
-	// Console too, and the Console's session cookie is derived from it.
+	// Console too. The Console's login cookies owe nothing to it.
 	Token string
 	// Tools runs the MCP tools.
 	Tools Tools
@@ -93,6 +94,7 @@ type Daemon struct {
 	errs      chan error
 	doctors   singleflight.Group
 	owner     *owner // who may open the Console
+	logins    *login.Logins
 	routes    chi.Routes
 	act       activity
 	control   chan Action
@@ -106,9 +108,19 @@ type Daemon struct {
 // notification stream is open.
 const watchInterval = 2 * time.Second
 
-// Start binds the listeners, writes daemon.json and serves.
-func Start(cfg Config) (*Daemon, error) {
-	d := &Daemon{cfg: cfg, errs: make(chan error, 2), control: make(chan Action, 1), started: cfg.Now(), notes: newNotifier()}
+// Start takes the home's Console logins, binds the listeners, writes
+// daemon.json and serves.
+func Start(cfg Config) (d *Daemon, err error) {
+	logins, err := login.Open(cfg.Home, cfg.Now, func(format string, a ...any) { cfg.Log.Warn(fmt.Sprintf(format, a...)) })
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if err != nil {
+			logins.Close()
+		}
+	}()
+	d = &Daemon{cfg: cfg, errs: make(chan error, 2), control: make(chan Action, 1), started: cfg.Now(), notes: newNotifier(), logins: logins}
 	tcpLn, err := listenTCP(cfg.Port, cfg.AnyPort)
 	if err != nil {
 		return nil, err
@@ -128,7 +140,7 @@ func Start(cfg Config) (*Daemon, error) {
 		lim = DefaultLimits()
 	}
 	port := tcpLn.Addr().(*net.TCPAddr).Port
-	d.owner = newOwner(cfg.Token, port, cfg.Now)
+	d.owner = newOwner(cfg.Token, port, cfg.Now, logins, func(format string, a ...any) { cfg.Log.Warn(fmt.Sprintf(format, a...)) })
 	tcpRouter := d.router(port, mcpHTTP)
 	d.routes = tcpRouter
 	d.tcp = &http.Server{Handler: tcpRouter, ReadHeaderTimeout: lim.HeaderTimeout, IdleTimeout: lim.TCPIdle}
@@ -223,8 +235,9 @@ func (d *Daemon) URL() string { return d.url }
 // Errs reports a listener that stopped unexpectedly.
 func (d *Daemon) Errs() <-chan error { return d.errs }
 
-// Shutdown stops serving and removes daemon.json and the socket. The
-// caller closes the store after it.
+// Shutdown stops serving, removes daemon.json and the socket, and saves
+// and lets go of the Console's logins. The caller closes the store after
+// it.
 func (d *Daemon) Shutdown(ctx context.Context) error {
 	d.notes.close() // notification streams never end by themselves
 	tcpErr, unixErr := d.tcp.Shutdown(ctx), d.unix.Shutdown(ctx)
@@ -239,7 +252,7 @@ func (d *Daemon) Shutdown(ctx context.Context) error {
 	}
 	err = errors.Join(err, d.cfg.Home.RemoveInfo(os.Getpid()))
 	os.Remove(d.cfg.Home.Socket())
-	return err
+	return errors.Join(err, d.logins.Close())
 }
 
 func errText(err error) string {

@@ -41,8 +41,9 @@ func (d *Daemon) router(port int, mcpHTTP http.Handler) chi.Router {
 
 // socketRouter is the unix socket surface, reachable only by this user:
 // MCP for shims, the daemon's identity, doctor, status, stop, restart,
-// sessions, export and import, a Console login link for the CLI, and retiring
-// for a newer shim (never on TCP: a web page could ask it).
+// sessions, export and import, a Console login link and the end of every
+// login for the CLI, and retiring for a newer shim (never on TCP: a web
+// page could ask it).
 func (d *Daemon) socketRouter(mcpHTTP http.Handler) http.Handler {
 	r := chi.NewRouter()
 	r.With(d.act.track, guard).Post("/mcp", mcpHTTP.ServeHTTP)
@@ -54,6 +55,7 @@ func (d *Daemon) socketRouter(mcpHTTP http.Handler) http.Handler {
 	r.Post("/api/stop", d.stop)
 	r.Post("/api/restart", d.restart)
 	r.Post("/api/login-link", d.loginLink)
+	r.Post("/api/logout-all", d.logoutAll)
 	d.shareRoutes(r)
 	d.secretRoutes(r)
 	return r

@@ -32,10 +32,11 @@ func surfaces(t *testing.T) (tcp, socket http.Handler) {
 	d := &Daemon{cfg: Config{Home: "/home/test/.local/share/workrail", Version: "test", Token: testToken, Tools: uc,
 		Console: func(r chi.Router) {
 			r.Get("/", func(w http.ResponseWriter, _ *http.Request) { io.WriteString(w, "console") })
+			r.Post("/logout", Logout)
 		},
 		Static: fstest.MapFS{"static/app.css": {Data: []byte("body{}")}},
 		Doctor: func() ([]store.Report, error) { return []store.Report{}, nil },
-		Log:    slog.New(slog.DiscardHandler)}, url: "http://127.0.0.1:7421", owner: newOwner(testToken, 7421, executetest.Clock), notes: newNotifier()}
+		Log:    slog.New(slog.DiscardHandler)}, url: "http://127.0.0.1:7421", owner: testOwner(t, executetest.Clock), notes: newNotifier()}
 	mcpHTTP := mcpserver.NewStreamableHTTPServer(NewMCPServer(uc, protocol.Features{CheckpointWorkflow: true}, "test", slog.New(slog.DiscardHandler)), mcpserver.WithStateLess(true), mcpserver.WithEndpointPath("/mcp"))
 	return d.router(7421, mcpHTTP), d.socketRouter(mcpHTTP)
 }
@@ -81,6 +82,8 @@ func TestRoutes(t *testing.T) {
 		{"health over the socket", socket, "GET", "/health", "", 200},
 		{"a login link over the socket", socket, "POST", "/api/login-link", "", 200},
 		{"no login link over tcp", tcp, "POST", "/api/login-link", "Bearer " + testToken, 404},
+		{"every login ended over the socket", socket, "POST", "/api/logout-all", "", 200},
+		{"no ending every login over tcp", tcp, "POST", "/api/logout-all", "Bearer " + testToken, 404},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

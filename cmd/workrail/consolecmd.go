@@ -11,15 +11,18 @@ import (
 
 	"github.com/workrail/workrail/server"
 	"github.com/workrail/workrail/server/home"
+	"github.com/workrail/workrail/server/login"
 )
 
 // runConsole is `workrail console`: it asks the daemon, over the socket
 // only this user can reach, for a one-time login link and opens it in the
 // browser, or prints it (--print, or when no browser opens). A daemon that
-// is not running is started, as `workrail restart` does.
+// is not running is started, as `workrail restart` does. --logout-all
+// ends every Console login instead.
 func runConsole(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("console", flag.ContinueOnError)
 	printOnly := fs.Bool("print", false, "print the link instead of opening it")
+	logoutAll := fs.Bool("logout-all", false, "end every Console login (every browser must log in again), and open nothing")
 	if code, done := parseFlags(fs, args, stdout, stderr); done {
 		return code
 	}
@@ -32,6 +35,15 @@ func runConsole(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintln(stderr, "workrail console:", err)
 		return 1
+	}
+	if *logoutAll {
+		n, err := endLogins(h)
+		if err != nil {
+			fmt.Fprintln(stderr, "workrail console:", err)
+			return 1
+		}
+		fmt.Fprintln(stdout, endedText(n))
+		return 0
 	}
 	link, err := loginLink(h)
 	if err != nil {
@@ -89,4 +101,37 @@ func openBrowser(url string) (string, error) {
 	case <-time.After(5 * time.Second):
 	}
 	return opener, nil
+}
+
+// endLogins ends every Console login of home h and says how many were
+// live: the running daemon's, over its socket; with none running, those
+// in the home's logins.json. A daemon that is starting holds the file
+// before it answers on the socket, so it is asked again until it does.
+func endLogins(h home.Dir) (int, error) {
+	var n int
+	var err error
+	done := func() bool {
+		var out server.LoggedOut
+		if err = askDaemon(h, "POST", "/api/logout-all", &out); !errors.Is(err, errNotRunning) {
+			n = out.Ended
+			return true
+		}
+		n, err = login.EndAllIn(h, time.Now())
+		return !errors.Is(err, login.ErrInUse)
+	}
+	if !waitFor(done) {
+		return 0, fmt.Errorf("a daemon holds %s but does not answer on %s; stop it, then try again", h.Path("logins.lock"), h.Socket())
+	}
+	return n, err
+}
+
+// endedText says how many logins ended.
+func endedText(n int) string {
+	switch n {
+	case 0:
+		return "No Console login was live."
+	case 1:
+		return "Ended 1 Console login: log in again with `workrail console`."
+	}
+	return fmt.Sprintf("Ended %d Console logins: log in again with `workrail console`.", n)
 }

@@ -43,5 +43,13 @@ func runKeys(args []string, stdout, stderr io.Writer) int {
 	if info, err := h.ReadInfo(); err == nil && info.Alive() {
 		fmt.Fprintf(stdout, "The running daemon (pid %d) signs with the key it loaded at start: restart it to use key %d.\n", info.PID, id)
 	}
+	// A rotation is what a person does after a leak: every Console login
+	// ends with it.
+	n, err := endLogins(h)
+	if err != nil {
+		fmt.Fprintln(stderr, "workrail keys: the key rotated, but the Console's logins did not end:", err)
+		return 1
+	}
+	fmt.Fprintln(stdout, endedText(n))
 	return 0
 }

@@ -29,7 +29,7 @@ type command struct {
 func commands() []command {
 	return []command{
 		{"daemon", "workrail [daemon] [--port N]", "run the daemon (Console + MCP) in the foreground", runDaemon},
-		{"console", "workrail console [--print]", "open the Console in your browser with a one-time login link (starts the daemon if none runs)", runConsole},
+		{"console", "workrail console [--print | --logout-all]", "open the Console in your browser with a one-time login link (starts the daemon if none runs), or end every Console login", runConsole},
 		{"mcp", "workrail mcp", "stdio MCP server for your IDE (starts the daemon if needed)", runShim},
 		{"validate", "workrail validate [--json] [--bundled] FILE…|FOLDER… | validate --catalog [--json]", "check workflow files (either format; the files given are one set, routine calls resolving among them and the bundled ones); exit 0 only if all are valid; or print the builtins catalog", runValidate},
 		{"doctor", "workrail doctor [--json] [--rebuild-indexes | --salvage NEW.db | --secrets]",
@@ -45,7 +45,7 @@ func commands() []command {
 		{"import", "workrail import FILE [--dry-run] [--json]", "verify a bundle (.json or .json.gz) and add it as a new session", runImport},
 		{"scrub", "workrail scrub SESSION [--json]", "replace a session holding secrets (see doctor --secrets) by a copy with each secret replaced by a marker, and delete the original", runScrub},
 		{"compact", "workrail compact [--json]", "with the daemon stopped, rewrite the database without its free space, verify every session, and report bytes before and after", runCompact},
-		{"keys", "workrail keys rotate", "sign new tokens with a fresh key (old tokens keep working)", runKeys},
+		{"keys", "workrail keys rotate", "sign new tokens with a fresh key (old tokens keep working) and end every Console login", runKeys},
 		{"version", "workrail version", "print the version", runVersion},
 		{"help", "workrail help [COMMAND]", "print this help, or one command's", runHelp},
 	}

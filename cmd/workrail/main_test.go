@@ -29,7 +29,7 @@ func TestCommandLine(t *testing.T) {
 		{"daemon -h", 0, "-port int", ""},
 		{"daemon -help", 0, "-verbose", ""},
 		{"mcp --help", 0, "Usage: workrail mcp\n", ""},
-		{"console --help", 0, "Usage: workrail console [--print]\n\nOpen the Console in your browser", ""},
+		{"console --help", 0, "Usage: workrail console [--print | --logout-all]\n\nOpen the Console in your browser", ""},
 		{"console now", 2, "", `unexpected argument "now"`},
 		{"mcp -h", 0, "Usage: workrail mcp\n", ""},
 		{"validate --help", 0, "-bundled", ""},

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"sync/atomic"
 	"time"
 
@@ -17,6 +18,7 @@ import (
 	"github.com/workrail/workrail/server/config"
 	"github.com/workrail/workrail/server/gitrepo"
 	"github.com/workrail/workrail/server/home"
+	"github.com/workrail/workrail/server/login"
 	"github.com/workrail/workrail/server/secrets"
 	"github.com/workrail/workrail/server/sources"
 	"github.com/workrail/workrail/store"
@@ -136,6 +138,7 @@ func serveStore(h home.Dir, port portChoice, anyPort bool, st *store.Store, logg
 	}
 	imports := budget.New(budget.DefaultBytes, budget.DefaultWaiting, budget.DefaultWait) // the Console's previews and the import API share it
 	con := console.New(console.Config{Store: st, Workflows: reg, Runs: uc, Files: reg, Secret: []byte(token), Now: time.Now, Logf: logger.printf, Errors: logger, ImportBudget: imports,
+		Logins:   consoleLogins{},
 		Resumer:  resumer,
 		Bundles:  uc,
 		About:    console.About{Version: version, Home: string(h), StartedAt: started, Log: h.Log(), Snippets: snippets(executable(), h)},
@@ -201,3 +204,12 @@ func consoleSettings(s config.Snapshot) console.Settings {
 	}
 	return out
 }
+
+// consoleLogins are the daemon's Console logins as the Console asks about
+// them: every Console request has passed the daemon's login check, which
+// left what it found in the request.
+type consoleLogins struct{}
+
+func (consoleLogins) Fresh(r *http.Request) bool                    { return server.FreshLogin(r) }
+func (consoleLogins) FreshFor() time.Duration                       { return login.FreshFor }
+func (consoleLogins) Logout(w http.ResponseWriter, r *http.Request) { server.Logout(w, r) }

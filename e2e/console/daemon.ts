@@ -5,6 +5,7 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { request } from '@playwright/test';
 
 /** repoRoot is the Go module root (this file lives in e2e/console). */
 export const repoRoot = path.resolve(__dirname, '..', '..');
@@ -50,6 +51,21 @@ export function loginLink(ws: Workspace): string {
   const link = out.match(/http:\/\/\S+\/login\?token=\S+/);
   if (!link) throw new Error(`workrail console --print printed no link:\n${out}`);
   return link[0];
+}
+
+/**
+ * logInAs logs in as the owner does (a link from `workrail console
+ * --print`) and writes the login's cookie to path as a storage state.
+ */
+export async function logInAs(ws: Workspace, path: string) {
+  const owner = await request.newContext();
+  try {
+    const login = await owner.get(loginLink(ws), { maxRedirects: 0 });
+    if (login.status() !== 303) throw new Error(`logging in to the Console: ${login.status()} ${await login.text()}`);
+    await owner.storageState({ path });
+  } finally {
+    await owner.dispose();
+  }
 }
 
 export function readInfo(home: string): DaemonInfo | undefined {

@@ -1,7 +1,7 @@
 // The fixtures every Console spec imports instead of @playwright/test's:
 //   import { test, expect, htmxIdle } from './fixtures';
 // baseURL is the daemon global setup started, and every page and request
-// carries its owner's session cookie; seed is what it seeded; agent
+// carries its owner's login cookie; seed is what it seeded; agent
 // is an MCP client over the real shim, for specs that act as an agent
 // mid-test. Every page counts htmx requests in flight (for htmxIdle) and
 // fails its test on any console error or uncaught exception: CSP
@@ -10,7 +10,9 @@
 // Below them: helpers to drive the 2 s change poll on
 // a paused clock (pauseClock, pollOnce), to tell an htmx swap from a page
 // load (markWindow), and to check a page's width.
+import fs from 'node:fs';
 import { test as base, expect, type Page, type Response } from '@playwright/test';
+import { logInAs } from './daemon';
 import { Mcp } from './mcp';
 import type { Seed } from './seed';
 
@@ -37,10 +39,17 @@ export const test = base.extend<Fixtures>({
   baseURL: async ({}, use) => {
     await use(env('WORKRAIL_E2E_URL'));
   },
-  // Every page and request is the owner's: the session cookie global
-  // setup got through a login link (login.spec.ts tests that flow).
+  // Every page and request is the owner's: the login cookie global setup
+  // got through a login link (login.spec.ts tests that flow). Writes that
+  // change what an agent will run need a login made in the last 15
+  // minutes, so a run that lasts longer logs in again (the specs run one
+  // at a time: the file is this worker's alone).
   storageState: async ({}, use) => {
-    await use(env('WORKRAIL_E2E_STATE'));
+    const state = env('WORKRAIL_E2E_STATE');
+    if (Date.now() - fs.statSync(state).mtimeMs > 10 * 60_000) {
+      await logInAs({ root: '', bin: env('WORKRAIL_E2E_BIN'), home: env('WORKRAIL_E2E_HOME') }, state);
+    }
+    await use(state);
   },
   seed: async ({}, use) => {
     await use(JSON.parse(env('WORKRAIL_E2E_SEED')));

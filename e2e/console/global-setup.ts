@@ -10,8 +10,7 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { request } from '@playwright/test';
-import { build, Daemon, killStrays, loginLink, makeWorkspace, repoRoot } from './daemon';
+import { build, Daemon, killStrays, logInAs, makeWorkspace, repoRoot } from './daemon';
 import { seed } from './seed';
 import { seedSessions } from './seed_sessions';
 import { seedLong } from './seed_long';
@@ -46,13 +45,9 @@ export default async function globalSetup() {
     }
     // The Console is its owner's: log in as the owner does (a one-time
     // link from `workrail console --print`), and hand the specs the
-    // session cookie it set as a storage state.
+    // login cookie it set as a storage state.
     const state = path.join(ws.root, 'owner.json');
-    const owner = await request.newContext();
-    const login = await owner.get(loginLink(ws), { maxRedirects: 0 });
-    if (login.status() !== 303) throw new Error(`logging in to the Console: ${login.status()} ${await login.text()}`);
-    await owner.storageState({ path: state });
-    await owner.dispose();
+    await logInAs(ws, state);
     process.env.WORKRAIL_E2E_STATE = state;
     process.env.WORKRAIL_E2E_URL = daemon.info.url;
     process.env.WORKRAIL_E2E_BIN = ws.bin;

@@ -1,7 +1,9 @@
 // The Console is its owner's. Without a credential every page, fragment
 // and form gets the login page, which says how to get in and nothing
 // else; a one-time link from `workrail console --print` logs the browser
-// in (an HttpOnly, SameSite=Strict session cookie) and is spent.
+// in (an HttpOnly, SameSite=Strict login cookie) and is spent; Log out,
+// in every page's header, ends that login.
+import { request } from '@playwright/test';
 import { test, expect, pauseClock, pollMs, shootPhoneAndDesktop } from './fixtures';
 import { loginLink } from './daemon';
 
@@ -42,7 +44,9 @@ test.describe('a browser that has not logged in', () => {
     const cookies = await page.context().cookies();
     expect(cookies).toHaveLength(1);
     expect(cookies[0].name).toMatch(/^workrail_console_\d+$/);
-    expect(cookies[0]).toMatchObject({ domain: '127.0.0.1', path: '/', httpOnly: true, sameSite: 'Strict', secure: false, expires: -1 });
+    expect(cookies[0]).toMatchObject({ domain: '127.0.0.1', path: '/', httpOnly: true, sameSite: 'Strict', secure: false });
+    // The browser keeps it as long as a login lasts at most: 24 hours.
+    expect(Math.abs(cookies[0].expires * 1000 - (Date.now() + 24 * 3_600_000)), 'the cookie lasts 24 hours').toBeLessThan(120_000);
     expect(await page.evaluate(() => document.cookie), 'no script can read the cookie').toBe('');
 
     const other = await browser.newContext({ baseURL, storageState: noCookies });
@@ -66,5 +70,58 @@ test.describe('a page whose login is gone', () => {
     await page.clock.runFor(pollMs);
     await reloaded;
     await expect(page.getByTestId('login')).toContainText('workrail console');
+  });
+});
+
+test.describe('Log out', () => {
+  // A login of this test's own: logging out the one the other specs share would end theirs.
+  test.use({ storageState: noCookies, allowConsoleErrors: true });
+
+  test('is in every page header at phone and desktop width, and ends this browser\'s login only', async ({ page, browser, baseURL, seed, consoleErrors }, info) => {
+    await page.goto(link());
+    await expect(page).toHaveURL(`${baseURL}/`);
+    const s = Object.values(seed)[0];
+    for (const url of ['/', `/sessions/${s.sessionId}`, '/workflows', '/workflows/new', '/config', '/no-such-page']) {
+      await page.goto(url);
+      await expect(page.locator('header').getByRole('button', { name: 'Log out' }), url).toBeVisible();
+    }
+    await page.goto('/');
+    const logout = page.locator('header').getByRole('button', { name: 'Log out' });
+    for (const width of [390, 1280]) {
+      await page.setViewportSize({ width, height: 844 });
+      await expect(logout, `Log out at ${width} px`).toBeInViewport({ ratio: 1 });
+      const box = (await logout.boundingBox())!;
+      expect(box.height, `Log out at ${width} px is big enough to press`).toBeGreaterThanOrEqual(24);
+      for (const scheme of ['light', 'dark'] as const) {
+        await page.emulateMedia({ colorScheme: scheme });
+        await page.locator('header').screenshot({ path: info.outputPath(`logout-header-${width}-${scheme}.png`) });
+      }
+    }
+    await page.emulateMedia({ colorScheme: 'light' });
+    await shootPhoneAndDesktop(page, 'logout', (f) => info.outputPath(f));
+
+    // The owner's other browser, logged in on its own.
+    const other = await browser.newContext({ baseURL, storageState: noCookies });
+    const otherPage = await other.newPage();
+    await otherPage.goto(link());
+    const [mine] = await page.context().cookies();
+
+    await logout.click();
+    await expect(page.getByTestId('login')).toContainText('You are logged out of the Console in this browser.');
+    expect(await page.context().cookies(), 'the cookie is gone from this browser').toEqual([]);
+    await shootPhoneAndDesktop(page, 'logged-out', (f) => info.outputPath(f));
+    expect((await page.goto('/'))!.status()).toBe(401);
+
+    // The ended login's cookie, replayed from elsewhere, opens nothing.
+    const replay = await request.newContext({ baseURL, storageState: { cookies: [mine], origins: [] } });
+    const res = await replay.get('/');
+    expect(res.status()).toBe(401);
+    expect(await res.text()).toContain('Your login to this Console has ended');
+    await replay.dispose();
+
+    expect((await otherPage.goto('/'))!.status(), 'the other browser stays logged in').toBe(200);
+    await other.close();
+    // The not-found page and the pages after logging out answer 404 and 401; nothing else went wrong.
+    expect(consoleErrors.filter((e) => !/status of (401|404)/.test(e))).toEqual([]);
   });
 });

@@ -14,8 +14,8 @@ import (
 const MinTokenLen = 32
 
 // AuthToken is the bearer token HTTP MCP clients and scripts send, and
-// the key the Console's session cookie and CSRF token derive from,
-// created on first use in auth.token (0600). An existing token is used
+// the key the Console's CSRF token derives from, created on first use in
+// auth.token (0600). An existing token is used
 // only if it is private to this user (one others could read or plant is
 // refused) and long enough not to be guessed.
 func (h Dir) AuthToken() (string, error) {
