@@ -640,3 +640,72 @@ func sameAnswer(a, b []byte) bool {
 	mask := []byte("http://console/sessions/")
 	return bytes.Equal(consoleAddr.ReplaceAll(a, mask), consoleAddr.ReplaceAll(b, mask))
 }
+
+// ---- filling a next call ----------------------------------------------------
+
+// fillCall returns the arguments of r's nextCall with the place of each of
+// its fills set to answer(fill), where a fill is {pointer, asks,
+// required, options}; nothing else is changed.
+func fillCall(t testing.TB, r result, answer func(fill map[string]any) any) map[string]any {
+	t.Helper()
+	raw, err := json.Marshal(dig(r.S, "nextCall", "arguments"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var args map[string]any
+	if err := json.Unmarshal(raw, &args); err != nil {
+		t.Fatalf("nextCall.arguments: %v: %s", err, r.Raw)
+	}
+	for _, f := range asList(r.S["fills"]) {
+		slot := f.(map[string]any)
+		setPointer(t, args, str(slot, "pointer"), answer(slot))
+	}
+	return args
+}
+
+// setPointer sets the value at a JSON pointer of doc (RFC 6901; every
+// member on the way exists).
+func setPointer(t testing.TB, doc map[string]any, ptr string, v any) {
+	t.Helper()
+	parts := strings.Split(ptr, "/")[1:]
+	var cur any = doc
+	for i, p := range parts {
+		p = strings.ReplaceAll(strings.ReplaceAll(p, "~1", "/"), "~0", "~")
+		last := i == len(parts)-1
+		switch n := cur.(type) {
+		case map[string]any:
+			if last {
+				n[p] = v
+				return
+			}
+			cur = n[p]
+		case []any:
+			k, err := strconv.Atoi(p)
+			if err != nil || k >= len(n) {
+				t.Fatalf("pointer %s: no element %s", ptr, p)
+			}
+			if last {
+				n[k] = v
+				return
+			}
+			cur = n[k]
+		default:
+			t.Fatalf("pointer %s: %s is not in %T", ptr, p, cur)
+		}
+	}
+}
+
+// plainAnswer is what a deciding agent writes where it is free to: the
+// first option, a number or a boolean where the slot asks one, else text.
+func plainAnswer(fill map[string]any, text string) any {
+	asks := str(fill, "asks")
+	switch {
+	case len(asList(fill["options"])) > 0:
+		return asList(fill["options"])[0]
+	case strings.HasSuffix(asks, "(a number)"):
+		return 1
+	case strings.HasSuffix(asks, "true or false"):
+		return true
+	}
+	return text
+}

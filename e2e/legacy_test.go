@@ -14,12 +14,12 @@ import (
 
 // The workflows of the TypeScript WorkRail's authoring format, run as they
 // are: the fixtures folder (and its routines) are workflowPaths entries of
-// config.json, and a literal agent drives every fixture through the shim in
-// each of the three modes. The agent sends exactly the nextCall it was
-// given, with notes of its own and the artifacts the step asks for: the
-// answer's example artifacts, where a loop's decision is continue the first
-// time and stop after, and an assessment rates at a level that fires the
-// step's follow-up the first time and at one that does not after.
+// config.json, and a deciding agent drives every fixture through the shim in
+// each of the three modes. The agent sends the nextCall it was given with
+// every marker filled (fills): notes of its own, a loop's decision continue
+// the first time and stop after, a rating at a level that fires the step's
+// follow-up the first time and at one that does not after, and the first
+// option or its own text wherever else it is asked.
 
 // legacyDir is the folder of fixtures, relative to this package.
 const legacyDir = "../workflows/testdata/legacy"
@@ -244,11 +244,6 @@ func driveLegacy(t *testing.T, c *client.Client, tc legacyCase, f fixture, mode 
 			t.Fatalf("call %d answered %s; ran %v:\n%s", i, r.kind(), run.ran(), r.Text)
 		}
 		stepID, title := str(r.S, "pending", "stepId"), str(r.S, "pending", "title")
-		args := copyMap(dig(r.S, "nextCall", "arguments").(map[string]any))
-		out := map[string]any{}
-		if o, ok := args["output"].(map[string]any); ok {
-			out = copyMap(o)
-		}
 		notes, ok := agentNotes(stepID, title), false
 		if tc.notes != nil {
 			var n string
@@ -256,19 +251,71 @@ func driveLegacy(t *testing.T, c *client.Client, tc legacyCase, f fixture, mode 
 				notes = n
 			}
 		}
-		delete(out, "notesMarkdown")
-		if notes != "" {
-			out["notesMarkdown"] = notes
-		}
 		first := answered[stepID] == 0
-		if arts := agentArtifacts(t, tc, f, stepID, first, asList(out["artifacts"]), decisions); len(arts) > 0 {
-			out["artifacts"] = arts
+		args := fillCall(t, r, func(fill map[string]any) any {
+			return agentAnswer(tc, f, stepID, first, notes, fill, decisions)
+		})
+		out := args["output"].(map[string]any)
+		if notes == "" {
+			delete(out, "notesMarkdown")
+		}
+		if tc.loopArtifact != nil {
+			for i, a := range asList(out["artifacts"]) {
+				if m := a.(map[string]any); strings.HasSuffix(str(m, "kind"), "loop_control") {
+					out["artifacts"].([]any)[i] = tc.loopArtifact(m)
+				}
+			}
 		}
 		answered[stepID]++
-		args["output"] = out
 		r = call(t, c, "continue_workflow", args)
 		run.calls = append(run.calls, sentCall{args, r.Raw})
 	}
+}
+
+// agentAnswer is what the agent writes in one fill of stepID's call: its
+// notes; a loop decision of continue the first time and stop after; a
+// rating that fires the step's follow-ups the first time only; the user's
+// answer or a contract's values as plainAnswer writes them.
+func agentAnswer(tc legacyCase, f fixture, stepID string, first bool, notes string, fill map[string]any, decisions map[string]int) any {
+	ptr := str(fill, "pointer")
+	switch {
+	case ptr == "/output/notesMarkdown":
+		return notes
+	case strings.HasSuffix(ptr, "/decision"):
+		decisions[stepID]++
+		if decisions[stepID] == 1 {
+			return "continue"
+		}
+		return "stop"
+	case strings.Contains(ptr, "/dimensions/"):
+		return rating(f, stepID, first, ptr[strings.LastIndex(ptr, "/")+1:])
+	}
+	return plainAnswer(fill, fmt.Sprintf("Answer of step %s.", stepID))
+}
+
+// rating is the level the agent gives dimension dim at stepID: one that
+// fires a follow-up of the step the first time (when one can), else the
+// first level that fires none.
+func rating(f fixture, stepID string, first bool, dim string) string {
+	refs, cs := f.consequences(stepID)
+	triggers := map[string]bool{}
+	for _, c := range cs {
+		triggers[c.level] = true
+	}
+	for _, ref := range refs {
+		for _, d := range f.assessments[ref] {
+			if d.id != dim {
+				continue
+			}
+			for _, c := range cs {
+				if first && (c.forAssessment == "" || c.forAssessment == ref) && slices.Contains(d.levels, c.level) {
+					return c.level
+				}
+			}
+			return calmLevel(d.levels, triggers)
+		}
+	}
+	return ""
 }
 
 // replaysIdentical sends every call of the run again: each is a replay of
@@ -289,63 +336,6 @@ func copyMap(m map[string]any) map[string]any {
 	out := make(map[string]any, len(m))
 	for k, v := range m {
 		out[k] = v
-	}
-	return out
-}
-
-// agentArtifacts are the artifacts the literal agent sends at stepID: the
-// examples, a loop decision set to continue the first time and stop after,
-// and for a step that references assessments one wr.assessment per
-// reference, rated to fire the step's follow-ups the first time only.
-func agentArtifacts(t *testing.T, tc legacyCase, f fixture, stepID string, first bool, examples []any, decisions map[string]int) []any {
-	t.Helper()
-	var out []any
-	sawAssessment := false
-	for _, e := range examples {
-		a, ok := e.(map[string]any)
-		if !ok {
-			out = append(out, e)
-			continue
-		}
-		a = copyMap(a)
-		switch kind := str(a, "kind"); {
-		case strings.HasSuffix(kind, "loop_control"):
-			a["decision"] = "stop"
-			if decisions[stepID] == 0 {
-				a["decision"] = "continue"
-			}
-			decisions[stepID]++
-			if tc.loopArtifact != nil {
-				a = tc.loopArtifact(a)
-			}
-		case kind == "wr.assessment":
-			sawAssessment = true
-			continue // rated below, one per reference
-		}
-		out = append(out, a)
-	}
-	refs, cs := f.consequences(stepID)
-	if len(refs) == 0 {
-		return out
-	}
-	if !sawAssessment {
-		t.Errorf("step %s references assessments %v, but its nextCall carries no wr.assessment example", stepID, refs)
-	}
-	triggers := map[string]bool{}
-	for _, c := range cs {
-		triggers[c.level] = true
-	}
-	for _, ref := range refs {
-		dims := map[string]any{}
-		for _, d := range f.assessments[ref] {
-			dims[d.id] = calmLevel(d.levels, triggers)
-			for _, c := range cs {
-				if first && (c.forAssessment == "" || c.forAssessment == ref) && slices.Contains(d.levels, c.level) {
-					dims[d.id] = c.level
-				}
-			}
-		}
-		out = append(out, map[string]any{"kind": "wr.assessment", "assessmentId": ref, "dimensions": dims})
 	}
 	return out
 }
@@ -661,7 +651,7 @@ func legacyCases() []legacyCase {
 			ran: []string{"discover", "differentiate", "shape", "build", "review"},
 			check: func(t *testing.T, mode string, r *legacyRun) {
 				if len(r.blocked) > 0 || len(r.gaps) > 0 {
-					t.Errorf("the contracts' own examples did not pass: blocked at %v, gaps %v\n%s", r.blockedAt(), r.gaps, r.blockerText())
+					t.Errorf("the contracts, filled, did not pass: blocked at %v, gaps %v\n%s", r.blockedAt(), r.gaps, r.blockerText())
 				}
 			}},
 		{file: "features.json", id: "legacy.features", ran: []string{"reproduce-flake", "fix-flake"},

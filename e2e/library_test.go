@@ -45,8 +45,9 @@ func requiredContext(t *testing.T, c *client.Client, id string) map[string]any {
 	return ctx
 }
 
-// follow drives a run by copying nextCall (the agent that reads only
-// structuredContent), through steps and blocks, to completion.
+// follow drives a run as a deciding agent: each answer's nextCall with
+// its markers filled (plainAnswer), through steps and blocks, to
+// completion.
 func follow(t *testing.T, c *client.Client, r result, limit int) (steps, blocks int) {
 	t.Helper()
 	for i := 0; i < limit; i++ {
@@ -60,8 +61,8 @@ func follow(t *testing.T, c *client.Client, r result, limit int) (steps, blocks 
 		default:
 			t.Fatalf("kind %s:\n%s", r.kind(), r.Text)
 		}
-		args := dig(r.S, "nextCall", "arguments").(map[string]any)
-		r = call(t, c, "continue_workflow", args)
+		step := str(r.S, "pending", "stepId")
+		r = call(t, c, "continue_workflow", fillCall(t, r, func(f map[string]any) any { return plainAnswer(f, "Did "+step+".") }))
 	}
 	t.Fatalf("no completion within %d calls", limit)
 	return
@@ -73,8 +74,9 @@ func follow(t *testing.T, c *client.Client, r result, limit int) (steps, blocks 
 // user-only dependency.
 func smallTour(id string) bool { return id == "wr.hello" || id == "wr.session" }
 
-// Guided: every bundled workflow completes for an agent that copies
-// nextCall, and a step that needs the user blocks until the answer is sent.
+// Guided: every bundled workflow completes for an agent that fills each
+// call it is given (TestBundledWorkflowsLiteralAgent holds the one that
+// copies it to the rails).
 func TestBundledWorkflowsRunGuided(t *testing.T) {
 	c := startShim(t, newHome(t))
 	for _, id := range bundledIDs(t, c) {
@@ -82,9 +84,6 @@ func TestBundledWorkflowsRunGuided(t *testing.T) {
 			r := call(t, c, "start_workflow", map[string]any{"workflowId": id, "mode": "wr.modes.guided", "context": requiredContext(t, c, id)})
 			steps, blocks := follow(t, c, r, 400)
 			t.Logf("%s: %d steps, %d blocks", id, steps, blocks)
-			if !smallTour(id) && blocks == 0 {
-				t.Errorf("%s never blocked in guided mode; every bundled workflow declares a user-only dependency", id)
-			}
 		})
 	}
 }
@@ -128,8 +127,9 @@ func TestBundledWorkflowsNeverStop(t *testing.T) {
 }
 
 // Guided, the same silent agent is blocked at the first step that needs an
-// output, and sending the blocker's suggested payload unblocks it.
-func TestGuidedBlockerPayloadUnblocks(t *testing.T) {
+// output; the blocked answer's call copied as it is is blocked again, and
+// filled it unblocks.
+func TestGuidedBlockedCallFilledUnblocks(t *testing.T) {
 	c := startShim(t, newHome(t))
 	for _, id := range bundledIDs(t, c) {
 		if smallTour(id) {
@@ -147,10 +147,14 @@ func TestGuidedBlockerPayloadUnblocks(t *testing.T) {
 				t.Fatalf("silent guided agent reached %s without a block", r.kind())
 			}
 			blockedAt := str(r.S, "pending", "stepId")
-			next := call(t, c, "continue_workflow", dig(r.S, "nextCall", "arguments").(map[string]any))
+			copied := call(t, c, "continue_workflow", dig(r.S, "nextCall", "arguments").(map[string]any))
+			if copied.kind() != "blocked" || str(copied.S, "pending", "stepId") != blockedAt {
+				t.Fatalf("the blocked call copied as it is passed %s: %s", blockedAt, copied.Raw)
+			}
+			next := call(t, c, "continue_workflow", fillCall(t, copied, func(f map[string]any) any { return plainAnswer(f, "Did it.") }))
 			if next.kind() == "blocked" || (next.kind() == "step" && str(next.S, "pending", "stepId") == blockedAt) {
 				b, _ := json.Marshal(next.S["blockers"])
-				t.Fatalf("the suggested payload did not unblock %s: %s", blockedAt, b)
+				t.Fatalf("the filled call did not unblock %s: %s", blockedAt, b)
 			}
 		})
 	}

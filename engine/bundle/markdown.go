@@ -15,7 +15,8 @@ import (
 // Markdown renders a verified bundle for pasting into a pull request: the
 // session, then each run (its status, the notes of its preferred branch
 // step by step with checkpoints marked, and the branches forked off it),
-// then the gaps, open before resolved. Notes are the agent's Markdown,
+// then the gaps, open (worst first, as a complete answer names them)
+// before resolved. Notes are the agent's Markdown,
 // kept inside block quotes, with no raw HTML (see inertBlock): every text
 // an agent, a person or a workflow wrote comes out inert. The same bundle
 // always renders the same text.
@@ -231,6 +232,7 @@ func (m *markdown) gaps() {
 			open = append(open, g)
 		}
 	}
+	slices.SortStableFunc(open, project.WorstFirst)
 	for _, group := range []struct {
 		title string
 		gaps  []Gap

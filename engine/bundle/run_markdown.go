@@ -1,6 +1,7 @@
 package bundle
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/workrail/workrail/engine"
@@ -31,7 +32,7 @@ func RunMarkdown(v *Verified, id engine.RunID) (string, bool) {
 	return "", false
 }
 
-// openGaps lists the run's gaps no later record resolved.
+// openGaps lists the run's gaps no later record resolved, worst first.
 func (m *markdown) openGaps(id engine.RunID) {
 	var open []Gap
 	for _, g := range m.v.Bundle.Gaps {
@@ -42,6 +43,7 @@ func (m *markdown) openGaps(id engine.RunID) {
 	if len(open) == 0 {
 		return
 	}
+	slices.SortStableFunc(open, project.WorstFirst)
 	m.f("### Open gaps\n\n")
 	for _, g := range open {
 		m.gap(g)

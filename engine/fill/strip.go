@@ -72,28 +72,48 @@ func strip(v any, ptr string, asks []string, removed *[]string) (any, bool) {
 // when it is false, no string in raw can be template text. It looks for
 // the marker's tag, each earlier placeholder and each asks text.
 func mayHold(raw json.RawMessage, asks []string) bool {
-	if bytes.Contains(raw, []byte(tag)) {
+	text := string(raw)
+	if strings.Contains(text, tag) {
 		return true
 	}
 	for _, h := range hints {
-		if bytes.Contains(raw, h) {
+		if strings.Contains(text, h) {
 			return true
 		}
 	}
 	for _, a := range asks {
-		if bytes.Contains(raw, []byte(strings.Trim(string(plainJSON(a)), `"`))) {
+		if strings.Contains(text, inJSON(a)) {
 			return true
 		}
 	}
 	return false
 }
 
+// inJSON is s as it reads inside a JSON string: itself, unless it holds
+// a character an encoder escapes.
+func inJSON(s string) string {
+	if !strings.ContainsAny(s, "\"<>&") && plainASCII(s) {
+		return s
+	}
+	return strings.Trim(string(plainJSON(s)), `"`)
+}
+
+func plainASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < 0x20 || s[i] >= 0x7f {
+			return false
+		}
+	}
+	return true
+}
+
 // HoldsEarlier reports whether raw holds the words of a placeholder an
 // earlier release put in nextCall: the rest of an artifact holding one is
 // that release's example, never the agent's choice.
 func HoldsEarlier(raw json.RawMessage) bool {
+	text := string(raw)
 	for _, h := range hints {
-		if bytes.Contains(raw, h) {
+		if strings.Contains(text, h) {
 			return true
 		}
 	}
@@ -103,12 +123,12 @@ func HoldsEarlier(raw json.RawMessage) bool {
 // hints are the earlier placeholders as they read in JSON, whatever the
 // encoder escaped: the ones in angle brackets also with "\u003c" and
 // "\u003e", so a marker's words (never in brackets) are not taken for one.
-var hints = func() [][]byte {
-	var out [][]byte
+var hints = func() []string {
+	var out []string
 	for _, e := range earlier {
-		out = append(out, []byte(e))
+		out = append(out, e)
 		if strings.HasPrefix(e, "<") {
-			out = append(out, []byte(`\u003c`+strings.Trim(e, "<>")+`\u003e`))
+			out = append(out, `\u003c`+strings.Trim(e, "<>")+`\u003e`)
 		}
 	}
 	return out

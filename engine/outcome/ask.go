@@ -44,9 +44,12 @@ func (a Ask) Values() []json.RawMessage {
 // and the fixed ones WorkRail asks anywhere (an agent may unwrap a marker
 // it was given at another step or in another mode).
 func (a Ask) texts() []string {
-	out := append([]string(nil), fixedAsks...)
-	for _, s := range a.Slots() {
-		out = append(out, s.Asks)
+	out := append(make([]string, 0, len(fixedAsks)+8), fixedAsks...)
+	out = append(out, a.Notes.Asks)
+	for _, art := range a.Artifacts {
+		for _, s := range art.Slots {
+			out = append(out, s.Asks)
+		}
 	}
 	return out
 }

@@ -50,22 +50,18 @@ func (ev *Evaluation) assessments(c compile.Compiled, s *compile.Step, artifacts
 		}
 		ratings[ref] = levels
 	}
-	var templates []string
-	for _, ref := range s.AssessmentRefs {
-		templates = append(templates, string(AssessmentTemplate(c, s, ref).Value))
-	}
-	contract, example := workflow.ContractAssessment, strings.Join(templates, ", ")
+	contract := workflow.ContractAssessment
 	// The ratings not made count at their most cautious levels: said once,
 	// on the first reason.
 	followups := cautious(c, s, unrated)
 	if len(missing) > 0 {
 		ev.Reasons = append(ev.Reasons, Reason{Code: MissingRequiredOutput, Step: s.ID, ContractRef: contract,
-			Detail: "no wr.assessment artifact rates " + strings.Join(missing, ", "), Example: example, Cautious: followups})
+			Detail: "no wr.assessment artifact rates " + strings.Join(missing, ", "), Cautious: followups})
 		followups = nil
 	}
 	if len(issues) > 0 {
 		ev.Reasons = append(ev.Reasons, Reason{Code: InvalidRequiredOutput, Step: s.ID, ContractRef: contract,
-			Detail: strings.Join(issues, "; "), Example: example, Cautious: followups})
+			Detail: strings.Join(issues, "; "), Cautious: followups})
 	}
 	if len(ratings) == len(s.AssessmentRefs) {
 		ev.consequences(c, s, ratings)

@@ -18,11 +18,6 @@ import (
 // continues.
 func TestEvaluateThenDecide(t *testing.T) {
 	c := MustFixture(t)
-	ex := func(id workflow.StepID) string {
-		s := MustStep(t, c, id)
-		return template(c, s, string(s.Output.ContractRef))
-	}
-	ur := func(id workflow.StepID) string { return template(c, MustStep(t, c, id), outcome.UserResponseKind) }
 	const badGaps = `{"kind":"wr.contracts.gaps","gaps":[{"summary":"","severity":"warning"}]}`
 	cases := []struct {
 		name    string
@@ -34,35 +29,35 @@ func TestEvaluateThenDecide(t *testing.T) {
 		{name: "user-only dependency", step: "ask-token",
 			blocker: event.Blocker{Code: event.BlockUserOnlyDependency, Pointer: event.Pointer{Kind: event.PointWorkflowStep, StepID: "ask-token"},
 				Message:      "Only the user can resolve this (needs_user_secret_or_token): The deploy token lives in the user's vault.",
-				SuggestedFix: "Ask the user: The deploy token for staging. Keep the secret in the chat (or let the user put it where the tool that needs it reads it): never send its value to WorkRail. Then retry with the call below, saying in its wr.user_response only that the user provided it: " + ur("ask-token")},
+				SuggestedFix: "Ask the user: The deploy token for staging. Keep the secret in the chat (or let the user put it where the tool that needs it reads it): never send its value to WorkRail. Then retry with the call below, saying in its wr.user_response only that the user provided it."},
 			gap: event.GapRecordedData{Reason: event.GapUserOnlyDependency, Dependency: workflow.NeedsUserSecretOrToken, Severity: event.SeverityCritical,
 				Summary: "Continued without the user (needs_user_secret_or_token): The deploy token lives in the user's vault.", RelatedStepID: "ask-token",
 				HowToResolve: "Ask the user: The deploy token for staging"}},
 		{name: "non-assumable choice", step: "pick-scope",
 			blocker: event.Blocker{Code: event.BlockUserOnlyDependency, Pointer: event.Pointer{Kind: event.PointWorkflowStep, StepID: "pick-scope"},
 				Message:      "Only the user can resolve this (needs_user_choice): The change can stay in one package or touch the API. The choice cannot be assumed (scope_boundary).",
-				SuggestedFix: "Ask the user: How far should the change go (options: one package | whole API), and wait for their answer: never answer for them. Then retry with the call below, their answer in place of each <<fill: …>> of its wr.user_response: " + ur("pick-scope")},
+				SuggestedFix: "Ask the user: How far should the change go (options: one package | whole API), and wait for their answer: never answer for them. Then retry with the call below, their answer in place of the markers of its wr.user_response."},
 			gap: event.GapRecordedData{Reason: event.GapUserOnlyDependency, Dependency: workflow.NeedsUserChoice, Severity: event.SeverityCritical,
 				Summary:       "The user's choice was not asked (scope_boundary): The change can stay in one package or touch the API. No choice was made; the run went on without one.",
 				RelatedStepID: "pick-scope", HowToResolve: "Ask the user: How far should the change go"}},
 		{name: "missing output", step: "report-gaps",
 			blocker: event.Blocker{Code: event.BlockMissingRequiredOutput, Pointer: event.Pointer{Kind: event.PointOutputContract, ContractRef: workflow.ContractGaps},
 				Message:      "Step report-gaps requires an artifact of kind wr.contracts.gaps in output.artifacts; none was sent.",
-				SuggestedFix: "Retry with the call below, each <<fill: …>> of this artifact replaced by your own answer: " + ex("report-gaps")},
+				SuggestedFix: "Retry with the call below, each marker of its wr.contracts.gaps artifact replaced by your own answer."},
 			gap: event.GapRecordedData{Reason: event.GapOutputMissing, Severity: event.SeverityCritical,
 				Summary: "Step report-gaps advanced without a valid wr.contracts.gaps artifact", RelatedStepID: "report-gaps",
-				HowToResolve: "Produce the artifact: " + ex("report-gaps")}},
+				HowToResolve: "Produce the wr.contracts.gaps artifact the step asks for"}},
 		{name: "invalid output", step: "report-gaps", sent: []string{badGaps},
 			blocker: event.Blocker{Code: event.BlockInvalidRequiredOutput, Pointer: event.Pointer{Kind: event.PointOutputContract, ContractRef: workflow.ContractGaps},
 				Message:      "The wr.contracts.gaps artifact does not match its contract: at /gaps/0/summary: minLength: got 0, want 1",
-				SuggestedFix: "Send an artifact shaped like this, each <<fill: …>> replaced by your own answer: " + ex("report-gaps")},
+				SuggestedFix: "Retry with the call below, its wr.contracts.gaps artifact as the contract asks, each marker replaced by your own answer."},
 			gap: event.GapRecordedData{Reason: event.GapOutputMissing, Severity: event.SeverityCritical,
 				Summary:       "Step report-gaps advanced without a valid wr.contracts.gaps artifact: at /gaps/0/summary: minLength: got 0, want 1",
-				RelatedStepID: "report-gaps", HowToResolve: "Produce the artifact: " + ex("report-gaps")}},
+				RelatedStepID: "report-gaps", HowToResolve: "Produce the wr.contracts.gaps artifact the step asks for"}},
 		{name: "required capability unknown", step: "wr-probe-web_browsing", sent: []string{obs("web_browsing", "available", "claimed")},
 			blocker: event.Blocker{Code: event.BlockRequiredCapabilityUnknown, Pointer: event.Pointer{Kind: event.PointCapability, Capability: workflow.WebBrowsing},
 				Message:      "This workflow requires web_browsing and its availability has not been observed.",
-				SuggestedFix: "Try the capability as the step says and report the result: " + ex("wr-probe-web_browsing")},
+				SuggestedFix: "Try the capability as the step says, and report what happened in the call below."},
 			gap: event.GapRecordedData{Reason: event.GapCapabilityMissing, Severity: event.SeverityCritical,
 				Summary:       "Required capability web_browsing is not available (required_capability_unknown); continued without it",
 				RelatedStepID: "wr-probe-web_browsing", HowToResolve: "Make web_browsing available and rerun the affected steps"}},
@@ -98,7 +93,7 @@ func TestEvaluateThenDecide(t *testing.T) {
 // A user dependency without options or a choice kind says neither.
 func TestUserBlockerWithoutOptions(t *testing.T) {
 	dep := &workflow.UserDependency{Reason: workflow.NeedsUserApproval, Summary: "Deleting the branch is final.", RequestedFromUser: "May I delete it"}
-	d := outcome.Decide(workflow.Guided, []outcome.Reason{{Code: outcome.UserOnlyDependency, Step: "s", Dependency: dep, Example: "{}"}})
+	d := outcome.Decide(workflow.Guided, []outcome.Reason{{Code: outcome.UserOnlyDependency, Step: "s", Dependency: dep}})
 	b := d.Blockers[0]
 	if strings.Contains(b.Message, "cannot be assumed") || strings.Contains(b.SuggestedFix, "options") {
 		t.Fatalf("blocker = %+v; mentions a choice kind or options the dependency does not have", b)
@@ -218,7 +213,7 @@ func TestGapTextIsBounded(t *testing.T) {
 	dep := &workflow.UserDependency{Reason: workflow.NeedsUserArtifact, Summary: long, RequestedFromUser: long}
 	reasons := []outcome.Reason{
 		{Code: outcome.UserOnlyDependency, Step: "s", Dependency: dep},
-		{Code: outcome.InvalidRequiredOutput, Step: "s", ContractRef: workflow.ContractGaps, Detail: long, Example: long},
+		{Code: outcome.InvalidRequiredOutput, Step: "s", ContractRef: workflow.ContractGaps, Detail: long},
 	}
 	for _, g := range outcome.Decide(workflow.FullAutoNeverStop, reasons).Gaps {
 		if len(g.Summary) > outcome.MaxMessageBytes || len(g.HowToResolve) > outcome.MaxSuggestedFixBytes ||

@@ -95,8 +95,14 @@ func Judge(c compile.Compiled, s *compile.Step, a Attempt) Evaluation {
 }
 
 // kindOf returns an artifact's kind; one that is not an object with a
-// string kind has none ("") and is judged as such.
+// string kind has none ("") and is judged as such. An artifact that opens
+// with a plain kind (as agents write them) is read without a decoder.
 func kindOf(a json.RawMessage) string {
+	if rest, ok := bytes.CutPrefix(a, []byte(`{"kind":"`)); ok {
+		if end := bytes.IndexByte(rest, '"'); end >= 0 && plainText(string(rest[:end])) && len(rest) > end+1 && (rest[end+1] == ',' || rest[end+1] == '}') {
+			return string(rest[:end])
+		}
+	}
 	var k struct {
 		Kind string `json:"kind"`
 	}
@@ -122,7 +128,7 @@ func (ev *Evaluation) requiredOutput(c compile.Compiled, s *compile.Step, byKind
 		}
 	}
 	if len(sent) == 0 {
-		ev.unmet(Reason{Code: MissingRequiredOutput, Step: s.ID, ContractRef: ref, Example: templateText(c, s)})
+		ev.unmet(Reason{Code: MissingRequiredOutput, Step: s.ID, ContractRef: ref})
 		return nil
 	}
 	var first error
@@ -135,7 +141,7 @@ func (ev *Evaluation) requiredOutput(c compile.Compiled, s *compile.Step, byKind
 			first = err
 		}
 	}
-	ev.unmet(Reason{Code: InvalidRequiredOutput, Step: s.ID, ContractRef: ref, Detail: first.Error(), Example: templateText(c, s)})
+	ev.unmet(Reason{Code: InvalidRequiredOutput, Step: s.ID, ContractRef: ref, Detail: first.Error()})
 	return nil
 }
 
@@ -147,12 +153,6 @@ func (ev *Evaluation) unmet(r Reason) {
 	if r.ContractRef == workflow.ContractLoopControl {
 		ev.Stop = true
 	}
-}
-
-// templateText is the template of step s's required output, as text.
-func templateText(c compile.Compiled, s *compile.Step) string {
-	t, _ := contractTemplate(c, s)
-	return string(t.Value)
 }
 
 // userDependency checks the user's answer a step needs: a valid
@@ -179,8 +179,7 @@ func (ev *Evaluation) userDependency(need UserNeed, step workflow.StepID, byKind
 	if need.Declared != nil && d.Reason == workflow.NeedsUserChoice {
 		code = NonAssumableChoice
 	}
-	ev.Reasons = append(ev.Reasons, Reason{Code: code, Step: step, Dependency: d, Confirm: need.Confirm,
-		Example: string(UserResponseTemplate(need).Value)})
+	ev.Reasons = append(ev.Reasons, Reason{Code: code, Step: step, Dependency: d, Confirm: need.Confirm})
 }
 
 // chosen reads a user response's choice: fine when absent, or when the
@@ -261,7 +260,7 @@ func (ev *Evaluation) capabilities(c compile.Compiled, s *compile.Step, byKind m
 		case ok && obs.Status == event.CapabilityUnavailable:
 			ev.Reasons = append(ev.Reasons, Reason{Code: RequiredCapabilityUnavailable, Step: s.ID, Capability: cap})
 		case (!ok || !obs.Provenance.Strong()) && observed[cap] != event.CapabilityAvailable:
-			ev.Reasons = append(ev.Reasons, Reason{Code: RequiredCapabilityUnknown, Step: s.ID, Capability: cap, Example: templateText(c, s)})
+			ev.Reasons = append(ev.Reasons, Reason{Code: RequiredCapabilityUnknown, Step: s.ID, Capability: cap})
 		}
 	}
 }

@@ -62,7 +62,7 @@ func TestBlockersAreOrderedAndBounded(t *testing.T) {
 	var reasons []outcome.Reason
 	for i := 0; i < 14; i++ {
 		reasons = append(reasons, outcome.Reason{Code: outcome.InvalidRequiredOutput, Step: "s", ContractRef: workflow.ContractRef(fmt.Sprintf("c%02d", 13-i)),
-			Detail: strings.Repeat("é", 400), Example: strings.Repeat("x", 2000)})
+			Detail: strings.Repeat("é", 400)})
 	}
 	reasons = append(reasons, outcome.Reason{Code: outcome.MissingRequiredOutput, Step: "s", ContractRef: "z"})
 	a := outcome.Decide(workflow.Guided, reasons)

@@ -43,7 +43,6 @@ type Reason struct {
 	ContractRef workflow.ContractRef
 	Capability  workflow.Capability
 	Detail      string // e.g. the schema validation error, the unmet criteria
-	Example     string // a payload that would satisfy it
 	// Followup is the consequence that fired, for
 	// assessment_followup_required.
 	Followup *Followup
@@ -187,13 +186,13 @@ func fix(r Reason) string {
 			fix += fmt.Sprintf(" (options: %s)", strings.Join(d.Options, " | "))
 		}
 		if d.Reason == workflow.NeedsUserSecretOrToken {
-			return fix + ". Keep the secret in the chat (or let the user put it where the tool that needs it reads it): never send its value to WorkRail. Then retry with the call below, saying in its wr.user_response only that the user provided it: " + r.Example
+			return fix + ". Keep the secret in the chat (or let the user put it where the tool that needs it reads it): never send its value to WorkRail. Then retry with the call below, saying in its wr.user_response only that the user provided it."
 		}
-		return fix + ", and wait for their answer: never answer for them. Then retry with the call below, their answer in place of each <<fill: …>> of its wr.user_response: " + r.Example
+		return fix + ", and wait for their answer: never answer for them. Then retry with the call below, their answer in place of the markers of its wr.user_response."
 	case MissingRequiredOutput:
-		return "Retry with the call below, each <<fill: …>> of this artifact replaced by your own answer: " + r.Example
+		return fmt.Sprintf("Retry with the call below, each marker of its %s artifact replaced by your own answer.", artifactKind(r.ContractRef))
 	case InvalidRequiredOutput:
-		return "Send an artifact shaped like this, each <<fill: …>> replaced by your own answer: " + r.Example
+		return fmt.Sprintf("Retry with the call below, its %s artifact as the contract asks, each marker replaced by your own answer.", artifactKind(r.ContractRef))
 	case MissingNotes:
 		fix := "Write in output.notesMarkdown what you did in this step and what you found (1-10 lines)"
 		if r.Detail != "" {
@@ -206,9 +205,17 @@ func fix(r Reason) string {
 		f := r.Followup
 		return fmt.Sprintf("Stay on step %s and do this: %s Then retry with the call below and a new wr.assessment; the step advances once no dimension is rated %s.", r.Step, f.Guidance, f.Level)
 	case RequiredCapabilityUnknown:
-		return "Try the capability as the step says and report the result: " + r.Example
+		return "Try the capability as the step says, and report what happened in the call below."
 	}
 	return fmt.Sprintf("Make %s available to the agent (e.g. install or enable a tool that provides it) and retry the probe, or provide the needed material yourself; or start the workflow in mode wr.modes.full_auto_never_stop to continue without it, with the gap recorded.", r.Capability)
+}
+
+// artifactKind is the kind an agent sends for contract ref.
+func artifactKind(ref workflow.ContractRef) string {
+	if ref == workflow.ContractAssessment {
+		return workflow.AssessmentKind
+	}
+	return string(ref)
 }
 
 // gap is the critical gap a reason leaves when the mode goes on without
@@ -233,7 +240,7 @@ func gap(r Reason) event.GapRecordedData {
 		switch r.ContractRef {
 		case workflow.ContractAssessment:
 			g.Summary = fmt.Sprintf("The rating was not made at step %s: %s", r.Step, r.Detail)
-			g.HowToResolve = "Rate the step's work honestly: " + r.Example
+			g.HowToResolve = "Rate the step's work honestly, and act on what the rating asks"
 			if len(r.Cautious) > 0 {
 				g.Summary += "; counted at its most cautious level (" + cautiousText(r.Cautious) + "), which asks for a follow-up"
 				g.HowToResolve = followupGuidance(r.Cautious)
@@ -246,7 +253,7 @@ func gap(r Reason) event.GapRecordedData {
 			if r.Detail != "" {
 				g.Summary += ": " + r.Detail
 			}
-			g.HowToResolve = "Produce the artifact: " + r.Example
+			g.HowToResolve = fmt.Sprintf("Produce the %s artifact the step asks for", r.ContractRef)
 		}
 	case MissingNotes:
 		g.Reason = event.GapNotesMissing

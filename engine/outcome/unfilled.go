@@ -1,11 +1,13 @@
 package outcome
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/workrail/workrail/engine/compile"
 	"github.com/workrail/workrail/engine/event"
@@ -107,12 +109,48 @@ func isIndex(s string) bool { return s != "" && strings.Trim(s, "0123456789") ==
 // nextCall, with plausible values an agent copying it never chose.
 func earlierExample(k string, art json.RawMessage) bool {
 	p, ok := compile.Pack(workflow.ContractRef(k))
-	if !ok {
+	// A copy holds the example's longest text: anything else is not one,
+	// and costs no decode.
+	if !ok || !bytes.Contains(art, longestText(workflow.ContractRef(k), p.Example)) {
 		return false
 	}
 	var a, b any
 	return json.Unmarshal(art, &a) == nil && json.Unmarshal(p.Example, &b) == nil && reflect.DeepEqual(a, b)
 }
+
+// longestText is the longest string value of the example of WorkRail's
+// pack ref, as it reads in JSON (the examples are plain ASCII), found
+// once per pack.
+func longestText(ref workflow.ContractRef, example json.RawMessage) []byte {
+	if v, ok := longest.Load(ref); ok {
+		return v.([]byte)
+	}
+	var best string
+	var walk func(any)
+	walk = func(v any) {
+		switch x := v.(type) {
+		case string:
+			if len(x) > len(best) {
+				best = x
+			}
+		case map[string]any:
+			for _, e := range x {
+				walk(e)
+			}
+		case []any:
+			for _, e := range x {
+				walk(e)
+			}
+		}
+	}
+	var v any
+	json.Unmarshal(example, &v)
+	walk(v)
+	longest.Store(ref, []byte(best))
+	return []byte(best)
+}
+
+var longest sync.Map // pack ref → its example's longest string value
 
 // explain names, on each reason, the places left unfilled that it stands
 // for (the notes for a notes reason, the user's answer for a user

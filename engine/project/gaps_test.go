@@ -69,3 +69,47 @@ func TestGapsOnANode(t *testing.T) {
 		t.Fatal("a gap index past the log went unnoticed")
 	}
 }
+
+// The gaps a run that ended at a node leaves open: those of its path
+// (never a branch's), worst first, less those resolved by a record up to
+// the bound (anywhere in the session), so a later resolution does not
+// change what was open then.
+func TestOpenOnPath(t *testing.T) {
+	s := newSession(t)
+	r, root := s.run("a")
+	warn := func(n engine.NodeID, summary string) event.Event {
+		return s.add(r, n, &event.GapRecordedData{Reason: event.GapAssumptionMade, Severity: event.SeverityWarning, Summary: summary})
+	}
+	crit := func(n engine.NodeID, summary string) event.Event {
+		return s.add(r, n, &event.GapRecordedData{Reason: event.GapOutputMissing, Severity: event.SeverityCritical, Summary: summary})
+	}
+	warn(root, "w1")
+	b := s.advance(r, root, 0, "b", "")
+	resolved := crit(b, "c-resolved")
+	crit(b, "c1")
+	other := s.advance(r, root, 1, "b", "") // a branch beside b
+	warn(other, "on the branch")
+	end := s.advance(r, b, 0, "done", "")
+	warn(end, "w2")
+	s.add(r, end, &event.GapRecordedData{Reason: event.GapOutputMissing, Severity: event.SeverityCritical, Summary: "fixed", ResolvesGapID: resolved.ID})
+	g := s.graph()
+	n := mustNode(t, g, end)
+	summaries := func(upTo engine.EventIndex) []string {
+		t.Helper()
+		open, err := project.OpenOnPath(g, n, upTo)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, o := range open {
+			out = append(out, o.Gap.Summary)
+		}
+		return out
+	}
+	if got, want := summaries(n.LastActivity), []string{"c1", "w1", "w2"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("open at the end: %v; want %v", got, want)
+	}
+	if got, want := summaries(n.LastActivity-1), []string{"c-resolved", "c1", "w1", "w2"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("open before the resolution: %v; want %v", got, want)
+	}
+}
