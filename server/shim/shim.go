@@ -241,6 +241,7 @@ func (s *Shim) send(ctx context.Context, msg []byte) ([][]byte, error) {
 	if s.cfg.Workdir != "" {
 		req.Header.Set(home.WorkdirHeader, s.cfg.Workdir)
 	}
+	eraHeaders(req.Header, msg)
 	resp, err := s.client.Do(req)
 	if err != nil {
 		return nil, err
