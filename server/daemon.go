@@ -178,7 +178,7 @@ func (d *Daemon) mcpHandler() http.Handler {
 	if cfg.Library != nil {
 		w := newWatcher(cfg.Library, d.notes, watchInterval)
 		go w.run()
-		h = &libraryHandler{lib: cfg.Library, watch: w, next: h}
+		h = &libraryHandler{lib: cfg.Library, watch: w, next: h, version: cfg.Version}
 	}
 	return h
 }
