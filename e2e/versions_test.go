@@ -106,6 +106,10 @@ func workAlike(t *testing.T, c *client.Client) {
 	if got, err := c.GetPrompt(ctx, get); err != nil || startCallIn(t, got.Messages[0].Content.(mcp.TextContent).Text)["workflowId"] != "wr.hello" {
 		t.Fatalf("prompts/get: %v", err)
 	}
+	get.Params.Name, get.Params.Arguments = "wr.bug_investigation", map[string]string{"depth": "bottomless"}
+	if _, err := c.GetPrompt(ctx, get); err == nil || !strings.Contains(err.Error(), `argument "depth"`) || !strings.Contains(err.Error(), "quick, standard, thorough") {
+		t.Errorf("prompts/get with a value outside the enum: %v; want it refused naming the argument and its values", err)
+	}
 	r := startHello(t, c)
 	for i := 0; r.kind() == "step"; i++ {
 		if i == 10 {
@@ -198,6 +202,9 @@ func TestTypeScriptClients(t *testing.T) {
 				}
 				if !slices.Contains(s.Tools, "continue_workflow") || !slices.Contains(s.Prompts, "wr.hello") || !strings.Contains(s.PromptText, "start_workflow") {
 					t.Errorf("tools %v, prompts %v, prompt text %q", s.Tools, s.Prompts, s.PromptText)
+				}
+				if !strings.Contains(s.BadPrompt, `argument "depth"`) || !strings.Contains(s.BadPrompt, "quick, standard, thorough") {
+					t.Errorf("prompts/get with a value outside the enum: %q; want it refused naming the argument and its values", s.BadPrompt)
 				}
 				if len(s.Kinds) < 2 || s.Kinds[len(s.Kinds)-1] != "complete" {
 					t.Errorf("wr.hello went %v", s.Kinds)
