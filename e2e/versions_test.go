@@ -101,6 +101,14 @@ func workAlike(t *testing.T, c *client.Client) {
 	if err != nil || !slices.ContainsFunc(prompts.Prompts, func(p mcp.Prompt) bool { return p.Name == "wr.hello" }) {
 		t.Fatalf("prompts/list: %v %+v", err, prompts)
 	}
+	// Only what a person gives at the start is an argument: the loop's
+	// stop flag, which the agent sets during the run, is not.
+	if got := argumentNames(prompts.Prompts, "wr.bug_investigation"); !slices.Equal(got, []string{"depth", "hasReproduction", "fixRequested"}) {
+		t.Errorf("wr.bug_investigation's prompt arguments %v; want depth, hasReproduction, fixRequested", got)
+	}
+	if r := call(t, c, "inspect_workflow", map[string]any{"workflowId": "wr.bug_investigation"}); !strings.Contains(r.Text, "- rootCauseConfirmed (boolean, optional, set during the run)") {
+		t.Errorf("inspect_workflow does not say rootCauseConfirmed is set during the run:\n%s", r.Text)
+	}
 	get := mcp.GetPromptRequest{}
 	get.Params.Name = "wr.hello"
 	if got, err := c.GetPrompt(ctx, get); err != nil || startCallIn(t, got.Messages[0].Content.(mcp.TextContent).Text)["workflowId"] != "wr.hello" {
@@ -134,6 +142,19 @@ func workAlike(t *testing.T, c *client.Client) {
 	if _, err := c.ReadResource(ctx, read); err == nil {
 		t.Error("an unknown session was read without an error")
 	}
+}
+
+// argumentNames are the arguments of prompt name.
+func argumentNames(ps []mcp.Prompt, name string) []string {
+	var out []string
+	for _, p := range ps {
+		if p.Name == name {
+			for _, a := range p.Arguments {
+				out = append(out, a.Name)
+			}
+		}
+	}
+	return out
 }
 
 // tsSession is what e2e/sdk/session.mjs saw.
@@ -202,6 +223,9 @@ func TestTypeScriptClients(t *testing.T) {
 				}
 				if !slices.Contains(s.Tools, "continue_workflow") || !slices.Contains(s.Prompts, "wr.hello") || !strings.Contains(s.PromptText, "start_workflow") {
 					t.Errorf("tools %v, prompts %v, prompt text %q", s.Tools, s.Prompts, s.PromptText)
+				}
+				if !slices.Equal(s.BugArguments, []string{"depth", "hasReproduction", "fixRequested"}) {
+					t.Errorf("wr.bug_investigation's prompt arguments %v; want depth, hasReproduction, fixRequested", s.BugArguments)
 				}
 				if !strings.Contains(s.BadPrompt, `argument "depth"`) || !strings.Contains(s.BadPrompt, "quick, standard, thorough") {
 					t.Errorf("prompts/get with a value outside the enum: %q; want it refused naming the argument and its values", s.BadPrompt)

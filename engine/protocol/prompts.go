@@ -40,10 +40,22 @@ func Prompts(c *catalog.Catalog) []Prompt {
 			continue
 		}
 		p := Prompt{Name: string(w.ID), Title: w.Name, Description: w.Description}
-		for _, in := range w.Context {
+		for _, in := range startInputs(w.Context) {
 			p.Arguments = append(p.Arguments, PromptArgument{Name: in.Name, Description: argumentHint(in), Required: in.Required})
 		}
 		out = append(out, p)
+	}
+	return out
+}
+
+// startInputs are the inputs a person gives at the start, the prompt's
+// arguments: every input but those set during the run.
+func startInputs(inputs []workflow.ContextInput) []workflow.ContextInput {
+	var out []workflow.ContextInput
+	for _, in := range inputs {
+		if !in.SetDuringRun {
+			out = append(out, in)
+		}
 	}
 	return out
 }
@@ -137,8 +149,12 @@ func promptContext(inputs []workflow.ContextInput, args map[string]string) (map[
 	context := map[string]any{}
 	for _, n := range names {
 		in, ok := byName[n]
-		if !ok {
-			return nil, engine.Errorf(engine.CodeInvalidInput, "this workflow takes no argument %q; it takes: %s", n, argNames(inputs)).With("argument", n)
+		if !ok || in.SetDuringRun {
+			why := "this workflow takes no argument %q"
+			if ok {
+				why = "%q is set during the run (the agent sends it with continue_workflow), not given at the start"
+			}
+			return nil, engine.Errorf(engine.CodeInvalidInput, why+"; its arguments are: %s", n, argNames(startInputs(inputs))).With("argument", n)
 		}
 		v, err := argumentValue(in, args[n])
 		if err != nil {
