@@ -132,6 +132,10 @@ func workAlike(t *testing.T, c *client.Client) {
 	if err != nil || len(list.Resources) == 0 || list.Resources[0].URI != "workrail://sessions/"+sid {
 		t.Fatalf("resources/list: %v; the session just run (%s) is not first: %+v", err, sid, list)
 	}
+	if first := list.Resources[0]; first.Name != "Did this step of wr.hello myself. · "+sid ||
+		!strings.HasPrefix(first.Description, "complete · wr.hello, 1 run · last activity ") {
+		t.Errorf("the session is listed as %q: %q; want it named by its title and id, its state and last activity described", first.Name, first.Description)
+	}
 	read := mcp.ReadResourceRequest{}
 	read.Params.URI = list.Resources[0].URI
 	res, err := c.ReadResource(ctx, read)
@@ -234,6 +238,7 @@ func TestTypeScriptClients(t *testing.T) {
 					t.Errorf("wr.hello went %v", s.Kinds)
 				}
 				if len(s.Resources) == 0 || s.Resources[0].URI != "workrail://sessions/"+s.Session ||
+					s.Resources[0].Name != "Did step 1 of wr.hello myself. · "+s.Session || !strings.HasPrefix(s.Resources[0].Description, "complete · wr.hello, 1 run · last activity ") ||
 					!strings.Contains(s.SessionMarkdown, "Did step 1 of wr.hello myself.") {
 					t.Errorf("session %s: resources %+v, markdown %q", s.Session, s.Resources, s.SessionMarkdown)
 				}

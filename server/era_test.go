@@ -26,7 +26,7 @@ func (shelf) Prompt(_, _ string, _ map[string]string) (string, *protocol.ErrorRe
 	return "Start it.", nil
 }
 func (shelf) Sessions(string, int) (SessionPage, *protocol.ErrorResult) {
-	return SessionPage{Sessions: []SessionSummary{{ID: "ses_1", Title: "Fix login · ses_1", Description: "in progress"}}}, nil
+	return SessionPage{Sessions: []SessionSummary{{ID: "ses_1", Title: "Fix login", Description: "in progress"}}}, nil
 }
 func (shelf) SessionMarkdown(string) (string, *protocol.ErrorResult) { return "# ses_1\n", nil }
 
@@ -43,7 +43,7 @@ func shelved() http.Handler {
 			return mcp.NewGetPromptResult("Start the WorkRail workflow user.fix",
 				[]mcp.PromptMessage{mcp.NewPromptMessage(mcp.RoleUser, mcp.NewTextContent("Start it."))}), nil
 		})
-	s.AddResource(mcp.Resource{URI: "workrail://sessions/ses_1", Name: "ses_1", Title: "Fix login · ses_1", Description: "in progress", MIMEType: markdown},
+	s.AddResource(mcp.Resource{URI: "workrail://sessions/ses_1", Name: "Fix login · ses_1", Title: "Fix login · ses_1", Description: "in progress", MIMEType: markdown},
 		func(context.Context, mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
 			return []mcp.ResourceContents{mcp.TextResourceContents{URI: "workrail://sessions/ses_1", MIMEType: markdown, Text: "# ses_1\n"}}, nil
 		})
@@ -171,6 +171,16 @@ func TestModernResourceNotFoundIsInvalidParams(t *testing.T) {
 		var m struct{ Error struct{ Code int } }
 		if body := mcpPost(t, ours, tc.msg, tc.hdr...); json.Unmarshal(body, &m) != nil || m.Error.Code != tc.code {
 			t.Errorf("answered %s; want code %d", body, tc.code)
+		}
+	}
+}
+
+// A session is listed by its title with its id, or by its id while it has
+// no title.
+func TestSessionResourceNames(t *testing.T) {
+	for _, tc := range []struct{ title, name string }{{"Fix login redirect", "Fix login redirect · ses_12"}, {"", "ses_12"}} {
+		if got := (SessionSummary{ID: "ses_12", Title: tc.title}).name(); got != tc.name {
+			t.Errorf("title %q: named %q, want %q", tc.title, got, tc.name)
 		}
 	}
 }

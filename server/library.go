@@ -34,11 +34,22 @@ type SessionPage struct {
 	Next     string // the cursor of the next page; empty on the last
 }
 
-// SessionSummary is one session as resources/list shows it.
+// SessionSummary is one session as resources/list shows it: named by
+// its title and id ("Fix login redirect · ses_12"), described by its state
+// and last activity.
 type SessionSummary struct {
 	ID          string // ses_N
-	Title       string
+	Title       string // one line; empty when the session has none yet
 	Description string
+}
+
+// name is how a client lists the session: its title with its id, or its
+// id alone.
+func (s SessionSummary) name() string {
+	if s.Title == "" {
+		return s.ID
+	}
+	return s.Title + " · " + s.ID
 }
 
 // SessionsPageSize bounds one page of resources/list.
@@ -208,7 +219,7 @@ func (l *libraryHandler) listResources(r rpcRequest) (map[string]any, *rpcError)
 	}
 	list := make([]map[string]any, len(page.Sessions))
 	for i, s := range page.Sessions {
-		list[i] = map[string]any{"uri": "workrail://sessions/" + s.ID, "name": s.ID, "title": s.Title, "description": s.Description, "mimeType": markdown}
+		list[i] = map[string]any{"uri": "workrail://sessions/" + s.ID, "name": s.name(), "title": s.name(), "description": s.Description, "mimeType": markdown}
 	}
 	res := map[string]any{"resources": list}
 	if page.Next != "" {
