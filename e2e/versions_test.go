@@ -256,3 +256,43 @@ func needsNode(t *testing.T, why string) {
 	}
 	t.Skip(why)
 }
+
+// A 2026-07-28 client asks for notifications with subscriptions/listen
+// (there is no initialized notification after which the shim would open
+// its stream): through the shim it is acknowledged at once and hears
+// list_changed when a workflow file is saved.
+func TestModernClientHearsListChanged(t *testing.T) {
+	home := newHome(t)
+	s, err := spawnShimAt(mcp.ProtocolVersion20260728, home, bin, home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.c.Close() })
+	heard := make(chan string, 8)
+	s.c.GetTransport().SetNotificationHandler(func(n mcp.JSONRPCNotification) { heard <- n.Method })
+	ctx := ctx10(t)
+	if _, err := s.c.ListPrompts(ctx, mcp.ListPromptsRequest{}); err != nil {
+		t.Fatal(err)
+	}
+	stop, err := s.c.ListenAsync(context.Background(), mcp.SubscriptionFilter{PromptsListChanged: true}, func(err error) { t.Errorf("listen: %v", err) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
+	wait := func(method string) {
+		t.Helper()
+		for {
+			select {
+			case m := <-heard:
+				if m == method {
+					return
+				}
+			case <-time.After(8 * time.Second):
+				t.Fatalf("no %s within 8 s; shim stderr:\n%s", method, s.stderr)
+			}
+		}
+	}
+	wait(string(mcp.MethodNotificationSubscriptionsAcknowledged))
+	writeUserWorkflow(t, home, "typed.json", typedWorkflow)
+	wait("notifications/prompts/list_changed")
+}

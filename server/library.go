@@ -83,6 +83,7 @@ var libraryMethods = map[string]func(l *libraryHandler, r rpcRequest) (map[strin
 type libraryHandler struct {
 	lib     Library
 	watch   *watcher
+	notes   *notifier // serves subscriptions/listen's listeners
 	next    http.Handler
 	version string // the server's, as its results name it
 }
@@ -108,13 +109,17 @@ func (l *libraryHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	var serve func(l *libraryHandler, r rpcRequest) (map[string]any, *rpcError)
 	var id json.RawMessage
+	var method string
 	if mayBeLibrary(body) { // spares a tool call's arguments the walk
-		var method string
 		id, method, _ = protocol.Peek(body)
 		serve = libraryMethods[method]
 	}
 	if serve == nil || len(id) == 0 {
 		r.Body = io.NopCloser(bytes.NewReader(body))
+		if method == "subscriptions/listen" && l.notes != nil {
+			l.notes.listening(w, r, l.next)
+			return
+		}
 		l.next.ServeHTTP(w, r)
 		return
 	}
@@ -139,10 +144,12 @@ func (l *libraryHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	rpcReply(w, map[string]any{"jsonrpc": "2.0", "id": id, "result": res})
 }
 
-// mayBeLibrary reports whether a message may call one of libraryMethods:
-// whether it names "prompts/ or "resources/ anywhere.
+// mayBeLibrary reports whether a message may call one of libraryMethods
+// or subscriptions/listen: whether it names "prompts/, "resources/ or
+// "subscriptions/ anywhere.
 func mayBeLibrary(body []byte) bool {
-	return bytes.Contains(body, []byte(`"prompts/`)) || bytes.Contains(body, []byte(`"resources/`))
+	return bytes.Contains(body, []byte(`"prompts/`)) || bytes.Contains(body, []byte(`"resources/`)) ||
+		bytes.Contains(body, []byte(`"subscriptions/`))
 }
 
 // params decodes a request's params into v; absent params decode as {}.

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 )
@@ -83,5 +84,45 @@ func TestModernMessagesCarryTheirHTTPHeaders(t *testing.T) {
 		if r := mustReply(t, l); string(r.ID) == "1" && (r.Error != nil || r.Result == nil) {
 			t.Errorf("server/discover was refused: %s", l)
 		}
+	}
+}
+
+// An answer that is an event stream reaches stdout event by event, as
+// the daemon sends it: a 2026-07-28 subscriptions/listen is acknowledged
+// at once and its notifications follow, not held until it ends.
+func TestEventStreamRepliesArriveAsTheyCome(t *testing.T) {
+	h := newHome(t)
+	release := make(chan struct{})
+	serve(t, h, "workrail", string(h), http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.WriteHeader(http.StatusOK)
+		io.WriteString(w, "event: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/subscriptions/acknowledged\"}\n\n")
+		w.(http.Flusher).Flush()
+		select {
+		case <-release:
+		case <-time.After(10 * time.Second):
+		}
+		io.WriteString(w, "event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{}}\n\n")
+	}))
+	out := &syncBuffer{}
+	s := newShim(t, h, cannotStart(), out)
+	done := make(chan error, 1)
+	go func() {
+		done <- s.Run(t.Context(), strings.NewReader(`{"jsonrpc":"2.0","id":7,"method":"subscriptions/listen","params":{}}`+"\n"))
+	}()
+	deadline := time.Now().Add(5 * time.Second)
+	for !strings.Contains(out.String(), "acknowledged") {
+		if time.Now().After(deadline) {
+			t.Fatalf("the first event was not written while the stream was open; stdout: %q", out)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	close(release)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if len(lines) != 2 || !strings.Contains(lines[1], `"id":7,"result"`) {
+		t.Fatalf("stdout %q; want the acknowledgement, then the answer", lines)
 	}
 }
