@@ -108,6 +108,8 @@ func TestWorkflowPageOfALegacyFile(t *testing.T) {
 		`data-code="RESERVED_ID_RENAMED" data-rewrite=""`,
 		`data-code="LEGACY_FORMAT" data-rewrite="NOT_EQUALS"><code>LEGACY_FORMAT</code> <code>NOT_EQUALS</code> <a href="#L17" data-testid="warning-line">line 17</a>`,
 		`data-code="LEGACY_FORMAT" data-rewrite="OUTPUT_CONTRACT"><code>LEGACY_FORMAT</code> <code>OUTPUT_CONTRACT</code> <a href="#L11" data-testid="warning-line">line 11</a>`,
+		// The input the format's conditions read is set by the agent during the run.
+		`<span class="badge" data-testid="set-during-run">set during the run</span>`,
 	} {
 		if !strings.Contains(page, want) {
 			t.Errorf("the legacy file's page lacks %s\n%s", want, between(page, `data-testid="dialect"`, "</div>"))

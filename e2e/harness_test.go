@@ -365,6 +365,14 @@ func spawnShimOf(exe, home string, env ...string) (*shim, error) {
 
 // spawnShimIn is spawnShimOf with the shim's working folder dir.
 func spawnShimIn(dir, exe, home string, env ...string) (*shim, error) {
+	// Pin the classic initialize handshake: it is what IDEs send today.
+	return spawnShimAt(mcp.LATEST_LEGACY_PROTOCOL_VERSION, dir, exe, home, env...)
+}
+
+// spawnShimAt is spawnShimIn for a client that asks for protocol version
+// (2026-07-28 and later negotiate with server/discover, earlier ones
+// with initialize).
+func spawnShimAt(version, dir, exe, home string, env ...string) (*shim, error) {
 	s := &shim{stderr: &syncBuffer{}}
 	inDir := func(ctx context.Context, command string, env, args []string) (*exec.Cmd, error) {
 		cmd := exec.CommandContext(ctx, command, args...)
@@ -380,8 +388,7 @@ func spawnShimIn(dir, exe, home string, env ...string) (*shim, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	req := mcp.InitializeRequest{}
-	// Pin the classic initialize handshake: it is what IDEs send today.
-	req.Params.ProtocolVersion = mcp.LATEST_LEGACY_PROTOCOL_VERSION
+	req.Params.ProtocolVersion = version
 	req.Params.ClientInfo = mcp.Implementation{Name: "workrail-e2e", Version: "1"}
 	s.init, err = c.Initialize(ctx, req)
 	if err != nil {

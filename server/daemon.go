@@ -172,13 +172,16 @@ func Start(cfg Config) (d *Daemon, err error) {
 func (d *Daemon) mcpHandler() http.Handler {
 	cfg := d.cfg
 	calls := newToolCalls(cfg.Tools, cfg.Features, cfg.Log, d.url)
-	var h http.Handler = mcpserver.NewStreamableHTTPServer(mcpServer(calls, cfg.Version, cfg.Library != nil),
-		mcpserver.WithStateLess(true), mcpserver.WithEndpointPath("/mcp"))
+	s := mcpServer(calls, cfg.Version, cfg.Library != nil)
+	// A 2026-07-28 client hears of changes on its subscriptions/listen
+	// stream, which the library serves.
+	d.notes.broadcast = func(method string) { s.SendNotificationToAllClients(method, nil) }
+	var h http.Handler = mcpserver.NewStreamableHTTPServer(s, mcpserver.WithStateLess(true), mcpserver.WithEndpointPath("/mcp"))
 	h = &answers{calls: calls, next: h}
 	if cfg.Library != nil {
 		w := newWatcher(cfg.Library, d.notes, watchInterval)
 		go w.run()
-		h = &libraryHandler{lib: cfg.Library, watch: w, next: h}
+		h = &libraryHandler{lib: cfg.Library, watch: w, notes: d.notes, next: h, version: cfg.Version}
 	}
 	return h
 }

@@ -34,11 +34,22 @@ type SessionPage struct {
 	Next     string // the cursor of the next page; empty on the last
 }
 
-// SessionSummary is one session as resources/list shows it.
+// SessionSummary is one session as resources/list shows it: named by
+// its title and id ("Fix login redirect · ses_12"), described by its state
+// and last activity.
 type SessionSummary struct {
 	ID          string // ses_N
-	Title       string
+	Title       string // one line; empty when the session has none yet
 	Description string
+}
+
+// name is how a client lists the session: its title with its id, or its
+// id alone.
+func (s SessionSummary) name() string {
+	if s.Title == "" {
+		return s.ID
+	}
+	return s.Title + " · " + s.ID
 }
 
 // SessionsPageSize bounds one page of resources/list.
@@ -60,7 +71,7 @@ const (
 // libraryMethods are the MCP methods the library answers itself, ahead of
 // the MCP library: their answers depend on the call (the client's folder,
 // the store), which its static registries cannot express.
-var libraryMethods = map[string]func(l *libraryHandler, r rpcRequest) (any, *rpcError){
+var libraryMethods = map[string]func(l *libraryHandler, r rpcRequest) (map[string]any, *rpcError){
 	"prompts/list":             (*libraryHandler).listPrompts,
 	"prompts/get":              (*libraryHandler).getPrompt,
 	"resources/list":           (*libraryHandler).listResources,
@@ -70,9 +81,11 @@ var libraryMethods = map[string]func(l *libraryHandler, r rpcRequest) (any, *rpc
 
 // libraryHandler answers libraryMethods and passes everything else on.
 type libraryHandler struct {
-	lib   Library
-	watch *watcher
-	next  http.Handler
+	lib     Library
+	watch   *watcher
+	notes   *notifier // serves subscriptions/listen's listeners
+	next    http.Handler
+	version string // the server's, as its results name it
 }
 
 type rpcRequest struct {
@@ -80,6 +93,7 @@ type rpcRequest struct {
 	Method  string          `json:"method"`
 	Params  json.RawMessage `json:"params"`
 	workdir string
+	era     era
 }
 
 type rpcError struct {
@@ -93,15 +107,19 @@ func (l *libraryHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		rpcReply(w, protocol.Refusal(nil, "", protocol.RPCParseError, protocol.Refuse(protocol.RefusedInvalid, "the request could not be read: %v", err)))
 		return
 	}
-	var serve func(l *libraryHandler, r rpcRequest) (any, *rpcError)
+	var serve func(l *libraryHandler, r rpcRequest) (map[string]any, *rpcError)
 	var id json.RawMessage
+	var method string
 	if mayBeLibrary(body) { // spares a tool call's arguments the walk
-		var method string
 		id, method, _ = protocol.Peek(body)
 		serve = libraryMethods[method]
 	}
 	if serve == nil || len(id) == 0 {
 		r.Body = io.NopCloser(bytes.NewReader(body))
+		if method == "subscriptions/listen" && l.notes != nil {
+			l.notes.listening(w, r, l.next)
+			return
+		}
 		l.next.ServeHTTP(w, r)
 		return
 	}
@@ -110,18 +128,28 @@ func (l *libraryHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		rpcReply(w, protocol.Refusal(id, req.Method, protocol.RPCInvalidRequest, protocol.Refuse(protocol.RefusedInvalid, "the request is not a JSON-RPC request: %v", err)))
 		return
 	}
+	if req.era = eraOf(r.Header, req.Method, req.Params); req.era.modern && !req.era.valid {
+		r.Body = io.NopCloser(bytes.NewReader(body)) // the library refuses it in its words
+		l.next.ServeHTTP(w, r)
+		return
+	}
 	res, rerr := serve(l, req)
 	if rerr != nil {
 		rpcReply(w, protocol.Refusal(id, req.Method, rerr.code, rerr.err.Error))
 		return
 	}
+	if req.era.modern {
+		stamp(res, req.Method, l.version)
+	}
 	rpcReply(w, map[string]any{"jsonrpc": "2.0", "id": id, "result": res})
 }
 
-// mayBeLibrary reports whether a message may call one of libraryMethods:
-// whether it names "prompts/ or "resources/ anywhere.
+// mayBeLibrary reports whether a message may call one of libraryMethods
+// or subscriptions/listen: whether it names "prompts/, "resources/ or
+// "subscriptions/ anywhere.
 func mayBeLibrary(body []byte) bool {
-	return bytes.Contains(body, []byte(`"prompts/`)) || bytes.Contains(body, []byte(`"resources/`))
+	return bytes.Contains(body, []byte(`"prompts/`)) || bytes.Contains(body, []byte(`"resources/`)) ||
+		bytes.Contains(body, []byte(`"subscriptions/`))
 }
 
 // params decodes a request's params into v; absent params decode as {}.
@@ -145,7 +173,7 @@ func refused(e *protocol.ErrorResult, notFound int) *rpcError {
 	return &rpcError{code: notFound, err: e}
 }
 
-func (l *libraryHandler) listPrompts(r rpcRequest) (any, *rpcError) {
+func (l *libraryHandler) listPrompts(r rpcRequest) (map[string]any, *rpcError) {
 	ps := l.lib.Prompts(r.workdir)
 	if l.watch != nil {
 		l.watch.seen(r.workdir, digest(ps))
@@ -153,7 +181,7 @@ func (l *libraryHandler) listPrompts(r rpcRequest) (any, *rpcError) {
 	return map[string]any{"prompts": ps}, nil
 }
 
-func (l *libraryHandler) getPrompt(r rpcRequest) (any, *rpcError) {
+func (l *libraryHandler) getPrompt(r rpcRequest) (map[string]any, *rpcError) {
 	var p struct {
 		Name      string            `json:"name"`
 		Arguments map[string]string `json:"arguments"`
@@ -181,11 +209,11 @@ var templates = []map[string]any{
 		"description": "A workflow's source file, as the catalog read it.", "mimeType": jsonMIME},
 }
 
-func (l *libraryHandler) listTemplates(rpcRequest) (any, *rpcError) {
+func (l *libraryHandler) listTemplates(rpcRequest) (map[string]any, *rpcError) {
 	return map[string]any{"resourceTemplates": templates}, nil
 }
 
-func (l *libraryHandler) listResources(r rpcRequest) (any, *rpcError) {
+func (l *libraryHandler) listResources(r rpcRequest) (map[string]any, *rpcError) {
 	var p struct {
 		Cursor string `json:"cursor"`
 	}
@@ -198,7 +226,7 @@ func (l *libraryHandler) listResources(r rpcRequest) (any, *rpcError) {
 	}
 	list := make([]map[string]any, len(page.Sessions))
 	for i, s := range page.Sessions {
-		list[i] = map[string]any{"uri": "workrail://sessions/" + s.ID, "name": s.ID, "title": s.Title, "description": s.Description, "mimeType": markdown}
+		list[i] = map[string]any{"uri": "workrail://sessions/" + s.ID, "name": s.name(), "title": s.name(), "description": s.Description, "mimeType": markdown}
 	}
 	res := map[string]any{"resources": list}
 	if page.Next != "" {
@@ -207,7 +235,7 @@ func (l *libraryHandler) listResources(r rpcRequest) (any, *rpcError) {
 	return res, nil
 }
 
-func (l *libraryHandler) readResource(r rpcRequest) (any, *rpcError) {
+func (l *libraryHandler) readResource(r rpcRequest) (map[string]any, *rpcError) {
 	var p struct {
 		URI string `json:"uri"`
 	}
@@ -216,7 +244,11 @@ func (l *libraryHandler) readResource(r rpcRequest) (any, *rpcError) {
 	}
 	text, mime, e := l.read(p.URI, r.workdir)
 	if e != nil {
-		return nil, refused(e, rpcResourceNotFound)
+		notFound := rpcResourceNotFound
+		if r.era.modern { // 2026-07-28 says invalid params, as JSON-RPC does
+			notFound = rpcInvalidParams
+		}
+		return nil, refused(e, notFound)
 	}
 	return map[string]any{"contents": []any{map[string]any{"uri": p.URI, "mimeType": mime, "text": text}}}, nil
 }

@@ -39,15 +39,16 @@ func NewMCPServer(t Tools, features protocol.Features, version string, log *slog
 }
 
 // mcpServer is the MCP server that declares calls' tools and runs them
-// for the calls answers leaves to it; with library it declares the
+// for the calls answers leaves to it, and tells a client how WorkRail
+// works (protocol.Instructions); with library it declares the
 // prompts (whose list changes) and resources capabilities, whose methods
 // the library handler answers.
 func mcpServer(calls *toolCalls, version string, library bool) *mcpserver.MCPServer {
-	sopts := []mcpserver.ServerOption{mcpserver.WithToolCapabilities(false), mcpserver.WithRecovery()}
+	sopts := []mcpserver.ServerOption{mcpserver.WithToolCapabilities(false), mcpserver.WithRecovery(), mcpserver.WithInstructions(protocol.Instructions)}
 	if library {
 		sopts = append(sopts, mcpserver.WithPromptCapabilities(true), mcpserver.WithResourceCapabilities(false, false))
 	}
-	s := mcpserver.NewMCPServer("workrail", version, sopts...)
+	s := mcpserver.NewMCPServer(serverName, version, sopts...)
 	for _, spec := range calls.specs {
 		s.AddTool(tool(spec), func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			r := calls.call(ctx, spec.Name, rawArgs(ctx, req), req.Header.Get(home.WorkdirHeader))

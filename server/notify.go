@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"strings"
@@ -13,16 +14,28 @@ import (
 // travels on a stream of its own: GET /mcp with Accept text/event-stream,
 // which a shim holds open once its client has initialized and copies to
 // stdout, and which an HTTP client may hold as streamable HTTP allows.
+// A client of protocol 2026-07-28 asks for them instead with a
+// subscriptions/listen request, whose answer is the stream: the MCP
+// library serves it, acknowledging what it subscribed, and the notifier
+// hands it the same notifications (broadcast), counts it as a listener
+// and ends it at shutdown (listening).
 
 // listChanged is the notification sent when the prompts may have changed.
 const listChanged = `{"jsonrpc":"2.0","method":"notifications/prompts/list_changed"}`
+
+// listChangedMethod is listChanged's method.
+const listChangedMethod = "notifications/prompts/list_changed"
 
 // notifier fans notifications out to the open streams.
 type notifier struct {
 	mu     sync.Mutex
 	subs   map[chan string]struct{}
+	listen int // subscriptions/listen requests open
 	closed bool
 	done   chan struct{} // closed at shutdown: every stream ends
+	// broadcast sends a notification to the subscriptions/listen streams
+	// the MCP library holds; nil when there are none to reach.
+	broadcast func(method string)
 }
 
 func newNotifier() *notifier {
@@ -50,20 +63,54 @@ func (n *notifier) unsubscribe(ch chan string) {
 func (n *notifier) listeners() int {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	return len(n.subs)
+	return len(n.subs) + n.listen
 }
 
 // send queues msg on every stream; a stream whose queue is full already
-// has a list_changed waiting, which says the same.
-func (n *notifier) send(msg string) {
+// has a list_changed waiting, which says the same. The subscriptions/listen
+// streams get method.
+func (n *notifier) send(msg, method string) {
 	n.mu.Lock()
-	defer n.mu.Unlock()
 	for ch := range n.subs {
 		select {
 		case ch <- msg:
 		default:
 		}
 	}
+	listen := n.listen > 0 && n.broadcast != nil
+	n.mu.Unlock()
+	if listen {
+		n.broadcast(method)
+	}
+}
+
+// listening serves a subscriptions/listen request with next, as a
+// listener of n whose request ends at shutdown: the MCP library holds it
+// open until its context ends.
+func (n *notifier) listening(w http.ResponseWriter, r *http.Request, next http.Handler) {
+	n.mu.Lock()
+	if n.closed {
+		n.mu.Unlock()
+		http.Error(w, "the daemon is shutting down", http.StatusServiceUnavailable)
+		return
+	}
+	n.listen++
+	n.mu.Unlock()
+	defer func() {
+		n.mu.Lock()
+		n.listen--
+		n.mu.Unlock()
+	}()
+	ctx, cancel := context.WithCancel(r.Context())
+	defer cancel()
+	go func() {
+		select {
+		case <-n.done:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	next.ServeHTTP(w, r.WithContext(ctx))
 }
 
 // close ends every stream, for shutdown.
@@ -153,7 +200,7 @@ func (w *watcher) run() {
 			return
 		case <-t.C:
 			if w.notes.listeners() > 0 && w.changed() {
-				w.notes.send(listChanged)
+				w.notes.send(listChanged, listChangedMethod)
 			}
 		}
 	}

@@ -95,23 +95,27 @@ func (a libraryAPI) Sessions(cursor string, limit int) (server.SessionPage, *pro
 	return page, nil
 }
 
-// summary is a session as resources/list shows it: its title, and its
-// workflows and state in a line.
+// summary is a session as resources/list shows it: its title (on one
+// line, clipped as `workrail sessions` clips it) and, in a line, its
+// state, workflows and last activity.
 func summary(id engine.SessionID, o project.Overview, err error) server.SessionSummary {
-	s := server.SessionSummary{ID: id.String(), Title: o.Title}
-	if s.Title == "" || err != nil {
-		s.Title = id.String()
-	}
 	if err != nil {
-		s.Description = "its overview cannot be read; `workrail doctor` says why"
-		return s
+		return server.SessionSummary{ID: id.String(), Description: "its overview cannot be read; `workrail doctor` says why"}
 	}
-	var ws []string
-	for _, w := range o.Workflows() {
-		ws = append(ws, string(w))
+	e := entryOf(id, o, nil)
+	state := strings.ReplaceAll(string(e.Status), "_", " ")
+	if last := len(o.Runs) - 1; last >= 0 && o.Runs[last].Status != project.Complete && o.Runs[last].Pending != "" {
+		state += " at step " + string(o.Runs[last].Pending)
 	}
-	s.Description = fmt.Sprintf("%s; %d run(s), %s", strings.Join(ws, ", "), len(o.Runs), o.Status())
-	return s
+	if n := len(o.OpenGaps); n > 0 {
+		state += ", " + plural(n, "open gap")
+	}
+	ws := make([]string, len(e.Workflows))
+	for i, w := range e.Workflows {
+		ws[i] = string(w)
+	}
+	return server.SessionSummary{ID: id.String(), Title: clip(strings.TrimSpace(o.Title), 60),
+		Description: fmt.Sprintf("%s · %s, %s · last activity %s", state, orDash(strings.Join(ws, ", ")), plural(e.Runs, "run"), activityText(e))}
 }
 
 func (a libraryAPI) session(s string) (engine.SessionID, *protocol.ErrorResult) {

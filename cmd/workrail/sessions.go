@@ -57,23 +57,29 @@ type overviews interface {
 func listSessions(st overviews) (sessionList, error) {
 	l := sessionList{Sessions: []sessionEntry{}}
 	err := st.Recent(0, func(id engine.SessionID, _ execute.Write, o project.Overview, err error) bool {
-		e := sessionEntry{Session: id, Workflows: []engine.WorkflowID{}}
-		if err != nil {
-			e.Problem = err.Error()
-		} else {
-			e.Title, e.Status, e.Runs = o.Title, o.Status(), len(o.Runs)
-			e.LastEvent, e.LastKind, e.CreatedAt, e.Workspace, e.GitBranch = o.Last, o.LastKind, o.CreatedAt, o.Workspace, o.GitBranch
-			if t, ok := o.LastTime.Time(); ok {
-				e.LastTime = t.Format("2006-01-02T15:04:05.000Z07:00")
-			}
-			if w := o.Workflows(); w != nil {
-				e.Workflows = w
-			}
-		}
-		l.Sessions = append(l.Sessions, e)
+		l.Sessions = append(l.Sessions, entryOf(id, o, err))
 		return true
 	})
 	return l, err
+}
+
+// entryOf is session id as its overview o has it (err: o could not be
+// read).
+func entryOf(id engine.SessionID, o project.Overview, err error) sessionEntry {
+	e := sessionEntry{Session: id, Workflows: []engine.WorkflowID{}}
+	if err != nil {
+		e.Problem = err.Error()
+		return e
+	}
+	e.Title, e.Status, e.Runs = o.Title, o.Status(), len(o.Runs)
+	e.LastEvent, e.LastKind, e.CreatedAt, e.Workspace, e.GitBranch = o.Last, o.LastKind, o.CreatedAt, o.Workspace, o.GitBranch
+	if t, ok := o.LastTime.Time(); ok {
+		e.LastTime = t.Format("2006-01-02T15:04:05.000Z07:00")
+	}
+	if w := o.Workflows(); w != nil {
+		e.Workflows = w
+	}
+	return e
 }
 
 func runSessions(args []string, stdout, stderr io.Writer) int {

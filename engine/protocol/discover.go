@@ -273,6 +273,9 @@ func inspectText(r InspectResult) string {
 			if in.Required {
 				req = "required"
 			}
+			if in.SetDuringRun {
+				req += ", set during the run"
+			}
 			fmt.Fprintf(&b, "- %s (%s, %s): %s\n", in.Name, in.Type, req, in.Description)
 		}
 	}

@@ -144,6 +144,21 @@ func TestNewInspect(t *testing.T) {
 	}
 }
 
+// inspect says which inputs the agent sets during the run, in the text
+// and in the JSON.
+func TestInspectSaysWhatIsSetDuringTheRun(t *testing.T) {
+	e, p := catalog.Load([]byte(`{"id":"user.loop","name":"Loop","description":"d","version":"1",
+		"context":[{"name":"done","type":"boolean","description":"Send true once it is done.","setDuringRun":true}],
+		"steps":[{"id":"a","title":"A","prompt":"p"}]}`), catalog.Source{Kind: catalog.User, Path: "/u"}, "loop.json")
+	if p != nil {
+		t.Fatal(p)
+	}
+	r := protocol.NewInspect(e, protocol.InspectMetadata)
+	if !strings.Contains(r.Text, "- done (boolean, optional, set during the run): Send true once it is done.\n") || !r.Context[0].SetDuringRun {
+		t.Errorf("inspect does not say done is set during the run:\n%s", r.Text)
+	}
+}
+
 func TestNewInspectWithoutContext(t *testing.T) {
 	e, ok := testCatalog(t).Get("legacy_flow")
 	if !ok {

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/workrail/workrail/engine"
+	"github.com/workrail/workrail/engine/canon"
 	"github.com/workrail/workrail/engine/catalog"
 	"github.com/workrail/workrail/engine/workflow"
 )
@@ -39,10 +40,22 @@ func Prompts(c *catalog.Catalog) []Prompt {
 			continue
 		}
 		p := Prompt{Name: string(w.ID), Title: w.Name, Description: w.Description}
-		for _, in := range w.Context {
+		for _, in := range startInputs(w.Context) {
 			p.Arguments = append(p.Arguments, PromptArgument{Name: in.Name, Description: argumentHint(in), Required: in.Required})
 		}
 		out = append(out, p)
+	}
+	return out
+}
+
+// startInputs are the inputs a person gives at the start, the prompt's
+// arguments: every input but those set during the run.
+func startInputs(inputs []workflow.ContextInput) []workflow.ContextInput {
+	var out []workflow.ContextInput
+	for _, in := range inputs {
+		if !in.SetDuringRun {
+			out = append(out, in)
+		}
 	}
 	return out
 }
@@ -64,15 +77,7 @@ func argumentHint(in workflow.ContextInput) string {
 		hint = "a number, e.g. 2.5"
 	}
 	if len(in.Enum) > 0 {
-		vals := make([]string, len(in.Enum))
-		for i, v := range in.Enum {
-			vals[i] = string(v)
-			var s string
-			if json.Unmarshal(v, &s) == nil {
-				vals[i] = s
-			}
-		}
-		hint = strings.TrimPrefix(hint+"; one of "+strings.Join(vals, ", "), "; ")
+		hint = strings.TrimPrefix(hint+"; one of "+strings.Join(enumValues(in), ", "), "; ")
 	}
 	if hint == "" {
 		return d
@@ -83,13 +88,27 @@ func argumentHint(in workflow.ContextInput) string {
 	return d + " (" + hint + ")"
 }
 
+// enumValues are an input's allowed values as a person types them: a
+// string as its text, anything else as JSON.
+func enumValues(in workflow.ContextInput) []string {
+	vals := make([]string, len(in.Enum))
+	for i, v := range in.Enum {
+		vals[i] = string(v)
+		var s string
+		if json.Unmarshal(v, &s) == nil {
+			vals[i] = s
+		}
+	}
+	return vals
+}
+
 // PromptMessage is the user message prompts/get answers for workflow e:
 // it asks the agent to start e with start_workflow, the arguments filled
 // in. args are the prompt's arguments as the IDE sends them, all text: a
 // string input takes the text as it is; a number, integer, boolean or
 // array input takes it parsed as JSON ("3", "true", `["a"]`), and text
-// that does not parse to the input's type is refused, as are unknown
-// names and missing required inputs. An empty optional argument is left
+// that does not parse to the input's type is refused, as is a value
+// outside the input's enum, an unknown name and a missing required input. An empty optional argument is left
 // out. workspace, when set, is sent as workspacePath, so a project's
 // workflow is found where the prompt was listed.
 func PromptMessage(e catalog.Entry, args map[string]string, workspace string) (string, *engine.Error) {
@@ -130,8 +149,12 @@ func promptContext(inputs []workflow.ContextInput, args map[string]string) (map[
 	context := map[string]any{}
 	for _, n := range names {
 		in, ok := byName[n]
-		if !ok {
-			return nil, engine.Errorf(engine.CodeInvalidInput, "this workflow takes no argument %q; it takes: %s", n, argNames(inputs)).With("argument", n)
+		if !ok || in.SetDuringRun {
+			why := "this workflow takes no argument %q"
+			if ok {
+				why = "%q is set during the run (the agent sends it with continue_workflow), not given at the start"
+			}
+			return nil, engine.Errorf(engine.CodeInvalidInput, why+"; its arguments are: %s", n, argNames(startInputs(inputs))).With("argument", n)
 		}
 		v, err := argumentValue(in, args[n])
 		if err != nil {
@@ -150,11 +173,32 @@ func promptContext(inputs []workflow.ContextInput, args map[string]string) (map[
 }
 
 // argumentValue is one argument's value as the input's type wants it; nil
-// for an empty argument.
+// for an empty argument. A value start_workflow would refuse is refused
+// here, naming the argument: one outside the input's enum (unless the
+// input is lenient, whose values a start folds instead), or a number
+// that could not be stored as sent.
 func argumentValue(in workflow.ContextInput, text string) (any, *engine.Error) {
 	if strings.TrimSpace(text) == "" {
 		return nil, nil
 	}
+	v, err := parseArgument(in, text)
+	if err != nil {
+		return nil, err
+	}
+	if bad := canon.BadNumbers(v); len(bad) > 0 {
+		return nil, engine.Errorf(engine.CodeInvalidInput, "argument %q: %v; send a smaller number.", in.Name, bad[0].Err).With("argument", in.Name)
+	}
+	if len(in.Enum) == 0 || in.Lenient || slices.ContainsFunc(in.Enum, func(e json.RawMessage) bool { return workflow.SameValue(v, e) }) {
+		return v, nil
+	}
+	allowed := enumValues(in)
+	return nil, engine.Errorf(engine.CodeInvalidInput, "argument %q is %q, which is not one of its values: send one of %s",
+		in.Name, text, strings.Join(allowed, ", ")).With("argument", in.Name).With("allowed", allowed)
+}
+
+// parseArgument reads an argument's text as the input's type: a string
+// input takes it as it is, any other parses it as JSON of its type.
+func parseArgument(in workflow.ContextInput, text string) (any, *engine.Error) {
 	if in.Type == workflow.TypeString || in.Type == "" {
 		return text, nil
 	}

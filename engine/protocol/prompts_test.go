@@ -17,7 +17,9 @@ const promptedWorkflow = `{"id":"user.prompted","name":"Prompted","description":
             {"name":"ratio","type":"number","description":"A ratio."},
             {"name":"strict","type":"boolean","description":"Be strict."},
             {"name":"files","type":"array","description":"Files."},
-            {"name":"depth","type":"string","enum":["quick","deep"],"description":"How deep."}],
+            {"name":"depth","type":"string","enum":["quick","deep"],"description":"How deep."},
+            {"name":"mood","type":"string","enum":["calm","busy"],"description":"The mood.","lenient":true},
+            {"name":"done","type":"boolean","description":"Send true once it is done.","setDuringRun":true}],
  "steps":[{"id":"one","title":"One","prompt":"Go."}]}`
 
 const routine = `{"id":"user.helper","kind":"routine","name":"Helper","description":"A routine.","version":"1",
@@ -36,8 +38,9 @@ func promptCatalog(t *testing.T) *catalog.Catalog {
 	return catalog.New(entries, nil)
 }
 
-// Every startable workflow is a prompt with its inputs as arguments, the
-// type told where the argument's text is read as JSON; routines are not.
+// Every startable workflow is a prompt with its inputs as arguments (not
+// those set during the run), the type told where the argument's text is
+// read as JSON; routines are not prompts.
 func TestPromptsListWorkflowsNotRoutines(t *testing.T) {
 	ps := protocol.Prompts(promptCatalog(t))
 	if len(ps) != 1 || ps[0].Name != "user.prompted" || ps[0].Title != "Prompted" || ps[0].Description != "Takes typed inputs." {
@@ -50,6 +53,10 @@ func TestPromptsListWorkflowsNotRoutines(t *testing.T) {
 		{Name: "strict", Description: "Be strict. (true or false)"},
 		{Name: "files", Description: `Files. (an array, written as JSON: ["a","b"])`},
 		{Name: "depth", Description: "How deep. (one of quick, deep)"},
+		{Name: "mood", Description: "The mood. (one of calm, busy)"},
+	}
+	if len(ps[0].Arguments) != len(want) {
+		t.Fatalf("arguments %+v, want %+v", ps[0].Arguments, want)
 	}
 	for i, a := range ps[0].Arguments {
 		if a != want[i] {
@@ -81,10 +88,20 @@ func TestPromptMessage(t *testing.T) {
 		{"not an array", map[string]string{"topic": "x", "rounds": "1", "files": "a.go"}, "", "", engine.CodeInvalidInput},
 		{"two values", map[string]string{"topic": "x", "rounds": "1 2"}, "", "", engine.CodeInvalidInput},
 		{"unknown argument", map[string]string{"topic": "x", "rounds": "1", "colour": "red"}, "", "", engine.CodeInvalidInput},
+		{"an input set during the run", map[string]string{"topic": "x", "rounds": "1", "done": "true"}, "", "", engine.CodeInvalidInput},
+		{"outside the enum", map[string]string{"topic": "x", "rounds": "1", "depth": "bottomless"}, "", "", engine.CodeInvalidInput},
+		{"the enum's case matters", map[string]string{"topic": "x", "rounds": "1", "depth": "Deep"}, "", "", engine.CodeInvalidInput},
+		{"an integer past 2^53", map[string]string{"topic": "x", "rounds": "9007199254740993"}, "", "", engine.CodeInvalidInput},
+		{"a number past a double", map[string]string{"topic": "x", "rounds": "1", "ratio": "1e400"}, "", "", engine.CodeInvalidInput},
+		{"a lenient input's values are folded at start, not refused", map[string]string{"topic": "x", "rounds": "1", "mood": "Calm"}, "",
+			`{"context":{"mood":"Calm","rounds":1,"topic":"x"},"workflowId":"user.prompted"}`, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			msg, err := protocol.PromptMessage(e, tt.args, tt.workspace)
+			if tt.args["depth"] != "" && err != nil && !strings.Contains(err.Message, "send one of quick, deep") {
+				t.Errorf("a value outside the enum is refused without the allowed values: %s", err.Message)
+			}
 			if tt.code != "" {
 				if err == nil || err.Code != tt.code || err.Details["argument"] == nil {
 					t.Fatalf("error %v, want %s naming the argument", err, tt.code)

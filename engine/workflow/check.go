@@ -121,6 +121,9 @@ func (c *checker) contextInputs(in []ContextInput) {
 			c.add(ptr+"/type", "must be string, number, integer, boolean or array, not %q", x.Type)
 		}
 		c.nonEmpty(ptr+"/description", x.Description)
+		if x.Required && x.SetDuringRun {
+			c.add(ptr+"/setDuringRun", "input %q is set during the run, so a start cannot require it: drop required, or setDuringRun if a person gives it at the start", x.Name)
+		}
 		for j, e := range x.Enum {
 			if err := x.Type.accepts(e); err != nil {
 				c.add(fmt.Sprintf("%s/enum/%d", ptr, j), "%v", err)

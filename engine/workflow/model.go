@@ -275,6 +275,11 @@ type ContextInput struct {
 	// canonicalised at the boundary (trimmed, case and type folded to the
 	// workflow's own literals) instead of rejected.
 	Lenient bool `json:"lenient,omitempty"`
+	// SetDuringRun marks an input the agent sets with continue_workflow
+	// once the run has reached it (a loop's stop flag, a list agreed
+	// mid-run), not one a person gives at the start: it is not offered
+	// as a prompt argument, and inspect says so. It cannot be required.
+	SetDuringRun bool `json:"setDuringRun,omitempty"`
 }
 
 // Node is one entry of a step list: a step or a loop, never both.

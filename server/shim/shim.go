@@ -172,20 +172,26 @@ func readLimited(r *bufio.Reader, limit int) (line []byte, size int64, err error
 	}
 }
 
-// forward posts one line and writes what the daemon answered. When that
-// holds no response to a line that needs one, the shim answers it itself.
+// forward posts one line and writes what the daemon answered, each
+// message as it arrives (an event stream's, such as a 2026-07-28
+// subscriptions/listen, may arrive over a long time). When that holds no
+// response to a line that needs one, the shim answers it itself.
 func (s *Shim) forward(ctx context.Context, msg []byte) {
-	replies, err := s.post(ctx, msg)
-	if err == nil && len(replies) == 0 && inspect(msg).answer {
-		err = errors.New("the daemon sent no reply")
-	}
 	answered := false
-	for _, r := range replies {
+	var bad error // a reply that could not be written: malformed
+	err := s.post(ctx, msg, func(r []byte, whole bool) {
 		if werr := s.write(r); werr != nil {
-			err = werr
-			continue
+			bad = werr
+			return
 		}
-		answered = answered || len(replies) == 1 || isResponse(r)
+		answered = answered || whole || isResponse(r)
+	})
+	switch {
+	case err != nil:
+	case bad != nil:
+		err = bad
+	case !answered && inspect(msg).answer:
+		err = errors.New("the daemon sent no reply")
 	}
 	if err != nil {
 		s.cfg.Log.Printf("forward: %v", err)
@@ -196,25 +202,26 @@ func (s *Shim) forward(ctx context.Context, msg []byte) {
 }
 
 // post sends one message, starting or restarting the daemon when it cannot
-// be reached, and returns the JSON-RPC messages it answered with. Until
-// this home's daemon has identified itself on the socket, nothing is sent.
-func (s *Shim) post(ctx context.Context, msg []byte) ([][]byte, error) {
+// be reached, and hands emit each JSON-RPC message it answered with (whole:
+// the answer was that one message, not an event stream). Until this
+// home's daemon has identified itself on the socket, nothing is sent.
+func (s *Shim) post(ctx context.Context, msg []byte, emit func(reply []byte, whole bool)) error {
 	if !s.found.Load() {
 		if err := s.ensureDaemon(); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	replies, err := s.send(ctx, msg)
-	if err != nil && unreachable(err) {
+	err := s.send(ctx, msg, emit)
+	if err != nil && unreachable(err) { // nothing was emitted: the request never left
 		if err := s.ensureDaemon(); err != nil {
-			return nil, err
+			return err
 		}
-		replies, err = s.send(ctx, msg)
+		err = s.send(ctx, msg, emit)
 	}
 	if err == nil {
 		s.wake()
 	}
-	return replies, err
+	return err
 }
 
 // wake tells a notification stream waiting to open again that the
@@ -231,35 +238,37 @@ func unreachable(err error) bool {
 	return errors.As(err, &op) && op.Op == "dial"
 }
 
-func (s *Shim) send(ctx context.Context, msg []byte) ([][]byte, error) {
+func (s *Shim) send(ctx context.Context, msg []byte, emit func([]byte, bool)) error {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, "http://localhost/mcp", bytes.NewReader(msg))
 	if err != nil {
-		return nil, err
+		return err
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	if s.cfg.Workdir != "" {
 		req.Header.Set(home.WorkdirHeader, s.cfg.Workdir)
 	}
+	eraHeaders(req.Header, msg)
 	resp, err := s.client.Do(req)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer resp.Body.Close()
 	switch {
 	case resp.StatusCode == http.StatusAccepted:
-		return nil, nil
+		return nil
 	case resp.StatusCode != http.StatusOK:
 		b, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
-		return nil, &statusError{code: resp.StatusCode, status: resp.Status, body: bytes.TrimSpace(b)}
+		return &statusError{code: resp.StatusCode, status: resp.Status, body: bytes.TrimSpace(b)}
 	case isEventStream(resp.Header.Get("Content-Type")):
-		return readEvents(resp.Body)
+		return readEvents(resp.Body, func(data []byte) { emit(data, false) })
 	}
 	b, err := readBody(resp)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	return [][]byte{b}, nil
+	emit(b, true)
+	return nil
 }
 
 // readBody reads an answer's body into a buffer of its length, when the
@@ -275,9 +284,8 @@ func readBody(resp *http.Response) ([]byte, error) {
 
 func isEventStream(ct string) bool { return len(ct) >= 17 && ct[:17] == "text/event-stream" }
 
-// readEvents collects the data of each server-sent event.
-func readEvents(body io.Reader) ([][]byte, error) {
-	var out [][]byte
+// readEvents hands emit the data of each server-sent event as it arrives.
+func readEvents(body io.Reader, emit func([]byte)) error {
 	var data []byte
 	sc := bufio.NewScanner(body)
 	sc.Buffer(make([]byte, 1<<16), 64<<20)
@@ -288,14 +296,14 @@ func readEvents(body io.Reader) ([][]byte, error) {
 			continue
 		}
 		if len(line) == 0 && len(data) > 0 {
-			out = append(out, data)
+			emit(data)
 			data = nil
 		}
 	}
 	if len(data) > 0 {
-		out = append(out, data)
+		emit(data)
 	}
-	return out, sc.Err()
+	return sc.Err()
 }
 
 // write puts one message on stdout as a single line. A malformed message

@@ -14,7 +14,7 @@ const (
 	PreferencesRenamed Code = "PREFERENCES_RENAMED"    // recommendedAutonomy/RiskPolicy → recommendedPreferences
 	RoutineKindFromID  Code = "ROUTINE_KIND_FROM_ID"   // a wr.routine-* file without kind loads as kind routine
 	FeatureOrderFixed  Code = "FEATURE_ORDER_FIXED"    // features apply in WorkRail's fixed order, not the listed one
-	ContextSynthesized Code = "CONTEXT_SYNTHESIZED"    // an undeclared variable a condition or loop reads gets a lenient context input
+	ContextSynthesized Code = "CONTEXT_SYNTHESIZED"    // an undeclared variable a condition or loop reads gets a lenient context input, set during the run
 	DimensionRequired  Code = "DIMENSION_REQUIRED"     // dimension required: false → optional: true (required: true dropped)
 	HasValidationDrop  Code = "HAS_VALIDATION_DROPPED" // step hasValidation: read by nothing
 	StepTypeDropped    Code = "STEP_TYPE_DROPPED"      // step type "standard": every step is one

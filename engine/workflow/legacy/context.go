@@ -12,8 +12,10 @@ import (
 // The TypeScript format declares no context: a condition reads whatever
 // the agent sent. The canonical language wants every variable declared,
 // so the normalizer declares each one a condition or loop reads, with the
-// type its comparisons imply, no enum, and lenient: true (the boundary
-// then folds what the agent sends instead of rejecting it).
+// type its comparisons imply, no enum, lenient: true (the boundary then
+// folds what the agent sends instead of rejecting it) and setDuringRun:
+// true (in that format such variables are set by the agent as the run
+// goes, so none is offered as a prompt argument).
 
 // synthDescription is what agents are told about a declared-for-you input.
 const synthDescription = "Read by this workflow's conditions or loops; send it in context when you know it (the workflow's file does not describe it)."
@@ -67,8 +69,9 @@ func (n *normalizer) synthesize(root *object) {
 		in.set("type", string(t))
 		in.set("description", synthDescription)
 		in.set("lenient", true)
+		in.set("setDuringRun", true)
 		ctx = append(ctx, in)
-		n.warn(ContextSynthesized, x.first, "%q is not declared: it is declared as a lenient %s context input", x.name, t)
+		n.warn(ContextSynthesized, x.first, "%q is not declared: it is declared as a lenient %s context input, set during the run", x.name, t)
 	}
 	if len(u.order) > 0 {
 		root.set("context", ctx)

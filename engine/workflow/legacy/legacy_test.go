@@ -169,7 +169,8 @@ func TestCanonicalUntouched(t *testing.T) {
 // TestNoContextIsTheOldFormat: a file that uses only keys both formats
 // share but reads variables it never declares (the TypeScript format
 // declares none) is read as that format: its variables become lenient
-// inputs and it gets that format's notes policy.
+// inputs set during the run (the agent sets them as it goes), and it gets
+// that format's notes policy.
 func TestNoContextIsTheOldFormat(t *testing.T) {
 	src := []byte(`{"id":"user.x","name":"X","description":"d","version":"1","metaGuidance":["m"],
 		"steps":[{"id":"a","title":"A","prompt":"p","runCondition":{"var":"size","equals":"big"}}]}`)
@@ -177,8 +178,8 @@ func TestNoContextIsTheOldFormat(t *testing.T) {
 	if err != nil || !r.Legacy() || len(r.Warnings) != 1 || r.Warnings[0].Code != legacy.ContextSynthesized {
 		t.Fatalf("Normalize = %+v, %v; want one CONTEXT_SYNTHESIZED rewrite", r.Warnings, err)
 	}
-	if r.Workflow.Notes != workflow.NotesRequired || len(r.Workflow.Context) != 1 || !r.Workflow.Context[0].Lenient {
-		t.Errorf("notes %q, context %+v; want required notes and one lenient input", r.Workflow.Notes, r.Workflow.Context)
+	if r.Workflow.Notes != workflow.NotesRequired || len(r.Workflow.Context) != 1 || !r.Workflow.Context[0].Lenient || !r.Workflow.Context[0].SetDuringRun {
+		t.Errorf("notes %q, context %+v; want required notes and one lenient input, set during the run", r.Workflow.Notes, r.Workflow.Context)
 	}
 	if !legacy.IsLegacy(src) {
 		t.Error("IsLegacy = false")
