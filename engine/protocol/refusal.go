@@ -137,3 +137,7 @@ func IsServerFault(e *engine.Error) bool {
 	}
 	return false
 }
+
+// IsCancelled reports whether e answers a call its client cancelled:
+// nothing failed, so it is not logged as an error.
+func IsCancelled(e *engine.Error) bool { return e != nil && e.Code == engine.CodeCancelled }
