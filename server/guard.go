@@ -49,6 +49,7 @@ func guard(next http.Handler) http.Handler {
 			id = nil // not JSON: its id is unknown
 		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
+		mintClient(w, r, method)
 		rec := &refusals{w: w}
 		next.ServeHTTP(rec, r)
 		rec.finish(id, method)

@@ -48,6 +48,7 @@ func (s *Shim) stream(ctx context.Context) (served bool, err error) {
 		return false, err
 	}
 	req.Header.Set("Accept", "text/event-stream")
+	s.named(req)
 	resp, err := s.client.Do(req)
 	if err != nil {
 		return true, nil // the daemon is away: try again, a call brings it back

@@ -63,6 +63,10 @@ type Shim struct {
 	listens  sync.Once     // the notification stream is opened once
 	reached  chan struct{} // a message reached the daemon: a stream that ended may open again at once
 	kept     bool          // an older daemon was left running, not to be asked again; under ensure
+	// session is the MCP session id the daemon gave this conversation in
+	// its answer to initialize, sent with every request after, so that a
+	// cancel names this client's call and no other's.
+	session atomic.Pointer[string]
 }
 
 // New returns a shim that writes protocol messages to out.
@@ -241,11 +245,15 @@ func (s *Shim) send(ctx context.Context, msg []byte) ([][]byte, error) {
 	if s.cfg.Workdir != "" {
 		req.Header.Set(home.WorkdirHeader, s.cfg.Workdir)
 	}
+	s.named(req)
 	resp, err := s.client.Do(req)
 	if err != nil {
 		return nil, err
 	}
 	defer resp.Body.Close()
+	if id := resp.Header.Get(home.SessionHeader); id != "" {
+		s.session.CompareAndSwap(nil, &id) // the first one given; the daemon keeps none
+	}
 	switch {
 	case resp.StatusCode == http.StatusAccepted:
 		return nil, nil
@@ -260,6 +268,13 @@ func (s *Shim) send(ctx context.Context, msg []byte) ([][]byte, error) {
 		return nil, err
 	}
 	return [][]byte{b}, nil
+}
+
+// named adds the session id the daemon gave this conversation to req.
+func (s *Shim) named(req *http.Request) {
+	if id := s.session.Load(); id != nil {
+		req.Header.Set(home.SessionHeader, *id)
+	}
 }
 
 // readBody reads an answer's body into a buffer of its length, when the
