@@ -2,10 +2,13 @@ package server
 
 import (
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"github.com/workrail/workrail/engine/protocol"
 )
 
 // The MCP library sees a tool call with its arguments taken out; the
@@ -44,5 +47,22 @@ func TestGuardHandsTheArgumentsOverAsSent(t *testing.T) {
 				t.Errorf("the answer was not passed on as it was: %s", rec.Body)
 			}
 		})
+	}
+}
+
+// A request whose id is null is one JSON-RPC answers (with id null) and
+// MCP forbids: the guard answers it Invalid Request with the envelope.
+// The library took it for a notification and answered nothing (202).
+func TestNullIDIsAnInvalidRequest(t *testing.T) {
+	for _, msg := range []string{
+		`{"jsonrpc":"2.0","id":null,"method":"ping"}`,
+		`{"jsonrpc":"2.0","id":null,"method":"tools/call","params":{"name":"list_workflows","arguments":{}}}`,
+	} {
+		calls := newToolCalls(answering{}, protocol.Features{}, slog.New(slog.DiscardHandler), "")
+		got := string(mcpPost(t, &answers{calls: calls, next: library(calls)}, msg))
+		if !strings.Contains(got, `"id":null`) || !strings.Contains(got, `"code":-32600`) || !strings.Contains(got, `"code":"INVALID_INPUT"`) ||
+			!strings.Contains(got, "never null") {
+			t.Errorf("%s was answered %s", msg, got)
+		}
 	}
 }

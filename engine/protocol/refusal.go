@@ -66,7 +66,8 @@ func Refuse(k Refused, format string, args ...any) *engine.Error {
 
 // Peek reads a message's id and method from as much of it as there is: a
 // message cut short, or nested too deep to decode, still yields the
-// members that come before the cut. id is nil when it cannot be read;
+// members that come before the cut. id is nil when it cannot be read,
+// and null when it is null (a request MCP does not allow);
 // whole says the message is one well-formed JSON object (JSON-RPC
 // answers a message that is not with id null, whatever it holds).
 func Peek(msg []byte) (id json.RawMessage, method string, whole bool) {
@@ -85,6 +86,10 @@ func Peek(msg []byte) (id json.RawMessage, method string, whole bool) {
 			return id, method, false
 		}
 		switch v := v.(type) {
+		case nil:
+			if key == "id" {
+				id = json.RawMessage("null")
+			}
 		case json.Delim:
 			if skipValue(dec) != nil {
 				return id, method, false

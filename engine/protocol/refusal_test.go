@@ -20,6 +20,7 @@ func TestPeek(t *testing.T) {
 		{"deeper than encoding/json decodes", `{"id":3,"method":"ping","params":` + strings.Repeat("[", 20000) + strings.Repeat("]", 20000) + `}`, `3`, "ping", true},
 		{"trailing garbage", `{"id":3,"method":"ping"} x`, `3`, "ping", false},
 		{"a batch", `[{"id":3,"method":"ping"}]`, ``, "", false},
+		{"a null id", `{"jsonrpc":"2.0","id":null,"method":"ping"}`, `null`, "ping", true},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

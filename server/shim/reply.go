@@ -140,7 +140,7 @@ func (f fields) classify() incoming {
 	case !f.hasMethod && f.hasID && f.outcome:
 		return incoming{} // a response to the server: never answered
 	case f.badID:
-		return incoming{answer: true, id: null, code: invalidRequest, why: "id must be a string or a number"}
+		return incoming{answer: true, id: null, code: invalidRequest, why: "a request's id must be a string or a number, never null (MCP does not allow it; a message without an id is a notification, which gets no answer)"}
 	case !f.hasID:
 		return incoming{answer: true, id: null, code: invalidRequest, why: "a request needs a method, a string"}
 	case !f.hasMethod || f.badMethod:
@@ -159,11 +159,12 @@ func malformed(err error) incoming {
 }
 
 // idOf encodes a decoded id token again; bad is set for an id that is not
-// a string, a number or null.
+// a string or a number. A null id is bad in a request (MCP does not allow
+// it), and answered with id null.
 func idOf(v json.Token) (id json.RawMessage, bad bool) {
 	switch v := v.(type) {
 	case nil:
-		return null, false
+		return null, true
 	case json.Number:
 		return json.RawMessage(v), false
 	case string:

@@ -21,7 +21,7 @@ func TestInspect(t *testing.T) {
 		{"string id", `{"jsonrpc":"2.0","method":"tools/call","id":"a\"b"}`, true, `"a\"b"`, "tools/call", 0},
 		{"id after deep params", `{"jsonrpc":"2.0","method":"tools/call","params":{"x":` + deep(10000) + `},"id":7}`, true, `7`, "tools/call", 0},
 		{"far too deep", `{"jsonrpc":"2.0","id":8,"method":"ping","params":` + deep(200000) + `}`, true, `8`, "ping", 0},
-		{"null id", `{"jsonrpc":"2.0","id":null,"method":"ping"}`, true, `null`, "ping", 0},
+		{"null id", `{"jsonrpc":"2.0","id":null,"method":"ping"}`, true, `null`, "", invalidRequest},
 		{"notification", `{"jsonrpc":"2.0","method":"notifications/initialized"}`, false, ``, "", 0},
 		{"deep notification", `{"jsonrpc":"2.0","method":"notifications/x","params":` + deep(10001) + `}`, false, ``, "", 0},
 		{"response", `{"jsonrpc":"2.0","id":3,"result":{}}`, false, ``, "", 0},

@@ -243,6 +243,7 @@ func TestEveryRequestLineIsAnswered(t *testing.T) {
 		{"not JSON", `hello`, `null`, -32700},
 		{"batch", `[{"jsonrpc":"2.0","id":1,"method":"ping"}]`, `null`, -32600},
 		{"scalar", `42`, `null`, -32600},
+		{"null id", `{"jsonrpc":"2.0","id":null,"method":"ping"}`, `null`, -32600},
 		{"notification", `{"jsonrpc":"2.0","method":"notifications/initialized"}`, ``, 0},
 		{"deep notification", `{"jsonrpc":"2.0","method":"notifications/x","params":` + deep(10001) + `}`, ``, 0},
 		{"response", `{"jsonrpc":"2.0","id":9,"result":{}}`, ``, 0},
