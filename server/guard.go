@@ -49,6 +49,12 @@ func guard(next http.Handler) http.Handler {
 			rpcReply(w, protocol.Refusal(nil, "", protocol.RPCInvalidRequest, protocol.Refuse(protocol.RefusedInvalid, nullID)))
 			return
 		}
+		if whole && method != "" && !protocol.KeepsID(id) {
+			// The library would answer under the nearest double: a client
+			// waiting for its own id would never see the answer.
+			rpcReply(w, protocol.Refusal(id, method, protocol.RPCInvalidRequest, protocol.Refuse(protocol.RefusedInvalid, "%s", protocol.UnkeptID(id))))
+			return
+		}
 		if method == "tools/call" && len(id) > 0 {
 			body, r = withArguments(body, r)
 		}

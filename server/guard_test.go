@@ -66,3 +66,23 @@ func TestNullIDIsAnInvalidRequest(t *testing.T) {
 		}
 	}
 }
+
+// An id the MCP library would answer under another value (it holds a
+// number id as a double) is refused under the id as sent, for every
+// method: a client never waits for an answer under an id it did not send.
+func TestIDsTheLibraryCannotKeepAreRefused(t *testing.T) {
+	calls := newToolCalls(answering{protocol.ListResult{Kind: protocol.KindWorkflows}}, protocol.Features{}, slog.New(slog.DiscardHandler), "")
+	h := &answers{calls: calls, next: library(calls)}
+	for _, msg := range []string{
+		`{"jsonrpc":"2.0","id":9007199254740993,"method":"ping"}`,
+		`{"jsonrpc":"2.0","id":9007199254740993,"method":"tools/call","params":{"name":"list_workflows","arguments":{}}}`,
+	} {
+		got := string(mcpPost(t, h, msg))
+		if !strings.Contains(got, `"id":9007199254740993`) || !strings.Contains(got, `"code":"INVALID_INPUT"`) || !strings.Contains(got, "2^53") {
+			t.Errorf("%s was answered %s", msg, got)
+		}
+	}
+	if got := string(mcpPost(t, h, `{"jsonrpc":"2.0","id":9007199254740992,"method":"ping"}`)); got != `{"jsonrpc":"2.0","id":9007199254740992,"result":{}}`+"\n" {
+		t.Errorf("an id a double holds was answered %s", got)
+	}
+}

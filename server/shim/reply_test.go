@@ -81,3 +81,42 @@ func TestOneLine(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkLeadingID is what checking a reply's id costs the shim per
+// call: the id of a tool call with 64 KB of notes, and of its answer.
+func BenchmarkLeadingID(b *testing.B) {
+	call := []byte(`{"jsonrpc":"2.0","id":42,"method":"tools/call","params":{"name":"continue_workflow","arguments":{"output":{"notesMarkdown":"` +
+		strings.Repeat("note ", 64<<10/5) + `"}}}}`)
+	answer := []byte(`{"jsonrpc":"2.0","id":42,"result":{"content":[{"type":"text","text":"` + strings.Repeat("step ", 1<<10) + `"}]}}`)
+	for b.Loop() {
+		want, _ := leadingID(call)
+		got, _ := leadingID(answer)
+		if string(want) != string(got) {
+			b.Fatal(want, got)
+		}
+	}
+}
+
+// leadingID reads a message's top-level id as the daemon's encoder
+// would write it, whatever comes before it.
+func TestLeadingID(t *testing.T) {
+	for _, c := range []struct {
+		msg, id string
+		ok      bool
+	}{
+		{`{"jsonrpc":"2.0","id":7,"method":"ping"}`, `7`, true},
+		{` { "params" : {"id": 1, "x": [{"id":2}]} , "id" : "x" }`, `"x"`, true},
+		{`{"id":"a<b\u0041"}`, `"a\u003cbA"`, true},
+		{`{"id":null}`, `null`, true},
+		{`{"id":9007199254740993}`, `9007199254740993`, true},
+		{`{"jsonrpc":"2.0","method":"notifications/initialized"}`, ``, false},
+		{`{"id":{"a":1}}`, ``, false},
+		{`[{"id":1}]`, ``, false},
+		{`{"id"`, ``, false},
+	} {
+		id, ok := leadingID([]byte(c.msg))
+		if string(id) != c.id || ok != c.ok {
+			t.Errorf("leadingID(%s) = %s %v, want %s %v", c.msg, id, ok, c.id, c.ok)
+		}
+	}
+}

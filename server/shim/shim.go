@@ -177,19 +177,30 @@ func readLimited(r *bufio.Reader, limit int) (line []byte, size int64, err error
 }
 
 // forward posts one line and writes what the daemon answered. When that
-// holds no response to a line that needs one, the shim answers it itself.
+// holds no response to a line that needs one, the shim answers it itself;
+// a response under another id than the line's is not written (the client
+// would wait for its own for ever, or take it for another request's).
 func (s *Shim) forward(ctx context.Context, msg []byte) {
 	replies, err := s.post(ctx, msg)
 	if err == nil && len(replies) == 0 && inspect(msg).answer {
 		err = errors.New("the daemon sent no reply")
 	}
+	want, asked := leadingID(msg)
 	answered := false
 	for _, r := range replies {
+		got, response := leadingID(r)
+		if len(replies) > 1 {
+			response = isResponse(r) // the others are notifications
+		}
+		if response && asked && !protocol.SameID(got, want) {
+			err = &wrongID{sent: want, got: got}
+			continue
+		}
 		if werr := s.write(r); werr != nil {
 			err = werr
 			continue
 		}
-		answered = answered || len(replies) == 1 || isResponse(r)
+		answered = answered || response
 	}
 	if err != nil {
 		s.cfg.Log.Printf("forward: %v", err)
