@@ -47,7 +47,7 @@ func socketOwner(src, dst *net.TCPAddr) (uint32, bool) {
 	if err := syscall.Sendto(fd, diagRequest(src, dst), 0, &syscall.SockaddrNetlink{Family: syscall.AF_NETLINK}); err != nil {
 		return 0, false
 	}
-	buf := make([]byte, 4096)
+	buf := make([]byte, 512) // one inet_diag_msg, or an error
 	n, _, err := syscall.Recvfrom(fd, buf, 0)
 	if err != nil {
 		return 0, false

@@ -200,3 +200,29 @@ func TestTCPBodyIsReadWithinItsTime(t *testing.T) {
 		t.Errorf("answered:\n%s", answer)
 	}
 }
+
+// BenchmarkPeerOf is what naming the user of a TCP connection costs each
+// accept.
+func BenchmarkPeerOf(b *testing.B) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer ln.Close()
+	c, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer c.Close()
+	s, err := ln.Accept()
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	want := fmt.Sprintf("uid %d", os.Getuid())
+	for b.Loop() {
+		if p, ok := peerOf(s); !ok || p != want {
+			b.Fatalf("peerOf = %q %v, want %q", p, ok, want)
+		}
+	}
+}
