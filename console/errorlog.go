@@ -67,5 +67,6 @@ var codeTexts = map[engine.Code]string{
 	engine.CodeStorageUnwritable:  "Nothing could be written: the disk is full or read-only.",
 	engine.CodeDaemonUnavailable:  "The IDE's shim could not reach the daemon.",
 	engine.CodeBundleInvalid:      "An imported bundle did not verify.",
+	engine.CodeCancelled:          "The call was cancelled by its client before anything was recorded.",
 	engine.CodeInternal:           "WorkRail failed inside; the daemon's log has the details.",
 }

@@ -66,6 +66,8 @@ func TestShimAnswersLinesItCannotParse(t *testing.T) {
 		`hello`,
 		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
 		`{"jsonrpc":"2.0","id":8,"method":"ping"}`,
+		`{"jsonrpc":"2.0","id":null,"method":"ping"}`,
+		`{"jsonrpc":"2.0","id":9007199254740993,"method":"ping"}`,
 	}
 	t0 := time.Now()
 	out, stderr, code := rawShim(t, home, strings.Join(lines, "\n")+"\n")
@@ -105,12 +107,15 @@ func TestShimAnswersLinesItCannotParse(t *testing.T) {
 	if rs := byID["8"]; len(rs) != 1 || rs[0].Result == nil {
 		t.Errorf("ping got %d replies, want one result with id 8", len(rs))
 	}
-	slices.Sort(nullCodes)
-	if want := []int{-32700, -32700, -32600}; !slices.Equal(nullCodes, []int{-32700, -32700, -32600}) {
-		t.Errorf("id-null error codes %v, want %v (truncated, not JSON: parse error; batch: invalid request)", nullCodes, want)
+	if rs := byID["9007199254740993"]; len(rs) != 1 || rs[0].Error == nil || rs[0].Error.Code != -32600 {
+		t.Errorf("a ping with an id past 2^53 got %+v, want one Invalid Request under that id (not an answer under the nearest double)", rs)
 	}
-	if len(out) != 5 {
-		t.Errorf("%d reply lines for 5 requests and 1 notification, want 5", len(out))
+	slices.Sort(nullCodes)
+	if want := []int{-32700, -32700, -32600, -32600}; !slices.Equal(nullCodes, want) {
+		t.Errorf("id-null error codes %v, want %v (truncated, not JSON: parse error; batch, a null id: invalid request)", nullCodes, want)
+	}
+	if len(out) != 7 {
+		t.Errorf("%d reply lines for 7 requests and 1 notification, want 7", len(out))
 	}
 }
 

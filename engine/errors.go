@@ -36,7 +36,11 @@ const (
 	// event chain or a reference does not hold). Its details name what is
 	// wrong; nothing was written, and the same bytes fail again.
 	CodeBundleInvalid Code = "BUNDLE_INVALID"
-	CodeInternal      Code = "INTERNAL"
+	// CodeCancelled: the call's client cancelled it (notifications/cancelled)
+	// or went away before anything it would write was recorded; nothing
+	// changed, and the same call may be sent again.
+	CodeCancelled Code = "CANCELLED"
+	CodeInternal  Code = "INTERNAL"
 )
 
 // Codes lists every code, in a fixed order (used by tests and schemas).
@@ -45,7 +49,7 @@ func Codes() []Code {
 		CodeInvalidInput, CodeUnknownKey, CodePayloadTooLarge, CodeWorkflowNotFound,
 		CodePinnedMissing, CodeTokenInvalidFormat, CodeTokenBadSignature,
 		CodeTokenUnknownKey, CodeTokenWrongKind, CodeTokenScopeMismatch, CodeTokenUnknownNode,
-		CodeSessionCorrupt, CodeStorageUnwritable, CodeDaemonUnavailable, CodeBundleInvalid, CodeInternal,
+		CodeSessionCorrupt, CodeStorageUnwritable, CodeDaemonUnavailable, CodeBundleInvalid, CodeCancelled, CodeInternal,
 	}
 }
 
@@ -113,7 +117,7 @@ func retryOf(code Code) Retry {
 		return Retry{Kind: RetryableAfterMs, AfterMs: 1000}
 	case CodeStorageUnwritable:
 		return Retry{Kind: RetryableAfterMs, AfterMs: 10000}
-	case CodeInternal:
+	case CodeInternal, CodeCancelled:
 		return Retry{Kind: RetryableImmediately}
 	default:
 		return Retry{Kind: NotRetryable}

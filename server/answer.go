@@ -28,15 +28,23 @@ import (
 // does not know). Everything else, and every other method, goes on to
 // next, which answers as before.
 //
-// A call it runs can be cancelled as the library's can: a
-// notifications/cancelled naming its id ends its context (the library,
-// serving stateless requests, keys its calls by id alone, and so does
-// answers), and is passed on for the calls the library runs.
+// Every notifications/cancelled goes through answers first. It names a
+// call by the client's session (clientOf) and the call's id together: two
+// clients number their requests alike, so an id alone could stop another
+// client's call. A cancel ends the context of the call answers runs for
+// that client and id, and goes on to the library, which keys the calls it
+// runs by the same session and id. A cancel from a client without a
+// session names no call it can tell apart from another client's, and is
+// dropped (cancelling is advisory in MCP; such a client can still end its
+// request).
 type answers struct {
 	calls    *toolCalls
 	next     http.Handler
-	inflight sync.Map // a running call's id (idKey) → its *context.CancelFunc
+	inflight sync.Map // a running call's callKey → its *context.CancelFunc
 }
+
+// callKey names a running call: its client's session and its id (idKey).
+type callKey struct{ client, id string }
 
 // toolCall is the part of a tools/call message answers reads. The
 // arguments are not in it: the guard took them out.
@@ -59,16 +67,21 @@ func (a *answers) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	args, ok := argumentsOf(r.Context())
 	var c toolCall
 	if !ok || !a.plain(r, body, &c) {
-		a.cancel(body)
+		if isCancel(body) && !a.cancel(clientOf(r), body) {
+			w.WriteHeader(http.StatusAccepted) // a notification's answer
+			return
+		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		a.next.ServeHTTP(w, r)
 		return
 	}
 	ctx, cancel := context.WithCancel(r.Context())
 	defer cancel()
-	key, entry := string(c.ID), &cancel // a pointer, which compares
-	a.inflight.Store(key, entry)
-	defer a.inflight.CompareAndDelete(key, entry)
+	if client := clientOf(r); client != "" {
+		key, entry := callKey{client, string(c.ID)}, &cancel // a pointer, which compares
+		a.inflight.Store(key, entry)
+		defer a.inflight.CompareAndDelete(key, entry)
+	}
 	buf := answerBufs.Get().(*bytes.Buffer)
 	buf.Reset()
 	a.answer(ctx, c, args, r.Header.Get(home.WorkdirHeader), buf)
@@ -117,12 +130,15 @@ func idKey(id json.RawMessage) (json.RawMessage, bool) {
 	return nil, false
 }
 
-// cancel ends the call a notifications/cancelled in body names, when
-// answers runs it.
-func (a *answers) cancel(body []byte) {
-	if !bytes.Contains(body, []byte(`"notifications/cancelled"`)) {
-		return
-	}
+// isCancel reports whether body may be a notifications/cancelled; cancel
+// reads it.
+func isCancel(body []byte) bool { return bytes.Contains(body, []byte(`"notifications/cancelled"`)) }
+
+// cancel ends the call of client that the notifications/cancelled in
+// body names, when answers runs it, and reports whether the cancel is to
+// go on to the library: not when it comes from a client without a
+// session, whose calls cannot be told apart from another client's.
+func (a *answers) cancel(client string, body []byte) (passOn bool) {
 	var n struct {
 		Method string `json:"method"`
 		Params struct {
@@ -130,13 +146,17 @@ func (a *answers) cancel(body []byte) {
 		} `json:"params"`
 	}
 	if json.Unmarshal(body, &n) != nil || n.Method != "notifications/cancelled" {
-		return
+		return true // not a cancel after all
+	}
+	if client == "" {
+		return false
 	}
 	if id, ok := idKey(n.Params.RequestID); ok {
-		if f, ok := a.inflight.LoadAndDelete(string(id)); ok {
+		if f, ok := a.inflight.LoadAndDelete(callKey{client, string(id)}); ok {
 			(*f.(*context.CancelFunc))()
 		}
 	}
+	return true
 }
 
 // answer runs the call and writes its answer to buf. A tool that panics

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -14,6 +15,7 @@ import (
 
 	"github.com/workrail/workrail/engine"
 	"github.com/workrail/workrail/engine/protocol"
+	"github.com/workrail/workrail/server/home"
 )
 
 // mcpPost posts msg to h as a shim does (through the guard) and returns
@@ -86,7 +88,8 @@ func TestAnswersWriteTheLibrarysBytes(t *testing.T) {
 // What answers does not answer itself goes on to the library unchanged:
 // other methods, tools it does not serve, calls of another protocol era
 // or an unknown version, ids that are neither strings nor numbers, and
-// messages that are not JSON-RPC 2.0.
+// messages that are not JSON-RPC 2.0. (A null id the guard refuses:
+// TestNullIDIsAnInvalidRequest.)
 func TestAnswersPassOnWhatTheyDoNotAnswer(t *testing.T) {
 	call := func(id, name, extra string) string {
 		return `{"jsonrpc":"2.0","id":` + id + `,"method":"tools/call","params":{"name":"` + name + `","arguments":{}` + extra + `}}`
@@ -107,7 +110,6 @@ func TestAnswersPassOnWhatTheyDoNotAnswer(t *testing.T) {
 		{"a modern version", call("1", "list_workflows", ""), []string{"MCP-Protocol-Version", "2026-07-28"}, false},
 		{"a modern _meta", call("1", "list_workflows", `,"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}`), nil, false},
 		{"a malformed _meta", call("1", "list_workflows", `,"_meta":5`), nil, false},
-		{"a null id", call("null", "list_workflows", ""), nil, false},
 		{"an object id", call(`{"a":1}`, "list_workflows", ""), nil, false},
 		{"JSON-RPC 1.0", strings.Replace(call("1", "list_workflows", ""), `"2.0"`, `"1.0"`, 1), nil, false},
 		{"no arguments", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"list_workflows"}}`, nil, false},
@@ -129,43 +131,132 @@ func TestAnswersPassOnWhatTheyDoNotAnswer(t *testing.T) {
 }
 
 // waiting is a Tools whose continue_workflow waits for its context to
-// end and says so.
+// end and says so, as the use cases answer a cancelled write.
 type waiting struct {
 	answering
 	started chan struct{}
 }
 
 func (w waiting) Continue(ctx context.Context, _ []byte) protocol.Result {
-	close(w.started)
+	w.started <- struct{}{}
 	<-ctx.Done()
-	return protocol.NewError(engine.Errorf(engine.CodeInternal, "cancelled: %v", ctx.Err()))
+	return protocol.NewError(engine.Errorf(engine.CodeCancelled, "cancelled: %v", ctx.Err()))
 }
 
-// A notifications/cancelled naming a call answers runs ends that call's
-// context, as the library does for the calls it runs.
-func TestAnswersCancelACallByItsID(t *testing.T) {
-	for _, id := range []string{`4`, `"call-4"`} {
-		t.Run(id, func(t *testing.T) {
-			tools := waiting{started: make(chan struct{})}
-			calls := newToolCalls(tools, protocol.Features{}, slog.New(slog.DiscardHandler), "")
-			h := &answers{calls: calls, next: library(calls)}
-			done := make(chan []byte)
-			go func() {
-				done <- mcpPost(t, h, `{"jsonrpc":"2.0","id":`+id+`,"method":"tools/call","params":{"name":"continue_workflow","arguments":{}}}`)
-			}()
-			<-tools.started
-			req := httptest.NewRequest(http.MethodPost, "http://localhost/mcp",
-				strings.NewReader(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":`+id+`,"reason":"the user stopped it"}}`))
-			req.Header.Set("Content-Type", "application/json")
-			guard(h).ServeHTTP(httptest.NewRecorder(), req)
-			select {
-			case reply := <-done:
-				if !strings.Contains(string(reply), "context canceled") {
+// A notifications/cancelled stops only the call of its own client: two
+// clients (sessions) run a call under the same id, one cancels it, and
+// only that client's call ends, whether answers runs the call or the
+// library does (a call without arguments); the other's ends only when it
+// cancels too. A cancel from a client without a session stops nothing.
+// The cancelled call is answered CANCELLED and logged at info.
+func TestCancelStopsOnlyItsClientsCall(t *testing.T) {
+	calls := map[string]string{
+		"answers": `{"jsonrpc":"2.0","id":ID,"method":"tools/call","params":{"name":"continue_workflow","arguments":{}}}`,
+		"library": `{"jsonrpc":"2.0","id":ID,"method":"tools/call","params":{"name":"continue_workflow"}}`,
+	}
+	for runner, msg := range calls {
+		for _, id := range []string{`4`, `"call-4"`} {
+			t.Run(runner+"/"+id, func(t *testing.T) {
+				var logs syncLog
+				tools := waiting{started: make(chan struct{}, 2)}
+				calls := newToolCalls(tools, protocol.Features{}, slog.New(slog.NewJSONHandler(&logs, nil)), "")
+				h := &answers{calls: calls, next: library(calls)}
+				done := map[string]chan []byte{"a": make(chan []byte, 1), "b": make(chan []byte, 1)}
+				for client, ch := range done {
+					go func() {
+						ch <- mcpPost(t, h, strings.ReplaceAll(msg, "ID", id), home.SessionHeader, client)
+					}()
+					<-tools.started
+				}
+				cancel := func(header ...string) {
+					req := httptest.NewRequest(http.MethodPost, "http://localhost/mcp",
+						strings.NewReader(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":`+id+`,"reason":"the user stopped it"}}`))
+					req.Header.Set("Content-Type", "application/json")
+					for i := 0; i+1 < len(header); i += 2 {
+						req.Header.Set(header[i], header[i+1])
+					}
+					rec := httptest.NewRecorder()
+					guard(h).ServeHTTP(rec, req)
+					if rec.Code != http.StatusAccepted {
+						t.Errorf("the cancel was answered %d %s, want 202", rec.Code, rec.Body)
+					}
+				}
+				cancel() // no session: names nobody's call
+				cancel(home.SessionHeader, "a")
+				reply := within(t, done["a"])
+				if !strings.Contains(string(reply), `"code":"CANCELLED"`) {
 					t.Errorf("the cancelled call answered %s", reply)
 				}
-			case <-time.After(10 * time.Second):
-				t.Fatal("the call was not cancelled")
-			}
-		})
+				select {
+				case reply := <-done["b"]:
+					t.Fatalf("the other client's call with the same id was stopped: %s", reply)
+				case <-time.After(100 * time.Millisecond):
+				}
+				cancel(home.SessionHeader, "b")
+				within(t, done["b"])
+				if strings.Contains(logs.String(), `"level":"ERROR"`) || strings.Count(logs.String(), `"msg":"tool call cancelled"`) != 2 {
+					t.Errorf("the cancelled calls were logged:\n%s", logs.String())
+				}
+			})
+		}
+	}
+}
+
+// within is what ch delivers, failing the test after 10 s.
+func within(t *testing.T, ch chan []byte) []byte {
+	t.Helper()
+	select {
+	case b := <-ch:
+		return b
+	case <-time.After(10 * time.Second):
+		t.Fatal("the call was not cancelled")
+		return nil
+	}
+}
+
+// syncLog is a log buffer written by concurrent calls.
+type syncLog struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *syncLog) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *syncLog) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// A client that initializes without a session id is given one; one that
+// sends its own keeps it.
+func TestInitializeMintsAClientSession(t *testing.T) {
+	calls := newToolCalls(answering{}, protocol.Features{}, slog.New(slog.DiscardHandler), "")
+	h := guard(&answers{calls: calls, next: library(calls)})
+	post := func(msg string, header ...string) http.Header {
+		req := httptest.NewRequest(http.MethodPost, "http://localhost/mcp", strings.NewReader(msg))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		for i := 0; i+1 < len(header); i += 2 {
+			req.Header.Set(header[i], header[i+1])
+		}
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		return rec.Header()
+	}
+	init := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
+	a, b := post(init).Get(home.SessionHeader), post(init).Get(home.SessionHeader)
+	if len(a) != 32 || len(b) != 32 || a == b {
+		t.Errorf("initialize minted %q and %q; want two different 128-bit ids", a, b)
+	}
+	if got := post(init, home.SessionHeader, "mine").Get(home.SessionHeader); got != "" {
+		t.Errorf("a client with a session was given %q", got)
+	}
+	if got := post(`{"jsonrpc":"2.0","id":2,"method":"ping"}`).Get(home.SessionHeader); got != "" {
+		t.Errorf("a ping was given a session %q", got)
 	}
 }

@@ -79,7 +79,8 @@ type Config struct {
 	// Log gets a line per tool call and the daemon's own events.
 	Log *slog.Logger
 	Now func() time.Time
-	// Limits bound the listeners' connections (zero: DefaultLimits).
+	// Limits bound the listeners' connections (a field left zero: its
+	// DefaultLimits value).
 	Limits Limits
 	// ImportBudget bounds the memory imports take together, shared with
 	// the Console's previews (nil: unbounded).
@@ -102,6 +103,10 @@ type Daemon struct {
 	infoMu    sync.Mutex
 	info      home.Info // what daemon.json says
 	notes     *notifier // the notification streams (GET /mcp)
+	lim       Limits
+	// tcpStreams and socketStreams hold a slot per open event stream.
+	tcpStreams, socketStreams chan struct{}
+	peers                     *peerCount // each local user's TCP connections
 }
 
 // watchInterval is how often the prompts are listed again while a
@@ -120,7 +125,10 @@ func Start(cfg Config) (d *Daemon, err error) {
 			logins.Close()
 		}
 	}()
-	d = &Daemon{cfg: cfg, errs: make(chan error, 2), control: make(chan Action, 1), started: cfg.Now(), notes: newNotifier(), logins: logins}
+	lim := cfg.Limits.orDefaults()
+	d = &Daemon{cfg: cfg, errs: make(chan error, 2), control: make(chan Action, 1), started: cfg.Now(), notes: newNotifier(), logins: logins,
+		lim: lim, tcpStreams: make(chan struct{}, lim.TCPStreams), socketStreams: make(chan struct{}, lim.SocketStreams),
+		peers: newPeerCount(lim.TCPPeerConns)}
 	tcpLn, err := listenTCP(cfg.Port, cfg.AnyPort)
 	if err != nil {
 		return nil, err
@@ -135,17 +143,15 @@ func Start(cfg Config) (d *Daemon, err error) {
 	}
 	d.url = "http://" + tcpLn.Addr().String()
 	mcpHTTP := d.mcpHandler()
-	lim := cfg.Limits
-	if lim == (Limits{}) {
-		lim = DefaultLimits()
-	}
 	port := tcpLn.Addr().(*net.TCPAddr).Port
 	d.owner = newOwner(cfg.Token, port, cfg.Now, logins, func(format string, a ...any) { cfg.Log.Warn(fmt.Sprintf(format, a...)) })
 	tcpRouter := d.router(port, mcpHTTP)
 	d.routes = tcpRouter
-	d.tcp = &http.Server{Handler: tcpRouter, ReadHeaderTimeout: lim.HeaderTimeout, IdleTimeout: lim.TCPIdle}
-	d.unix = &http.Server{Handler: d.socketRouter(mcpHTTP), ReadHeaderTimeout: lim.HeaderTimeout, ConnState: d.act.connState}
-	tcpLn, unixLn = limitListen(tcpLn, lim.TCPConns), limitListen(unixLn, lim.SocketConns)
+	d.tcp = &http.Server{Handler: tcpRouter, ReadHeaderTimeout: lim.HeaderTimeout, IdleTimeout: lim.TCPIdle,
+		MaxHeaderBytes: maxHeaderBytes, ConnContext: withConn}
+	d.unix = &http.Server{Handler: d.socketRouter(mcpHTTP), ReadHeaderTimeout: lim.HeaderTimeout, ConnState: d.act.connState,
+		ConnContext: withConn}
+	tcpLn, unixLn = limitListen(tcpLn, lim.TCPConns, d.peers), limitListen(unixLn, lim.SocketConns, nil)
 	// daemon.json names this daemon before anyone is served: a client that
 	// got an answer can rely on it. Connections made meanwhile wait in the
 	// listeners' backlog.

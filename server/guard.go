@@ -42,6 +42,19 @@ func guard(next http.Handler) http.Handler {
 			rpcReply(w, protocol.Refusal(nil, "", protocol.RPCInvalidRequest, protocol.Refuse(protocol.RefusedInvalid, "JSON-RPC batches are not supported: send one message per request.")))
 			return
 		}
+		if whole && method != "" && string(id) == "null" {
+			// JSON-RPC answers a request it cannot take with Invalid
+			// Request; MCP requests never have a null id (the library
+			// would take it for a notification and answer nothing).
+			rpcReply(w, protocol.Refusal(nil, "", protocol.RPCInvalidRequest, protocol.Refuse(protocol.RefusedInvalid, nullID)))
+			return
+		}
+		if whole && method != "" && !protocol.KeepsID(id) {
+			// The library would answer under the nearest double: a client
+			// waiting for its own id would never see the answer.
+			rpcReply(w, protocol.Refusal(id, method, protocol.RPCInvalidRequest, protocol.Refuse(protocol.RefusedInvalid, "%s", protocol.UnkeptID(id))))
+			return
+		}
 		if method == "tools/call" && len(id) > 0 {
 			body, r = withArguments(body, r)
 		}
@@ -49,11 +62,15 @@ func guard(next http.Handler) http.Handler {
 			id = nil // not JSON: its id is unknown
 		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
+		mintClient(w, r, method)
 		rec := &refusals{w: w}
 		next.ServeHTTP(rec, r)
 		rec.finish(id, method)
 	})
 }
+
+// nullID says what is wrong with a request whose id is null.
+const nullID = "a request's id must be a string or a number, never null (MCP does not allow it; a message without an id is a notification, which gets no answer)."
 
 // argumentsKey is where withArguments leaves a tool call's arguments in
 // its request's context.

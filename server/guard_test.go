@@ -2,10 +2,13 @@ package server
 
 import (
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"github.com/workrail/workrail/engine/protocol"
 )
 
 // The MCP library sees a tool call with its arguments taken out; the
@@ -44,5 +47,42 @@ func TestGuardHandsTheArgumentsOverAsSent(t *testing.T) {
 				t.Errorf("the answer was not passed on as it was: %s", rec.Body)
 			}
 		})
+	}
+}
+
+// A request whose id is null is one JSON-RPC answers (with id null) and
+// MCP forbids: the guard answers it Invalid Request with the envelope.
+// The library took it for a notification and answered nothing (202).
+func TestNullIDIsAnInvalidRequest(t *testing.T) {
+	for _, msg := range []string{
+		`{"jsonrpc":"2.0","id":null,"method":"ping"}`,
+		`{"jsonrpc":"2.0","id":null,"method":"tools/call","params":{"name":"list_workflows","arguments":{}}}`,
+	} {
+		calls := newToolCalls(answering{}, protocol.Features{}, slog.New(slog.DiscardHandler), "")
+		got := string(mcpPost(t, &answers{calls: calls, next: library(calls)}, msg))
+		if !strings.Contains(got, `"id":null`) || !strings.Contains(got, `"code":-32600`) || !strings.Contains(got, `"code":"INVALID_INPUT"`) ||
+			!strings.Contains(got, "never null") {
+			t.Errorf("%s was answered %s", msg, got)
+		}
+	}
+}
+
+// An id the MCP library would answer under another value (it holds a
+// number id as a double) is refused under the id as sent, for every
+// method: a client never waits for an answer under an id it did not send.
+func TestIDsTheLibraryCannotKeepAreRefused(t *testing.T) {
+	calls := newToolCalls(answering{protocol.ListResult{Kind: protocol.KindWorkflows}}, protocol.Features{}, slog.New(slog.DiscardHandler), "")
+	h := &answers{calls: calls, next: library(calls)}
+	for _, msg := range []string{
+		`{"jsonrpc":"2.0","id":9007199254740993,"method":"ping"}`,
+		`{"jsonrpc":"2.0","id":9007199254740993,"method":"tools/call","params":{"name":"list_workflows","arguments":{}}}`,
+	} {
+		got := string(mcpPost(t, h, msg))
+		if !strings.Contains(got, `"id":9007199254740993`) || !strings.Contains(got, `"code":"INVALID_INPUT"`) || !strings.Contains(got, "2^53") {
+			t.Errorf("%s was answered %s", msg, got)
+		}
+	}
+	if got := string(mcpPost(t, h, `{"jsonrpc":"2.0","id":9007199254740992,"method":"ping"}`)); got != `{"jsonrpc":"2.0","id":9007199254740992,"result":{}}`+"\n" {
+		t.Errorf("an id a double holds was answered %s", got)
 	}
 }

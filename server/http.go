@@ -20,10 +20,10 @@ func (d *Daemon) router(port int, mcpHTTP http.Handler) chi.Router {
 	r := chi.NewRouter()
 	// Cross-origin protection refuses a browser's state-changing request
 	// from another site (Sec-Fetch-Site), whatever it carries.
-	r.Use(secureHeaders, sameHost(port), http.NewCrossOriginProtection().Handler)
+	r.Use(readBodyWithin(d.lim.TCPBody), secureHeaders, sameHost(port), http.NewCrossOriginProtection().Handler)
 	r.Handle("/static/*", noListing(http.FileServerFS(d.cfg.Static)))
 	r.With(bearer(d.cfg.Token), d.act.track, guard).Post("/mcp", mcpHTTP.ServeHTTP)
-	r.With(bearer(d.cfg.Token)).Get("/mcp", d.notes.stream)
+	r.With(bearer(d.cfg.Token)).Get("/mcp", d.notes.stream(d.tcpStreams, d.lim))
 	r.With(bearer(d.cfg.Token)).Get("/api/doctor", d.doctor)
 	r.With(bearer(d.cfg.Token)).Get("/api/status", d.status)
 	r.With(bearer(d.cfg.Token)).Group(d.shareRoutes)
@@ -47,7 +47,7 @@ func (d *Daemon) router(port int, mcpHTTP http.Handler) chi.Router {
 func (d *Daemon) socketRouter(mcpHTTP http.Handler) http.Handler {
 	r := chi.NewRouter()
 	r.With(d.act.track, guard).Post("/mcp", mcpHTTP.ServeHTTP)
-	r.Get("/mcp", d.notes.stream)
+	r.Get("/mcp", d.notes.stream(d.socketStreams, d.lim))
 	r.Get("/health", d.health)
 	r.Post("/retire", d.retire)
 	r.Get("/api/doctor", d.doctor)

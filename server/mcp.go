@@ -117,8 +117,12 @@ func logCall(ctx context.Context, log *slog.Logger, name protocol.ToolName, r pr
 	attrs = append(attrs, slog.String("kind", string(r.ResultKind())))
 	level, msg := slog.LevelInfo, "tool call"
 	if e, ok := r.(protocol.ErrorResult); ok && e.Error != nil {
-		// The message is what the Console's recent errors say.
+		// The message is what the Console's recent errors say. A call its
+		// client cancelled is no failure: info, not an error.
 		level, msg = slog.LevelError, "tool call answered with an error"
+		if protocol.IsCancelled(e.Error) {
+			level, msg = slog.LevelInfo, "tool call cancelled"
+		}
 		// The code only: an error's message may quote what the agent sent.
 		attrs = append(attrs, slog.String("code", string(e.Error.Code)))
 	}

@@ -59,6 +59,8 @@ func TestEveryToolCallIsOneLogLine(t *testing.T) {
 			"ERROR", "tool call answered with an error", map[string]any{"tool": "continue_workflow", "kind": "error", "code": "TOKEN_BAD_SIGNATURE"}},
 		{"error about a session", protocol.ToolContinue, withAbout(protocol.NewError(engine.Errorf(engine.CodeTokenScopeMismatch, "the ackToken belongs to another step")), 7),
 			"ERROR", "tool call answered with an error", map[string]any{"tool": "continue_workflow", "session": "ses_7", "kind": "error", "code": "TOKEN_SCOPE_MISMATCH"}},
+		{"cancelled", protocol.ToolContinue, protocol.NewError(engine.Errorf(engine.CodeCancelled, "the call was cancelled")),
+			"INFO", "tool call cancelled", map[string]any{"tool": "continue_workflow", "kind": "error", "code": "CANCELLED"}},
 		{"panic", protocol.ToolInspect, nil, "ERROR", "tool call panicked",
 			map[string]any{"tool": "inspect_workflow", "err": "a bug"}},
 	} {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -123,31 +124,81 @@ func (n *notifier) close() {
 	}
 }
 
-// stream answers GET /mcp: an event stream of notifications for a client
-// that accepts one; anything else is refused as before.
-func (n *notifier) stream(w http.ResponseWriter, r *http.Request) {
-	f, canFlush := w.(http.Flusher)
-	if !strings.Contains(r.Header.Get("Accept"), "text/event-stream") || !canFlush {
-		noStream(w, r)
-		return
+// streamRetry is how long a client refused a stream for want of room is
+// asked to wait before it asks again (Retry-After, seconds).
+const streamRetry = 30
+
+// stream answers GET /mcp on a listener whose open streams slots counts:
+// an event stream of notifications for a client that accepts one;
+// anything else is refused as before. A stream leaves the listener's
+// connection cap (leaveGate) for slots, so streams never keep a request
+// waiting; over the cap it is refused with 503 and Retry-After. It sends
+// a comment every lim.StreamKeepAlive when it has nothing to say, each
+// write bounded by that interval (a client that stopped reading is cut),
+// and ends after lim.StreamIdle without a notification, for the client to
+// open it again. The connection closes with the stream.
+func (n *notifier) stream(slots chan struct{}, lim Limits) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if _, canFlush := w.(http.Flusher); !strings.Contains(r.Header.Get("Accept"), "text/event-stream") || !canFlush {
+			noStream(w, r)
+			return
+		}
+		select {
+		case slots <- struct{}{}:
+			defer func() { <-slots }()
+		default:
+			w.Header().Set("Retry-After", strconv.Itoa(streamRetry))
+			w.Header().Set("Connection", "close") // a refused client holds nothing
+			http.Error(w, fmt.Sprintf("%d event streams are open, as many as this daemon serves at once: open yours again in %d s", cap(slots), streamRetry),
+				http.StatusServiceUnavailable)
+			return
+		}
+		ch, ok := n.subscribe()
+		if !ok {
+			w.Header().Set("Retry-After", "1") // the daemon that follows has room
+			http.Error(w, "the daemon is shutting down", http.StatusServiceUnavailable)
+			return
+		}
+		defer n.unsubscribe(ch)
+		leaveGate(r)
+		n.serve(w, r, ch, lim)
 	}
-	ch, ok := n.subscribe()
-	if !ok {
-		http.Error(w, "the daemon is shutting down", http.StatusServiceUnavailable)
-		return
+}
+
+// serve writes the stream's events until it ends.
+func (n *notifier) serve(w http.ResponseWriter, r *http.Request, ch chan string, lim Limits) {
+	rc := http.NewResponseController(w)
+	write := func(format string, args ...any) bool {
+		rc.SetWriteDeadline(time.Now().Add(lim.StreamKeepAlive))
+		if _, err := fmt.Fprintf(w, format, args...); err != nil {
+			return false
+		}
+		return rc.Flush() == nil
 	}
-	defer n.unsubscribe(ch)
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-store")
+	w.Header().Set("Connection", "close") // it has left the listener's cap
 	w.WriteHeader(http.StatusOK)
-	f.Flush()
+	if rc.Flush() != nil {
+		return
+	}
+	keepAlive := time.NewTicker(lim.StreamKeepAlive)
+	defer keepAlive.Stop()
+	idle := time.NewTimer(lim.StreamIdle)
+	defer idle.Stop()
 	for {
 		select {
 		case msg := <-ch:
-			if _, err := fmt.Fprintf(w, "event: message\ndata: %s\n\n", msg); err != nil {
+			if !write("event: message\ndata: %s\n\n", msg) {
 				return
 			}
-			f.Flush()
+			idle.Reset(lim.StreamIdle)
+		case <-keepAlive.C:
+			if !write(": keep-alive\n\n") {
+				return
+			}
+		case <-idle.C:
+			return
 		case <-r.Context().Done():
 			return
 		case <-n.done:

@@ -2,7 +2,9 @@ package server
 
 import (
 	"encoding/json"
+	"io"
 	"net/http"
+	"time"
 
 	"github.com/go-chi/chi/v5"
 
@@ -73,6 +75,7 @@ func (d *Daemon) importBundle(w http.ResponseWriter, r *http.Request) {
 		release, err := b.Reserve(r.Context(), n)
 		if err != nil {
 			e := protocol.NewError(protocol.Refuse(protocol.RefusedBusy, "the daemon is busy importing other bundles and has no memory to spare for this one now (%v). Retry in a minute; nothing was imported.", err))
+			dropBody(w, r)
 			w.Header().Set("Content-Type", "application/json")
 			w.WriteHeader(http.StatusServiceUnavailable)
 			json.NewEncoder(w).Encode(e)
@@ -81,7 +84,36 @@ func (d *Daemon) importBundle(w http.ResponseWriter, r *http.Request) {
 		defer release()
 	}
 	v, refused := d.cfg.Import(r.Body, r.URL.Query().Get("dryRun") == "true")
+	if refused != nil {
+		dropBody(w, r) // a bundle over the size limit is refused unread
+	}
 	answerJSON(w, v, refused)
+}
+
+// Bounds on reading what is left of a refused request's body to drop it.
+const (
+	maxDropped  = 256 << 20
+	dropTimeout = 30 * time.Second
+)
+
+// dropBody reads what is left of the body of a request refused before it
+// was read, and drops it, before the refusal is written: a client still
+// sending its body then reads the answer, where a connection closed on it
+// gave a broken pipe or a reset instead of the envelope. The reading
+// takes no memory and is bounded in bytes and time; past either the
+// connection closes after the answer, as before.
+func dropBody(w http.ResponseWriter, r *http.Request) {
+	if r.Body == nil || r.ContentLength == 0 {
+		return
+	}
+	rc := http.NewResponseController(w)
+	rc.SetReadDeadline(time.Now().Add(dropTimeout))
+	n, err := io.Copy(io.Discard, io.LimitReader(r.Body, maxDropped+1))
+	if err != nil || n > maxDropped {
+		w.Header().Set("Connection", "close")
+		return
+	}
+	rc.SetReadDeadline(time.Time{})
 }
 
 // answerJSON writes v, or the error result with 422: the request was

@@ -143,8 +143,8 @@ func cancelled(err error) error {
 	if err == nil {
 		return nil
 	}
-	return engine.Errorf(engine.CodeInternal,
-		"the request was cancelled (%v) before anything it would write was recorded; nothing changed. Send it again.", err)
+	return engine.Errorf(engine.CodeCancelled,
+		"the call was cancelled (%v) before anything it would write was recorded; nothing changed. Send it again if it is still wanted.", err)
 }
 
 // inTx runs fn in a transaction and carries its result out. The store may

@@ -37,12 +37,32 @@ type WorkflowSummary struct {
 
 // ListResult is list_workflows' result.
 type ListResult struct {
-	Kind      Kind                  `json:"kind"`
-	Text      string                `json:"text"`
-	Workflows []WorkflowSummary     `json:"workflows"`
-	Shadowed  []catalog.Shadow      `json:"shadowed,omitempty"`
-	Problems  []catalog.LoadProblem `json:"problems,omitempty"`
+	Kind      Kind              `json:"kind"`
+	Text      string            `json:"text"`
+	Workflows []WorkflowSummary `json:"workflows"`
+	Shadowed  []catalog.Shadow  `json:"shadowed,omitempty"`
+	// Problems are the first MaxListedProblems files that could not be
+	// loaded, each with its first maxFileProblems problems;
+	// ProblemCount counts them all.
+	Problems     []ListedProblem `json:"problems,omitempty"`
+	ProblemCount int             `json:"problemCount,omitempty"`
 }
+
+// ListedProblem is a file a list could not load, with its first problems.
+type ListedProblem struct {
+	catalog.LoadProblem
+	// MoreProblems counts the file's problems left out.
+	MoreProblems int `json:"moreProblems,omitempty"`
+}
+
+// A list's bounds on the files it could not load: a cloned repository's
+// folder of thousands of broken files would otherwise make one answer of
+// megabytes (20,000 made 9.55 MB). The rest are counted, and `workrail
+// validate` lists every problem.
+const (
+	MaxListedProblems = 20
+	maxFileProblems   = 5
+)
 
 // ResultKind implements Result.
 func (ListResult) ResultKind() Kind { return KindWorkflows }
@@ -52,7 +72,7 @@ func (l ListResult) RenderedText() string { return l.Text }
 
 // NewList renders the workflows of a catalog.
 func NewList(cat *catalog.Catalog) ListResult {
-	out := ListResult{Kind: KindWorkflows, Workflows: []WorkflowSummary{}, Shadowed: cat.Shadowed, Problems: cat.Problems}
+	out := ListResult{Kind: KindWorkflows, Workflows: []WorkflowSummary{}, Shadowed: cat.Shadowed, ProblemCount: len(cat.Problems)}
 	var b strings.Builder
 	b.WriteString("# Workflows\n\n")
 	for _, e := range cat.All() {
@@ -69,12 +89,51 @@ func NewList(cat *catalog.Catalog) ListResult {
 	for _, sh := range cat.Shadowed {
 		fmt.Fprintf(&b, "\nNote: %s from %s (%s) is shadowed by the %s one.\n", sh.ID, sh.Shadowed.Kind, sh.File, sh.Winner.Kind)
 	}
-	for _, p := range cat.Problems {
+	out.Problems = listedProblems(cat.Problems)
+	for _, p := range out.Problems {
 		fmt.Fprintf(&b, "\nNot loaded: %s: %s\n", p.File, p.Problems[0])
+	}
+	if len(cat.Problems) > 0 {
+		b.WriteString("\n")
+		if more := len(cat.Problems) - len(out.Problems); more > 0 {
+			fmt.Fprintf(&b, "%d more files not loaded (%d in all). ", more, len(cat.Problems))
+		}
+		fmt.Fprintf(&b, "Run `workrail validate %s` to see every problem of every file, with its line.\n", strings.Join(problemFolders(cat.Problems), " "))
 	}
 	b.WriteString("\nTo begin, call start_workflow with {\"workflowId\": \"<id>\"}.\n")
 	out.Text = b.String()
 	return out
+}
+
+// listedProblems is the first MaxListedProblems of problems, each with
+// its first maxFileProblems.
+func listedProblems(problems []catalog.LoadProblem) []ListedProblem {
+	var out []ListedProblem
+	for _, p := range problems[:min(len(problems), MaxListedProblems)] {
+		l := ListedProblem{LoadProblem: p}
+		if n := len(p.Problems); n > maxFileProblems {
+			l.Problems, l.MoreProblems = p.Problems[:maxFileProblems], n-maxFileProblems
+		}
+		out = append(out, l)
+	}
+	return out
+}
+
+// problemFolders are the folders holding files that could not be loaded,
+// in the order first met, at most three.
+func problemFolders(problems []catalog.LoadProblem) []string {
+	var dirs []string
+	for _, p := range problems {
+		if d := p.Source.Path; d != "" && !slices.Contains(dirs, d) {
+			if dirs = append(dirs, d); len(dirs) == 3 {
+				break
+			}
+		}
+	}
+	if len(dirs) == 0 {
+		dirs = []string{"FOLDER"}
+	}
+	return dirs
 }
 
 // listed is e's row in a list: its warnings without the rewrites of a

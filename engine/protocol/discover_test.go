@@ -1,12 +1,14 @@
 package protocol_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
 	"testing"
+	"testing/fstest"
 
 	"github.com/workrail/workrail/engine"
 	"github.com/workrail/workrail/engine/catalog"
@@ -270,5 +272,37 @@ func TestInspectALegacyFile(t *testing.T) {
 		if !strings.Contains(r.Text, want) {
 			t.Errorf("inspect text lacks %q:\n%s", want, r.Text)
 		}
+	}
+}
+
+// A folder of 20,000 broken files (a cloned repository's) lists the first
+// files it could not load, each with its first problems, counts the rest
+// and says how to see them all: the answer stays small. It was 9.55 MB.
+func TestNewListBoundsWhatItCouldNotLoad(t *testing.T) {
+	const files = 20000
+	broken := fstest.MapFS{"broken.json": &fstest.MapFile{Data: []byte(
+		`{"id":"project.broken","name":"","steps":[{"id":"a","title":"","prompt":"","bogus":1},{"id":"a"}]}`)}}
+	_, loaded := catalog.LoadFS(broken, projectSource)
+	if len(loaded) != 1 || len(loaded[0].Problems) <= 5 {
+		t.Fatalf("not loaded: %+v; want the file, with more than 5 problems", loaded)
+	}
+	problems := make([]catalog.LoadProblem, files)
+	for i := range problems {
+		problems[i] = loaded[0]
+		problems[i].File = fmt.Sprintf("broken%05d.json", i)
+	}
+	r := protocol.NewList(catalog.New(nil, problems))
+	if len(r.Problems) != protocol.MaxListedProblems || r.ProblemCount != files || r.Problems[0].File != "broken00000.json" {
+		t.Errorf("%d files listed of %d counted, the first %s; want the first %d of %d", len(r.Problems), r.ProblemCount, r.Problems[0].File, protocol.MaxListedProblems, files)
+	}
+	if p := r.Problems[0]; len(p.Problems) != 5 || p.MoreProblems != len(loaded[0].Problems)-5 {
+		t.Errorf("the first file lists %d problems and counts %d more; it has %d", len(p.Problems), p.MoreProblems, len(loaded[0].Problems))
+	}
+	want := "\n19980 more files not loaded (20000 in all). Run `workrail validate " + projectSource.Path + "` to see every problem of every file, with its line.\n"
+	if !strings.Contains(r.Text, want) {
+		t.Errorf("the text does not say how many more and where to see them:\n%s", r.Text)
+	}
+	if n := len(mustJSON(t, r)); n > 64<<10 {
+		t.Errorf("the answer is %d bytes", n)
 	}
 }

@@ -4,7 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
+	"math/big"
+	"strconv"
 
 	"github.com/workrail/workrail/engine"
 )
@@ -66,7 +69,8 @@ func Refuse(k Refused, format string, args ...any) *engine.Error {
 
 // Peek reads a message's id and method from as much of it as there is: a
 // message cut short, or nested too deep to decode, still yields the
-// members that come before the cut. id is nil when it cannot be read;
+// members that come before the cut. id is nil when it cannot be read,
+// and null when it is null (a request MCP does not allow);
 // whole says the message is one well-formed JSON object (JSON-RPC
 // answers a message that is not with id null, whatever it holds).
 func Peek(msg []byte) (id json.RawMessage, method string, whole bool) {
@@ -85,6 +89,10 @@ func Peek(msg []byte) (id json.RawMessage, method string, whole bool) {
 			return id, method, false
 		}
 		switch v := v.(type) {
+		case nil:
+			if key == "id" {
+				id = json.RawMessage("null")
+			}
 		case json.Delim:
 			if skipValue(dec) != nil {
 				return id, method, false
@@ -136,4 +144,44 @@ func IsServerFault(e *engine.Error) bool {
 		return true
 	}
 	return false
+}
+
+// IsCancelled reports whether e answers a call its client cancelled:
+// nothing failed, so it is not logged as an error.
+func IsCancelled(e *engine.Error) bool { return e != nil && e.Code == engine.CodeCancelled }
+
+// KeepsID reports whether id (raw JSON, as Peek returns it) comes back
+// as sent in an answer the MCP library writes: a string does, and a
+// number whose value survives a double (the library holds a number id as
+// one); 9007199254740993 comes back 9007199254740992, and 1e400 not at all.
+func KeepsID(id json.RawMessage) bool {
+	if len(id) == 0 || id[0] == '"' || string(id) == "null" {
+		return true
+	}
+	f, err := strconv.ParseFloat(string(id), 64)
+	if err != nil {
+		return false
+	}
+	return SameID(id, json.RawMessage(strconv.FormatFloat(f, 'g', -1, 64)))
+}
+
+// SameID reports whether two ids (raw JSON: a string as encoding/json
+// writes it, a number, null) are the same value: numbers are compared by
+// value (1e2 is 100), strings by their text.
+func SameID(a, b json.RawMessage) bool {
+	if bytes.Equal(a, b) {
+		return true
+	}
+	if len(a) == 0 || len(b) == 0 || a[0] == '"' || b[0] == '"' {
+		return false
+	}
+	x, okx := new(big.Rat).SetString(string(a))
+	y, oky := new(big.Rat).SetString(string(b))
+	return okx && oky && x.Cmp(y) == 0
+}
+
+// UnkeptID says why an id KeepsID refuses cannot be used.
+func UnkeptID(id json.RawMessage) string {
+	return fmt.Sprintf("the id %s cannot be answered as sent: the MCP library holds a number id as a double, which does not hold this one; "+
+		"send a string id, or an integer of at most 2^53 (9007199254740992) in magnitude.", id)
 }

@@ -20,6 +20,7 @@ func TestPeek(t *testing.T) {
 		{"deeper than encoding/json decodes", `{"id":3,"method":"ping","params":` + strings.Repeat("[", 20000) + strings.Repeat("]", 20000) + `}`, `3`, "ping", true},
 		{"trailing garbage", `{"id":3,"method":"ping"} x`, `3`, "ping", false},
 		{"a batch", `[{"id":3,"method":"ping"}]`, ``, "", false},
+		{"a null id", `{"jsonrpc":"2.0","id":null,"method":"ping"}`, `null`, "ping", true},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -53,5 +54,33 @@ func TestRefusal(t *testing.T) {
 				t.Errorf("Refusal = %s (%v)\nwant      %s", b, err, c.want)
 			}
 		})
+	}
+}
+
+// An id comes back as sent when it is a string or a number a double
+// holds; ids are the same when their values are.
+func TestIDsKeptAndCompared(t *testing.T) {
+	for _, c := range []struct {
+		id   string
+		kept bool
+	}{
+		{`1`, true}, {`"9007199254740993"`, true}, {`null`, true}, {`-0`, true}, {`1.5`, true}, {`0.1`, true}, {`1e2`, true},
+		{`9007199254740992`, true}, {`-9007199254740992`, true},
+		{`9007199254740993`, false}, {`12345678901234567890123`, false}, {`1e400`, false}, {`0.10000000000000000001`, false},
+	} {
+		if got := protocol.KeepsID(json.RawMessage(c.id)); got != c.kept {
+			t.Errorf("KeepsID(%s) = %v, want %v", c.id, got, c.kept)
+		}
+	}
+	for _, c := range []struct {
+		a, b string
+		same bool
+	}{
+		{`1`, `1`, true}, {`1e2`, `100`, true}, {`1.0`, `1`, true}, {`-0`, `0`, true}, {`"a"`, `"a"`, true}, {`null`, `null`, true},
+		{`9007199254740993`, `9007199254740992`, false}, {`"1"`, `1`, false}, {`null`, `0`, false}, {`"a"`, `"b"`, false},
+	} {
+		if got := protocol.SameID(json.RawMessage(c.a), json.RawMessage(c.b)); got != c.same {
+			t.Errorf("SameID(%s, %s) = %v, want %v", c.a, c.b, got, c.same)
+		}
 	}
 }

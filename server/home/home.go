@@ -83,6 +83,11 @@ func (d Dir) Log() string { return filepath.Join(string(d), "logs", "workrail.lo
 // its IDE started it in.
 const WorkdirHeader = "X-Workrail-Workdir"
 
+// SessionHeader names the MCP client a request comes from (streamable
+// HTTP's session id): the daemon mints one in its answer to initialize,
+// and a client sends it with every request after, as a shim does.
+const SessionHeader = "Mcp-Session-Id"
+
 // Info is the content of daemon.json.
 type Info struct {
 	PID       int    `json:"pid"`

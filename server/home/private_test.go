@@ -71,8 +71,9 @@ func TestAuthTokenMustBePrivate(t *testing.T) {
 }
 
 // A token written by hand is used only if it could not be guessed: at
-// least home.MinTokenLen characters of hex or base64url. A refusal says
-// the minimum and how to fix it, and leaves the file alone.
+// least home.MinTokenLen characters of hex or base64url, with the variety
+// of a random one. A refusal says what is wrong and how to make a good
+// one, and leaves the file alone.
 func TestAuthTokenMustBeStrong(t *testing.T) {
 	for _, tc := range []struct {
 		name, token string
@@ -81,7 +82,15 @@ func TestAuthTokenMustBeStrong(t *testing.T) {
 		{"5 bytes", "abcde", "a 5-character token; a token must be at least 32 characters"},
 		{"one short of the minimum", strings.Repeat("a1", 15) + "b", "a 31-character token"},
 		{"a passphrase", "correct horse battery staple, twice over", "with the character ' '"},
-		{"32 hex", strings.Repeat("0f", 16), ""},
+		{"32 a", strings.Repeat("a", 32), "carry 0.0 bits each, under 2.5"},
+		{"five letters", strings.Repeat("abcde", 6) + "ab", "carry 2.3 bits each"},
+		{"uneven", strings.Repeat("a", 24) + "0123456b", "carry 1.6 bits each"},
+		{"hex digits twice", "0123456789abcdef0123456789abcdef", "it repeats its first 16 characters"},
+		{"a word repeated", "password1234password1234password", "it repeats its first 12 characters"},
+		{"a run", "abcdefghijklmnopqrstuvwxyzABCDEF", "30 of its 31 neighbouring characters are one apart"},
+		{"a run down", "zyxwvutsrqponmlkjihgfedcba987654", "are one apart"},
+		{"32 hex", "7c1e9a40d2f85b36e0a47f19c3d6b28e", ""},
+		{"64 hex", "9f2c4e81a7d03b56c8e1f4a92d07b6e3580c1fa4e9d27b36a1c5f08e4d9b2a71", ""},
 		{"43 base64url", "ZmFrZS10b2tlbi1mb3ItdGVzdHMtb25seS1ub3QtcmVh", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -100,7 +109,7 @@ func TestAuthTokenMustBeStrong(t *testing.T) {
 			if err == nil {
 				t.Fatalf("the token %q was accepted", tok)
 			}
-			for _, want := range []string{tc.refused, "delete " + path + " and start WorkRail again"} {
+			for _, want := range []string{tc.refused, "delete " + path + " and start WorkRail again", "openssl rand -hex 32 > " + path} {
 				if !strings.Contains(err.Error(), want) {
 					t.Errorf("error %q does not say %q", err, want)
 				}

@@ -83,3 +83,55 @@ func waitFor(t *testing.T, ok func() bool) {
 		}
 	}
 }
+
+// A daemon with no room for another stream answers 503 with Retry-After:
+// the shim asks again after that wait, not at once, and does not give up.
+func TestStreamRefusedForRoomIsOpenedLater(t *testing.T) {
+	h := newHome(t)
+	const note = `{"jsonrpc":"2.0","method":"notifications/prompts/list_changed"}`
+	var gets atomic.Int32
+	var refusedAt, openedAt atomic.Int64
+	os.Remove(h.Socket())
+	ln, err := net.Listen("unix", h.Socket())
+	if err != nil {
+		t.Fatal(err)
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /health", func(w http.ResponseWriter, _ *http.Request) {
+		fmt.Fprintf(w, `{"service":"workrail","home":%q,"pid":%d,"version":"test"}`, string(h), os.Getpid())
+	})
+	mux.Handle("POST /mcp", echo("streaming"))
+	mux.HandleFunc("GET /mcp", func(w http.ResponseWriter, r *http.Request) {
+		if gets.Add(1) == 1 {
+			refusedAt.Store(time.Now().UnixNano())
+			w.Header().Set("Retry-After", "1")
+			http.Error(w, "no room", http.StatusServiceUnavailable)
+			return
+		}
+		openedAt.Store(time.Now().UnixNano())
+		w.Header().Set("Content-Type", "text/event-stream")
+		fmt.Fprintf(w, "event: message\ndata: %s\n\n", note)
+		w.(http.Flusher).Flush()
+		<-r.Context().Done()
+	})
+	srv := &http.Server{Handler: mux}
+	go srv.Serve(ln)
+	t.Cleanup(func() { srv.Close() })
+
+	out := &syncBuffer{}
+	s := newShim(t, h, cannotStart(), out)
+	in, feed := io.Pipe()
+	done := make(chan error, 1)
+	go func() { done <- s.Run(t.Context(), in) }()
+	fmt.Fprintln(feed, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	fmt.Fprintln(feed, `{"jsonrpc":"2.0","id":1,"method":"ping"}`) // a message reaching the daemon does not hurry it
+	waitFor(t, func() bool { return strings.Contains(out.String(), note+"\n") })
+	if n := gets.Load(); n != 2 {
+		t.Errorf("%d GET /mcp, want the refused one and one more", n)
+	}
+	if wait := time.Duration(openedAt.Load() - refusedAt.Load()); wait < time.Second {
+		t.Errorf("asked again after %v, want the second Retry-After named", wait)
+	}
+	feed.Close()
+	<-done
+}

@@ -51,6 +51,82 @@ func (e *statusError) refusal(in incoming) map[string]any {
 	return protocol.Refusal(in.id, in.method, code, protocol.Refuse(kind, "workrail: the daemon refused the request (%s): %s", e.status, why))
 }
 
+// wrongID is a daemon answering a request under another id than it was
+// sent with.
+type wrongID struct{ sent, got json.RawMessage }
+
+func (e *wrongID) Error() string {
+	return fmt.Sprintf("the daemon answered the request with id %s under id %s", e.sent, e.got)
+}
+
+// refusal answers request in in place of the answer under the wrong id:
+// an id the daemon's MCP library cannot hold is the client's to change
+// (INVALID_INPUT); any other is the daemon's fault (INTERNAL).
+func (e *wrongID) refusal(in incoming) map[string]any {
+	if !protocol.KeepsID(e.sent) {
+		return protocol.Refusal(in.id, in.method, invalidRequest, protocol.Refuse(protocol.RefusedInvalid, "workrail: %s", protocol.UnkeptID(e.sent)))
+	}
+	return protocol.Refusal(in.id, in.method, protocol.RPCInternalError, protocol.Refuse(protocol.RefusedInternal,
+		"workrail: %v, so its answer was not passed on; the daemon's log may say why.", e))
+}
+
+// leadingID is a message's id, read no further than the member holding
+// it (the validator skips the members before it): a string as
+// encoding/json writes it, a number as sent, or null; ok is false when
+// the message holds none (a notification) or is no object.
+func leadingID(msg []byte) (id json.RawMessage, ok bool) {
+	v := validator{b: msg}
+	v.space()
+	if v.i >= len(v.b) || v.b[v.i] != '{' {
+		return nil, false
+	}
+	v.i++
+	for {
+		v.space()
+		from := v.i
+		if v.i >= len(v.b) || v.b[v.i] != '"' || !v.str() {
+			return nil, false
+		}
+		key := msg[from:v.i]
+		v.space()
+		if v.i >= len(v.b) || v.b[v.i] != ':' {
+			return nil, false
+		}
+		v.i++
+		v.space()
+		value := v.i
+		if !v.value(1) {
+			return nil, false
+		}
+		if string(key) == `"id"` {
+			return idValue(msg[value:v.i])
+		}
+		v.space()
+		if v.i >= len(v.b) || v.b[v.i] != ',' {
+			return nil, false
+		}
+		v.i++
+	}
+}
+
+// idValue is a string, number or null id as leadingID returns it.
+func idValue(raw []byte) (json.RawMessage, bool) {
+	switch c := raw[0]; {
+	case c == '"':
+		var s string
+		if json.Unmarshal(raw, &s) != nil {
+			return nil, false
+		}
+		b, _ := json.Marshal(s)
+		return b, true
+	case c == '-' || c >= '0' && c <= '9':
+		return raw, true
+	case string(raw) == "null":
+		return null, true
+	}
+	return nil, false
+}
+
 // incoming is what answering one line from stdin needs to know of it.
 type incoming struct {
 	answer bool            // false for a notification or a response
@@ -140,7 +216,7 @@ func (f fields) classify() incoming {
 	case !f.hasMethod && f.hasID && f.outcome:
 		return incoming{} // a response to the server: never answered
 	case f.badID:
-		return incoming{answer: true, id: null, code: invalidRequest, why: "id must be a string or a number"}
+		return incoming{answer: true, id: null, code: invalidRequest, why: "a request's id must be a string or a number, never null (MCP does not allow it; a message without an id is a notification, which gets no answer)"}
 	case !f.hasID:
 		return incoming{answer: true, id: null, code: invalidRequest, why: "a request needs a method, a string"}
 	case !f.hasMethod || f.badMethod:
@@ -159,11 +235,12 @@ func malformed(err error) incoming {
 }
 
 // idOf encodes a decoded id token again; bad is set for an id that is not
-// a string, a number or null.
+// a string or a number. A null id is bad in a request (MCP does not allow
+// it), and answered with id null.
 func idOf(v json.Token) (id json.RawMessage, bad bool) {
 	switch v := v.(type) {
 	case nil:
-		return null, false
+		return null, true
 	case json.Number:
 		return json.RawMessage(v), false
 	case string:
@@ -241,6 +318,10 @@ func (s *Shim) reply(msg map[string]any) {
 func (s *Shim) errorReply(in incoming, cause error) map[string]any {
 	if in.code != 0 {
 		return protocol.Refusal(in.id, in.method, in.code, protocol.Refuse(protocol.RefusedInvalid, "workrail: %s.", in.why))
+	}
+	var wrong *wrongID
+	if errors.As(cause, &wrong) {
+		return wrong.refusal(in)
 	}
 	var se *statusError
 	if errors.As(cause, &se) && se.code < http.StatusInternalServerError {

@@ -21,7 +21,7 @@ func TestInspect(t *testing.T) {
 		{"string id", `{"jsonrpc":"2.0","method":"tools/call","id":"a\"b"}`, true, `"a\"b"`, "tools/call", 0},
 		{"id after deep params", `{"jsonrpc":"2.0","method":"tools/call","params":{"x":` + deep(10000) + `},"id":7}`, true, `7`, "tools/call", 0},
 		{"far too deep", `{"jsonrpc":"2.0","id":8,"method":"ping","params":` + deep(200000) + `}`, true, `8`, "ping", 0},
-		{"null id", `{"jsonrpc":"2.0","id":null,"method":"ping"}`, true, `null`, "ping", 0},
+		{"null id", `{"jsonrpc":"2.0","id":null,"method":"ping"}`, true, `null`, "", invalidRequest},
 		{"notification", `{"jsonrpc":"2.0","method":"notifications/initialized"}`, false, ``, "", 0},
 		{"deep notification", `{"jsonrpc":"2.0","method":"notifications/x","params":` + deep(10001) + `}`, false, ``, "", 0},
 		{"response", `{"jsonrpc":"2.0","id":3,"result":{}}`, false, ``, "", 0},
@@ -79,5 +79,44 @@ func TestOneLine(t *testing.T) {
 				t.Errorf("oneLine(%q) = %q, %v; want %q", tc.msg, got, err, tc.want)
 			}
 		})
+	}
+}
+
+// BenchmarkLeadingID is what checking a reply's id costs the shim per
+// call: the id of a tool call with 64 KB of notes, and of its answer.
+func BenchmarkLeadingID(b *testing.B) {
+	call := []byte(`{"jsonrpc":"2.0","id":42,"method":"tools/call","params":{"name":"continue_workflow","arguments":{"output":{"notesMarkdown":"` +
+		strings.Repeat("note ", 64<<10/5) + `"}}}}`)
+	answer := []byte(`{"jsonrpc":"2.0","id":42,"result":{"content":[{"type":"text","text":"` + strings.Repeat("step ", 1<<10) + `"}]}}`)
+	for b.Loop() {
+		want, _ := leadingID(call)
+		got, _ := leadingID(answer)
+		if string(want) != string(got) {
+			b.Fatal(want, got)
+		}
+	}
+}
+
+// leadingID reads a message's top-level id as the daemon's encoder
+// would write it, whatever comes before it.
+func TestLeadingID(t *testing.T) {
+	for _, c := range []struct {
+		msg, id string
+		ok      bool
+	}{
+		{`{"jsonrpc":"2.0","id":7,"method":"ping"}`, `7`, true},
+		{` { "params" : {"id": 1, "x": [{"id":2}]} , "id" : "x" }`, `"x"`, true},
+		{`{"id":"a<b\u0041"}`, `"a\u003cbA"`, true},
+		{`{"id":null}`, `null`, true},
+		{`{"id":9007199254740993}`, `9007199254740993`, true},
+		{`{"jsonrpc":"2.0","method":"notifications/initialized"}`, ``, false},
+		{`{"id":{"a":1}}`, ``, false},
+		{`[{"id":1}]`, ``, false},
+		{`{"id"`, ``, false},
+	} {
+		id, ok := leadingID([]byte(c.msg))
+		if string(id) != c.id || ok != c.ok {
+			t.Errorf("leadingID(%s) = %s %v, want %s %v", c.msg, id, ok, c.id, c.ok)
+		}
 	}
 }

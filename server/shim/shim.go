@@ -63,6 +63,10 @@ type Shim struct {
 	listens  sync.Once     // the notification stream is opened once
 	reached  chan struct{} // a message reached the daemon: a stream that ended may open again at once
 	kept     bool          // an older daemon was left running, not to be asked again; under ensure
+	// session is the MCP session id the daemon gave this conversation in
+	// its answer to initialize, sent with every request after, so that a
+	// cancel names this client's call and no other's.
+	session atomic.Pointer[string]
 }
 
 // New returns a shim that writes protocol messages to out.
@@ -175,16 +179,27 @@ func readLimited(r *bufio.Reader, limit int) (line []byte, size int64, err error
 // forward posts one line and writes what the daemon answered, each
 // message as it arrives (an event stream's, such as a 2026-07-28
 // subscriptions/listen, may arrive over a long time). When that holds no
-// response to a line that needs one, the shim answers it itself.
+// response to a line that needs one, the shim answers it itself; a
+// response under another id than the line's is not written (the client
+// would wait for its own for ever, or take it for another request's).
 func (s *Shim) forward(ctx context.Context, msg []byte) {
+	want, asked := leadingID(msg)
 	answered := false
-	var bad error // a reply that could not be written: malformed
+	var bad error // a reply that could not be written: malformed, or under another id
 	err := s.post(ctx, msg, func(r []byte, whole bool) {
+		got, response := leadingID(r)
+		if !whole {
+			response = isResponse(r) // an event stream's: the others are notifications
+		}
+		if response && asked && !protocol.SameID(got, want) {
+			bad = &wrongID{sent: want, got: got}
+			return
+		}
 		if werr := s.write(r); werr != nil {
 			bad = werr
 			return
 		}
-		answered = answered || whole || isResponse(r)
+		answered = answered || whole || response
 	})
 	switch {
 	case err != nil:
@@ -249,11 +264,15 @@ func (s *Shim) send(ctx context.Context, msg []byte, emit func([]byte, bool)) er
 		req.Header.Set(home.WorkdirHeader, s.cfg.Workdir)
 	}
 	eraHeaders(req.Header, msg)
+	s.named(req)
 	resp, err := s.client.Do(req)
 	if err != nil {
 		return err
 	}
 	defer resp.Body.Close()
+	if id := resp.Header.Get(home.SessionHeader); id != "" {
+		s.session.CompareAndSwap(nil, &id) // the first one given; the daemon keeps none
+	}
 	switch {
 	case resp.StatusCode == http.StatusAccepted:
 		return nil
@@ -269,6 +288,13 @@ func (s *Shim) send(ctx context.Context, msg []byte, emit func([]byte, bool)) er
 	}
 	emit(b, true)
 	return nil
+}
+
+// named adds the session id the daemon gave this conversation to req.
+func (s *Shim) named(req *http.Request) {
+	if id := s.session.Load(); id != nil {
+		req.Header.Set(home.SessionHeader, *id)
+	}
 }
 
 // readBody reads an answer's body into a buffer of its length, when the

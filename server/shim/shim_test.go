@@ -243,6 +243,7 @@ func TestEveryRequestLineIsAnswered(t *testing.T) {
 		{"not JSON", `hello`, `null`, -32700},
 		{"batch", `[{"jsonrpc":"2.0","id":1,"method":"ping"}]`, `null`, -32600},
 		{"scalar", `42`, `null`, -32600},
+		{"null id", `{"jsonrpc":"2.0","id":null,"method":"ping"}`, `null`, -32600},
 		{"notification", `{"jsonrpc":"2.0","method":"notifications/initialized"}`, ``, 0},
 		{"deep notification", `{"jsonrpc":"2.0","method":"notifications/x","params":` + deep(10001) + `}`, ``, 0},
 		{"response", `{"jsonrpc":"2.0","id":9,"result":{}}`, ``, 0},
@@ -340,6 +341,17 @@ type envelope struct {
 		Code    string `json:"code"`
 		Message string `json:"message"`
 	} `json:"error"`
+}
+
+// code is the envelope's error code, wherever the reply carries it.
+func (r envelopeReply) code() string {
+	switch {
+	case r.Result != nil && r.Result.IsError:
+		return r.Result.Structured.Error.Code
+	case r.Error != nil:
+		return r.Error.Data.Error.Code
+	}
+	return ""
 }
 
 func mustEnvelope(t *testing.T, s string) envelopeReply {
@@ -562,6 +574,47 @@ func TestClosedStdinTouchesNoDaemon(t *testing.T) {
 			}
 			if f != nil && f.conns.Load() != 0 {
 				t.Errorf("connected to the daemon %d times with nothing to forward", f.conns.Load())
+			}
+		})
+	}
+}
+
+// A daemon that answers under another id than the request's (a bug, or
+// an id its MCP library rounds to a double) does not leave the request
+// unanswered: the shim answers it under its own id with the envelope,
+// INTERNAL for the daemon's fault and INVALID_INPUT for an id the library
+// cannot hold, and writes no line under the wrong id.
+func TestAnswerUnderAnotherIDIsReplaced(t *testing.T) {
+	offByOne := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var m struct {
+			ID int `json:"id"`
+		}
+		json.NewDecoder(r.Body).Decode(&m)
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%d,"result":{}}`, m.ID+1)
+	})
+	for _, tc := range []struct {
+		name   string
+		daemon http.Handler
+		line   string
+		id     string
+		code   string
+	}{
+		{"a daemon's bug", offByOne, `{"jsonrpc":"2.0","id":7,"method":"ping"}`, `7`, "INTERNAL"},
+		{"a tool call", offByOne, `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"x","arguments":{}}}`, `7`, "INTERNAL"},
+		{"an id past 2^53", mcpGo(), `{"jsonrpc":"2.0","id":9007199254740993,"method":"ping"}`, `9007199254740993`, "INVALID_INPUT"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHome(t)
+			serve(t, h, "workrail", string(h), tc.daemon)
+			var out bytes.Buffer
+			lines := run(t, newShim(t, h, cannotStart(), &out), &out, tc.line+"\n")
+			if len(lines) != 1 {
+				t.Fatalf("%d lines, want the one answer: %q", len(lines), lines)
+			}
+			e := mustEnvelope(t, lines[0])
+			if string(e.ID) != tc.id || e.code() != tc.code {
+				t.Errorf("answered %s, want id %s with %s", lines[0], tc.id, tc.code)
 			}
 		})
 	}

@@ -14,7 +14,7 @@ import (
 
 // cancelledWritesLeaveNothing: a request whose context ends while its
 // write runs, before that write appends anything or after it appended
-// part of what it would, is answered with an error and leaves the store
+// part of what it would, is answered CANCELLED (not an internal error: nothing failed) and leaves the store
 // as it was; the same call sent again then runs as if the first had
 // never been made.
 func cancelledWritesLeaveNothing(t *testing.T, s Store) {
@@ -36,7 +36,7 @@ func cancelledWritesLeaveNothing(t *testing.T, s Store) {
 			"start":   x.Start(ctx, []byte(`{"workflowId":"wr.long"}`)),
 		} {
 			e, ok := res.(protocol.ErrorResult)
-			if !ok || e.Error.Code != engine.CodeInternal || !strings.Contains(e.Error.Message, "cancelled") {
+			if !ok || e.Error.Code != engine.CodeCancelled || e.Error.Retry.Kind != engine.RetryableImmediately || !strings.Contains(e.Error.Message, "cancelled") {
 				t.Errorf("cancelled %s (midway %v) answered:\n%s", name, midway, res.RenderedText())
 			}
 		}
