@@ -288,12 +288,18 @@ func checkSchema(path string, tx *bbolt.Tx) error {
 		return nil // a new file
 	}
 	if v := schema(tx); v > SchemaVersion {
-		return fmt.Errorf("%w: %s has database schema %d, and this workrail reads schema %d at most. "+
-			"Run the newer workrail that wrote it (sessions, tokens and the Console keep working there); "+
-			"to go back to this one instead, stop every workrail, move the file aside and put back a copy made before the upgrade. "+
-			"The file was not changed", ErrNewerSchema, path, v, SchemaVersion)
+		return newerSchema(path, v)
 	}
 	return nil
+}
+
+// newerSchema refuses the file at path, of schema v, naming both
+// versions and what to do.
+func newerSchema(path string, v uint64) error {
+	return fmt.Errorf("%w: %s has database schema %d, and this workrail reads schema %d at most. "+
+		"Run the newer workrail that wrote it (sessions, tokens and the Console keep working there); "+
+		"to go back to this one instead, stop every workrail, move the file aside and put back a copy made before the upgrade. "+
+		"The file was not changed", ErrNewerSchema, path, v, SchemaVersion)
 }
 
 // schema is the layout version of the open file.
