@@ -83,6 +83,11 @@ func (d Dir) Log() string { return filepath.Join(string(d), "logs", "workrail.lo
 // its IDE started it in.
 const WorkdirHeader = "X-Workrail-Workdir"
 
+// CallHeader is the header in which a shim sends the key it minted for
+// the message it forwards, the same again when it sends that message
+// again (protocol.WithCallKey).
+const CallHeader = "X-Workrail-Call"
+
 // Info is the content of daemon.json.
 type Info struct {
 	PID       int    `json:"pid"`

@@ -15,6 +15,8 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/rand"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -198,23 +200,62 @@ func (s *Shim) forward(ctx context.Context, msg []byte) {
 // post sends one message, starting or restarting the daemon when it cannot
 // be reached, and returns the JSON-RPC messages it answered with. Until
 // this home's daemon has identified itself on the socket, nothing is sent.
+//
+// The message goes with a call key minted for it. When a tool call went
+// to a daemon that went away before its answer came back (killed, or
+// crashed, after it may have recorded the call), it is sent once more,
+// under the same key, to the daemon started again: every tool call may
+// be, as reads are reads, an ackToken or checkpointToken replays what it
+// recorded, and a start under a key it recorded answers the run it made.
+// Without the key, a start whose answer was lost would leave a run nobody
+// continues, and the agent, told to retry, would start a second. Other
+// messages record nothing and are not sent again: one that crashed the
+// daemon is not given a second daemon to crash.
 func (s *Shim) post(ctx context.Context, msg []byte) ([][]byte, error) {
 	if !s.found.Load() {
 		if err := s.ensureDaemon(); err != nil {
 			return nil, err
 		}
 	}
-	replies, err := s.send(ctx, msg)
-	if err != nil && unreachable(err) {
-		if err := s.ensureDaemon(); err != nil {
-			return nil, err
+	key := newCallKey()
+	replies, err := s.send(ctx, msg, key)
+	if err != nil && sendAgain(ctx, msg, err) {
+		reached := !unreachable(err)
+		if err = s.ensureDaemon(); err == nil {
+			replies, err = s.send(ctx, msg, key)
+			reached = reached || (err != nil && !unreachable(err))
 		}
-		replies, err = s.send(ctx, msg)
+		if err != nil && reached {
+			err = &unanswered{err}
+		}
 	}
 	if err == nil {
 		s.wake()
 	}
 	return replies, err
+}
+
+// sendAgain reports whether msg, whose send failed with err, is sent
+// again: when it was not delivered, and when it is a tool call and the
+// daemon went away before its answer came back; not when the daemon
+// answered, or the caller is gone.
+func sendAgain(ctx context.Context, msg []byte, err error) bool {
+	var se *statusError
+	return ctx.Err() == nil && !errors.As(err, &se) && (unreachable(err) || inspect(msg).method == "tools/call")
+}
+
+// unanswered is the error of a message that reached the daemon and got
+// no answer, even when sent again: it may have been recorded.
+type unanswered struct{ err error }
+
+func (e *unanswered) Error() string { return e.err.Error() }
+func (e *unanswered) Unwrap() error { return e.err }
+
+// newCallKey is a key no other call has (home.CallHeader).
+func newCallKey() string {
+	var b [16]byte
+	rand.Read(b[:]) // never fails (crypto/rand)
+	return base64.RawURLEncoding.EncodeToString(b[:])
 }
 
 // wake tells a notification stream waiting to open again that the
@@ -231,13 +272,14 @@ func unreachable(err error) bool {
 	return errors.As(err, &op) && op.Op == "dial"
 }
 
-func (s *Shim) send(ctx context.Context, msg []byte) ([][]byte, error) {
+func (s *Shim) send(ctx context.Context, msg []byte, key string) ([][]byte, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, "http://localhost/mcp", bytes.NewReader(msg))
 	if err != nil {
 		return nil, err
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set(home.CallHeader, key)
 	if s.cfg.Workdir != "" {
 		req.Header.Set(home.WorkdirHeader, s.cfg.Workdir)
 	}
