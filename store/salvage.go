@@ -246,8 +246,8 @@ func (s source) scan(src string, dst *Store, c *salvaged, rep *SalvageReport) (u
 		switch {
 		case now.Needs != nil:
 			c.record(id, now) // the pins it still needs
-		case earlier.Reason != "" && earlier.Needs == nil:
-			c.record(id, earlier) // the walk's reason names the damaged page
+		case earlier.Reason != "" && (earlier.Needs == nil || sb == nil):
+			c.record(id, earlier) // the walk's reason names the damaged page, or the pins it needs
 		default:
 			c.record(id, Lost{Reason: "its pages were found, but " + now.Reason})
 		}
