@@ -39,6 +39,13 @@ func (d *dropping) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	echo("again").ServeHTTP(w, r)
 }
 
+// sent is the call keys the messages came with, in order.
+func (d *dropping) sent() []string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return append([]string(nil), d.keys...)
+}
+
 const startCall = `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"start_workflow","arguments":{"workflowId":"wr.hello"}}}`
 
 // A message that reached the daemon, which went away before answering
@@ -54,14 +61,14 @@ func TestAMessageTheDaemonDroppedIsSentAgainUnderItsKey(t *testing.T) {
 	if len(lines) != 1 || mustReply(t, lines[0]).Result == nil || mustReply(t, lines[0]).Result.Daemon != "again" {
 		t.Fatalf("replies %q; want the answer to the message sent again", lines)
 	}
-	if len(d.keys) != 2 || len(d.keys[0]) < 16 || d.keys[0] != d.keys[1] {
-		t.Fatalf("call keys sent %q; want one key, sent twice", d.keys)
+	if keys := d.sent(); len(keys) != 2 || len(keys[0]) < 16 || keys[0] != keys[1] {
+		t.Fatalf("call keys sent %q; want one key, sent twice", keys)
 	}
 	// Each message has a key of its own.
 	out.Reset()
 	run(t, newShim(t, h, cannotStart(), &out), &out, startCall+"\n")
-	if len(d.keys) != 3 || d.keys[2] == d.keys[0] || len(d.keys[2]) < 16 {
-		t.Fatalf("call keys sent %q; want a new key for a new message", d.keys)
+	if keys := d.sent(); len(keys) != 3 || keys[2] == keys[0] || len(keys[2]) < 16 {
+		t.Fatalf("call keys sent %q; want a new key for a new message", keys)
 	}
 }
 
@@ -84,8 +91,8 @@ func TestAMessageUnansweredTwiceMayHaveBeenRecorded(t *testing.T) {
 		strings.Contains(r.Result.Structured.Error.Message, "nothing was recorded") {
 		t.Fatalf("reply %s; want DAEMON_UNAVAILABLE saying the call may have been recorded", lines[0])
 	}
-	if len(d.keys) != 2 || d.keys[0] != d.keys[1] {
-		t.Fatalf("call keys sent %q; want one key, sent twice", d.keys)
+	if keys := d.sent(); len(keys) != 2 || keys[0] != keys[1] {
+		t.Fatalf("call keys sent %q; want one key, sent twice", keys)
 	}
 }
 
@@ -98,7 +105,7 @@ func TestOnlyAToolCallIsSentAgain(t *testing.T) {
 	serve(t, h, "workrail", string(h), d)
 	var out bytes.Buffer
 	lines := run(t, newShim(t, h, cannotStart(), &out), &out, ping+"\n")
-	if len(lines) != 1 || mustReply(t, lines[0]).Error == nil || len(d.keys) != 1 {
-		t.Fatalf("replies %q after %d posts; want one error after one post", lines, len(d.keys))
+	if len(lines) != 1 || mustReply(t, lines[0]).Error == nil || len(d.sent()) != 1 {
+		t.Fatalf("replies %q after %d posts; want one error after one post", lines, len(d.sent()))
 	}
 }
