@@ -182,9 +182,9 @@ type soakAgent struct {
 	// run before the agent, not following the advice to resume first,
 	// started again.
 	startsUnanswered int
-	home          string
-	ops           map[string]int
-	err           error
+	home             string
+	ops              map[string]int
+	err              error
 }
 
 // soakAck is an acknowledged advance: what was sent and the answer.
