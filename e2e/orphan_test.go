@@ -81,7 +81,7 @@ func (k *killAfterStart) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // reached the agent used to leave a session nobody continued: the shim
 // said DAEMON_UNAVAILABLE, "nothing was recorded", and the agent started
 // again (19 orphans in 17,533 starts under kills). The shim now sends it
-// again, under the call key it minted, to the daemon it starts again,
+// again, under the retry key it minted, to the daemon it starts again,
 // which answers with the run it recorded: one session, continued with
 // the tokens of the answer that was lost.
 func TestAStartWhoseAnswerWasLostIsAnsweredWithItsRun(t *testing.T) {

@@ -123,7 +123,7 @@ func TestSoak(t *testing.T) {
 	done, unsure := sumOver(agents, func(a *soakAgent) int { return a.imports }), sumOver(agents, func(a *soakAgent) int { return a.importsCutOff })
 	v.check(imported >= done && imported <= done+unsure, "%d imported sessions in the logs; the agents imported %d, and %d more imports were cut off", imported, done, unsure)
 	// A start the kill cut off after its commit is sent again by the shim
-	// under its call key and answered with the run it made: every session
+	// under its retry key and answered with the run it made: every session
 	// started is one an agent holds, but for starts left unanswered twice.
 	held, lost := sumOver(agents, func(a *soakAgent) int { return len(a.sessions) }), sumOver(agents, func(a *soakAgent) int { return a.startsUnanswered })
 	v.check(started >= held && started <= held+lost, "%d sessions started in the logs; the agents hold %d, and %d more starts went unanswered twice", started, held, lost)

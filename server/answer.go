@@ -64,7 +64,7 @@ func (a *answers) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		a.next.ServeHTTP(w, r)
 		return
 	}
-	ctx, cancel := context.WithCancel(protocol.WithCallKey(r.Context(), r.Header.Get(home.CallHeader)))
+	ctx, cancel := context.WithCancel(protocol.WithRetryKey(r.Context(), r.Header.Get(home.RetryKeyHeader)))
 	defer cancel()
 	key, entry := string(c.ID), &cancel // a pointer, which compares
 	a.inflight.Store(key, entry)

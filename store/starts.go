@@ -8,7 +8,7 @@ import (
 	"github.com/workrail/workrail/engine/execute"
 )
 
-// bucketStarts keeps the latest starts made under a call key, so a start
+// bucketStarts keeps the latest starts made under a retry key, so a start
 // sent again (its daemon went away before answering) is answered with
 // the run it made: start key → sequence ‖ session ‖ run, the sequence
 // (the bucket's own) telling the latest. At least the latest

@@ -11,7 +11,7 @@ import (
 	"github.com/workrail/workrail/engine/execute"
 )
 
-// The record of starts under a call key stays bounded however many
+// The record of starts under a retry key stays bounded however many
 // starts are made: the latest execute.StartsKept are found, and the
 // file keeps at most a few hundred more.
 func TestStartRecordsStayBounded(t *testing.T) {

@@ -171,11 +171,11 @@ func BenchmarkStart(b *testing.B) {
 	}
 }
 
-// BenchmarkStartUnderACallKey is BenchmarkStart with a call key, as a
+// BenchmarkStartUnderARetryKey is BenchmarkStart with a retry key, as a
 // shim sends each: the start looks for its key among the latest starts
 // (a full record, StartsKept of them, none its own: the whole walk) and
 // records it.
-func BenchmarkStartUnderACallKey(b *testing.B) {
+func BenchmarkStartUnderARetryKey(b *testing.B) {
 	r := newRig(b, nil)
 	fillStarts(b, r.store)
 	args := []byte(`{"workflowId":"wr.hello"}`)
@@ -183,7 +183,7 @@ func BenchmarkStartUnderACallKey(b *testing.B) {
 	i := 0
 	for b.Loop() {
 		i++
-		ctx := protocol.WithCallKey(context.Background(), fmt.Sprintf("benchmark-key-%08d", i))
+		ctx := protocol.WithRetryKey(context.Background(), fmt.Sprintf("benchmark-key-%08d", i))
 		if _, ok := r.x.Start(ctx, args).(protocol.StepResult); !ok {
 			b.Fatal("start did not return a step")
 		}

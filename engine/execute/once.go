@@ -13,12 +13,12 @@ import (
 // (an agent may mean it). But a start whose daemon went away after its
 // commit and before its answer reached the client has made a run nobody
 // holds the tokens of; sent again, it would make a second and leave the
-// first behind. So a start that comes with a call key (one the shim
-// minted for that call, sent again unchanged with it: protocol.CallKey)
+// first behind. So a start that comes with a retry key (one the shim
+// minted for that call, sent again unchanged with it: protocol.RetryKey)
 // is recorded under it in its transaction, and the same call sent again
 // is answered with the run it made, not started anew.
 
-// onceKey is what a start under a call key is recorded under; zero for a
+// onceKey is what a start under a retry key is recorded under; zero for a
 // call that came with none (over plain HTTP, or from the Console), which
 // starts every time.
 type onceKey struct {
@@ -27,9 +27,9 @@ type onceKey struct {
 }
 
 // startOnce is the key of a call of tool with arguments raw, from the
-// call key ctx carries.
+// retry key ctx carries.
 func startOnce(ctx context.Context, tool protocol.ToolName, raw []byte) onceKey {
-	k := protocol.CallKey(ctx)
+	k := protocol.RetryKey(ctx)
 	if k == "" {
 		return onceKey{}
 	}

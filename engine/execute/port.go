@@ -85,8 +85,8 @@ type Tx interface {
 	RecordStart(key StartKey, r Started) error
 }
 
-// StartKey names one start a client made: the digest of the call key
-// its shim sent (protocol.CallKey) and of the arguments sent with it, so
+// StartKey names one start a client made: the digest of the retry key
+// its shim sent (protocol.RetryKey) and of the arguments sent with it, so
 // the same call sent again, and only that, finds the run it made.
 type StartKey engine.Digest
 

@@ -61,7 +61,7 @@ func (s *Service) start(ctx context.Context, raw []byte, workdir string) (protoc
 // is refused with the same call without it, which starts a new session:
 // copying nextCall still makes progress. Like any start it is not
 // idempotent: the same call twice is two runs (unless a shim sends it
-// again under its call key: once.go).
+// again under its retry key: once.go).
 func (s *Service) startBeside(ctx context.Context, raw []byte, stateToken string) (protocol.Result, error) {
 	st, err := s.keys.Parse(stateToken, token.State)
 	if err != nil {

@@ -83,10 +83,10 @@ func (d Dir) Log() string { return filepath.Join(string(d), "logs", "workrail.lo
 // its IDE started it in.
 const WorkdirHeader = "X-Workrail-Workdir"
 
-// CallHeader is the header in which a shim sends the key it minted for
+// RetryKeyHeader is the header in which a shim sends the key it minted for
 // the message it forwards, the same again when it sends that message
-// again (protocol.WithCallKey).
-const CallHeader = "X-Workrail-Call"
+// again (protocol.WithRetryKey).
+const RetryKeyHeader = "X-Workrail-Retry-Key"
 
 // Info is the content of daemon.json.
 type Info struct {

@@ -14,7 +14,7 @@ import (
 // dropping is a daemon's MCP endpoint that reads each message whole (as
 // a daemon does before it commits) and then goes away without answering
 // the first drop of them, as a daemon killed between its commit and its
-// answer does; it answers the rest as echo does. It keeps the call key
+// answer does; it answers the rest as echo does. It keeps the retry key
 // each message came with.
 type dropping struct {
 	mu   sync.Mutex
@@ -25,7 +25,7 @@ type dropping struct {
 func (d *dropping) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	b, _ := io.ReadAll(r.Body)
 	d.mu.Lock()
-	d.keys = append(d.keys, r.Header.Get(home.CallHeader))
+	d.keys = append(d.keys, r.Header.Get(home.RetryKeyHeader))
 	drop := len(d.keys) <= d.drop
 	d.mu.Unlock()
 	if drop {
@@ -39,7 +39,7 @@ func (d *dropping) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	echo("again").ServeHTTP(w, r)
 }
 
-// sent is the call keys the messages came with, in order.
+// sent is the retry keys the messages came with, in order.
 func (d *dropping) sent() []string {
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -50,7 +50,7 @@ const startCall = `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name
 
 // A message that reached the daemon, which went away before answering
 // (a start whose run was recorded), is sent once more under the same
-// call key, so the daemon answers the run it made instead of starting a
+// retry key, so the daemon answers the run it made instead of starting a
 // second: the agent gets one answer and never a reason to start again.
 func TestAMessageTheDaemonDroppedIsSentAgainUnderItsKey(t *testing.T) {
 	h := newHome(t)
@@ -62,13 +62,13 @@ func TestAMessageTheDaemonDroppedIsSentAgainUnderItsKey(t *testing.T) {
 		t.Fatalf("replies %q; want the answer to the message sent again", lines)
 	}
 	if keys := d.sent(); len(keys) != 2 || len(keys[0]) < 16 || keys[0] != keys[1] {
-		t.Fatalf("call keys sent %q; want one key, sent twice", keys)
+		t.Fatalf("retry keys sent %q; want one key, sent twice", keys)
 	}
 	// Each message has a key of its own.
 	out.Reset()
 	run(t, newShim(t, h, cannotStart(), &out), &out, startCall+"\n")
 	if keys := d.sent(); len(keys) != 3 || keys[2] == keys[0] || len(keys[2]) < 16 {
-		t.Fatalf("call keys sent %q; want a new key for a new message", keys)
+		t.Fatalf("retry keys sent %q; want a new key for a new message", keys)
 	}
 }
 
@@ -92,7 +92,7 @@ func TestAMessageUnansweredTwiceMayHaveBeenRecorded(t *testing.T) {
 		t.Fatalf("reply %s; want DAEMON_UNAVAILABLE saying the call may have been recorded", lines[0])
 	}
 	if keys := d.sent(); len(keys) != 2 || keys[0] != keys[1] {
-		t.Fatalf("call keys sent %q; want one key, sent twice", keys)
+		t.Fatalf("retry keys sent %q; want one key, sent twice", keys)
 	}
 }
 

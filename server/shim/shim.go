@@ -201,7 +201,7 @@ func (s *Shim) forward(ctx context.Context, msg []byte) {
 // be reached, and returns the JSON-RPC messages it answered with. Until
 // this home's daemon has identified itself on the socket, nothing is sent.
 //
-// The message goes with a call key minted for it. When a tool call went
+// The message goes with a retry key minted for it. When a tool call went
 // to a daemon that went away before its answer came back (killed, or
 // crashed, after it may have recorded the call), it is sent once more,
 // under the same key, to the daemon started again: every tool call may
@@ -217,7 +217,7 @@ func (s *Shim) post(ctx context.Context, msg []byte) ([][]byte, error) {
 			return nil, err
 		}
 	}
-	key := newCallKey()
+	key := newRetryKey()
 	replies, err := s.send(ctx, msg, key)
 	if err != nil && sendAgain(ctx, msg, err) {
 		reached := !unreachable(err)
@@ -251,8 +251,8 @@ type unanswered struct{ err error }
 func (e *unanswered) Error() string { return e.err.Error() }
 func (e *unanswered) Unwrap() error { return e.err }
 
-// newCallKey is a key no other call has (home.CallHeader).
-func newCallKey() string {
+// newRetryKey is a key no other call has (home.RetryKeyHeader).
+func newRetryKey() string {
 	var b [16]byte
 	rand.Read(b[:]) // never fails (crypto/rand)
 	return base64.RawURLEncoding.EncodeToString(b[:])
@@ -279,7 +279,7 @@ func (s *Shim) send(ctx context.Context, msg []byte, key string) ([][]byte, erro
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set(home.CallHeader, key)
+	req.Header.Set(home.RetryKeyHeader, key)
 	if s.cfg.Workdir != "" {
 		req.Header.Set(home.WorkdirHeader, s.cfg.Workdir)
 	}

@@ -11,19 +11,19 @@ import (
 	"github.com/workrail/workrail/engine/workflow"
 )
 
-// startsOnceUnderACallKey: a start whose answer was lost (its daemon went
+// startsOnceUnderARetryKey: a start whose answer was lost (its daemon went
 // away after the commit) and that its shim sends again under the same
-// call key is answered with the run it made, byte for byte as a second
+// retry key is answered with the run it made, byte for byte as a second
 // answer of it, and makes nothing; a new session, a start_session and a
 // run started in a session all alike. Without a key, with another key,
 // or with other arguments, a start is a new run, as ever.
-func startsOnceUnderACallKey(t *testing.T, s Store) {
+func startsOnceUnderARetryKey(t *testing.T, s Store) {
 	x := execute.New(s, Ring(t), Catalog(t, fstest.MapFS{
 		"wr.t.json": {Data: []byte(`{"id":"wr.t","name":"T","description":"d","version":"1","context":[{"name":"fast","type":"boolean","description":"skip the check"}],
 			"steps":[{"id":"check","title":"Check","prompt":"check","runCondition":{"var":"fast","not_equals":true}},{"id":"do","title":"Do","prompt":"do"}]}`)},
 		"wr.session.json": {Data: []byte(`{"id":"wr.session","name":"S","description":"d","version":"1","steps":[{"id":"work","title":"Work","prompt":"work"}]}`)},
 	}), workflow.Preferences{}, Clock, t.Logf)
-	keyed := func(k string) context.Context { return protocol.WithCallKey(context.Background(), k) }
+	keyed := func(k string) context.Context { return protocol.WithRetryKey(context.Background(), k) }
 	count := func() int {
 		ids, err := s.SessionIDs()
 		must(t, err)

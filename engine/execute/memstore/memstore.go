@@ -34,7 +34,7 @@ type Store struct {
 	workflows map[engine.Digest][]byte
 	changes   uint64
 	writes    execute.Write // the last write sequence handed out
-	// starts are the latest starts made under a call key, oldest first.
+	// starts are the latest starts made under a retry key, oldest first.
 	starts []startRecord
 }
 

@@ -2,27 +2,27 @@ package protocol
 
 import "context"
 
-// A call key names one call a client made: WorkRail's shim mints one for
+// A retry key names one call a client made: WorkRail's shim mints one for
 // each message it forwards and sends it again, unchanged, when it sends
 // that message again because the daemon went away before answering. A
 // start made under a key is made once: its retry is answered with the
 // run the first made, so a daemon killed between its commit and its
 // answer leaves no session nobody continues. The agent never sees a key.
 
-type callKeyContext struct{}
+type retryKeyContext struct{}
 
-// WithCallKey is ctx carrying key, if key is one a shim mints (16 to 64
+// WithRetryKey is ctx carrying key, if key is one a shim mints (16 to 64
 // characters of base64url); any other value is dropped.
-func WithCallKey(ctx context.Context, key string) context.Context {
+func WithRetryKey(ctx context.Context, key string) context.Context {
 	if !wellFormedKey(key) {
 		return ctx
 	}
-	return context.WithValue(ctx, callKeyContext{}, key)
+	return context.WithValue(ctx, retryKeyContext{}, key)
 }
 
-// CallKey is the call key ctx carries, "" for none.
-func CallKey(ctx context.Context) string {
-	k, _ := ctx.Value(callKeyContext{}).(string)
+// RetryKey is the retry key ctx carries, "" for none.
+func RetryKey(ctx context.Context) string {
+	k, _ := ctx.Value(retryKeyContext{}).(string)
 	return k
 }
 
