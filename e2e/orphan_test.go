@@ -23,7 +23,7 @@ type killAfterStart struct {
 	daemon *daemonProc
 	srv    *http.Server
 	once   sync.Once
-	answer []byte // the answer the daemon gave, which never arrived
+	lost   chan []byte // the answer the daemon gave, which never arrived
 }
 
 func (k *killAfterStart) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -46,7 +46,8 @@ func (k *killAfterStart) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method == http.MethodPost && bytes.Contains(body, []byte(`"start_workflow"`)) {
 		killed := false
 		k.once.Do(func() {
-			k.answer, _ = io.ReadAll(resp.Body)
+			b, _ := io.ReadAll(resp.Body)
+			k.lost <- b
 			k.daemon.cmd.Process.Kill()
 			<-k.daemon.done
 			go k.srv.Close() // the socket goes with it; this request is never answered
@@ -91,7 +92,7 @@ func TestAStartWhoseAnswerWasLostIsAnsweredWithItsRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	sock := filepath.Join(home, "daemon.sock")
-	k := &killAfterStart{real: filepath.Join(home, "real.sock"), daemon: d}
+	k := &killAfterStart{real: filepath.Join(home, "real.sock"), daemon: d, lost: make(chan []byte, 1)}
 	if err := os.Rename(sock, k.real); err != nil {
 		t.Fatal(err)
 	}
@@ -105,7 +106,10 @@ func TestAStartWhoseAnswerWasLostIsAnsweredWithItsRun(t *testing.T) {
 
 	c := startShim(t, home)
 	r := startHello(t, c)
-	if k.answer == nil {
+	var answer []byte
+	select {
+	case answer = <-k.lost:
+	default:
 		t.Fatal("the start did not pass through the daemon that was killed")
 	}
 	var lost struct {
@@ -113,8 +117,8 @@ func TestAStartWhoseAnswerWasLostIsAnsweredWithItsRun(t *testing.T) {
 			Structured map[string]any `json:"structuredContent"`
 		} `json:"result"`
 	}
-	if err := json.Unmarshal(k.answer, &lost); err != nil {
-		t.Fatalf("the lost answer %q: %v", k.answer, err)
+	if err := json.Unmarshal(answer, &lost); err != nil {
+		t.Fatalf("the lost answer %q: %v", answer, err)
 	}
 	for _, f := range []string{"stateToken", "ackToken"} {
 		if got, want := str(r.S, f), str(lost.Result.Structured, f); got == "" || got != want {
