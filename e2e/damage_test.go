@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -53,12 +52,16 @@ func TestDamagedFileIsRefusedAndSalvaged(t *testing.T) {
 		t.Fatalf("doctor on a damaged file: exit %d, %+v, stderr %s", code, rep, stderr)
 	}
 
+	// A copy that lacks a session is not offered to replace the file;
+	// giving that session up is the user's choice, made with a flag.
+	code, msg, stderr := command(t, home, "doctor", "--salvage", filepath.Join(home, "partial.db"))
+	if code != 1 || !strings.Contains(msg, "Salvaged 2 of 3 sessions") || strings.Contains(msg, "mv ") || !strings.Contains(msg, "--accept-loss") {
+		t.Fatalf("salvage of a file that lost a session: exit %d; want 1, no mv, and what to do instead\n%s%s", code, msg, stderr)
+	}
 	out := filepath.Join(home, "salvaged.db")
-	cmd := exec.Command(bin, "doctor", "--salvage", out)
-	cmd.Env = procEnv(home)
-	msg, err := cmd.CombinedOutput()
-	if err != nil || !strings.Contains(string(msg), "Salvaged 2 of 3 sessions") || !strings.Contains(string(msg), "mv ") {
-		t.Fatalf("salvage: %v\n%s", err, msg)
+	code, msg, stderr = command(t, home, "doctor", "--salvage", out, "--accept-loss")
+	if code != 0 || !strings.Contains(msg, "Salvaged 2 of 3 sessions") || !strings.Contains(msg, "mv ") {
+		t.Fatalf("salvage --accept-loss: exit %d\n%s%s", code, msg, stderr)
 	}
 	if err := os.Rename(db, db+".damaged"); err != nil {
 		t.Fatal(err)
@@ -177,4 +180,86 @@ func TestDoctorOnAHomeWithNoDatabase(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(home, "new.db")); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("salvage with nothing to copy wrote %s (%v)", filepath.Join(home, "new.db"), err)
 	}
+}
+
+// bigWorkflow's 2 KB description gives the pinned workflows a page of
+// their own in the database file.
+var bigWorkflow = `{"id":"user.big","name":"Big","description":"` + strings.Repeat("A long description. ", 100) + `","version":"1",
+ "steps":[{"id":"one","title":"One","prompt":"Do one."},{"id":"two","title":"Two","prompt":"Do two."}]}`
+
+// One damaged page of the pinned workflows used to cost every session
+// ("Salvaged 0 of 4,162" with every log intact) and still print the mv
+// that installed the empty copy. The pin is rebuilt from the workflow
+// file on disk when it compiles to the same hash; while that file is
+// away, the sessions are reported with the id and hash they need and
+// the copy is not offered.
+func TestSalvageRebuildsALostPinFromTheWorkflowFiles(t *testing.T) {
+	home := newHome(t)
+	writeUserWorkflow(t, home, "big.json", bigWorkflow)
+	c := startShim(t, home)
+	var runs []result
+	for _, notes := range []string{"one", "two", "three"} {
+		r := call(t, c, "start_workflow", map[string]any{"workflowId": "user.big"})
+		mustKind(t, r, "step")
+		runs = append(runs, advance(t, c, r, notes))
+	}
+	hash := str(runs[0].S, "workflow", "workflowHash")
+	stopDaemon(t, home)
+	var page uint64
+	damage(t, home, func(tx *bbolt.Tx) error {
+		page = uint64(tx.Bucket([]byte("workflows")).Root())
+		return nil
+	})
+	if page == 0 || hash == "" {
+		t.Fatalf("the pinned workflows are inline (page %d) or the hash is unknown (%q); the test needs a page of their own", page, hash)
+	}
+	db := filepath.Join(home, "workrail.db")
+	flipByte(t, db, int64(page)*4096+8, 0x40)
+
+	file := filepath.Join(home, "workflows", "big.json")
+	if err := os.Rename(file, file+".away"); err != nil {
+		t.Fatal(err)
+	}
+	code, msg, stderr := command(t, home, "doctor", "--salvage", filepath.Join(home, "without.db"))
+	if code != 1 || !strings.Contains(msg, "Salvaged 0 of 3 sessions") || strings.Contains(msg, "mv ") ||
+		!strings.Contains(msg, "user.big "+hash+" (3 sessions)") || !strings.Contains(msg, "is not offered to replace the database") {
+		t.Fatalf("salvage with the workflow file away: exit %d; want 1, the id and hash needed, and no mv\n%s%s", code, msg, stderr)
+	}
+	code, js, stderr := command(t, home, "doctor", "--json", "--salvage", filepath.Join(home, "without.json.db"))
+	var rep struct {
+		Complete bool `json:"complete"`
+		Lost     []struct {
+			Needs []struct {
+				WorkflowID   string `json:"workflowId"`
+				WorkflowHash string `json:"workflowHash"`
+			} `json:"needs"`
+		} `json:"lost"`
+	}
+	if err := json.Unmarshal([]byte(js), &rep); err != nil || code != 1 || rep.Complete || len(rep.Lost) != 3 ||
+		len(rep.Lost[0].Needs) != 1 || rep.Lost[0].Needs[0].WorkflowID != "user.big" || rep.Lost[0].Needs[0].WorkflowHash != hash {
+		t.Fatalf("salvage --json with the workflow file away: exit %d, %v\n%s%s", code, err, js, stderr)
+	}
+
+	if err := os.Rename(file+".away", file); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(home, "salvaged.db")
+	code, msg, stderr = command(t, home, "doctor", "--salvage", out)
+	if code != 0 || !strings.Contains(msg, "Salvaged 3 of 3 sessions") || !strings.Contains(msg, "user.big ("+hash+"); 3 sessions took it from the workflow files on disk") ||
+		!strings.Contains(msg, "mv ") {
+		t.Fatalf("salvage with the workflow file back: exit %d\n%s%s", code, msg, stderr)
+	}
+	if err := os.Rename(db, db+".damaged"); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(out, db); err != nil {
+		t.Fatal(err)
+	}
+	c = startShim(t, home)
+	for i, r := range runs {
+		if next := advance(t, c, r, "after salvage"); next.kind() != "complete" {
+			t.Fatalf("run %d after salvage: %s", i+1, next.Text)
+		}
+	}
+	healthyDoctor(t, home)
 }

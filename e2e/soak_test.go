@@ -105,12 +105,13 @@ func TestSoak(t *testing.T) {
 	stopGracefully(t, home)
 	// Imported sessions hold copies of their origin's notes: the notes are
 	// counted in the sessions the agents wrote.
-	counts, imported := map[string]int{}, 0
+	counts, imported, started := map[string]int{}, 0, 0
 	for _, evs := range readLogs(t, home) {
 		if c, ok := evs[0].Data.(*event.SessionCreatedData); ok && c.ImportedFrom != nil {
 			imported++
 			continue
 		}
+		started++
 		for _, e := range evs {
 			if d, ok := e.Data.(*event.NodeOutputAppendedData); ok {
 				counts[d.NotesMarkdown]++
@@ -121,6 +122,11 @@ func TestSoak(t *testing.T) {
 	// was lost: sent again, it adds a second copy (an import never merges).
 	done, unsure := sumOver(agents, func(a *soakAgent) int { return a.imports }), sumOver(agents, func(a *soakAgent) int { return a.importsCutOff })
 	v.check(imported >= done && imported <= done+unsure, "%d imported sessions in the logs; the agents imported %d, and %d more imports were cut off", imported, done, unsure)
+	// A start the kill cut off after its commit is sent again by the shim
+	// under its retry key and answered with the run it made: every session
+	// started is one an agent holds, but for starts left unanswered twice.
+	held, lost := sumOver(agents, func(a *soakAgent) int { return len(a.sessions) }), sumOver(agents, func(a *soakAgent) int { return a.startsUnanswered })
+	v.check(started >= held && started <= held+lost, "%d sessions started in the logs; the agents hold %d, and %d more starts went unanswered twice", started, held, lost)
 	total := soakTotals{kills: int(kills.Load())}
 	for _, a := range agents {
 		for note, what := range a.notes {
@@ -171,9 +177,14 @@ type soakAgent struct {
 	// importsCutOff counts import runs that failed and were run again:
 	// each may have been committed before the kill.
 	importsCutOff int
-	home          string
-	ops           map[string]int
-	err           error
+	// startsUnanswered counts starts that reached a daemon and got no
+	// answer even when the shim sent them again: each may have made a
+	// run before the agent, not following the advice to resume first,
+	// started again.
+	startsUnanswered int
+	home             string
+	ops              map[string]int
+	err              error
 }
 
 // soakAck is an acknowledged advance: what was sent and the answer.
@@ -197,6 +208,9 @@ func (a *soakAgent) call(name string, args map[string]any) (result, error) {
 			return r, fmt.Errorf("%s: no answer after %d tries: %v %s", name, try, err, r.Text)
 		case err == nil && str(r.S, "error", "code") != "DAEMON_UNAVAILABLE":
 			return r, fmt.Errorf("%s: %s", name, r.Text)
+		}
+		if name == "start_workflow" && (err != nil || strings.Contains(r.Text, "may have been recorded")) {
+			a.startsUnanswered++
 		}
 		a.retries++
 		time.Sleep(time.Duration(20+a.rng.Intn(80)) * time.Millisecond)

@@ -75,7 +75,7 @@ func (a *answers) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		a.next.ServeHTTP(w, r)
 		return
 	}
-	ctx, cancel := context.WithCancel(r.Context())
+	ctx, cancel := context.WithCancel(protocol.WithRetryKey(r.Context(), r.Header.Get(home.RetryKeyHeader)))
 	defer cancel()
 	if client := clientOf(r); client != "" {
 		key, entry := callKey{client, string(c.ID)}, &cancel // a pointer, which compares

@@ -51,6 +51,7 @@ func mcpServer(calls *toolCalls, version string, library bool) *mcpserver.MCPSer
 	s := mcpserver.NewMCPServer(serverName, version, sopts...)
 	for _, spec := range calls.specs {
 		s.AddTool(tool(spec), func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			ctx = protocol.WithRetryKey(ctx, req.Header.Get(home.RetryKeyHeader))
 			r := calls.call(ctx, spec.Name, rawArgs(ctx, req), req.Header.Get(home.WorkdirHeader))
 			return toolResult(r, calls.console != ""), nil
 		})

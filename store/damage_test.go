@@ -141,7 +141,7 @@ func checkFlip(t *testing.T, path, where string, heads map[engine.SessionID]engi
 		r.refused = 1
 		damaged = true
 	}
-	doc, err := store.DoctorFile(copied, time.Second)
+	doc, err := store.DoctorFile(copied, time.Second, store.SalvageOptions{})
 	if err != nil {
 		t.Fatalf("%s: doctor: %v", where, err)
 	}
@@ -152,7 +152,7 @@ func checkFlip(t *testing.T, path, where string, heads map[engine.SessionID]engi
 		r.reported = 1
 	}
 	out := filepath.Join(t.TempDir(), "salvaged.db")
-	rep, err := store.Salvage(copied, out)
+	rep, err := store.Salvage(copied, out, store.SalvageOptions{})
 	if err != nil {
 		t.Fatalf("%s: salvage: %v", where, err)
 	}

@@ -19,6 +19,9 @@ type Report struct {
 	Session      engine.SessionID `json:"sessionId"`
 	Health       execute.Health   `json:"health"`
 	IndexProblem string           `json:"indexProblem,omitempty"`
+	// Needs, for a session of a damaged file that salvage cannot copy,
+	// are the pinned workflows nothing holds (Lost.Needs).
+	Needs []Pin `json:"needs,omitempty"`
 }
 
 // OK reports whether the session is healthy with consistent indexes.
@@ -90,9 +93,9 @@ type FileReport struct {
 
 // DoctorFile checks the database at path, which no daemon may be
 // writing. A file whose pages are whole is checked through bbolt, as a
-// daemon checks it; a damaged one is salvaged into a scratch file, and
-// what that keeps is what doctor reports healthy.
-func DoctorFile(path string, timeout time.Duration) (FileReport, error) {
+// daemon checks it; a damaged one is salvaged (with o) into a scratch
+// file, and what that keeps is what doctor reports healthy.
+func DoctorFile(path string, timeout time.Duration, o SalvageOptions) (FileReport, error) {
 	rep := FileReport{Structure: []string{}, Sessions: []Report{}, Reach: Reach{Count: CountExact}}
 	f, err := os.Open(path)
 	if err != nil {
@@ -107,7 +110,7 @@ func DoctorFile(path string, timeout time.Duration) (FileReport, error) {
 		return rep, err
 	}
 	if len(problems) > 0 {
-		return doctorDamaged(path)
+		return doctorDamaged(path, o)
 	}
 	s, err := Open(path, Options{ReadOnly: true, LockTimeout: timeout})
 	if err != nil {
@@ -118,13 +121,13 @@ func DoctorFile(path string, timeout time.Duration) (FileReport, error) {
 	return rep, err
 }
 
-func doctorDamaged(path string) (FileReport, error) {
+func doctorDamaged(path string, o SalvageOptions) (FileReport, error) {
 	dir, err := os.MkdirTemp("", "workrail-doctor-")
 	if err != nil {
 		return FileReport{}, err
 	}
 	defer os.RemoveAll(dir)
-	salvage, err := Salvage(path, filepath.Join(dir, "salvaged.db"))
+	salvage, err := Salvage(path, filepath.Join(dir, "salvaged.db"), o)
 	if err != nil {
 		return FileReport{}, err
 	}
@@ -138,7 +141,7 @@ func doctorDamaged(path string) (FileReport, error) {
 		return rep, err
 	}
 	for _, l := range salvage.Lost {
-		rep.Sessions = append(rep.Sessions, Report{Session: l.Session, Health: execute.Health{Status: execute.Unreadable, Reason: l.Reason}})
+		rep.Sessions = append(rep.Sessions, Report{Session: l.Session, Health: execute.Health{Status: execute.Unreadable, Reason: l.Reason}, Needs: l.Needs})
 	}
 	sort.Slice(rep.Sessions, func(i, j int) bool { return rep.Sessions[i].Session < rep.Sessions[j].Session })
 	return rep, nil

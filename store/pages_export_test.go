@@ -86,3 +86,16 @@ func mapped(tb testing.TB, path string) *pageReader {
 }
 
 func leU64(b []byte) uint64 { return binary.LittleEndian.Uint64(b) }
+
+// ScannedBlob reports whether a page scan of path finds a snapshot or
+// pinned workflow whose content hashes to d, on any page, in use or
+// freed.
+func ScannedBlob(tb testing.TB, path string, d engine.Digest) bool {
+	tb.Helper()
+	sc, err := scanFile(path, nil)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	_, ok := sc.blobs[d]
+	return ok
+}

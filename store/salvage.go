@@ -1,7 +1,8 @@
 package store
 
 import (
-	"encoding/binary"
+	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"maps"
@@ -11,8 +12,6 @@ import (
 	"go.etcd.io/bbolt"
 
 	"github.com/workrail/workrail/engine"
-	"github.com/workrail/workrail/engine/event"
-	"github.com/workrail/workrail/engine/execute"
 )
 
 // SalvageReport says what a salvage copied and what it left behind.
@@ -24,6 +23,13 @@ type SalvageReport struct {
 	// Lost are the sessions found whose logs could not be verified or
 	// completed, each with why (naming at most one page).
 	Lost []Lost `json:"lost"`
+	// Restored are the pinned workflows the file's tree did not hold
+	// whole that salvage took from elsewhere, for the sessions copied.
+	Restored []RestoredPin `json:"restored"`
+	// Complete says the copy holds every session the file is known to
+	// have held: none lost, none unreached, and the count known. Only
+	// a complete copy is offered to replace the file.
+	Complete bool `json:"complete"`
 	Reach
 }
 
@@ -70,10 +76,18 @@ const (
 type Lost struct {
 	Session engine.SessionID `json:"sessionId"`
 	Reason  string           `json:"reason"`
+	// Needs are the pinned workflows its runs were started on that
+	// neither the file nor the workflow files on disk hold: a file
+	// defining one (the same id, compiling to the same hash) brought
+	// back, a new salvage copies the session.
+	Needs []Pin `json:"needs,omitempty"`
 }
 
 // errLost rolls back the copy of a session that does not verify.
-type errLost struct{ reason string }
+type errLost struct {
+	reason string
+	needs  []Pin
+}
 
 func (e errLost) Error() string { return e.reason }
 
@@ -88,8 +102,14 @@ func (e errLost) Error() string { return e.reason }
 // refolded from them. Session ids are kept, and no id a lost session had
 // is handed out again: tokens agents hold still name the same sessions,
 // or none.
-func Salvage(src, out string) (SalvageReport, error) {
-	rep := SalvageReport{Structure: []string{}, Salvaged: []engine.SessionID{}, Lost: []Lost{}, Reach: Reach{Count: CountExact}}
+//
+// A pinned workflow the file lost is taken from any other copy in it
+// (freed pages hold older versions of the page that held it) or, with
+// o.Workflows, from the workflow files on disk when one compiles to the
+// same hash. A file whose schema is newer than this build's is refused,
+// as Open refuses it, and out is not left behind.
+func Salvage(src, out string, o SalvageOptions) (SalvageReport, error) {
+	rep := SalvageReport{Structure: []string{}, Salvaged: []engine.SessionID{}, Lost: []Lost{}, Restored: []RestoredPin{}, Reach: Reach{Count: CountExact}}
 	if _, err := os.Stat(out); !errors.Is(err, os.ErrNotExist) {
 		return rep, fmt.Errorf("store: salvage: %s already exists; name a new file", out)
 	}
@@ -97,67 +117,108 @@ func Salvage(src, out string) (SalvageReport, error) {
 	if err != nil {
 		return rep, err
 	}
+	from := sourceOf(root, o)
+	if v, ok := from.schema(); ok && v > SchemaVersion {
+		return rep, newerSchema(src, v)
+	}
 	rep.Structure = append(rep.Structure, problems...)
 	dst, err := Open(out, Options{})
 	if err != nil {
 		return rep, err
 	}
-	defer dst.Close()
-	from := sourceOf(root)
-	copied := map[engine.SessionID]bool{}
-	lost := map[engine.SessionID]string{}
+	rep, err = salvageInto(src, dst, from, problems, rep)
+	dst.Close()
+	if errors.Is(err, ErrNewerSchema) {
+		os.Remove(out) // the scan found the schema only after out was made
+	}
+	return rep, err
+}
+
+// salvageInto copies what the walk from the root reached, then, when
+// the walk met damage, what the page scan finds.
+func salvageInto(src string, dst *Store, from source, problems []string, rep SalvageReport) (SalvageReport, error) {
+	c := &salvaged{copied: map[engine.SessionID]bool{}, lost: map[engine.SessionID]Lost{}, restored: map[engine.Digest]*RestoredPin{}}
 	top := from.top()
 	for n := uint64(1); n <= top; n++ {
 		id := engine.SessionID(n)
 		if sb, why := from.session(id); sb != nil || why != "" {
-			if why, err = from.keep(dst, id, sb, why); err != nil {
+			if err := from.keep(dst, c, id, sb, Lost{Reason: why}); err != nil {
 				return rep, err
 			}
-			record(copied, lost, id, why)
 		}
 	}
 	if len(problems) > 0 {
 		rep.Scanned = true
-		if top, err = from.scan(src, dst, copied, lost, &rep); err != nil {
+		var err error
+		if top, err = from.scan(src, dst, c, &rep); err != nil {
 			return rep, err
 		}
 		top = max(top, from.top())
 	}
-	rep.Salvaged = slices.Sorted(maps.Keys(copied))
-	for _, id := range slices.Sorted(maps.Keys(lost)) {
-		rep.Lost = append(rep.Lost, Lost{Session: id, Reason: lost[id]})
+	rep.Salvaged = slices.Sorted(maps.Keys(c.copied))
+	for _, id := range slices.Sorted(maps.Keys(c.lost)) {
+		rep.Lost = append(rep.Lost, c.lost[id])
 	}
+	for _, r := range c.restored {
+		rep.Restored = append(rep.Restored, *r)
+	}
+	slices.SortFunc(rep.Restored, func(a, b RestoredPin) int {
+		return cmp.Or(cmp.Compare(a.WorkflowID, b.WorkflowID), bytes.Compare(a.WorkflowHash[:], b.WorkflowHash[:]))
+	})
 	rep.Count = from.count(top)
 	if rep.Count != CountExact {
-		rep.Unreached = max(0, int(top)-len(copied)-len(lost))
+		rep.Unreached = max(0, int(top)-len(c.copied)-len(c.lost))
 	}
+	rep.Complete = len(rep.Lost) == 0 && rep.Unreached == 0 && rep.Count != CountUnknown
 	return rep, dst.commit.update(func(btx *bbolt.Tx) error {
 		return btx.Bucket(bucketSessions).SetSequence(top)
 	})
 }
 
+// salvaged is what a salvage has copied and lost so far, and the pinned
+// workflows it restored for the sessions copied.
+type salvaged struct {
+	copied   map[engine.SessionID]bool
+	lost     map[engine.SessionID]Lost
+	restored map[engine.Digest]*RestoredPin
+}
+
 // keep copies session id from sb (nil when it could not be read, with
-// why) and says why it was not kept ("" when it was).
-func (s source) keep(dst *Store, id engine.SessionID, sb *rawBucket, why string) (string, error) {
-	if sb == nil {
-		return why, nil
+// why) and records whether it was kept.
+func (s source) keep(dst *Store, c *salvaged, id engine.SessionID, sb *rawBucket, why Lost) error {
+	if sb != nil {
+		var used []RestoredPin
+		err := dst.commit.update(func(btx *bbolt.Tx) error {
+			var err error
+			used, err = s.copy(btx, id, sb)
+			return err
+		})
+		var lost errLost
+		switch {
+		case errors.As(err, &lost):
+			why = Lost{Reason: lost.reason, Needs: lost.needs}
+		case err != nil:
+			return err
+		default:
+			why = Lost{}
+			c.use(used)
+		}
 	}
-	err := dst.commit.update(func(btx *bbolt.Tx) error { return s.copy(btx, id, sb) })
-	var lost errLost
-	if errors.As(err, &lost) {
-		return lost.reason, nil
-	}
-	return "", err
+	c.record(id, why)
+	return nil
 }
 
 // scan reads every page of src for the sessions the walk did not copy
-// (those in lost, and any it did not reach), adopting the snapshots and
+// (those lost, and any it did not reach), adopting the snapshots and
 // pinned workflows it finds, and copies each whose log it can assemble
 // and verify. It returns the highest session id it found handed out.
-func (s source) scan(src string, dst *Store, copied map[engine.SessionID]bool, lost map[engine.SessionID]string, rep *SalvageReport) (uint64, error) {
-	sc, err := scanFile(src, copied)
+func (s source) scan(src string, dst *Store, c *salvaged, rep *SalvageReport) (uint64, error) {
+	sc, err := scanFile(src, c.copied)
 	if err != nil {
 		return 0, err
+	}
+	if _, known := s.schema(); !known && sc.schema > SchemaVersion {
+		return 0, newerSchema(src, sc.schema)
 	}
 	rep.DamagedPages, rep.MissingPages = sc.damaged, sc.missing
 	s.adopt(sc.blobs)
@@ -166,177 +227,57 @@ func (s source) scan(src string, dst *Store, copied map[engine.SessionID]bool, l
 		top = max(top, uint64(id))
 	}
 	for _, id := range slices.Sorted(maps.Keys(sc.events)) {
-		if _, damaged := lost[id]; s.listed() && !damaged {
+		earlier, damaged := c.lost[id]
+		if s.listed() && !damaged {
 			continue // not in the whole list of sessions: deleted
 		}
 		top = max(top, uint64(id))
 		sb, why := sc.logOf(id)
+		now := Lost{Reason: why}
 		if sb != nil {
-			if why, err = s.keep(dst, id, sb, ""); err != nil {
+			if err := s.keep(dst, c, id, sb, Lost{}); err != nil {
 				return 0, err
 			}
+			if c.copied[id] {
+				continue
+			}
+			now = c.lost[id]
 		}
-		if earlier := lost[id]; why != "" && earlier != "" {
-			why = earlier // the walk's reason names the damaged page
-		} else if why != "" {
-			why = "its pages were found, but " + why
+		switch {
+		case now.Needs != nil:
+			c.record(id, now) // the pins it still needs
+		case earlier.Reason != "" && (earlier.Needs == nil || sb == nil):
+			c.record(id, earlier) // the walk's reason names the damaged page, or the pins it needs
+		default:
+			c.record(id, Lost{Reason: "its pages were found, but " + now.Reason})
 		}
-		record(copied, lost, id, why)
 	}
-	for id := range lost {
+	for id := range c.lost {
 		top = max(top, uint64(id))
 	}
 	return top, nil
 }
 
-// record notes that session id was copied (why is "") or lost.
-func record(copied map[engine.SessionID]bool, lost map[engine.SessionID]string, id engine.SessionID, why string) {
-	if why == "" {
-		copied[id] = true
-		delete(lost, id)
+// record notes that session id was copied (why is zero) or lost.
+func (c *salvaged) record(id engine.SessionID, why Lost) {
+	if why.Reason == "" {
+		c.copied[id] = true
+		delete(c.lost, id)
 		return
 	}
-	lost[id] = why
+	why.Session = id
+	c.lost[id] = why
 }
 
-// adopt adds the content-addressed records a scan found where the walk
-// found none whole: a digest names its content, so any copy that hashes
-// to it is the record.
-func (s source) adopt(blobs map[engine.Digest][]byte) {
-	for d, v := range blobs {
-		for _, b := range []*rawBucket{s.snapshots, s.workflows} {
-			if old, ok := b.entries[string(d[:])]; !ok || engine.Sum(old) != d {
-				b.entries[string(d[:])] = v
-			}
+// use counts the pinned workflows a copied session took from elsewhere
+// than the file's tree.
+func (c *salvaged) use(pins []RestoredPin) {
+	for _, p := range pins {
+		r := c.restored[engine.Digest(p.WorkflowHash)]
+		if r == nil {
+			r = &p
+			c.restored[engine.Digest(p.WorkflowHash)] = r
 		}
+		r.Sessions++
 	}
-}
-
-// source is what the pages of a damaged file yielded.
-type source struct {
-	sessions             *rawBucket
-	snapshots, workflows *rawBucket
-	// counted says the sessions bucket's header, with the session-id
-	// counter, was read from the root.
-	counted bool
-}
-
-func sourceOf(root *rawBucket) source {
-	pick := func(name []byte) *rawBucket {
-		if root != nil && root.buckets[string(name)] != nil {
-			return root.buckets[string(name)]
-		}
-		return &rawBucket{entries: map[string][]byte{}, buckets: map[string]*rawBucket{}, problems: []string{"not reached"}}
-	}
-	counted := root != nil && root.buckets[string(bucketSessions)] != nil
-	return source{sessions: pick(bucketSessions), snapshots: pick(bucketSnapshots), workflows: pick(bucketWorkflows), counted: counted}
-}
-
-// listed reports whether the walk read the whole list of sessions.
-func (s source) listed() bool { return len(s.sessions.problems) == 0 }
-
-// count says how top, the highest session id known, is known.
-func (s source) count(top uint64) Count {
-	switch {
-	case s.listed():
-		return CountExact
-	case s.counted:
-		return CountCounter
-	case top > 0:
-		return CountAtLeast
-	}
-	return CountUnknown
-}
-
-// top is the highest session id handed out, or found.
-func (s source) top() uint64 {
-	top := s.sessions.seq
-	for k := range s.sessions.buckets {
-		if len(k) == 8 {
-			top = max(top, binary.BigEndian.Uint64([]byte(k)))
-		}
-	}
-	return top
-}
-
-// session is session id's bucket when all of it was read; else nil and
-// why ("" when the walk did not find it).
-func (s source) session(id engine.SessionID) (*rawBucket, string) {
-	sb := s.sessions.buckets[string(sessionKey(id))]
-	switch {
-	case sb == nil:
-		return nil, "" // never created, deleted, or not reached
-	case sb.damaged():
-		return nil, "its records are damaged: " + firstProblem(sb)
-	}
-	return sb, ""
-}
-
-func firstProblem(b *rawBucket) string {
-	if len(b.problems) > 0 {
-		return b.problems[0]
-	}
-	for _, c := range b.buckets {
-		if p := firstProblem(c); p != "" {
-			return p
-		}
-	}
-	return ""
-}
-
-// copy writes session id into a new file and keeps it only if its log
-// verifies there, with every record it references.
-func (s source) copy(btx *bbolt.Tx, id engine.SessionID, sb *rawBucket) error {
-	b, err := createSession(btx.Bucket(bucketSessions), id)
-	if err != nil {
-		return err
-	}
-	if err := markWritten(btx, sessionKey(id)); err != nil {
-		return err
-	}
-	for _, name := range [][]byte{bucketEvents, bucketChain} {
-		raw := sb.buckets[string(name)]
-		if raw == nil {
-			return errLost{fmt.Sprintf("its %s bucket is missing", name)}
-		}
-		for k, v := range raw.entries {
-			if k == "" {
-				return errLost{fmt.Sprintf("its %s bucket holds an entry without a key", name)}
-			}
-			if err := b.Bucket(name).Put([]byte(k), v); err != nil {
-				return err
-			}
-		}
-	}
-	if err := b.Put(keyHead, sb.entries[string(keyHead)]); err != nil {
-		return err
-	}
-	t := newTx(btx, b, id)
-	var evs []event.Event
-	h := t.verifyChain(func(e event.Event) error {
-		evs = append(evs, e)
-		return s.reference(btx, e)
-	})
-	if h.Status != execute.Healthy {
-		return errLost{"its log fails verification: " + h.Reason}
-	}
-	return refold(t, evs)
-}
-
-// reference copies the snapshot or pinned workflow e names, if the
-// source holds it whole.
-func (s source) reference(btx *bbolt.Tx, e event.Event) error {
-	r, ok := referenced(e)
-	if !ok {
-		return nil
-	}
-	from := s.snapshots
-	if r.kind == blobWorkflow {
-		from = s.workflows
-	}
-	v, ok := from.entries[string(r.d[:])]
-	if !ok || engine.Sum(v) != r.d {
-		return fmt.Errorf("%s %s is missing or damaged", r.bucket(), r.d)
-	}
-	return putCAS(btx.Bucket(r.bucket()), r.d, v)
 }

@@ -110,7 +110,7 @@ func scramble(t *testing.T, f *os.File, pageSize int, id uint64) {
 func salvage(t *testing.T, path string) (store.SalvageReport, string) {
 	t.Helper()
 	out := filepath.Join(t.TempDir(), "salvaged.db")
-	rep, err := store.Salvage(path, out)
+	rep, err := store.Salvage(path, out, store.SalvageOptions{})
 	if err != nil {
 		t.Fatalf("salvage: %v", err)
 	}

@@ -27,6 +27,9 @@ type pageScan struct {
 	// counter is the highest session-id counter found on a copy of the
 	// root bucket's page; 0 when none was found.
 	counter uint64
+	// schema is the highest schema version found in a copy of the meta
+	// bucket (inline in the root bucket's page); 0 when none was found.
+	schema uint64
 	// freeKnown says the free list was read, so a head record on a free
 	// page is known to be an older version (or a deleted session's).
 	freeKnown bool
@@ -191,9 +194,12 @@ func (sc *pageScan) nested(el leafElement, siblings map[string]bool, ids, inUse 
 	if len(el.value) < 16 {
 		return
 	}
+	root := siblings[string(bucketSessions)] && siblings[string(bucketSnapshots)] && siblings[string(bucketMeta)]
 	switch {
-	case bytes.Equal(el.key, bucketSessions) && siblings[string(bucketSnapshots)] && siblings[string(bucketMeta)]:
+	case bytes.Equal(el.key, bucketSessions) && root:
 		sc.counter = max(sc.counter, binary.LittleEndian.Uint64(el.value[8:]))
+	case bytes.Equal(el.key, bucketMeta) && root:
+		sc.schema = max(sc.schema, metaSchema(el.value))
 	case ids:
 		if id := engine.SessionID(binary.BigEndian.Uint64(el.key)); id != 0 {
 			sc.listed[id] = true
@@ -202,6 +208,21 @@ func (sc *pageScan) nested(el leafElement, siblings map[string]bool, ids, inUse 
 	if binary.LittleEndian.Uint64(el.value) == 0 && depth < 2 {
 		sc.leaf(el.value[16:], inUse, skip, depth+1)
 	}
+}
+
+// metaSchema is the schema version an inline meta bucket (its header,
+// then its page) holds, or 0.
+func metaSchema(hdr []byte) uint64 {
+	if binary.LittleEndian.Uint64(hdr) != 0 {
+		return 0 // not inline: the meta bucket never outgrows its parent's page
+	}
+	els, _ := leafElements(hdr[16:])
+	for _, el := range els {
+		if string(el.key) == "schema" && len(el.value) == 8 {
+			return binary.BigEndian.Uint64(el.value)
+		}
+	}
+	return 0
 }
 
 // event keeps a candidate for the event a leaf element holds, if it

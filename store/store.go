@@ -249,7 +249,7 @@ func (s *Store) Changes() uint64 { return s.commit.changes.Load() }
 func (s *Store) Path() string { return s.db.Path() }
 
 func migrate(tx *bbolt.Tx) error {
-	for _, name := range [][]byte{bucketMeta, bucketSessions, bucketSnapshots, bucketWorkflows, bucketActivity, bucketUnreferenced, bucketRecent, bucketWritten} {
+	for _, name := range [][]byte{bucketMeta, bucketSessions, bucketSnapshots, bucketWorkflows, bucketActivity, bucketUnreferenced, bucketRecent, bucketWritten, bucketStarts} {
 		if _, err := tx.CreateBucketIfNotExists(name); err != nil {
 			return fmt.Errorf("store: create bucket %s: %w", name, err)
 		}
@@ -288,12 +288,18 @@ func checkSchema(path string, tx *bbolt.Tx) error {
 		return nil // a new file
 	}
 	if v := schema(tx); v > SchemaVersion {
-		return fmt.Errorf("%w: %s has database schema %d, and this workrail reads schema %d at most. "+
-			"Run the newer workrail that wrote it (sessions, tokens and the Console keep working there); "+
-			"to go back to this one instead, stop every workrail, move the file aside and put back a copy made before the upgrade. "+
-			"The file was not changed", ErrNewerSchema, path, v, SchemaVersion)
+		return newerSchema(path, v)
 	}
 	return nil
+}
+
+// newerSchema refuses the file at path, of schema v, naming both
+// versions and what to do.
+func newerSchema(path string, v uint64) error {
+	return fmt.Errorf("%w: %s has database schema %d, and this workrail reads schema %d at most. "+
+		"Run the newer workrail that wrote it (sessions, tokens and the Console keep working there); "+
+		"to go back to this one instead, stop every workrail, move the file aside and put back a copy made before the upgrade. "+
+		"The file was not changed", ErrNewerSchema, path, v, SchemaVersion)
 }
 
 // schema is the layout version of the open file.

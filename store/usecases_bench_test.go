@@ -3,12 +3,16 @@ package store_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"path/filepath"
 	"slices"
 	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/workrail/workrail/engine"
+	"github.com/workrail/workrail/engine/execute"
 	"github.com/workrail/workrail/engine/execute/executetest"
 	"github.com/workrail/workrail/engine/protocol"
 	"github.com/workrail/workrail/store"
@@ -165,6 +169,62 @@ func BenchmarkStart(b *testing.B) {
 			b.Fatal("start did not return a step")
 		}
 	}
+}
+
+// BenchmarkStartUnderARetryKey is BenchmarkStart with a retry key, as a
+// shim sends each: the start looks for its key among the latest starts
+// (a full record, StartsKept of them, none its own: the whole walk) and
+// records it.
+func BenchmarkStartUnderARetryKey(b *testing.B) {
+	r := newRig(b, nil)
+	fillStarts(b, r.store)
+	args := []byte(`{"workflowId":"wr.hello"}`)
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		i++
+		ctx := protocol.WithRetryKey(context.Background(), fmt.Sprintf("benchmark-key-%08d", i))
+		if _, ok := r.x.Start(ctx, args).(protocol.StepResult); !ok {
+			b.Fatal("start did not return a step")
+		}
+	}
+}
+
+// BenchmarkStartedBy measures the look for a start's key alone, over a
+// full record of the latest starts that does not hold it.
+func BenchmarkStartedBy(b *testing.B) {
+	s := mustOpen(b, filepath.Join(b.TempDir(), "workrail.db"))
+	id := fillStarts(b, s)
+	b.ReportAllocs()
+	err := s.Update(id, func(tx execute.Tx) error {
+		for b.Loop() {
+			if _, ok, err := tx.StartedBy(execute.StartKey{1}); ok || err != nil {
+				b.Fatalf("found a key never recorded (%v)", err)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+}
+
+// fillStarts records execute.StartsKept starts in s, in one session it
+// creates, and returns that session.
+func fillStarts(tb testing.TB, s *store.Store) engine.SessionID {
+	id := seed(tb, s, 1)
+	err := s.Update(id, func(tx execute.Tx) error {
+		for i := range execute.StartsKept {
+			if err := tx.RecordStart(execute.StartKey(engine.Sum(fmt.Append(nil, i))), execute.Started{Session: id, Run: 1}); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return id
 }
 
 // BenchmarkVerifySession measures a full check of a session 1,000 steps

@@ -128,7 +128,9 @@ func exportSession(id engine.SessionID, o bundle.ExportOptions, markdown bool, s
 }
 
 // writeOut writes b to the file named out (packed with gzip when zip),
-// replacing it only once it is whole, or to stdout when out is "".
+// replacing it only once it is whole, or to stdout when out is "". The
+// file is readable by the user alone (0600), as the database is: an
+// export holds their notes.
 func writeOut(out string, b []byte, zip bool, stdout io.Writer) error {
 	if out == "" {
 		_, err := stdout.Write(b)
@@ -143,7 +145,7 @@ func writeOut(out string, b []byte, zip bool, stdout io.Writer) error {
 		}
 		b = z.Bytes()
 	}
-	if err := home.WriteFileAtomic(out, b, 0o644); err != nil {
+	if err := home.WriteFileAtomic(out, b, 0o600); err != nil {
 		return engine.Errorf(engine.CodeInvalidInput, "cannot write %s: %v", out, err).With("path", out)
 	}
 	return nil

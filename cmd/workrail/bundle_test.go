@@ -226,6 +226,29 @@ func TestExportThenImportWithNoDaemon(t *testing.T) {
 	}
 }
 
+// An export holds the user's notes, so only the user may read the file,
+// whatever it replaces: a bundle, packed or not, and Markdown.
+func TestExportsAreReadableByTheUserAlone(t *testing.T) {
+	seedHome(t)
+	dir := t.TempDir()
+	old := filepath.Join(dir, "old.json")
+	if err := os.WriteFile(old, []byte("{}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"-o", filepath.Join(dir, "s.json")},
+		{"-o", filepath.Join(dir, "s.json.gz")},
+		{"--markdown", "-o", filepath.Join(dir, "s.md")},
+		{"-o", old},
+	} {
+		cli(t, 0, append([]string{"export", "ses_1"}, args...)...)
+		fi, err := os.Stat(args[len(args)-1])
+		if err != nil || fi.Mode().Perm() != 0o600 {
+			t.Errorf("export %v wrote mode %v (%v); want -rw-------", args, fi.Mode().Perm(), err)
+		}
+	}
+}
+
 // A bundle import refuses says why: with --json the error envelope
 // (exit 1), otherwise the message and its details on stderr.
 func TestImportRefusals(t *testing.T) {

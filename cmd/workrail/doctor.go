@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -15,9 +16,13 @@ import (
 	"time"
 
 	"github.com/workrail/workrail/engine"
+	"github.com/workrail/workrail/engine/compile"
 	"github.com/workrail/workrail/engine/execute"
+	"github.com/workrail/workrail/server/config"
 	"github.com/workrail/workrail/server/home"
+	"github.com/workrail/workrail/server/sources"
 	"github.com/workrail/workrail/store"
+	"github.com/workrail/workrail/workflows"
 )
 
 // runDoctor verifies every session: through the running daemon when there
@@ -27,6 +32,7 @@ func runDoctor(args []string, stdout, stderr io.Writer) int {
 	asJSON := fs.Bool("json", false, "print the reports as JSON")
 	rebuild := fs.Bool("rebuild-indexes", false, "rebuild the derived indexes of sessions whose log is healthy but whose indexes differ (stop the daemon first)")
 	salvage := fs.String("salvage", "", "copy every intact session into the new database `FILE` (stop the daemon first)")
+	acceptLoss := fs.Bool("accept-loss", false, "with --salvage: say how to put the copy in place even when it holds fewer sessions than the file did (those listed as lost are given up)")
 	scanSecrets := fs.Bool("secrets", false, "list the sessions holding text the secret scanner matches (event, field, rule; never the secret); exit 1 if any")
 	if code, done := parseFlags(fs, args, stdout, stderr); done {
 		return code
@@ -38,17 +44,17 @@ func runDoctor(args []string, stdout, stderr io.Writer) int {
 	if *scanSecrets {
 		return secretsDoctor(h, *asJSON, stdout, stderr)
 	}
-	switch {
-	case *salvage != "":
-		err = salvageInto(h, *salvage, *asJSON, stdout)
-	case *rebuild:
-		err = rebuildIndexes(h, stdout)
-	}
-	if err != nil {
-		return printFailure(*asJSON, "doctor", err, stdout, stderr)
-	}
 	if *salvage != "" {
-		return 0
+		code, err := salvageInto(h, *salvage, *asJSON, *acceptLoss, stdout)
+		if err != nil {
+			return printFailure(*asJSON, "doctor", err, stdout, stderr)
+		}
+		return code
+	}
+	if *rebuild {
+		if err := rebuildIndexes(h, stdout); err != nil {
+			return printFailure(*asJSON, "doctor", err, stdout, stderr)
+		}
 	}
 	rep, err := doctorReport(h)
 	if err != nil {
@@ -206,7 +212,8 @@ func doctorReport(h home.Dir) (store.FileReport, error) {
 	if _, err := os.Stat(h.DB()); errors.Is(err, os.ErrNotExist) {
 		return store.FileReport{Structure: []string{}, Sessions: []store.Report{}, Reach: store.Reach{Count: store.CountExact}}, nil // nothing recorded yet
 	}
-	rep, err := store.DoctorFile(h.DB(), time.Second)
+	files, _ := diskWorkflows(h)
+	rep, err := store.DoctorFile(h.DB(), time.Second, store.SalvageOptions{Workflows: files})
 	if errors.Is(err, store.ErrLocked) {
 		return rep, fmt.Errorf("another process holds %s but no daemon answers on %s; if a workrail daemon is stuck, stop it and run doctor again", h.DB(), h.Socket())
 	}
@@ -234,25 +241,44 @@ func stopped(h home.Dir) error {
 	return nil
 }
 
-// salvageInto copies every intact session into a new database and says
-// how to put it in place (with asJSON, prints the whole report instead).
-func salvageInto(h home.Dir, out string, asJSON bool, w io.Writer) error {
+// salvageInto copies every intact session into a new database and,
+// when the copy holds every session the file held (or acceptLoss gives
+// up the others), says how to put it in place; otherwise it says what
+// was left behind and what to do instead, and exits 1. With asJSON it
+// prints the whole report.
+func salvageInto(h home.Dir, out string, asJSON, acceptLoss bool, w io.Writer) (int, error) {
 	if err := stopped(h); err != nil {
-		return err
+		return 1, err
 	}
 	if _, err := os.Stat(h.DB()); errors.Is(err, os.ErrNotExist) {
-		return engine.Errorf(engine.CodeInvalidInput,
+		return 1, engine.Errorf(engine.CodeInvalidInput,
 			"there is no database at %s to salvage, so there is nothing to copy. Check WORKRAIL_HOME names the home you mean; a daemon creates the database on its first start", h.DB())
 	}
-	rep, err := store.Salvage(h.DB(), out)
+	files, unread := diskWorkflows(h)
+	rep, err := store.Salvage(h.DB(), out, store.SalvageOptions{Workflows: files})
 	if err != nil {
-		return err
+		return 1, err
+	}
+	code := 0
+	if !rep.Complete && !acceptLoss {
+		code = 1
 	}
 	if asJSON {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(rep)
+		printJSON(w, rep)
+		return code, nil
 	}
+	printSalvage(w, h, out, rep, unread)
+	if code == 0 {
+		fmt.Fprintf(w, "To use it, with the daemon stopped:\n  mv %s %s.damaged && mv %s %s\n", h.DB(), h.DB(), out, h.DB())
+	} else {
+		printInstead(w, h, out, rep)
+	}
+	return code, nil
+}
+
+// printSalvage says what a salvage copied, lost and could not reach, and
+// where the pinned workflows the file lost were taken from.
+func printSalvage(w io.Writer, h home.Dir, out string, rep store.SalvageReport, unread error) {
 	printFirst(w, len(rep.Lost), "sessions lost", func(i int) string {
 		return fmt.Sprintf("%-10s lost: %s", rep.Lost[i].Session, rep.Lost[i].Reason)
 	})
@@ -268,8 +294,75 @@ func salvageInto(h home.Dir, out string, asJSON bool, w io.Writer) error {
 	if r := reach(rep.Reach, found); r != "" {
 		fmt.Fprintln(w, r)
 	}
-	fmt.Fprintf(w, "To use it, with the daemon stopped:\n  mv %s %s.damaged && mv %s %s\n", h.DB(), h.DB(), out, h.DB())
-	return nil
+	for _, p := range rep.Restored {
+		from := "an older copy in the file"
+		if p.From == store.FromWorkflowFiles {
+			from = "the workflow files on disk, compiled to the same hash"
+		}
+		fmt.Fprintf(w, "The file had lost the pinned workflow %s (%s); %s took it from %s.\n", p.WorkflowID, p.WorkflowHash, plural(p.Sessions, "session"), from)
+	}
+	if unread != nil {
+		fmt.Fprintf(w, "Not every workflow folder was searched for pinned workflows: %v.\n", unread)
+	}
+}
+
+// printInstead says why a salvage's copy is not offered to replace the
+// database, and what to do instead.
+func printInstead(w io.Writer, h home.Dir, out string, rep store.SalvageReport) {
+	needs := map[store.Pin]int{}
+	damaged := 0
+	for _, l := range rep.Lost {
+		for _, p := range l.Needs {
+			needs[p]++
+		}
+		if len(l.Needs) == 0 {
+			damaged++
+		}
+	}
+	what := fmt.Sprintf("it holds %d of the %d sessions found", len(rep.Salvaged), len(rep.Salvaged)+len(rep.Lost))
+	switch {
+	case rep.Count == store.CountUnknown:
+		what = "how many sessions the file held is unknown"
+	case rep.Unreached > 0:
+		what += fmt.Sprintf(", and %d more the file held were not found", rep.Unreached)
+	}
+	fmt.Fprintf(w, "%s is not offered to replace the database: %s. %s is unchanged.\n", out, what, h.DB())
+	if len(needs) > 0 {
+		fmt.Fprintln(w, "These pinned workflows are in neither the file nor the workflow files on disk:")
+		pins := slices.SortedFunc(maps.Keys(needs), func(a, b store.Pin) int {
+			return cmp.Or(cmp.Compare(a.WorkflowID, b.WorkflowID), cmp.Compare(a.WorkflowHash.String(), b.WorkflowHash.String()))
+		})
+		for _, p := range pins {
+			fmt.Fprintf(w, "  %s %s (%s)\n", p.WorkflowID, p.WorkflowHash, plural(needs[p], "session"))
+		}
+		fmt.Fprintf(w, "Put back a file defining each, in the version that compiles to that hash (from version control, or a backup), in %s,\n"+
+			"the project's .workrail/workflows or a folder config.json's workflowPaths names, then salvage again into a new file.\n",
+			h.Path("workflows"))
+	}
+	if damaged > 0 || rep.Unreached > 0 || rep.Count == store.CountUnknown {
+		fmt.Fprintf(w, "Sessions on damaged pages cannot be read from this file: if you have a backup copy of %s, put it back instead.\n", h.DB())
+	}
+	fmt.Fprintln(w, "To put this copy in place anyway, giving up the sessions it lacks, salvage again into a new file with --accept-loss.")
+}
+
+// diskWorkflows looks for a pinned workflow where the daemon reads
+// workflow files (bundled, the user's folder, the session's project
+// folder, config.json's workflowPaths), compiled as a start compiles
+// them. When config.json cannot be read, its folders are left out and
+// unread says why.
+func diskWorkflows(h home.Dir) (find func(string, store.Pin) (compile.Compiled, bool), unread error) {
+	cfg, err := config.Load(h.Path("config.json"))
+	if err != nil {
+		cfg, unread = config.Defaults(), fmt.Errorf("config.json could not be read (%v), so the folders its workflowPaths name were left out", err)
+	}
+	reg, err := sources.New(workflows.FS, workflowDirs(h, cfg))
+	if err != nil {
+		return nil, fmt.Errorf("the bundled workflows do not load: %v", err)
+	}
+	return func(workspace string, p store.Pin) (compile.Compiled, bool) {
+		e, ok := reg.Catalog(workspace).Definition(p.WorkflowID, p.WorkflowHash)
+		return e.Compiled, ok
+	}, unread
 }
 
 // rebuildIndexes refolds the indexes of every session doctor finds them

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/binary"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -120,14 +122,15 @@ func TestSalvageSaysWhatItCouldNotReach(t *testing.T) {
 		pages func(tx *bbolt.Tx) []int64
 		cut   bool
 		count store.Count
+		code  int      // salvage's exit: 0 when the copy is offered to replace the file
 		want  []string // in salvage's report
 		doc   string   // in doctor's
 	}{
-		{"sessions branch", func(tx *bbolt.Tx) []int64 { return []int64{int64(tx.Bucket([]byte("sessions")).Root())} }, false, store.CountCounter,
-			[]string{"Salvaged 120 of 120 sessions", "The list of sessions is damaged: 0 more of the 120 session ids handed out were not found", "1 page was found damaged"},
+		{"sessions branch", func(tx *bbolt.Tx) []int64 { return []int64{int64(tx.Bucket([]byte("sessions")).Root())} }, false, store.CountCounter, 0,
+			[]string{"Salvaged 120 of 120 sessions", "The list of sessions is damaged: 0 more of the 120 session ids handed out were not found", "1 page was found damaged", "mv "},
 			"120 of 120 sessions found healthy"},
-		{"cut short", nil, true, store.CountAtLeast,
-			[]string{"sessions into", "Salvaged ", " of at least ", "pages in use are missing past the end of the file"},
+		{"cut short", nil, true, store.CountAtLeast, 1,
+			[]string{"sessions into", "Salvaged ", " of at least ", "pages in use are missing past the end of the file", "is not offered to replace the database", "--accept-loss"},
 			"how many sessions it held is unknown: at least"},
 		{"every page", func(tx *bbolt.Tx) []int64 {
 			var all []int64
@@ -135,7 +138,8 @@ func TestSalvageSaysWhatItCouldNotReach(t *testing.T) {
 				all = append(all, p)
 			}
 			return all
-		}, false, store.CountUnknown, []string{"Found 0 intact sessions", "so how many sessions it held is unknown", "pages were found damaged"},
+		}, false, store.CountUnknown, 1, []string{"Found 0 intact sessions", "so how many sessions it held is unknown", "pages were found damaged",
+			"how many sessions the file held is unknown", "--accept-loss"},
 			"Found 0 intact sessions."},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -148,13 +152,18 @@ func TestSalvageSaysWhatItCouldNotReach(t *testing.T) {
 				cut(t, filepath.Join(home, "workrail.db"))
 			}
 			var out, stderr bytes.Buffer
-			if code := run([]string{"doctor", "--salvage", filepath.Join(home, "new.db")}, &out, &stderr); code != 0 {
-				t.Fatalf("salvage: exit %d\n%s%s", code, &out, &stderr)
+			if code := run([]string{"doctor", "--salvage", filepath.Join(home, "new.db")}, &out, &stderr); code != tc.code {
+				t.Fatalf("salvage: exit %d; want %d\n%s%s", code, tc.code, &out, &stderr)
 			}
 			for _, want := range tc.want {
 				if !strings.Contains(out.String(), want) {
 					t.Errorf("salvage does not say %q:\n%s", want, &out)
 				}
+			}
+			// A copy that lacks sessions is never offered with a command
+			// that puts it in place.
+			if offered := strings.Contains(out.String(), "mv "); offered != (tc.code == 0) {
+				t.Errorf("salvage offers to put the copy in place: %v; want %v\n%s", offered, tc.code == 0, &out)
 			}
 			if strings.Contains(out.String(), " 0 of 0 ") {
 				t.Errorf("salvage says 0 of 0 of a file that held %d sessions:\n%s", n, &out)
@@ -166,12 +175,19 @@ func TestSalvageSaysWhatItCouldNotReach(t *testing.T) {
 			}
 			// --json prints the whole report.
 			var js bytes.Buffer
-			if code := run([]string{"doctor", "--json", "--salvage", filepath.Join(home, "again.db")}, &js, &stderr); code != 0 {
-				t.Fatalf("salvage --json: exit %d\n%s%s", code, &js, &stderr)
+			if code := run([]string{"doctor", "--json", "--salvage", filepath.Join(home, "again.db")}, &js, &stderr); code != tc.code {
+				t.Fatalf("salvage --json: exit %d; want %d\n%s%s", code, tc.code, &js, &stderr)
 			}
 			var rep store.SalvageReport
-			if err := json.Unmarshal(js.Bytes(), &rep); err != nil || rep.Count != tc.count || !rep.Scanned {
-				t.Fatalf("salvage --json: %v, count %s; want %s\n%s", err, rep.Count, tc.count, &js)
+			if err := json.Unmarshal(js.Bytes(), &rep); err != nil || rep.Count != tc.count || !rep.Scanned || rep.Complete != (tc.code == 0) {
+				t.Fatalf("salvage --json: %v, count %s, complete %v; want %s, %v\n%s", err, rep.Count, rep.Complete, tc.count, tc.code == 0, &js)
+			}
+			// Giving up what it lacks is the user's choice to make.
+			if tc.code != 0 {
+				var accepted bytes.Buffer
+				if code := run([]string{"doctor", "--salvage", filepath.Join(home, "accepted.db"), "--accept-loss"}, &accepted, &stderr); code != 0 || !strings.Contains(accepted.String(), "mv ") {
+					t.Errorf("salvage --accept-loss: exit %d; want 0 and how to put the copy in place\n%s%s", code, &accepted, &stderr)
+				}
 			}
 		})
 	}
@@ -189,5 +205,34 @@ func cut(t *testing.T, path string) {
 	db.Close()
 	if err := os.Truncate(path, used*6/10); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A file a newer workrail wrote is refused by salvage as a daemon
+// refuses it, naming both versions; no copy is made, so none is offered.
+func TestSalvageRefusesANewerSchema(t *testing.T) {
+	home := damagedHome(t, 3, func(*bbolt.Tx) []int64 { return nil })
+	path := filepath.Join(home, "workrail.db")
+	db, err := bbolt.Open(path, 0o600, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	newer := store.SchemaVersion + 1
+	err = db.Update(func(tx *bbolt.Tx) error {
+		return tx.Bucket([]byte("meta")).Put([]byte("schema"), binary.BigEndian.AppendUint64(nil, uint64(newer)))
+	})
+	db.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(home, "new.db")
+	var stdout, stderr bytes.Buffer
+	code := run([]string{"doctor", "--salvage", out}, &stdout, &stderr)
+	want := fmt.Sprintf("has database schema %d, and this workrail reads schema %d at most", newer, store.SchemaVersion)
+	if code != 1 || !strings.Contains(stderr.String(), want) || strings.Contains(stdout.String(), "mv ") {
+		t.Fatalf("salvage of a schema %d file: exit %d\n%s%s\nwant exit 1 and %q", newer, code, &stdout, &stderr, want)
+	}
+	if _, err := os.Stat(out); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("a refused salvage left %s (%v)", out, err)
 	}
 }

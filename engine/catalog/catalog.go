@@ -147,6 +147,21 @@ func (c *Catalog) Get(id engine.WorkflowID) (Entry, bool) {
 	return e, ok
 }
 
+// Definition is the definition of id, the winning one or one it
+// shadows, that compiles to hash: where a run pinned to that version
+// could take it from again.
+func (c *Catalog) Definition(id engine.WorkflowID, hash engine.WorkflowHash) (Entry, bool) {
+	if e, ok := c.entries[id]; ok && e.Compiled.Hash == hash {
+		return e, true
+	}
+	for _, e := range c.losers[id] {
+		if e.Compiled.Hash == hash {
+			return e, true
+		}
+	}
+	return Entry{}, false
+}
+
 // All returns the entries sorted namespace → kind (workflows first) → name.
 func (c *Catalog) All() []Entry {
 	out := make([]Entry, len(c.order))

@@ -248,3 +248,23 @@ func TestDriftJSONGolden(t *testing.T) {
 		t.Errorf("%s differs; run with -update if intended and review the diff:\n%s", path, out.Bytes())
 	}
 }
+
+// A pinned version is found again where a source still defines it,
+// winning or shadowed, and nowhere else: salvage rebuilds a lost pin
+// from it.
+func TestDefinitionFindsThePinnedVersion(t *testing.T) {
+	c := folders(files{"g.json": greet("2")}, files{"g.json": greet("1")}, nil)
+	for _, tc := range []struct {
+		version string
+		found   bool
+		src     catalog.SourceKind
+	}{{"2", true, catalog.User}, {"1", true, catalog.Project}, {"3", false, ""}} {
+		e, ok := c.Definition("user.greet", hashOf(t, greet(tc.version)))
+		if ok != tc.found || e.Source.Kind != tc.src || (ok && e.Compiled.Hash != hashOf(t, greet(tc.version))) {
+			t.Errorf("version %s: found %v in %q; want %v in %q", tc.version, ok, e.Source.Kind, tc.found, tc.src)
+		}
+	}
+	if _, ok := c.Definition("user.other", hashOf(t, greet("2"))); ok {
+		t.Error("another id's definition was found by the hash alone")
+	}
+}

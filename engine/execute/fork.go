@@ -332,8 +332,12 @@ func (s *Service) startIn(ctx context.Context, sid engine.SessionID, raw []byte,
 		return nil, e
 	}
 	b.warnings = append(secrets, b.warnings...)
+	once := startOnce(ctx, protocol.ToolStart, raw)
 	update := func(fn func(Tx) error) error { return s.store.Update(sid, s.writing(ctx, origin, fn)) }
-	return s.rendered(inTx(update, func(tx Tx) (reply, error) {
+	r, err := inTx(update, func(tx Tx) (reply, error) {
+		if err := once.unused(tx); err != nil {
+			return reply{}, err
+		}
 		if err := tx.PinWorkflow(b.c); err != nil {
 			return reply{}, err
 		}
@@ -341,8 +345,12 @@ func (s *Service) startIn(ctx context.Context, sid engine.SessionID, raw []byte,
 		if err != nil {
 			return reply{}, err
 		}
+		if err := once.record(tx, n); err != nil {
+			return reply{}, err
+		}
 		return fresh(tx, loaded{c: b.c, snap: b.move.Snapshot}, n, s.keys.Active(), moveFacts{skipped: b.move.Skipped, rules: true}, b.warnings)
-	}))
+	})
+	return s.startedOnce(r, err, b)
 }
 
 // workspace is the workspace session sid was started in, after checking

@@ -77,7 +77,29 @@ type Tx interface {
 	NewNodeID() (engine.NodeID, error)
 	PutSnapshot(run.Snapshot) (engine.SnapshotRef, error)
 	PinWorkflow(compile.Compiled) error
+	// StartedBy is the run a start under key made, in any session, if
+	// the store still holds its record: it keeps the records of at least
+	// its last StartsKept starts, and none of a deleted session.
+	StartedBy(key StartKey) (Started, bool, error)
+	// RecordStart records that the start under key made run r.
+	RecordStart(key StartKey, r Started) error
 }
+
+// StartKey names one start a client made: the digest of the retry key
+// its shim sent (protocol.RetryKey) and of the arguments sent with it, so
+// the same call sent again, and only that, finds the run it made.
+type StartKey engine.Digest
+
+// Started is the run a start made.
+type Started struct {
+	Session engine.SessionID
+	Run     engine.RunID
+}
+
+// StartsKept is how many of the latest starts a store keeps the keys of
+// at least: a shim sends a call again within seconds of the daemon going
+// away, so only the latest starts can be sent again.
+const StartsKept = 1024
 
 // Write is a session's place in its store's write sequence: every write
 // that appends to a session takes the next number, so the session with the

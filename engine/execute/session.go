@@ -72,5 +72,5 @@ func (s *Service) startSession(ctx context.Context, raw []byte, workdir string) 
 	if e != nil {
 		return nil, e
 	}
-	return s.create(ctx, b, in.WorkspacePath, workdir)
+	return s.create(ctx, startOnce(ctx, protocol.ToolStartSession, raw), b, in.WorkspacePath, workdir)
 }

@@ -53,14 +53,15 @@ func (s *Service) start(ctx context.Context, raw []byte, workdir string) (protoc
 		return nil, e
 	}
 	b.warnings = append(secrets, b.warnings...)
-	return s.create(ctx, b, in.WorkspacePath, workdir)
+	return s.create(ctx, startOnce(ctx, protocol.ToolStart, raw), b, in.WorkspacePath, workdir)
 }
 
 // startBeside starts a run in the session of the run stateToken names,
 // checked as continue_workflow checks it. A token that does not verify
 // is refused with the same call without it, which starts a new session:
 // copying nextCall still makes progress. Like any start it is not
-// idempotent: the same call twice is two runs.
+// idempotent: the same call twice is two runs (unless a shim sends it
+// again under its retry key: once.go).
 func (s *Service) startBeside(ctx context.Context, raw []byte, stateToken string) (protocol.Result, error) {
 	st, err := s.keys.Parse(stateToken, token.State)
 	if err != nil {
@@ -100,20 +101,28 @@ func (s *Service) contextFix(sid engine.SessionID, raw []byte, e *engine.Error) 
 
 // create records a new session with its first run, and what its
 // workspace (else the client's workdir) shows, read before the
-// transaction: it is I/O.
-func (s *Service) create(ctx context.Context, b beginning, workspace, workdir string) (protocol.Result, error) {
+// transaction: it is I/O. A start made before under once is answered
+// with the run it made.
+func (s *Service) create(ctx context.Context, once onceKey, b beginning, workspace, workdir string) (protocol.Result, error) {
 	obs := s.observe(cmp.Or(workspace, workdir))
 	create := func(fn func(Tx) error) error {
 		_, err := s.store.Create(s.writing(ctx, event.OriginAgent, fn))
 		return err
 	}
-	return s.rendered(inTx(create, func(tx Tx) (reply, error) {
+	r, err := inTx(create, func(tx Tx) (reply, error) {
+		if err := once.unused(tx); err != nil {
+			return reply{}, err
+		}
 		n, err := s.startRun(tx, b, workspace, obs)
 		if err != nil {
 			return reply{}, err
 		}
+		if err := once.record(tx, n); err != nil {
+			return reply{}, err
+		}
 		return fresh(tx, loaded{c: b.c, snap: b.move.Snapshot}, n, s.keys.Active(), moveFacts{skipped: b.move.Skipped, rules: true}, b.warnings)
-	}))
+	})
+	return s.startedOnce(r, err, b)
 }
 
 // beginning is a run checked and ready to record: its workflow, its first

@@ -488,6 +488,16 @@ func DaemonUnavailable(cause string) ErrorResult {
 	return NewError(engine.Errorf(engine.CodeDaemonUnavailable, "%s. Retry the same call in a second; nothing was recorded.", cause))
 }
 
+// DaemonLost is the error a tool call gets when it reached the daemon
+// but no answer came back, even after the shim sent it again: it may
+// have been recorded. Sending it again is safe but for a start, which
+// would start a second run.
+func DaemonLost(cause string) ErrorResult {
+	return NewError(engine.Errorf(engine.CodeDaemonUnavailable, "%s. The call reached the daemon, which went away before answering, so it may have been recorded. "+
+		"Sending the same call again in a second is safe (a recorded continue_workflow or checkpoint_workflow is answered as it was recorded), "+
+		"except start_workflow and start_session: call resume_session first, to continue a run the start may have made.", cause))
+}
+
 func joinIDs[T ~string](ids []T) string {
 	s := make([]string, len(ids))
 	for i, id := range ids {

@@ -192,6 +192,22 @@ func TestDaemonUnavailable(t *testing.T) {
 	}
 }
 
+// A call that reached the daemon but got no answer may have been
+// recorded: the error says so, and that a start is to be found with
+// resume_session rather than sent again.
+func TestDaemonLost(t *testing.T) {
+	r := protocol.DaemonLost("the daemon closed the connection")
+	for _, want := range []string{"the daemon closed the connection. ", "may have been recorded", "call resume_session first"} {
+		if !strings.Contains(r.Error.Message, want) {
+			t.Errorf("message %q does not say %q", r.Error.Message, want)
+		}
+	}
+	if r.Error.Code != engine.CodeDaemonUnavailable || strings.Contains(r.Error.Message, "nothing was recorded") ||
+		r.Error.Retry != (engine.Retry{Kind: engine.RetryableAfterMs, AfterMs: 1000}) {
+		t.Errorf("error %+v", r.Error)
+	}
+}
+
 // TestNewInspectShowsWhatTheWorkflowSays: the metadata a workflow carries
 // (about, examples, preconditions, questions, rules, references,
 // functions, assessments, contracts, notes policy, metrics profile) is in

@@ -88,6 +88,11 @@ const WorkdirHeader = "X-Workrail-Workdir"
 // and a client sends it with every request after, as a shim does.
 const SessionHeader = "Mcp-Session-Id"
 
+// RetryKeyHeader is the header in which a shim sends the key it minted for
+// the message it forwards, the same again when it sends that message
+// again (protocol.WithRetryKey).
+const RetryKeyHeader = "X-Workrail-Retry-Key"
+
 // Info is the content of daemon.json.
 type Info struct {
 	PID       int    `json:"pid"`

@@ -327,7 +327,11 @@ func (s *Shim) errorReply(in incoming, cause error) map[string]any {
 	if errors.As(cause, &se) && se.code < http.StatusInternalServerError {
 		return se.refusal(in)
 	}
-	r := protocol.DaemonUnavailable("workrail: " + cause.Error() + " (log: " + s.cfg.Home.DaemonLog() + ")")
+	why := "workrail: " + cause.Error() + " (log: " + s.cfg.Home.DaemonLog() + ")"
+	r := protocol.DaemonUnavailable(why)
+	if u := (*unanswered)(nil); errors.As(cause, &u) {
+		r = protocol.DaemonLost(why)
+	}
 	return protocol.Refusal(in.id, in.method, serverError, r.Error)
 }
 

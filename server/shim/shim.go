@@ -15,6 +15,8 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/rand"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -220,23 +222,68 @@ func (s *Shim) forward(ctx context.Context, msg []byte) {
 // be reached, and hands emit each JSON-RPC message it answered with (whole:
 // the answer was that one message, not an event stream). Until this
 // home's daemon has identified itself on the socket, nothing is sent.
+//
+// The message goes with a retry key minted for it. When a tool call went
+// to a daemon that went away before its answer came back (killed, or
+// crashed, after it may have recorded the call), it is sent once more,
+// under the same key, to the daemon started again: every tool call may
+// be, as reads are reads, an ackToken or checkpointToken replays what it
+// recorded, and a start under a key it recorded answers the run it made.
+// Without the key, a start whose answer was lost would leave a run nobody
+// continues, and the agent, told to retry, would start a second. Other
+// messages record nothing and are not sent again: one that crashed the
+// daemon is not given a second daemon to crash. Nor is one whose answer
+// had begun to arrive.
 func (s *Shim) post(ctx context.Context, msg []byte, emit func(reply []byte, whole bool)) error {
 	if !s.found.Load() {
 		if err := s.ensureDaemon(); err != nil {
 			return err
 		}
 	}
-	err := s.send(ctx, msg, emit)
-	if err != nil && unreachable(err) { // nothing was emitted: the request never left
-		if err := s.ensureDaemon(); err != nil {
-			return err
+	emitted := false
+	tell := func(r []byte, whole bool) {
+		emitted = true
+		emit(r, whole)
+	}
+	key := newRetryKey()
+	err := s.send(ctx, msg, key, tell)
+	if err != nil && !emitted && sendAgain(ctx, msg, err) {
+		reached := !unreachable(err)
+		if err = s.ensureDaemon(); err == nil {
+			err = s.send(ctx, msg, key, tell)
+			reached = reached || (err != nil && !unreachable(err))
 		}
-		err = s.send(ctx, msg, emit)
+		if err != nil && reached {
+			err = &unanswered{err}
+		}
 	}
 	if err == nil {
 		s.wake()
 	}
 	return err
+}
+
+// sendAgain reports whether msg, whose send failed with err, is sent
+// again: when it was not delivered, and when it is a tool call and the
+// daemon went away before its answer came back; not when the daemon
+// answered, or the caller is gone.
+func sendAgain(ctx context.Context, msg []byte, err error) bool {
+	var se *statusError
+	return ctx.Err() == nil && !errors.As(err, &se) && (unreachable(err) || inspect(msg).method == "tools/call")
+}
+
+// unanswered is the error of a message that reached the daemon and got
+// no answer, even when sent again: it may have been recorded.
+type unanswered struct{ err error }
+
+func (e *unanswered) Error() string { return e.err.Error() }
+func (e *unanswered) Unwrap() error { return e.err }
+
+// newRetryKey is a key no other call has (home.RetryKeyHeader).
+func newRetryKey() string {
+	var b [16]byte
+	rand.Read(b[:]) // never fails (crypto/rand)
+	return base64.RawURLEncoding.EncodeToString(b[:])
 }
 
 // wake tells a notification stream waiting to open again that the
@@ -253,13 +300,14 @@ func unreachable(err error) bool {
 	return errors.As(err, &op) && op.Op == "dial"
 }
 
-func (s *Shim) send(ctx context.Context, msg []byte, emit func([]byte, bool)) error {
+func (s *Shim) send(ctx context.Context, msg []byte, key string, emit func([]byte, bool)) error {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, "http://localhost/mcp", bytes.NewReader(msg))
 	if err != nil {
 		return err
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set(home.RetryKeyHeader, key)
 	if s.cfg.Workdir != "" {
 		req.Header.Set(home.WorkdirHeader, s.cfg.Workdir)
 	}

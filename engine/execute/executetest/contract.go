@@ -61,6 +61,8 @@ func Contract(t *testing.T, open func(t *testing.T) Store) {
 		{"sessions are walked the latest written first", recentWrittenFirst},
 		{"forks and restarts from the Console are folded like any run", consoleForksFolded},
 		{"resume ranks what a refold of every log ranks", resumeIsTheFold},
+		{"a start sent again under its retry key is made once", startsOnceUnderARetryKey},
+		{"the latest starts are kept", latestStartsKept},
 	} {
 		t.Run(c.name, func(t *testing.T) { c.test(t, open(t)) })
 	}

@@ -34,6 +34,13 @@ type Store struct {
 	workflows map[engine.Digest][]byte
 	changes   uint64
 	writes    execute.Write // the last write sequence handed out
+	// starts are the latest starts made under a retry key, oldest first.
+	starts []startRecord
+}
+
+type startRecord struct {
+	key execute.StartKey
+	run execute.Started
 }
 
 type session struct {
@@ -199,6 +206,10 @@ func (s *Store) commit(t *tx) {
 	for d, b := range t.workflows {
 		s.workflows[d] = b
 	}
+	s.starts = append(s.starts, t.started...)
+	if n := len(s.starts) - execute.StartsKept; n > 0 {
+		s.starts = slices.Delete(s.starts, 0, n)
+	}
 }
 
 func decodeSnapshot(ref engine.SnapshotRef, b []byte) (run.Snapshot, error) {
@@ -220,6 +231,7 @@ type tx struct {
 	// stamp is what the appends record of the write
 	stamp    event.Stamp
 	appended bool
+	started  []startRecord // staged RecordStart
 }
 
 func (t *tx) Session() engine.SessionID { return t.id }
@@ -300,6 +312,25 @@ func (t *tx) Append(r engine.RunID, n engine.NodeID, p event.Payload) (event.Eve
 	}
 	t.sess.head = event.Chain(t.sess.head, b)
 	return e, nil
+}
+
+// StartedBy implements execute.Tx.
+func (t *tx) StartedBy(key execute.StartKey) (execute.Started, bool, error) {
+	for _, r := range slices.Backward(append(slices.Clip(t.s.starts), t.started...)) {
+		if r.key == key {
+			return r.run, true, nil
+		}
+	}
+	return execute.Started{}, false, nil
+}
+
+// RecordStart implements execute.Tx.
+func (t *tx) RecordStart(key execute.StartKey, r execute.Started) error {
+	if err := t.mustWrite("record a start"); err != nil {
+		return err
+	}
+	t.started = append(t.started, startRecord{key, r})
+	return nil
 }
 
 func (t *tx) NewRunID() (engine.RunID, error) {
