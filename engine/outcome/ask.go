@@ -189,8 +189,14 @@ func (n UserNeed) Dependency() *workflow.UserDependency {
 	case n.Confirm:
 		return &workflow.UserDependency{Reason: workflow.NeedsUserApproval,
 			Summary:           "the workflow asks the user to confirm \"" + n.Title + "\" before it goes on",
-			RequestedFromUser: "their confirmation of \"" + n.Title + "\" before you continue",
+			RequestedFromUser: ConfirmationRequest(n.Title),
 			WhyUserOnly:       "the workflow asks for the user's confirmation at this step"}
 	}
 	return nil
+}
+
+// ConfirmationRequest is what the dependency a confirmation is asks of
+// the user, at the step titled title.
+func ConfirmationRequest(title string) string {
+	return "their confirmation of \"" + title + "\" before you continue"
 }

@@ -252,7 +252,7 @@ func userSection(b *strings.Builder, p Pending, a workflow.Autonomy) {
 	if p.RequireConfirmation {
 		fmt.Fprintf(b, "Ask the user to confirm %q before you continue.\n", p.Title)
 	}
-	if !p.RequireConfirmation || d.Reason != workflow.NeedsUserApproval {
+	if d.RequestedFromUser != outcome.ConfirmationRequest(p.Title) {
 		fmt.Fprintf(b, "Only the user can provide this (%s): %s\n", d.Reason, d.RequestedFromUser)
 	}
 	if len(d.Options) > 0 {
