@@ -2,11 +2,13 @@ package e2e
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
 )
 
@@ -111,5 +113,50 @@ func TestNewChatAfterCheckpointAndRewindResumesAtThePreferredTip(t *testing.T) {
 		got = advance(t, fresh, got, "finished in a new chat")
 	}
 	mustKind(t, got, "complete")
+	healthyDoctor(t, home)
+}
+
+// The session touched last is offered first, however long its log: a
+// long session left before a short one is started is offered second, in
+// the same chat and after the daemon restarts (the ranking is loaded from
+// the file), and first again once its chat carries on.
+func TestResumeOffersTheSessionTouchedLast(t *testing.T) {
+	home := newHome(t)
+	c := startShim(t, home)
+	long := startHello(t, c)
+	for i := range 4 {
+		long = checkpoint(t, c, long, fmt.Sprintf("Checkpoint %d of the long session.", i))
+		mustKind(t, long, "step")
+	}
+	long = advance(t, c, long, "Greeted the user in the long session.")
+	short := startHello(t, c)
+	ids := func(r result) string { return str(r.S, "session", "sessionId") }
+	if sessionEvents(t, home, ids(long)) <= 2*sessionEvents(t, home, ids(short)) {
+		t.Fatal("the long session's log is not the longer")
+	}
+	offered := func(c *client.Client, when string, want ...result) {
+		t.Helper()
+		for _, args := range []map[string]any{{}, {"query": "hello"}} {
+			found := call(t, c, "resume_session", args)
+			mustKind(t, found, "candidates")
+			var got, wantIDs []string
+			for _, cand := range found.S["candidates"].([]any) {
+				got = append(got, str(cand.(map[string]any), "session", "sessionId"))
+			}
+			for _, w := range want {
+				wantIDs = append(wantIDs, ids(w))
+			}
+			if !slices.Equal(got, wantIDs) {
+				t.Fatalf("%s, resume_session %v offers %v; want %v:\n%s", when, args, got, wantIDs, found.Text)
+			}
+		}
+	}
+	offered(c, "a short session started after a long one", short, long)
+	stopDaemon(t, home)
+	fresh := startShim(t, home)
+	offered(fresh, "after the daemon restarted", short, long)
+	long = advance(t, fresh, long, "Looked around in the long session.")
+	mustKind(t, long, "step")
+	offered(fresh, "after the long session's chat carried on", long, short)
 	healthyDoctor(t, home)
 }

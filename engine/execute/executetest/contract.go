@@ -63,6 +63,7 @@ func Contract(t *testing.T, open func(t *testing.T) Store) {
 		{"resume ranks what a refold of every log ranks", resumeIsTheFold},
 		{"a start sent again under its retry key is made once", startsOnceUnderARetryKey},
 		{"the latest starts are kept", latestStartsKept},
+		{"resume offers the session written last first, whatever its log's length", resumeWrittenLastFirst},
 	} {
 		t.Run(c.name, func(t *testing.T) { c.test(t, open(t)) })
 	}
@@ -710,11 +711,18 @@ func consoleForksFolded(t *testing.T, s Store) {
 }
 
 // wantRecords folds every session's log into its resume record in
-// memory, as a rebuild does.
+// memory, as a rebuild does, with the session's place in the write
+// sequence as Recent walks it.
 func wantRecords(t *testing.T, s Store) []*resume.Record {
 	t.Helper()
 	ids, err := s.SessionIDs()
 	must(t, err)
+	written := map[engine.SessionID]engine.Write{}
+	must(t, s.Recent(0, func(id engine.SessionID, w execute.Write, _ project.Overview, err error) bool {
+		must(t, err)
+		written[id] = w
+		return true
+	}))
 	var out []*resume.Record
 	for _, id := range ids {
 		evs, _, err := s.Events(id)
@@ -731,6 +739,7 @@ func wantRecords(t *testing.T, s Store) []*resume.Record {
 			must(t, r.Add(g, e))
 		}
 		must(t, r.Refresh(g, o))
+		r.Written = written[id]
 		r.Name(func(h engine.WorkflowHash) (name string) {
 			s.View(id, func(tx execute.ReadTx) error {
 				c, err := tx.Workflow(h)
@@ -782,4 +791,52 @@ func resumeIsTheFold(t *testing.T, s Store) {
 	if got := slices.Collect(ranked); got[0].Tier != resume.TierNotes || got[0].Run.WorkflowName != "Long" || got[0].Run.Snippet == "" {
 		t.Errorf("the driven run's notes do not match: %+v", got[0])
 	}
+}
+
+// resumeWrittenLastFirst: within a tier, the session written last is
+// offered first, however long its log: a long session written before a
+// short one is offered second, and first again once it is written to; a
+// rehydrate writes nothing and moves nothing.
+func resumeWrittenLastFirst(t *testing.T, s Store) {
+	x := execute.New(s, Ring(t), Long(t, 20), workflow.Preferences{}, Clock, t.Logf)
+	ctx := context.Background()
+	step := func(r protocol.Result) protocol.StepResult {
+		t.Helper()
+		st, ok := r.(protocol.StepResult)
+		if !ok {
+			t.Fatalf("want a step:\n%s", r.RenderedText())
+		}
+		return st
+	}
+	advance := func(r protocol.StepResult) protocol.StepResult {
+		t.Helper()
+		return step(x.Continue(ctx, mustJSON(t, NextArgs(t, r))))
+	}
+	long := step(x.Start(ctx, []byte(`{"workflowId":"wr.long"}`)))
+	for range 10 {
+		long = advance(long)
+	}
+	short := step(x.Start(ctx, []byte(`{"workflowId":"wr.long"}`)))
+	offered := func(when string, first, second protocol.StepResult) {
+		t.Helper()
+		want := []engine.SessionID{first.Session.SessionID, second.Session.SessionID}
+		for _, q := range []resume.Query{{}, resume.NewQuery("long", "", "", "")} {
+			ms, err := x.Matches(q)
+			must(t, err)
+			var got []engine.SessionID
+			for _, m := range ms {
+				got = append(got, m.Session)
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("%s, query %+v offers %v; want %v", when, q, got, want)
+			}
+		}
+	}
+	offered("a short session started after a long one", short, long)
+	step(x.Continue(ctx, mustJSON(t, map[string]string{"stateToken": long.StateToken})))
+	offered("after a rehydrate of the long one", short, long)
+	long = advance(long)
+	offered("after an advance of the long one", long, short)
+	short = advance(short)
+	offered("after an advance of the short one", short, long)
 }
