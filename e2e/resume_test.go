@@ -90,6 +90,12 @@ func TestNewChatAfterCheckpointAndRewindResumesAtThePreferredTip(t *testing.T) {
 	if str(branch.S, "stateToken") == str(ahead.S, "stateToken") {
 		t.Fatal("the rewound chat's advance did not branch")
 	}
+	// The re-read wrote nothing and says what continuing will do; the
+	// advance says what it did.
+	if !strings.Contains(again.Text, "Continuing from here starts a new branch") || strings.Contains(again.Text, "Your call started") ||
+		!strings.Contains(branch.Text, "Your call started a new branch") {
+		t.Fatalf("the rehydrate:\n%s\nthe advance:\n%s", again.Text, branch.Text)
+	}
 	// A rehydrate of the branch's tip is what a resumed chat should get.
 	want := call(t, c, "continue_workflow", map[string]any{"stateToken": str(branch.S, "stateToken")})
 	c.Close()

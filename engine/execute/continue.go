@@ -66,7 +66,7 @@ func (s *Service) rehydrate(n node, in protocol.ContinueInput) (protocol.Result,
 		if err != nil {
 			return reply{}, err
 		}
-		facts := moveFacts{recap: &r, rules: true}
+		facts := moveFacts{recap: &r, rules: true, rehydrate: true}
 		if facts.open, err = openAt(tx, l.snap, l.info); err != nil {
 			return reply{}, err
 		}

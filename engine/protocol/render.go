@@ -32,13 +32,16 @@ type View struct {
 	OpenGaps    []OpenGap    // the run is complete, and these gaps are open (worst first)
 	Ask         outcome.Ask  // what the pending step's next call asks the agent to write
 	Recap       *event.Recap // on rehydrate: notes so far
-	Fork        *event.Fork  // when a rewound chat advanced again
+	Fork        *event.Fork  // the node's other branches: when a rewound chat advanced again, or on a rehydrate of a node with children
 	Skipped     []event.Skip
 	Checkpoint  *Checkpointed // on checkpoint_workflow's answer
 	Warnings    []Warning
 	// OfferCheckpoint: checkpoint_workflow is served, so the text says
 	// how to send the checkpointToken.
 	OfferCheckpoint bool
+	// Rehydrate: the answer re-reads a node and recorded nothing, so its
+	// text says what continuing from there will do, never what was done.
+	Rehydrate bool
 	// Rules (the workflow's metaGuidance) and References are shown when
 	// a run starts and on rehydrate, not with every step.
 	Rules      []string
@@ -54,7 +57,7 @@ func NewStep(v View, p Pending, prog Progress) StepResult {
 		Recap: v.Recap, Fork: v.Fork, Skipped: v.Skipped, Checkpoint: v.Checkpoint, Warnings: nonNil(v.Warnings),
 		NextCall: nextCall(t, v.Ask), Fills: v.Ask.Slots(), Rules: v.Rules, References: v.References,
 	}
-	r.Text = renderStep(r, offer(v))
+	r.Text = renderStep(r, offer(v), v.Rehydrate)
 	return r
 }
 
@@ -192,7 +195,7 @@ func NewError(e *engine.Error) ErrorResult {
 	return ErrorResult{Kind: KindError, Text: b.String(), Error: e}
 }
 
-func renderStep(r StepResult, checkpointToken string) string {
+func renderStep(r StepResult, checkpointToken string, rehydrate bool) string {
 	var b strings.Builder
 	progress := fmt.Sprintf("%s (part %d of %d)", r.Pending.StepID, r.Progress.Part, r.Progress.Parts)
 	header(&b, r.Pending.Title, r.Workflow, r.Session, progress, r.Pending.Loops, r.Preferences)
@@ -201,7 +204,7 @@ func renderStep(r StepResult, checkpointToken string) string {
 	section(&b, "Instructions")
 	b.WriteString(strings.TrimRight(r.Pending.Prompt, "\n") + "\n")
 	userSection(&b, r.Pending, r.Preferences.Autonomy)
-	forkSection(&b, r.Fork)
+	forkSection(&b, r.Fork, rehydrate)
 	recapSection(&b, "Recap", "Notes recorded so far in this run, oldest first:", r.Recap)
 	gapsSection(&b, r.Gaps)
 	skippedSection(&b, r.Skipped)
@@ -333,12 +336,19 @@ func header(b *strings.Builder, title string, wf WorkflowRef, s SessionRef, step
 	fmt.Fprintf(b, "session: %s, %s\n", s.SessionID, s.RunID)
 }
 
-func forkSection(b *strings.Builder, f *event.Fork) {
+// forkSection pictures the branches below the node: after an advance
+// that forked, those beside the branch it started; on a rehydrate, which
+// writes nothing, those an advance from here will add to.
+func forkSection(b *strings.Builder, f *event.Fork, rehydrate bool) {
 	if f == nil {
 		return
 	}
 	section(b, "Branches")
-	b.WriteString("This step was already done once from here (the chat was probably rewound). Your call started a new branch; the earlier ones are kept:\n")
+	if rehydrate {
+		b.WriteString("This step was already done once from here (the chat was probably rewound). Continuing from here starts a new branch; the earlier ones are kept:\n")
+	} else {
+		b.WriteString("This step was already done once from here (the chat was probably rewound). Your call started a new branch; the earlier ones are kept:\n")
+	}
 	for _, s := range f.Siblings {
 		at := "complete"
 		if s.StepID != "" {

@@ -226,6 +226,25 @@ func TestOpenGapsBounded(t *testing.T) {
 	}
 }
 
+// A rehydrate writes nothing: its picture of the branches says what
+// continuing will do, never that the call started one; the advance's
+// wording is the one above.
+func TestBranchesSectionOnRehydrate(t *testing.T) {
+	v := minimalView()
+	v.Fork, v.Rehydrate = &event.Fork{Siblings: []event.Branch{{Node: 9, Depth: 3}}}, true
+	r := protocol.NewStep(v, minimalPending(), protocol.Progress{Part: 1, Parts: 1})
+	got, _ := section(r.Text, "Branches")
+	want := "This step was already done once from here (the chat was probably rewound). Continuing from here starts a new branch; the earlier ones are kept:\n" +
+		"- node_9: 3 step(s) deep, complete\n"
+	if got != want {
+		t.Errorf("Branches section\n%q\nwant\n%q", got, want)
+	}
+	v.Fork = nil
+	if r := protocol.NewStep(v, minimalPending(), protocol.Progress{Part: 1, Parts: 1}); strings.Contains(r.Text, "## Branches") {
+		t.Errorf("a rehydrate of a node without children pictures branches:\n%s", r.Text)
+	}
+}
+
 func TestGapsSkippedWarningsLines(t *testing.T) {
 	r := protocol.NewComplete(fullView())
 	tests := []struct{ section, want string }{
