@@ -62,7 +62,7 @@ func (s *Service) rehydrate(n node, in protocol.ContinueInput) (protocol.Result,
 			return reply{}, err
 		}
 		p = pinOf(tx, n.run)
-		r, err := project.Recap(tx, l.info, 0)
+		r, err := project.RecapPath(tx, l.info)
 		if err != nil {
 			return reply{}, err
 		}

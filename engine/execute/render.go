@@ -18,7 +18,7 @@ import (
 type moveFacts struct {
 	skipped    []event.Skip
 	gaps       []protocol.Gap
-	recap      *event.Recap
+	recap      *project.PathRecap
 	fork       *event.Fork
 	checkpoint *protocol.Checkpointed
 	// rules: the run starts or is rehydrated here, so the answer shows

@@ -28,11 +28,11 @@ type View struct {
 	Session     SessionRef
 	Preferences workflow.Preferences
 	Tokens      Tokens
-	Gaps        []Gap        // recorded by the advance that led here
-	OpenGaps    []OpenGap    // the run is complete, and these gaps are open (worst first)
-	Ask         outcome.Ask  // what the pending step's next call asks the agent to write
-	Recap       *event.Recap // on rehydrate: notes so far
-	Fork        *event.Fork  // the node's other branches: when a rewound chat advanced again, or on a rehydrate of a node with children
+	Gaps        []Gap              // recorded by the advance that led here
+	OpenGaps    []OpenGap          // the run is complete, and these gaps are open (worst first)
+	Ask         outcome.Ask        // what the pending step's next call asks the agent to write
+	Recap       *project.PathRecap // on rehydrate: notes so far
+	Fork        *event.Fork        // the node's other branches: when a rewound chat advanced again, or on a rehydrate of a node with children
 	Skipped     []event.Skip
 	Checkpoint  *Checkpointed // on checkpoint_workflow's answer
 	Warnings    []Warning
@@ -205,7 +205,7 @@ func renderStep(r StepResult, checkpointToken string, rehydrate bool) string {
 	b.WriteString(strings.TrimRight(r.Pending.Prompt, "\n") + "\n")
 	userSection(&b, r.Pending, r.Preferences.Autonomy)
 	forkSection(&b, r.Fork, rehydrate)
-	recapSection(&b, "Recap", "Notes recorded so far in this run, oldest first:", r.Recap)
+	recapSection(&b, "Recap", "Notes recorded so far in this run, oldest first; to correct one, send the correction with output.supersedesOutputId set to its id:", r.Recap)
 	gapsSection(&b, r.Gaps)
 	skippedSection(&b, r.Skipped)
 	warningsSection(&b, r.Warnings)
@@ -363,10 +363,20 @@ func forkSection(b *strings.Builder, f *event.Fork, rehydrate bool) {
 	if f.Omitted > 0 {
 		fmt.Fprintf(b, "- … and %d more branch(es) not shown\n", f.Omitted)
 	}
-	recapSection(b, "Downstream recap", "What the most recently active earlier branch recorded after this point:", &f.Downstream)
+	recapSection(b, "Downstream recap", "What the most recently active earlier branch recorded after this point:", recorded(f.Downstream))
 }
 
-func recapSection(b *strings.Builder, title, intro string, r *event.Recap) {
+// recorded is a fork's recorded recap as recapSection shows it: its
+// entries name no outputs.
+func recorded(r event.Recap) *project.PathRecap {
+	p := &project.PathRecap{Entries: make([]project.PathEntry, len(r.Entries)), Omitted: r.Omitted, Policy: r.Policy}
+	for i, e := range r.Entries {
+		p.Entries[i].RecapEntry = e
+	}
+	return p
+}
+
+func recapSection(b *strings.Builder, title, intro string, r *project.PathRecap) {
 	if r == nil || (len(r.Entries) == 0 && r.Omitted == 0) {
 		return
 	}
@@ -380,12 +390,24 @@ func recapSection(b *strings.Builder, title, intro string, r *event.Recap) {
 		if notes == "" && len(e.Artifacts) == 0 {
 			notes = "(no notes)"
 		}
-		fmt.Fprintf(b, "- %s: %s", e.StepID, notes)
+		fmt.Fprintf(b, "- %s%s: %s", e.StepID, outputRef(e), notes)
 		if len(e.Artifacts) > 0 {
 			fmt.Fprintf(b, " [artifacts: %s]", strings.Join(e.Artifacts, ", "))
 		}
 		b.WriteString("\n")
 	}
+}
+
+// outputRef names a recap entry's output, and the one it replaces, when
+// the entry carries them (a fork's recorded picture does not).
+func outputRef(e project.PathEntry) string {
+	switch {
+	case e.Output == "":
+		return ""
+	case e.Supersedes == "":
+		return " (" + string(e.Output) + ")"
+	}
+	return " (" + string(e.Output) + ", replaces " + string(e.Supersedes) + ")"
 }
 
 func skippedSection(b *strings.Builder, skips []event.Skip) {

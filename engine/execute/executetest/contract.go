@@ -64,6 +64,7 @@ func Contract(t *testing.T, open func(t *testing.T) Store) {
 		{"a start sent again under its retry key is made once", startsOnceUnderARetryKey},
 		{"the latest starts are kept", latestStartsKept},
 		{"resume offers the session written last first, whatever its log's length", resumeWrittenLastFirst},
+		{"a correction is stored with the output it replaces, a bad one not at all", supersedesStored},
 	} {
 		t.Run(c.name, func(t *testing.T) { c.test(t, open(t)) })
 	}
@@ -839,4 +840,57 @@ func resumeWrittenLastFirst(t *testing.T, s Store) {
 	offered("after an advance of the long one", long, short)
 	short = advance(short)
 	offered("after an advance of the short one", short, long)
+}
+
+// supersedesStored: an output that replaces an earlier one is stored
+// with the link, the earlier one as it was, and read back through a
+// refold and a rehydrate's recap; a reference that names no output of
+// the path leaves the log as it was.
+func supersedesStored(t *testing.T, s Store) {
+	x := execute.New(s, Ring(t), Long(t, 4), workflow.Preferences{}, Clock, t.Logf)
+	ctx := context.Background()
+	step := func(r protocol.Result) protocol.StepResult {
+		t.Helper()
+		st, ok := r.(protocol.StepResult)
+		if !ok {
+			t.Fatalf("want a step:\n%s", r.RenderedText())
+		}
+		return st
+	}
+	send := func(r protocol.StepResult, notes string, replaces engine.EventID) protocol.Result {
+		args := r.NextCall.Arguments
+		args.Output = &protocol.Output{NotesMarkdown: notes, SupersedesOutputID: replaces}
+		return x.Continue(ctx, mustJSON(t, args))
+	}
+	s1 := step(x.Start(ctx, []byte(`{"workflowId":"wr.long"}`)))
+	s2 := step(send(s1, "Measured 12 ms.", ""))
+	id := s2.Session.SessionID
+	first := step(x.Continue(ctx, mustJSON(t, map[string]string{"stateToken": s2.StateToken}))).Recap.Entries[0].Output
+	head, err := s.Digest(id)
+	must(t, err)
+	if r := send(s2, "Measured again.", engine.NewEventID(id, 1)); r.ResultKind() != protocol.KindError {
+		t.Fatalf("a reference to session_created answered:\n%s", r.RenderedText())
+	}
+	if after, err := s.Digest(id); err != nil || after != head {
+		t.Fatal("a refused reference changed the log")
+	}
+	s3 := step(send(s2, "Measured 21 ms: I had misread 12.", first))
+	recap := step(x.Continue(ctx, mustJSON(t, map[string]string{"stateToken": s3.StateToken}))).Recap.Entries
+	if len(recap) != 2 || recap[1].Supersedes != first || recap[0].NotesMarkdown != "Measured 12 ms." {
+		t.Fatalf("recap %+v", recap)
+	}
+	evs, _, err := s.Events(id)
+	must(t, err)
+	var stored []engine.EventID
+	for _, e := range evs {
+		if d, ok := e.Data.(*event.NodeOutputAppendedData); ok {
+			stored = append(stored, d.Supersedes)
+		}
+	}
+	if !reflect.DeepEqual(stored, []engine.EventID{"", first}) {
+		t.Fatalf("stored links %q", stored)
+	}
+	if got, want := mustOverview(t, s, id), wantOverview(t, s, id); !reflect.DeepEqual(got, want) {
+		t.Fatalf("stored overview\n%+v\nrefold\n%+v", got, want)
+	}
 }
