@@ -109,5 +109,5 @@ func (p pathOutputs) choices() string {
 		return "Nothing is recorded on it yet to replace: leave supersedesOutputId out."
 	}
 	return "Outputs you can replace here, newest first: " + strings.Join(p.standing, ", ") +
-		" (a rehydrate's recap shows each note's id)."
+		" (continue_workflow with only the stateToken lists every note with its id)."
 }
