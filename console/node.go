@@ -38,10 +38,12 @@ type nodeView struct {
 // parent's step, which the run still waits at.
 func (n nodeView) Checkpoint() bool { return n.Node.Kind == event.NodeCheckpoint }
 
-// output is one output recorded on the node, its artifacts laid out.
+// output is one output recorded on the node, its artifacts laid out,
+// with what it replaces and what replaces it.
 type output struct {
 	event.NodeOutputAppendedData
 	Artifacts []artifact
+	correction
 }
 
 // nodeDetail gathers node id of a folded session; the pinned workflow
@@ -84,13 +86,15 @@ func (c *Console) nodeDetail(g *project.Graph, id engine.NodeID) (nodeView, erro
 			v.Blocked = append(v.Blocked, b)
 		}
 	}
+	fixes := correctionsOf(g.Events())
 	for _, e := range g.Events() {
 		if e.Node != id {
 			continue
 		}
 		switch d := e.Data.(type) {
 		case *event.NodeOutputAppendedData:
-			v.Outputs = append(v.Outputs, output{NodeOutputAppendedData: *d, Artifacts: artifactsOf(d.Artifacts, pin.Compiled.Contracts)})
+			v.Outputs = append(v.Outputs, output{NodeOutputAppendedData: *d, Artifacts: artifactsOf(d.Artifacts, pin.Compiled.Contracts),
+				correction: fixes.of(e.ID, d)})
 		case *event.DivergenceRecordedData:
 			v.Diverged = append(v.Diverged, *d)
 		case *event.DecisionTraceAppendedData:

@@ -231,6 +231,15 @@ func TestSearchListsWhatResumeSessionAnswers(t *testing.T) {
 			t.Errorf("the page lacks %q", s)
 		}
 	}
+	// When nothing matches, "the most recent sessions" are the ones
+	// written last, as the sessions list orders them: ses_3's log, the
+	// longest, does not put it first.
+	code, page = getPath(t, h, "/search?q=zebra")
+	recency := " recency " + tierText(resume.TierRecency)
+	want = []string{"ses_5" + recency, "ses_3" + recency, "ses_2" + recency, "ses_1" + recency}
+	if got := matchOrder(page); code != http.StatusOK || !reflect.DeepEqual(got, want) || !strings.Contains(page, "These are the most recent sessions") {
+		t.Errorf("GET /search?q=zebra = %d, lists %q; want %q", code, got, want)
+	}
 }
 
 // tierText is the page's words for a tier, as its tests expect them.

@@ -101,6 +101,8 @@ type note struct {
 	StepTitle string
 	// At is when the notes were recorded (zero when not recorded).
 	At event.Millis
+	// What the output replaces and what replaces it.
+	correction
 }
 
 // sessionShow renders one session; ?run= picks the active run.
@@ -176,6 +178,7 @@ func (c *Console) session(id engine.SessionID, active engine.RunID) (sessionView
 		}
 	}
 	on := branches{g: g, start: map[engine.NodeID]engine.NodeID{}}
+	fixes := correctionsOf(evs)
 	for _, e := range evs {
 		if d, ok := e.Data.(*event.NodeOutputAppendedData); ok && d.NotesMarkdown != "" {
 			n, err := g.Node(e.Node)
@@ -187,7 +190,8 @@ func (c *Console) session(id engine.SessionID, active engine.RunID) (sessionView
 				return v, err
 			}
 			v.Notes = append(v.Notes, note{Run: e.Run, Node: e.Node, Event: e.Index, NodeOutputAppendedData: *d,
-				Checkpoint: n.Kind == event.NodeCheckpoint, Branch: start, ForkedAt: forkedAt, StepTitle: stepTitle(pins[e.Run], d.StepID), At: e.AppendedAt})
+				Checkpoint: n.Kind == event.NodeCheckpoint, Branch: start, ForkedAt: forkedAt, StepTitle: stepTitle(pins[e.Run], d.StepID), At: e.AppendedAt,
+				correction: fixes.of(e.ID, d)})
 		}
 	}
 	v.Timeline, err = c.timelineOf(id, g)

@@ -2,11 +2,13 @@ package e2e
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
 )
 
@@ -88,6 +90,12 @@ func TestNewChatAfterCheckpointAndRewindResumesAtThePreferredTip(t *testing.T) {
 	if str(branch.S, "stateToken") == str(ahead.S, "stateToken") {
 		t.Fatal("the rewound chat's advance did not branch")
 	}
+	// The re-read wrote nothing and says what continuing will do; the
+	// advance says what it did.
+	if !strings.Contains(again.Text, "Continuing from here starts a new branch") || strings.Contains(again.Text, "Your call started") ||
+		!strings.Contains(branch.Text, "Your call started a new branch") {
+		t.Fatalf("the rehydrate:\n%s\nthe advance:\n%s", again.Text, branch.Text)
+	}
 	// A rehydrate of the branch's tip is what a resumed chat should get.
 	want := call(t, c, "continue_workflow", map[string]any{"stateToken": str(branch.S, "stateToken")})
 	c.Close()
@@ -111,5 +119,50 @@ func TestNewChatAfterCheckpointAndRewindResumesAtThePreferredTip(t *testing.T) {
 		got = advance(t, fresh, got, "finished in a new chat")
 	}
 	mustKind(t, got, "complete")
+	healthyDoctor(t, home)
+}
+
+// The session touched last is offered first, however long its log: a
+// long session left before a short one is started is offered second, in
+// the same chat and after the daemon restarts (the ranking is loaded from
+// the file), and first again once its chat carries on.
+func TestResumeOffersTheSessionTouchedLast(t *testing.T) {
+	home := newHome(t)
+	c := startShim(t, home)
+	long := startHello(t, c)
+	for i := range 4 {
+		long = checkpoint(t, c, long, fmt.Sprintf("Checkpoint %d of the long session.", i))
+		mustKind(t, long, "step")
+	}
+	long = advance(t, c, long, "Greeted the user in the long session.")
+	short := startHello(t, c)
+	ids := func(r result) string { return str(r.S, "session", "sessionId") }
+	if sessionEvents(t, home, ids(long)) <= 2*sessionEvents(t, home, ids(short)) {
+		t.Fatal("the long session's log is not the longer")
+	}
+	offered := func(c *client.Client, when string, want ...result) {
+		t.Helper()
+		for _, args := range []map[string]any{{}, {"query": "hello"}} {
+			found := call(t, c, "resume_session", args)
+			mustKind(t, found, "candidates")
+			var got, wantIDs []string
+			for _, cand := range found.S["candidates"].([]any) {
+				got = append(got, str(cand.(map[string]any), "session", "sessionId"))
+			}
+			for _, w := range want {
+				wantIDs = append(wantIDs, ids(w))
+			}
+			if !slices.Equal(got, wantIDs) {
+				t.Fatalf("%s, resume_session %v offers %v; want %v:\n%s", when, args, got, wantIDs, found.Text)
+			}
+		}
+	}
+	offered(c, "a short session started after a long one", short, long)
+	stopDaemon(t, home)
+	fresh := startShim(t, home)
+	offered(fresh, "after the daemon restarted", short, long)
+	long = advance(t, fresh, long, "Looked around in the long session.")
+	mustKind(t, long, "step")
+	offered(fresh, "after the long session's chat carried on", long, short)
 	healthyDoctor(t, home)
 }

@@ -22,6 +22,13 @@ type NodeID uint32
 // starting at 1. It is the only ordering source for projections.
 type EventIndex uint64
 
+// Write is a session's place in its store's write sequence: every write
+// that appends to a session takes the next number, so the session with the
+// highest was written last. It orders by recent activity without a clock;
+// 0 is a session never numbered (a file from before the sequence, read
+// without upgrading it).
+type Write uint64
+
 // Attempt numbers the ack attempts made from one node, starting at 0.
 type Attempt uint32
 
@@ -69,6 +76,7 @@ func (h *WorkflowHash) UnmarshalText(b []byte) error { return (*Digest)(h).Unmar
 func (r SnapshotRef) String() string                 { return Digest(r).String() }
 func (r SnapshotRef) MarshalText() ([]byte, error)   { return Digest(r).MarshalText() }
 func (r *SnapshotRef) UnmarshalText(b []byte) error  { return (*Digest)(r).UnmarshalText(b) }
+func (w Write) String() string                       { return strconv.FormatUint(uint64(w), 10) }
 func (s SessionID) String() string                   { return "ses_" + strconv.FormatUint(uint64(s), 10) }
 func (s SessionID) MarshalText() ([]byte, error)     { return []byte(s.String()), nil }
 func (s *SessionID) UnmarshalText(b []byte) error    { return parseID(b, "ses_", 64, (*uint64)(s)) }

@@ -55,6 +55,20 @@ func markWritten(btx *bbolt.Tx, key []byte) error {
 	return wr.Put(key, u64(seq))
 }
 
+// writtenAt is session key's place in the write sequence; 0 when it has
+// none (a file from before the sequence, read without upgrading it).
+func writtenAt(btx *bbolt.Tx, key []byte) engine.Write {
+	wr := btx.Bucket(bucketWritten)
+	if wr == nil {
+		return 0
+	}
+	v := wr.Get(key)
+	if len(v) != 8 {
+		return 0
+	}
+	return engine.Write(binary.BigEndian.Uint64(v))
+}
+
 // forgetWritten removes a deleted session's entry.
 func forgetWritten(btx *bbolt.Tx, key []byte) error {
 	wr := btx.Bucket(bucketWritten)

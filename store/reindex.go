@@ -378,7 +378,7 @@ func (s *Store) keep(btx *bbolt.Tx, b *bbolt.Bucket, id engine.SessionID, f *fol
 	r := &rebuiltRecords{head: f.head}
 	if f.resume != nil && f.resume.Last != 0 {
 		r.rec = f.resume
-		s.resume.name(r.rec, newTx(btx, b, id))
+		s.resume.complete(r.rec, newTx(btx, b, id))
 	}
 	return r, nil
 }

@@ -21,7 +21,10 @@ import (
 // tips of the runs the write touched), refolded and compared with the
 // other indexes. A query ranks an in-memory copy of every record, loaded
 // on the first query and kept by every commit after, so it reads no log
-// and no file.
+// and no file; each copy carries the session's place in the write
+// sequence as of the transaction that read or wrote it, which only a
+// later write of the same session changes (and that write's commit
+// replaces the copy).
 
 // addResume folds e into the record this transaction holds.
 func (t *Tx) addResume(e event.Event) error {
@@ -91,12 +94,14 @@ type resumeIndex struct {
 	names sync.Map
 }
 
-// name gives r's runs their workflows' names, read through t once per
-// workflow.
-func (x *resumeIndex) name(r *resume.Record, t *Tx) {
+// complete gives r what ranking reads beside the log's fold: the
+// session's place in the write sequence and its runs' workflows' names,
+// read through t (names once per workflow).
+func (x *resumeIndex) complete(r *resume.Record, t *Tx) {
 	if r == nil {
 		return
 	}
+	r.Written = writtenAt(t.tx, sessionKey(t.id))
 	r.Name(func(h engine.WorkflowHash) string {
 		if v, ok := x.names.Load(h); ok {
 			return v.(string)
@@ -211,6 +216,6 @@ func (s *Store) namedResume(t *Tx) *resume.Record {
 	if err != nil || r.Last == 0 {
 		return nil
 	}
-	s.resume.name(&r, t)
+	s.resume.complete(&r, t)
 	return &r
 }

@@ -81,6 +81,9 @@ func resumableFile(b *testing.B, n, steps int) string {
 				if _, err := t.flushResume(); err != nil {
 					return err
 				}
+				if err := markWritten(btx, sessionKey(engine.SessionID(seq))); err != nil {
+					return err
+				}
 			}
 			return nil
 		})

@@ -80,13 +80,17 @@ func TestResumeIndexRebuiltEqualsFolded(t *testing.T) {
 	if got := r.ranked(t, q); len(got) != 2 || got[0].Session != a.Session.SessionID || got[0].Tier != resume.TierNotes {
 		t.Fatalf("ranked %+v", got)
 	}
-	// A commit after the first query moves the copy: a fork by a rewound
-	// chat, then a third session.
+	// A commit after the first query moves the copy: a third session,
+	// then a fork by a rewound chat, which makes the first session the
+	// one written last.
+	c := r.noted(t, "an auth bug elsewhere")
+	if got := r.ranked(t, q); len(got) != 3 || got[0].Session != c.Session.SessionID || got[1].Session != a.Session.SessionID {
+		t.Fatalf("after a third session: %+v", got)
+	}
 	re := r.step(t, r.x.Continue, map[string]any{"stateToken": a.StateToken})
 	args := re.NextCall.Arguments
 	args.Output = &protocol.Output{NotesMarkdown: "auth bug: second try"}
 	fork := r.step(t, r.x.Continue, args)
-	c := r.noted(t, "an auth bug elsewhere")
 	got := r.ranked(t, q)
 	if len(got) != 3 || got[0].Session != a.Session.SessionID || got[0].Run.Tip != tipOf(t, fork) || got[0].Run.Snippet != "auth bug: second try" ||
 		got[1].Session != c.Session.SessionID || got[2].Tier != resume.TierRecency {
@@ -123,10 +127,10 @@ func TestResumeIndexRebuiltEqualsFolded(t *testing.T) {
 // out of resume_session's answer.
 func TestResumeOffersHealthySessionsOnly(t *testing.T) {
 	r := newRig(t, executetest.Long(t, 3))
-	// Equal activity: they rank by id.
-	corrupt := r.noted(t, "the auth bug, corrupt log")
-	damaged := r.noted(t, "the auth bug, damaged indexes")
+	// The session written last ranks first.
 	good := r.noted(t, "the auth bug, healthy")
+	damaged := r.noted(t, "the auth bug, damaged indexes")
+	corrupt := r.noted(t, "the auth bug, corrupt log")
 	r.store.Close()
 	damage(t, r.path, corrupt.Session.SessionID, func(b *bbolt.Bucket) error {
 		ev := b.Bucket([]byte("events"))

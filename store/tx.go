@@ -64,8 +64,11 @@ func (s *Store) Create(fn func(execute.Tx) error) (engine.SessionID, error) {
 		if rec, err = t.flush(); err != nil {
 			return err
 		}
-		s.resume.name(rec, t)
-		return s.stamp(btx, id)
+		if err := s.stamp(btx, id); err != nil {
+			return err
+		}
+		s.resume.complete(rec, t)
+		return nil
 	})
 	if err == nil {
 		s.setHealth(id, execute.Health{Status: execute.Healthy})
@@ -118,8 +121,11 @@ func (s *Store) Update(id engine.SessionID, fn func(execute.Tx) error) error {
 		if rec, err = t.flush(); err != nil {
 			return err
 		}
-		s.resume.name(rec, t)
-		return s.stamp(btx, id)
+		if err := s.stamp(btx, id); err != nil {
+			return err
+		}
+		s.resume.complete(rec, t)
+		return nil
 	})
 	if err == nil && rebuilt != nil {
 		s.rebuilt(id, rebuilt)

@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -108,8 +109,17 @@ func TestUpgradeCorpus(t *testing.T) {
 			}
 			// The sessions are numbered in the write sequence, and the one
 			// carried on last is first.
-			if ids, _ := recent(t, r.store, 0, 100); len(ids) != len(c.Sessions) || ids[0] != c.Sessions[len(c.Sessions)-1].ID {
+			ids, _ := recent(t, r.store, 0, 100)
+			if len(ids) != len(c.Sessions) || ids[0] != c.Sessions[len(c.Sessions)-1].ID {
 				t.Fatalf("the recent list after carrying on: %v", ids)
+			}
+			// resume_session offers them in the same order.
+			var offered []engine.SessionID
+			for _, m := range r.ranked(t, resume.Query{}) {
+				offered = append(offered, m.Session)
+			}
+			if !slices.Equal(offered, ids) {
+				t.Fatalf("resume offers %v; the recent list is %v", offered, ids)
 			}
 			mustAllOK(t, r.store, len(c.Sessions))
 			to := newRig(t, nil)

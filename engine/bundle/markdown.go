@@ -14,9 +14,9 @@ import (
 
 // Markdown renders a verified bundle for pasting into a pull request: the
 // session, then each run (its status, the notes of its preferred branch
-// step by step with checkpoints marked, and the branches forked off it),
-// then the gaps, open (worst first, as a complete answer names them)
-// before resolved. Notes are the agent's Markdown,
+// step by step with checkpoints and corrections marked, and the branches
+// forked off it), then the gaps, open (worst first, as a complete answer
+// names them) before resolved. Notes are the agent's Markdown,
 // kept inside block quotes, with no raw HTML (see inertBlock): every text
 // an agent, a person or a workflow wrote comes out inert. The same bundle
 // always renders the same text.
@@ -81,22 +81,30 @@ func (m *markdown) run(r Run) {
 	}
 	m.f("\n### Steps\n\n")
 	path := m.path(r.PreferredTip)
-	n := 0
+	var shown []shownOutput
+	onPath := map[engine.EventID]int{} // output → its number in the steps
 	for _, id := range path {
 		node, _ := m.v.Graph.Node(id)
 		for _, at := range node.Outputs {
-			o, ok := m.standing(at)
-			if !ok {
-				continue
+			if o, ok := m.outputs[engine.NewEventID(m.v.Graph.Session, at)]; ok {
+				shown = append(shown, shownOutput{node, o})
+				onPath[o.ID] = len(shown)
 			}
-			n++
-			m.output(n, node, o, c)
 		}
 	}
-	if n == 0 {
+	for i, s := range shown {
+		m.output(i+1, s, onPath, c)
+	}
+	if len(shown) == 0 {
 		m.f("No notes yet.\n\n")
 	}
 	m.forks(r, path)
+}
+
+// shownOutput is an output on the path the steps show, and its node.
+type shownOutput struct {
+	node project.Node
+	o    Output
 }
 
 func (m *markdown) status(r Run, c compile.Compiled) string {
@@ -109,11 +117,27 @@ func (m *markdown) status(r Run, c compile.Compiled) string {
 	return "in progress, next step " + stepName(c, r.Pending)
 }
 
-func (m *markdown) output(n int, node project.Node, o Output, c compile.Compiled) {
+// output writes step n: output s.o, recorded on s.node. An output that a
+// later one on the path replaces is named, not quoted; the replacement
+// says what it replaces. onPath numbers the path's outputs.
+func (m *markdown) output(n int, s shownOutput, onPath map[engine.EventID]int, c compile.Compiled) {
+	node, o := s.node, s.o
 	if node.Kind == event.NodeCheckpoint {
 		m.f("#### %d. ⚑ Checkpoint during %s (%s)\n\n", n, stepName(c, o.StepID), node.ID)
 	} else {
 		m.f("#### %d. %s (%s)\n\n", n, stepName(c, o.StepID), node.ID)
+	}
+	for _, by := range o.SupersededBy {
+		if at, ok := onPath[by]; ok {
+			m.f("_Replaced by entry %d below (%s); what it recorded is kept in the session's log._\n\n", at, code(string(by)))
+			return
+		}
+	}
+	if o.Supersedes != "" {
+		m.f("_Replaces %s._\n\n", m.replaced(o.Supersedes, onPath))
+	}
+	if len(o.SupersededBy) > 0 {
+		m.f("_Replaced on another branch by %s._\n\n", code(string(o.SupersededBy[0])))
 	}
 	if notes := strings.TrimSpace(o.NotesMarkdown); notes != "" {
 		m.f("%s\n\n", quote(inertBlock(notes)))
@@ -121,6 +145,18 @@ func (m *markdown) output(n int, node project.Node, o Output, c compile.Compiled
 	if len(o.Artifacts) > 0 {
 		m.f("_%d artifact(s) recorded._\n\n", len(o.Artifacts))
 	}
+}
+
+// replaced names the output an output replaces: by its number in the
+// steps when it is one of them, else by its node.
+func (m *markdown) replaced(id engine.EventID, onPath map[engine.EventID]int) string {
+	if at, ok := onPath[id]; ok {
+		return fmt.Sprintf("entry %d above (%s)", at, code(string(id)))
+	}
+	if o, ok := m.outputs[id]; ok {
+		return fmt.Sprintf("the output recorded at %s (%s)", o.Node, code(string(id)))
+	}
+	return code(string(id))
 }
 
 // path is the nodes from the run's root down to tip.

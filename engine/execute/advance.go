@@ -81,8 +81,11 @@ func (s *Service) prepare(tx ReadTx, n node, attempt engine.Attempt, in protocol
 		a.prefs = outcome.Apply(l.snap.Preferences, *in.Preferences)
 		a.changed = a.prefs != l.snap.Preferences
 	}
-	if in.Output != nil {
-		if a.resolves, err = resolutions(tx, n.session, in.Output.ResolvesGaps); err != nil {
+	if out := in.Output; out != nil {
+		if a.resolves, err = resolutions(tx, n.session, out.ResolvesGaps); err != nil {
+			return attemptIn{}, err
+		}
+		if err := checkSupersedes(tx, n.session, l.info, out.SupersedesOutputID, out.NotesMarkdown != "" || len(out.Artifacts) > 0); err != nil {
 			return attemptIn{}, err
 		}
 	}
@@ -231,7 +234,7 @@ func appendChild(tx Tx, a attemptIn, child engine.NodeID, next run.Snapshot, ev 
 		return err
 	}
 	if ev.Notes != "" || len(ev.Artifacts) > 0 {
-		d := &event.NodeOutputAppendedData{StepID: a.step.ID, NotesMarkdown: ev.Notes, Artifacts: ev.Artifacts}
+		d := &event.NodeOutputAppendedData{StepID: a.step.ID, NotesMarkdown: ev.Notes, Artifacts: ev.Artifacts, Supersedes: a.in.Output.SupersedesOutputID}
 		if _, err := tx.Append(a.n.run, child, d); err != nil {
 			return err
 		}

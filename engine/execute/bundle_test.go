@@ -45,9 +45,17 @@ func richSession(t *testing.T, r *rig) engine.SessionID {
 	// A chat rewound to the report step acknowledges it again: a fork.
 	r.step(t, "continue", map[string]any{"stateToken": report.StateToken, "ackToken": report.AckToken,
 		"output": map[string]any{"notesMarkdown": "A rewound chat's report.", "artifacts": []any{map[string]any{"kind": "wr.contracts.gaps", "gaps": []any{}}}}})
-	// The main branch moves on and is preferred again.
+	// The main branch moves on and is preferred again, correcting what
+	// it said at the report step.
+	var reported engine.EventID
+	for _, e := range r.step(t, "continue", map[string]any{"stateToken": work.StateToken}).Recap.Entries {
+		if e.NotesMarkdown == "Reported without the gaps artifact." {
+			reported = e.Output
+		}
+	}
 	r.step(t, "continue", map[string]any{"stateToken": work.StateToken, "ackToken": work.AckToken,
-		"output": map[string]any{"notesMarkdown": "Worked once."}, "context": map[string]any{"more": true}})
+		"output":  map[string]any{"notesMarkdown": "Worked once. The report had its gaps after all: none.", "supersedesOutputId": reported},
+		"context": map[string]any{"more": true}})
 	sid := probe.Session.SessionID
 	g := graphOf(t, r.store, sid)
 	run1, _ := g.Run(1)

@@ -54,7 +54,7 @@ func (s *Service) checkpoint(ctx context.Context, raw []byte) (protocol.Result, 
 		}
 		done, err := checkpointOf(tx, l.info, chk.Attempt)
 		if err == nil {
-			return s.replayCheckpoint(tx, n, done, in.Output.NotesMarkdown, secrets)
+			return s.replayCheckpoint(tx, n, done, *in.Output, secrets)
 		}
 		if !errors.Is(err, engine.ErrNotFound) {
 			return reply{}, err
@@ -64,8 +64,11 @@ func (s *Service) checkpoint(ctx context.Context, raw []byte) (protocol.Result, 
 			return reply{}, engine.Errorf(engine.CodeInvalidInput,
 				"this run is complete, so there is no step to checkpoint and nothing was recorded. Start a new run with start_workflow for further work.")
 		}
+		if err := checkSupersedes(tx, n.session, l.info, in.Output.SupersedesOutputID, true); err != nil {
+			return reply{}, err
+		}
 		edge := event.EdgeCreatedData{EdgeKind: event.EdgeCheckpoint, From: n.id, Attempt: chk.Attempt, KeyID: uint32(s.keys.Active())}
-		notes := &event.NodeOutputAppendedData{StepID: place.Step.ID, NotesMarkdown: in.Output.NotesMarkdown}
+		notes := &event.NodeOutputAppendedData{StepID: place.Step.ID, NotesMarkdown: in.Output.NotesMarkdown, Supersedes: in.Output.SupersedesOutputID}
 		if edge.To, err = appendCheckpoint(tx, l, n, edge, notes); err != nil {
 			return reply{}, err
 		}
@@ -74,10 +77,10 @@ func (s *Service) checkpoint(ctx context.Context, raw []byte) (protocol.Result, 
 }
 
 // recordedCheckpoint is a checkpoint already taken: its edge, and the
-// notes it recorded.
+// output it recorded.
 type recordedCheckpoint struct {
-	edge  event.EdgeCreatedData
-	notes string
+	edge event.EdgeCreatedData
+	out  protocol.CheckpointOutput
 }
 
 // appendCheckpoint appends a checkpoint's three events, in this order and
@@ -140,19 +143,20 @@ func readCheckpoint(tx ReadTx, child project.Node) (recordedCheckpoint, error) {
 		return cp, err
 	}
 	if d, ok := out.Data.(*event.NodeOutputAppendedData); ok {
-		cp.notes = d.NotesMarkdown
+		cp.out = protocol.CheckpointOutput{NotesMarkdown: d.NotesMarkdown, SupersedesOutputID: d.Supersedes}
 	}
 	return cp, nil
 }
 
 // replayCheckpoint answers a checkpointToken already used as it first
-// answered; notes other than the recorded ones are not recorded, and the
-// answer says so (that answer only: it is never recorded). Notes are
-// compared redacted, and the redaction's warning (never recorded either)
-// is shown again, so the same call answers the same bytes.
-func (s *Service) replayCheckpoint(tx ReadTx, n node, cp recordedCheckpoint, notes string, secrets []protocol.Warning) (reply, error) {
+// answered; an output other than the recorded one (notes, or the output
+// they replace) is not recorded, and the answer says so (that answer
+// only: it is never recorded). Notes are compared redacted, and the
+// redaction's warning (never recorded either) is shown again, so the
+// same call answers the same bytes.
+func (s *Service) replayCheckpoint(tx ReadTx, n node, cp recordedCheckpoint, out protocol.CheckpointOutput, secrets []protocol.Warning) (reply, error) {
 	added := secrets
-	if notes != cp.notes {
+	if out != cp.out {
 		added = append(added, protocol.CheckpointIgnoredOnReplay())
 	}
 	return s.checkpointed(tx, n, cp.edge, added)
@@ -160,12 +164,16 @@ func (s *Service) replayCheckpoint(tx ReadTx, n node, cp recordedCheckpoint, not
 
 // checkpointed gathers a checkpoint's answer from what it recorded: the
 // pending step at the checkpoint node, its first attempt's tokens minted
-// with the recorded key.
+// with the recorded key, and the id of the notes it keeps.
 func (s *Service) checkpointed(tx ReadTx, from node, edge event.EdgeCreatedData, added []protocol.Warning) (reply, error) {
 	to := node{session: from.session, run: from.run, id: edge.To}
 	l, err := s.load(tx, to)
 	if err != nil {
 		return reply{}, err
 	}
-	return reply{l: l, n: to, kid: token.KeyID(edge.KeyID), facts: moveFacts{checkpoint: &protocol.Checkpointed{NodeID: to.id}}, warnings: added}, nil
+	if len(l.info.Outputs) == 0 {
+		return reply{}, corrupt(from.session, errors.New("checkpoint "+to.id.String()+" lacks its notes"))
+	}
+	cp := &protocol.Checkpointed{NodeID: to.id, OutputID: engine.NewEventID(from.session, l.info.Outputs[0])}
+	return reply{l: l, n: to, kid: token.KeyID(edge.KeyID), facts: moveFacts{checkpoint: cp}, warnings: added}, nil
 }

@@ -62,11 +62,11 @@ func (s *Service) rehydrate(n node, in protocol.ContinueInput) (protocol.Result,
 			return reply{}, err
 		}
 		p = pinOf(tx, n.run)
-		r, err := project.Recap(tx, l.info, 0)
+		r, err := project.RecapPath(tx, l.info)
 		if err != nil {
 			return reply{}, err
 		}
-		facts := moveFacts{recap: &r, rules: true}
+		facts := moveFacts{recap: &r, rules: true, rehydrate: true}
 		if facts.open, err = openAt(tx, l.snap, l.info); err != nil {
 			return reply{}, err
 		}

@@ -208,7 +208,7 @@ func ackOutput(tx ReadTx, p loaded, n project.Node) (*protocol.Output, error) {
 			return nil, corrupt(tx.Session(), err)
 		}
 		if d, ok := e.Data.(*event.NodeOutputAppendedData); ok && d.StepID == step {
-			out.NotesMarkdown, out.Artifacts = d.NotesMarkdown, d.Artifacts
+			out.NotesMarkdown, out.Artifacts, out.SupersedesOutputID = d.NotesMarkdown, d.Artifacts, d.Supersedes
 			break
 		}
 	}

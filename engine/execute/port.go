@@ -2,7 +2,6 @@ package execute
 
 import (
 	"iter"
-	"strconv"
 
 	"github.com/workrail/workrail/engine"
 	"github.com/workrail/workrail/engine/compile"
@@ -101,13 +100,9 @@ type Started struct {
 // away, so only the latest starts can be sent again.
 const StartsKept = 1024
 
-// Write is a session's place in its store's write sequence: every write
-// that appends to a session takes the next number, so the session with the
-// highest was written last. It orders by recent activity without a clock.
-type Write uint64
-
-// String is w in decimal, as URLs carry it.
-func (w Write) String() string { return strconv.FormatUint(uint64(w), 10) }
+// Write is a session's place in its store's write sequence (engine.Write),
+// named here too because the stores' Recent walks by it.
+type Write = engine.Write
 
 // HealthStatus is the closed set of states a session's log can be in.
 type HealthStatus string

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/workrail/workrail/engine/event"
 	"github.com/workrail/workrail/engine/execute/executetest"
 	"github.com/workrail/workrail/engine/project"
 	"github.com/workrail/workrail/engine/protocol"
@@ -30,7 +31,15 @@ func TestRehydrateRecapsNotesInOrder(t *testing.T) {
 	if e[0].StepID != "greet" || e[0].NotesMarkdown != "said hello" || e[1].StepID != "look-around" {
 		t.Fatalf("recap entries = %+v", e)
 	}
-	if !strings.Contains(re.Text, "## Recap") || !strings.Contains(re.Text, "- greet: said hello") {
+	// Each entry names its output: what a correction names in
+	// supersedesOutputId.
+	evs := r.events(t, s1.Session.SessionID)
+	for _, en := range e {
+		if en.Output == "" || en.Supersedes != "" || evs[outputIndex(t, en.Output)-1].Kind != event.NodeOutputAppended {
+			t.Fatalf("recap entry %+v does not name its output", en)
+		}
+	}
+	if !strings.Contains(re.Text, "## Recap") || !strings.Contains(re.Text, "- greet ("+string(e[0].Output)+"): said hello") {
 		t.Fatalf("recap missing from text:\n%s", re.Text)
 	}
 }

@@ -18,7 +18,7 @@ import (
 type moveFacts struct {
 	skipped    []event.Skip
 	gaps       []protocol.Gap
-	recap      *event.Recap
+	recap      *project.PathRecap
 	fork       *event.Fork
 	checkpoint *protocol.Checkpointed
 	// rules: the run starts or is rehydrated here, so the answer shows
@@ -27,6 +27,8 @@ type moveFacts struct {
 	// open: the run is complete here, and these gaps of its path are
 	// still open (worst first), for the answer to name.
 	open []project.GapState
+	// rehydrate: the answer re-reads the node and wrote nothing.
+	rehydrate bool
 }
 
 // reply is what an answer is rendered from, gathered in the transaction
@@ -129,7 +131,7 @@ func (s *Service) render(r reply) (protocol.Result, error) {
 		return protocol.NewBlocked(v, pendingOf(l, place), r.blockers), nil
 	}
 	f := r.facts
-	v.Skipped, v.Recap, v.Fork, v.Gaps, v.Checkpoint = f.skipped, f.recap, f.fork, f.gaps, f.checkpoint
+	v.Skipped, v.Recap, v.Fork, v.Gaps, v.Checkpoint, v.Rehydrate = f.skipped, f.recap, f.fork, f.gaps, f.checkpoint, f.rehydrate
 	v.OpenGaps = openGaps(l, f.open)
 	if f.rules {
 		v.Rules, v.References = l.c.MetaGuidance, l.c.References

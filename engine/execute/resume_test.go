@@ -95,9 +95,9 @@ func tokenNode(t *testing.T, st string) engine.NodeID {
 	return c.Node
 }
 
-// At most five candidates, ranked the locked way (equal activity goes to
-// the session id as text), each snippet within its budget; the same call
-// answers the same bytes.
+// At most five candidates, ranked the locked way (the session written
+// last first), each snippet within its budget; the same call answers the
+// same bytes.
 func TestResumeBudgetsAndOrder(t *testing.T) {
 	r := newRig(t, executetest.Long(t, 3))
 	long := "needle " + strings.Repeat("é", 2000) // 4007 bytes
@@ -117,8 +117,8 @@ func TestResumeBudgetsAndOrder(t *testing.T) {
 			t.Errorf("%s: tier %s, snippet of %d bytes", c.Session.SessionID, c.Tier, len(c.Snippet))
 		}
 	}
-	// Every session's tip saw event 9: the ids as text decide.
-	if want := "ses_1 ses_10 ses_11 ses_12 ses_2"; strings.Join(got, " ") != want {
+	// Every log is as long: the session written last comes first.
+	if want := "ses_12 ses_11 ses_10 ses_9 ses_8"; strings.Join(got, " ") != want {
 		t.Fatalf("candidates %s; want %s", strings.Join(got, " "), want)
 	}
 	needle := r.resumeCall(t, map[string]any{"query": "needle"}).Candidates

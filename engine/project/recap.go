@@ -2,6 +2,7 @@ package project
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -27,15 +28,49 @@ const (
 
 // Recap collects the notes on the path from `from` up to (not including)
 // `stop` (0: up to and including the run's root), oldest first, keeping the
-// most recent that fit RecapBudget.
+// most recent that fit RecapBudget: as a fork's picture records them,
+// naming no outputs.
 func Recap(r Reader, from Node, stop engine.NodeID) (event.Recap, error) {
-	var entries []event.RecapEntry
+	p, err := recap(r, from, stop)
+	if err != nil {
+		return event.Recap{}, err
+	}
+	rc := event.Recap{Entries: make([]event.RecapEntry, len(p.Entries)), Omitted: p.Omitted, Policy: p.Policy}
+	for i, e := range p.Entries {
+		rc.Entries[i] = e.RecapEntry
+	}
+	return rc, nil
+}
+
+// PathRecap is the recap an answer shows of the agent's own path: each
+// entry also names the output it shows and the output that one replaces,
+// the ids a correction names in supersedesOutputId. A fork's recorded
+// picture is an event.Recap, whose entries name none.
+type PathRecap struct {
+	Entries []PathEntry `json:"entries"`
+	Omitted int         `json:"omitted,omitzero"`
+	Policy  string      `json:"policy,omitempty"` // "kept_most_recent" when Omitted > 0
+}
+
+// PathEntry is one output's notes, with its id.
+type PathEntry struct {
+	event.RecapEntry
+	Output     engine.EventID `json:"outputId"`
+	Supersedes engine.EventID `json:"supersedesOutputId,omitempty"`
+}
+
+// RecapPath is Recap of the whole path from the run's root down to
+// `from`, each entry naming its output.
+func RecapPath(r Reader, from Node) (PathRecap, error) { return recap(r, from, 0) }
+
+func recap(r Reader, from Node, stop engine.NodeID) (PathRecap, error) {
+	var entries []PathEntry
 	used, full := 0, false
 	total := from.PathOutputs
 	if stop != 0 {
 		s, err := r.Node(stop)
 		if err != nil {
-			return event.Recap{}, err
+			return PathRecap{}, err
 		}
 		total -= s.PathOutputs
 	}
@@ -43,7 +78,7 @@ func Recap(r Reader, from Node, stop engine.NodeID) (event.Recap, error) {
 		for i := len(n.Outputs) - 1; i >= 0; i-- {
 			e, err := recapEntry(r, n.ID, n.Outputs[i])
 			if err != nil {
-				return event.Recap{}, err
+				return PathRecap{}, err
 			}
 			size := len(e.NotesMarkdown) + len(e.StepID) + 32
 			if used+size > RecapBudget {
@@ -57,15 +92,13 @@ func Recap(r Reader, from Node, stop engine.NodeID) (event.Recap, error) {
 		}
 		var err error
 		if n, err = r.Node(n.Parent); err != nil {
-			return event.Recap{}, err
+			return PathRecap{}, err
 		}
 	}
-	for i, j := 0, len(entries)-1; i < j; i, j = i+1, j-1 {
-		entries[i], entries[j] = entries[j], entries[i]
-	}
-	rc := event.Recap{Entries: entries, Omitted: total - len(entries)}
+	slices.Reverse(entries)
+	rc := PathRecap{Entries: entries, Omitted: total - len(entries)}
 	if rc.Entries == nil {
-		rc.Entries = []event.RecapEntry{}
+		rc.Entries = []PathEntry{}
 	}
 	if rc.Omitted > 0 {
 		rc.Policy = "kept_most_recent"
@@ -73,16 +106,17 @@ func Recap(r Reader, from Node, stop engine.NodeID) (event.Recap, error) {
 	return rc, nil
 }
 
-func recapEntry(r Reader, node engine.NodeID, at engine.EventIndex) (event.RecapEntry, error) {
+func recapEntry(r Reader, node engine.NodeID, at engine.EventIndex) (PathEntry, error) {
 	ev, err := r.Event(at)
 	if err != nil {
-		return event.RecapEntry{}, err
+		return PathEntry{}, err
 	}
 	d, ok := ev.Data.(*event.NodeOutputAppendedData)
 	if !ok {
-		return event.RecapEntry{}, notFound("output event", at)
+		return PathEntry{}, notFound("output event", at)
 	}
-	e := event.RecapEntry{Node: node, StepID: d.StepID, NotesMarkdown: Cut(d.NotesMarkdown, EntryBudget)}
+	e := PathEntry{RecapEntry: event.RecapEntry{Node: node, StepID: d.StepID, NotesMarkdown: Cut(d.NotesMarkdown, EntryBudget)},
+		Output: ev.ID, Supersedes: d.Supersedes}
 	if fill.IsTemplate(d.NotesMarkdown) {
 		e.NotesMarkdown = "" // an earlier release's placeholder, never the agent's words
 	}

@@ -18,9 +18,11 @@ type CheckpointInput struct {
 }
 
 // CheckpointOutput is what a checkpoint records: the recap is all it is
-// for, so it is required and carries nothing else.
+// for, so it is required; it may replace an earlier output of the run
+// (SupersedesOutputID, as Output's).
 type CheckpointOutput struct {
-	NotesMarkdown string `json:"notesMarkdown"`
+	NotesMarkdown      string         `json:"notesMarkdown"`
+	SupersedesOutputID engine.EventID `json:"supersedesOutputId,omitempty"`
 }
 
 // ParseCheckpoint parses checkpoint_workflow arguments strictly. A
@@ -67,9 +69,12 @@ func ParseStartSession(raw []byte) (StartSessionInput, *engine.Error) {
 	return in, checkWorkspace(in.WorkspacePath)
 }
 
-// Checkpointed names the checkpoint node an answer is rendered at.
+// Checkpointed names the checkpoint node an answer is rendered at, and
+// the output its notes were recorded as (what a later correction names
+// in supersedesOutputId).
 type Checkpointed struct {
-	NodeID engine.NodeID `json:"nodeId"`
+	NodeID   engine.NodeID  `json:"nodeId"`
+	OutputID engine.EventID `json:"outputId"`
 }
 
 // checkpointSection says the notes are kept and nothing advanced, before
@@ -79,8 +84,8 @@ func checkpointSection(b *strings.Builder, c *Checkpointed) {
 		return
 	}
 	section(b, "Checkpoint")
-	fmt.Fprintf(b, "Your notes are recorded as checkpoint %s. Nothing advanced: the step below is still pending. "+
-		"Carry on with this answer's tokens; the earlier ones would start a branch beside the checkpoint.\n", c.NodeID)
+	fmt.Fprintf(b, "Your notes are recorded as checkpoint %s (output %s). Nothing advanced: the step below is still pending. "+
+		"Carry on with this answer's tokens; the earlier ones would start a branch beside the checkpoint.\n", c.NodeID, c.OutputID)
 }
 
 // CheckpointIgnoredOnReplay tells an agent that sent a spent
@@ -91,7 +96,7 @@ func checkpointSection(b *strings.Builder, c *Checkpointed) {
 func CheckpointIgnoredOnReplay() Warning {
 	return Warning{Code: event.NoticeOutputIgnoredOnReplay,
 		Message: "the checkpointToken you sent was already used, so this is the answer recorded for it then, unchanged; " +
-			"the notes you sent now differ from the notes recorded then and were NOT recorded. " +
+			"the notes you sent now (or the output they replace) differ from those recorded then and were NOT recorded. " +
 			"To record them, call checkpoint_workflow again with this answer's stateToken and checkpointToken."}
 }
 

@@ -27,11 +27,13 @@ const (
 )
 
 // Output is the one durable write path for notes, artifacts and gap
-// resolutions.
+// resolutions. SupersedesOutputID names an earlier output of the run that
+// these notes and artifacts replace (the earlier one stays in the log).
 type Output struct {
-	NotesMarkdown string            `json:"notesMarkdown,omitempty"`
-	Artifacts     []json.RawMessage `json:"artifacts,omitempty"`
-	ResolvesGaps  []GapResolution   `json:"resolvesGaps,omitempty"`
+	NotesMarkdown      string            `json:"notesMarkdown,omitempty"`
+	Artifacts          []json.RawMessage `json:"artifacts,omitempty"`
+	ResolvesGaps       []GapResolution   `json:"resolvesGaps,omitempty"`
+	SupersedesOutputID engine.EventID    `json:"supersedesOutputId,omitempty"`
 }
 
 // GapResolution resolves an open gap by linkage: it is recorded as a new

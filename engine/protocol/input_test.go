@@ -15,7 +15,7 @@ import (
 const (
 	startAllowed    = `Allowed: "workflowId", "context", "preferences", "mode", "workspacePath", "stateToken".`
 	continueAllowed = `Allowed: "stateToken", "ackToken", "context", "output", "preferences", "workspacePath".`
-	outputAllowed   = `Allowed: "output.notesMarkdown", "output.artifacts", "output.resolvesGaps".`
+	outputAllowed   = `Allowed: "output.notesMarkdown", "output.artifacts", "output.resolvesGaps", "output.supersedesOutputId".`
 )
 
 // padded returns prefix + n bytes of 'a' + suffix, with n chosen so the
@@ -235,6 +235,8 @@ func TestParseContinueAccepts(t *testing.T) {
 				Preferences:   &workflow.Preferences{RiskPolicy: workflow.Conservative},
 				WorkspacePath: "/w",
 			}},
+		{"a correction", `{"stateToken":"s","ackToken":"a","output":{"notesMarkdown":"In English.","supersedesOutputId":"evt_1_8"}}`,
+			protocol.ContinueInput{StateToken: "s", AckToken: "a", Output: &protocol.Output{NotesMarkdown: "In English.", SupersedesOutputID: "evt_1_8"}}},
 		{"null output", `{"stateToken":"s","output":null}`, protocol.ContinueInput{StateToken: "s"}},
 		{"empty output", `{"stateToken":"s","output":{}}`, protocol.ContinueInput{StateToken: "s", Output: &protocol.Output{}}},
 	}
@@ -318,6 +320,10 @@ func TestParseContinueRefuses(t *testing.T) {
 			Pointer: "/output/resolvesGaps/1/summary", Message: "/output/resolvesGaps/1/summary must be a string, not a JSON object."}},
 		{"a gap resolution is a string", `{"stateToken":"s","output":{"resolvesGaps":["evt_1"]}}`, wantErr{Code: engine.CodeInvalidInput, Pointer: "/output/resolvesGaps/0",
 			Message: "/output/resolvesGaps/0 must be an object, not a JSON string."}},
+		{"the output replaced is named by its id, a string", `{"stateToken":"s","output":{"notesMarkdown":"x","supersedesOutputId":8}}`, wantErr{Code: engine.CodeInvalidInput,
+			Pointer: "/output/supersedesOutputId", Message: "/output/supersedesOutputId must be a string, not a JSON number."}},
+		{"supersedes near misses", `{"stateToken":"s","output":{"notesMarkdown":"x","supersedesOutputID":"evt_1_8"}}`, wantErr{Code: engine.CodeUnknownKey,
+			Suggestions: []engine.Suggestion{{Path: "output.supersedesOutputID", DidYouMean: "output.supersedesOutputId"}}}},
 		{"duplicate key", `{"stateToken":"a","stateToken":"b"}`, wantErr{Code: engine.CodeInvalidInput, Pointer: "/stateToken",
 			Message: `/stateToken: the key "stateToken" is sent twice in the same object; send it once.`}},
 		{"duplicate key before an unknown key", `{"stateToken":"s","vars":{"a":1},"vars":{"b":2}}`, wantErr{Code: engine.CodeInvalidInput, Pointer: "/vars"}},
@@ -457,5 +463,18 @@ func TestParseInspect(t *testing.T) {
 				t.Errorf("got %+v; want %+v", got, tt.want)
 			}
 		})
+	}
+}
+
+// checkpoint_workflow's output takes the output its notes replace, and
+// nothing else beside them.
+func TestParseCheckpointOutput(t *testing.T) {
+	got, e := protocol.ParseCheckpoint([]byte(`{"stateToken":"s","checkpointToken":"c","output":{"notesMarkdown":"Fixed.","supersedesOutputId":"evt_2_9"}}`))
+	if e != nil || *got.Output != (protocol.CheckpointOutput{NotesMarkdown: "Fixed.", SupersedesOutputID: "evt_2_9"}) {
+		t.Fatalf("ParseCheckpoint = %+v, %v", got.Output, e)
+	}
+	_, e = protocol.ParseCheckpoint([]byte(`{"stateToken":"s","checkpointToken":"c","output":{"notesMarkdown":"Fixed.","supersedes":"evt_2_9"}}`))
+	if e == nil || e.Code != engine.CodeUnknownKey || !strings.Contains(e.Message, `Allowed: "output.notesMarkdown", "output.supersedesOutputId".`) {
+		t.Fatalf("an unknown key: %v", e)
 	}
 }

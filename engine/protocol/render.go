@@ -28,17 +28,20 @@ type View struct {
 	Session     SessionRef
 	Preferences workflow.Preferences
 	Tokens      Tokens
-	Gaps        []Gap        // recorded by the advance that led here
-	OpenGaps    []OpenGap    // the run is complete, and these gaps are open (worst first)
-	Ask         outcome.Ask  // what the pending step's next call asks the agent to write
-	Recap       *event.Recap // on rehydrate: notes so far
-	Fork        *event.Fork  // when a rewound chat advanced again
+	Gaps        []Gap              // recorded by the advance that led here
+	OpenGaps    []OpenGap          // the run is complete, and these gaps are open (worst first)
+	Ask         outcome.Ask        // what the pending step's next call asks the agent to write
+	Recap       *project.PathRecap // on rehydrate: notes so far
+	Fork        *event.Fork        // the node's other branches: when a rewound chat advanced again, or on a rehydrate of a node with children
 	Skipped     []event.Skip
 	Checkpoint  *Checkpointed // on checkpoint_workflow's answer
 	Warnings    []Warning
 	// OfferCheckpoint: checkpoint_workflow is served, so the text says
 	// how to send the checkpointToken.
 	OfferCheckpoint bool
+	// Rehydrate: the answer re-reads a node and recorded nothing, so its
+	// text says what continuing from there will do, never what was done.
+	Rehydrate bool
 	// Rules (the workflow's metaGuidance) and References are shown when
 	// a run starts and on rehydrate, not with every step.
 	Rules      []string
@@ -54,7 +57,7 @@ func NewStep(v View, p Pending, prog Progress) StepResult {
 		Recap: v.Recap, Fork: v.Fork, Skipped: v.Skipped, Checkpoint: v.Checkpoint, Warnings: nonNil(v.Warnings),
 		NextCall: nextCall(t, v.Ask), Fills: v.Ask.Slots(), Rules: v.Rules, References: v.References,
 	}
-	r.Text = renderStep(r, offer(v))
+	r.Text = renderStep(r, offer(v), v.Rehydrate)
 	return r
 }
 
@@ -192,7 +195,7 @@ func NewError(e *engine.Error) ErrorResult {
 	return ErrorResult{Kind: KindError, Text: b.String(), Error: e}
 }
 
-func renderStep(r StepResult, checkpointToken string) string {
+func renderStep(r StepResult, checkpointToken string, rehydrate bool) string {
 	var b strings.Builder
 	progress := fmt.Sprintf("%s (part %d of %d)", r.Pending.StepID, r.Progress.Part, r.Progress.Parts)
 	header(&b, r.Pending.Title, r.Workflow, r.Session, progress, r.Pending.Loops, r.Preferences)
@@ -201,8 +204,8 @@ func renderStep(r StepResult, checkpointToken string) string {
 	section(&b, "Instructions")
 	b.WriteString(strings.TrimRight(r.Pending.Prompt, "\n") + "\n")
 	userSection(&b, r.Pending, r.Preferences.Autonomy)
-	forkSection(&b, r.Fork)
-	recapSection(&b, "Recap", "Notes recorded so far in this run, oldest first:", r.Recap)
+	forkSection(&b, r.Fork, rehydrate)
+	recapSection(&b, "Recap", "Notes recorded so far in this run, oldest first; to correct one, send the correction with output.supersedesOutputId set to its id:", r.Recap)
 	gapsSection(&b, r.Gaps)
 	skippedSection(&b, r.Skipped)
 	warningsSection(&b, r.Warnings)
@@ -333,12 +336,19 @@ func header(b *strings.Builder, title string, wf WorkflowRef, s SessionRef, step
 	fmt.Fprintf(b, "session: %s, %s\n", s.SessionID, s.RunID)
 }
 
-func forkSection(b *strings.Builder, f *event.Fork) {
+// forkSection pictures the branches below the node: after an advance
+// that forked, those beside the branch it started; on a rehydrate, which
+// writes nothing, those an advance from here will add to.
+func forkSection(b *strings.Builder, f *event.Fork, rehydrate bool) {
 	if f == nil {
 		return
 	}
 	section(b, "Branches")
-	b.WriteString("This step was already done once from here (the chat was probably rewound). Your call started a new branch; the earlier ones are kept:\n")
+	if rehydrate {
+		b.WriteString("This step was already done once from here (the chat was probably rewound). Continuing from here starts a new branch; the earlier ones are kept:\n")
+	} else {
+		b.WriteString("This step was already done once from here (the chat was probably rewound). Your call started a new branch; the earlier ones are kept:\n")
+	}
 	for _, s := range f.Siblings {
 		at := "complete"
 		if s.StepID != "" {
@@ -353,10 +363,20 @@ func forkSection(b *strings.Builder, f *event.Fork) {
 	if f.Omitted > 0 {
 		fmt.Fprintf(b, "- … and %d more branch(es) not shown\n", f.Omitted)
 	}
-	recapSection(b, "Downstream recap", "What the most recently active earlier branch recorded after this point:", &f.Downstream)
+	recapSection(b, "Downstream recap", "What the most recently active earlier branch recorded after this point:", recorded(f.Downstream))
 }
 
-func recapSection(b *strings.Builder, title, intro string, r *event.Recap) {
+// recorded is a fork's recorded recap as recapSection shows it: its
+// entries name no outputs.
+func recorded(r event.Recap) *project.PathRecap {
+	p := &project.PathRecap{Entries: make([]project.PathEntry, len(r.Entries)), Omitted: r.Omitted, Policy: r.Policy}
+	for i, e := range r.Entries {
+		p.Entries[i].RecapEntry = e
+	}
+	return p
+}
+
+func recapSection(b *strings.Builder, title, intro string, r *project.PathRecap) {
 	if r == nil || (len(r.Entries) == 0 && r.Omitted == 0) {
 		return
 	}
@@ -370,12 +390,24 @@ func recapSection(b *strings.Builder, title, intro string, r *event.Recap) {
 		if notes == "" && len(e.Artifacts) == 0 {
 			notes = "(no notes)"
 		}
-		fmt.Fprintf(b, "- %s: %s", e.StepID, notes)
+		fmt.Fprintf(b, "- %s%s: %s", e.StepID, outputRef(e), notes)
 		if len(e.Artifacts) > 0 {
 			fmt.Fprintf(b, " [artifacts: %s]", strings.Join(e.Artifacts, ", "))
 		}
 		b.WriteString("\n")
 	}
+}
+
+// outputRef names a recap entry's output, and the one it replaces, when
+// the entry carries them (a fork's recorded picture does not).
+func outputRef(e project.PathEntry) string {
+	switch {
+	case e.Output == "":
+		return ""
+	case e.Supersedes == "":
+		return " (" + string(e.Output) + ")"
+	}
+	return " (" + string(e.Output) + ", replaces " + string(e.Supersedes) + ")"
 }
 
 func skippedSection(b *strings.Builder, skips []event.Skip) {

@@ -9,6 +9,7 @@ import (
 	"github.com/workrail/workrail/engine/event"
 	"github.com/workrail/workrail/engine/fill"
 	"github.com/workrail/workrail/engine/outcome"
+	"github.com/workrail/workrail/engine/project"
 	"github.com/workrail/workrail/engine/protocol"
 	"github.com/workrail/workrail/engine/run"
 	"github.com/workrail/workrail/engine/workflow"
@@ -37,9 +38,9 @@ func fullView() protocol.View {
 		OpenGaps: []protocol.OpenGap{{StepTitle: "Pick a style", Gap: protocol.Gap{GapID: "evt_7_13", CreatedAtEventIndex: 13, GapRecordedData: event.GapRecordedData{
 			Reason: event.GapUserOnlyDependency, Dependency: workflow.NeedsUserChoice, Severity: event.SeverityCritical, Summary: "No style guide chosen.",
 			RelatedStepID: "pick-style", HowToResolve: "Ask the user which style guide to follow."}}}},
-		Recap: &event.Recap{Omitted: 3, Policy: "kept_most_recent", Entries: []event.RecapEntry{
-			{Node: 3, StepID: "plan", NotesMarkdown: "  Planned the review.\nTwo files.\n", Artifacts: []string{"wr.plan", "wr.user_response"}},
-			{Node: 4, StepID: "review-file", NotesMarkdown: "Reviewed a.go."},
+		Recap: &project.PathRecap{Omitted: 3, Policy: "kept_most_recent", Entries: []project.PathEntry{
+			{RecapEntry: event.RecapEntry{Node: 3, StepID: "plan", NotesMarkdown: "  Planned the review.\nTwo files.\n", Artifacts: []string{"wr.plan", "wr.user_response"}}, Output: "evt_7_9"},
+			{RecapEntry: event.RecapEntry{Node: 4, StepID: "review-file", NotesMarkdown: "Reviewed a.go."}, Output: "evt_7_11", Supersedes: "evt_7_10"},
 		}},
 		Fork: &event.Fork{
 			Siblings: []event.Branch{
@@ -120,7 +121,7 @@ func goldenCases() []goldenCase {
 		map[string]any{"stateToken": "st.v1.S", "context": map[string]any{"a": 1}, "output": map[string]any{"notesMarkdown": "Did it."}})
 
 	checkpoint := minimalView()
-	checkpoint.Checkpoint, checkpoint.OfferCheckpoint = &protocol.Checkpointed{NodeID: 7}, true
+	checkpoint.Checkpoint, checkpoint.OfferCheckpoint = &protocol.Checkpointed{NodeID: 7, OutputID: "evt_1_20"}, true
 	offered := fullView()
 	offered.OfferCheckpoint = true
 

@@ -10,6 +10,7 @@ import (
 	"github.com/workrail/workrail/engine"
 	"github.com/workrail/workrail/engine/event"
 	"github.com/workrail/workrail/engine/fill"
+	"github.com/workrail/workrail/engine/project"
 	"github.com/workrail/workrail/engine/run"
 	"github.com/workrail/workrail/engine/workflow"
 )
@@ -127,7 +128,7 @@ type StepResult struct {
 	Progress        Progress             `json:"progress"`
 	Preferences     workflow.Preferences `json:"preferences"`
 	Gaps            []Gap                `json:"gapsRecorded,omitempty"`
-	Recap           *event.Recap         `json:"recap,omitempty"`
+	Recap           *project.PathRecap   `json:"recap,omitempty"`
 	Fork            *event.Fork          `json:"fork,omitempty"`
 	Skipped         []event.Skip         `json:"skipped,omitempty"`
 	// Checkpoint is set on checkpoint_workflow's answer: the node that

@@ -68,7 +68,7 @@ func defs() obj {
 			"checkpointToken": str(), "isComplete": constant2(false), "session": ref("session"), "workflow": ref("workflow"),
 			"preferences": ref("preferences"), "progress": obj{"type": "object"}, "gapsRecorded": array(obj{"type": "object"}),
 			"recap": obj{"type": "object"}, "fork": obj{"type": "object"}, "skipped": array(obj{"type": "object"}),
-			"checkpoint": object(obj{"nodeId": str()}, "nodeId"), "nextCall": ref("nextCall"), "fills": ref("fills"), "warnings": ref("warnings"), "consoleUrl": str(),
+			"checkpoint": object(obj{"nodeId": str(), "outputId": str()}, "nodeId", "outputId"), "nextCall": ref("nextCall"), "fills": ref("fills"), "warnings": ref("warnings"), "consoleUrl": str(),
 			"workflowRules": array(str()), "references": array(object(obj{"id": str(), "title": str(), "source": str(), "purpose": str()}, "id", "title", "source"))},
 			"kind", "text", "pending", "stateToken", "ackToken", "checkpointToken", "isComplete", "session", "workflow", "preferences", "nextCall", "fills", "warnings"),
 		"blocked": object(obj{"kind": constant("blocked"), "text": str(), "blockers": obj{"type": "array", "items": ref("blocker"), "minItems": 1, "maxItems": outcome.MaxBlockers},

@@ -12,6 +12,7 @@ import (
 	"github.com/workrail/workrail/engine/event"
 	"github.com/workrail/workrail/engine/fill"
 	"github.com/workrail/workrail/engine/outcome"
+	"github.com/workrail/workrail/engine/project"
 	"github.com/workrail/workrail/engine/protocol"
 	"github.com/workrail/workrail/engine/run"
 	"github.com/workrail/workrail/engine/workflow"
@@ -126,22 +127,26 @@ func section(text, name string) (string, bool) {
 }
 
 func TestRecapSection(t *testing.T) {
-	const intro = "Notes recorded so far in this run, oldest first:\n"
+	const intro = "Notes recorded so far in this run, oldest first; to correct one, send the correction with output.supersedesOutputId set to its id:\n"
 	tests := []struct {
 		name  string
-		recap *event.Recap
+		recap *project.PathRecap
 		want  string // "" when there is no section
 	}{
 		{"nil", nil, ""},
-		{"empty", &event.Recap{}, ""},
-		{"entries", &event.Recap{Entries: []event.RecapEntry{
-			{StepID: "a", NotesMarkdown: "\n  one\ntwo\n\n"},
-			{StepID: "b", NotesMarkdown: "three", Artifacts: []string{"k1", "k2"}},
+		{"empty", &project.PathRecap{}, ""},
+		{"entries", &project.PathRecap{Entries: []project.PathEntry{
+			{RecapEntry: event.RecapEntry{StepID: "a", NotesMarkdown: "\n  one\ntwo\n\n"}},
+			{RecapEntry: event.RecapEntry{StepID: "b", NotesMarkdown: "three", Artifacts: []string{"k1", "k2"}}},
 		}}, intro + "- a: one\n  two\n- b: three [artifacts: k1, k2]\n"},
-		{"truncated", &event.Recap{Omitted: 4, Policy: "kept_most_recent", Entries: []event.RecapEntry{{StepID: "c", NotesMarkdown: "last"}}},
+		{"truncated", &project.PathRecap{Omitted: 4, Policy: "kept_most_recent", Entries: []project.PathEntry{{RecapEntry: event.RecapEntry{StepID: "c", NotesMarkdown: "last"}}}},
 			intro + "(truncated: 4 older entries omitted; kept the most recent that fit 8192 bytes)\n- c: last\n"},
-		{"only omitted entries", &event.Recap{Omitted: 1},
+		{"only omitted entries", &project.PathRecap{Omitted: 1},
 			intro + "(truncated: 1 older entries omitted; kept the most recent that fit 8192 bytes)\n"},
+		{"entries that name their outputs, and what they replace", &project.PathRecap{Entries: []project.PathEntry{
+			{RecapEntry: event.RecapEntry{StepID: "a", NotesMarkdown: "wrong"}, Output: "evt_1_7"},
+			{RecapEntry: event.RecapEntry{StepID: "a", NotesMarkdown: "right"}, Output: "evt_1_12", Supersedes: "evt_1_7"},
+		}}, intro + "- a (evt_1_7): wrong\n- a (evt_1_12, replaces evt_1_7): right\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -223,6 +228,25 @@ func TestOpenGapsBounded(t *testing.T) {
 	none := protocol.NewComplete(minimalView())
 	if _, found := section(none.Text, "Open gaps"); found || !strings.Contains(none.Text, "No gap is open.") {
 		t.Errorf("a complete answer without open gaps:\n%s", none.Text)
+	}
+}
+
+// A rehydrate writes nothing: its picture of the branches says what
+// continuing will do, never that the call started one; the advance's
+// wording is the one above.
+func TestBranchesSectionOnRehydrate(t *testing.T) {
+	v := minimalView()
+	v.Fork, v.Rehydrate = &event.Fork{Siblings: []event.Branch{{Node: 9, Depth: 3}}}, true
+	r := protocol.NewStep(v, minimalPending(), protocol.Progress{Part: 1, Parts: 1})
+	got, _ := section(r.Text, "Branches")
+	want := "This step was already done once from here (the chat was probably rewound). Continuing from here starts a new branch; the earlier ones are kept:\n" +
+		"- node_9: 3 step(s) deep, complete\n"
+	if got != want {
+		t.Errorf("Branches section\n%q\nwant\n%q", got, want)
+	}
+	v.Fork = nil
+	if r := protocol.NewStep(v, minimalPending(), protocol.Progress{Part: 1, Parts: 1}); strings.Contains(r.Text, "## Branches") {
+		t.Errorf("a rehydrate of a node without children pictures branches:\n%s", r.Text)
 	}
 }
 

@@ -121,7 +121,8 @@ func continueSchema() json.RawMessage {
   "notesMarkdown":{"type":"string","description":"1-10 lines: what you did and found in this step"},
   "artifacts":{"type":"array","items":{"type":"object"},"description":"structured results; the step says which kinds it needs"},
   "resolvesGaps":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["gapId","summary"],
-    "properties":{"gapId":{"type":"string"},"summary":{"type":"string"}}}}}},
+    "properties":{"gapId":{"type":"string"},"summary":{"type":"string"}}}},
+  "supersedesOutputId":` + supersedesSchema + `}},
 "preferences":` + prefsSchema() + `,
 "workspacePath":{"type":"string","description":"absolute path of the workspace the agent works in"}}}`)
 }
@@ -130,7 +131,12 @@ var checkpointSchema = json.RawMessage(`{"type":"object","additionalProperties":
 "stateToken":{"type":"string","description":"stateToken from the last response, unchanged"},
 "checkpointToken":{"type":"string","description":"checkpointToken from the same response, unchanged"},
 "output":{"type":"object","additionalProperties":false,"required":["notesMarkdown"],"properties":{
-  "notesMarkdown":{"type":"string","description":"1-10 lines: what you did and found since the last response"}}}}}`)
+  "notesMarkdown":{"type":"string","description":"1-10 lines: what you did and found since the last response"},
+  "supersedesOutputId":` + supersedesSchema + `}}}}`)
+
+// supersedesSchema is output.supersedesOutputId, which both writing
+// tools take.
+const supersedesSchema = `{"type":"string","description":"id (from the recap) of an earlier output this one corrects"}`
 
 var startSessionSchema = json.RawMessage(`{"type":"object","additionalProperties":false,"properties":{
 "workspacePath":{"type":"string","description":"absolute path of the workspace the agent works in"}}}`)

@@ -47,7 +47,7 @@ type Match struct {
 type ranked struct {
 	tier     int // the position of the tier in tierOrder
 	sameRepo bool
-	activity engine.EventIndex
+	written  engine.Write
 	id       [20]byte // the decimal digits of session, id[:idLen]
 	idLen    uint8
 	session  engine.SessionID
@@ -68,7 +68,7 @@ func (q Query) rank(r *Record) (ranked, bool) {
 			continue
 		}
 		if i, ok := q.best(r, t); ok {
-			k := ranked{tier: rank, sameRepo: q.sameRepo(r.RepoRoot), activity: r.Runs[i].Activity, session: r.Session, rec: r, run: i}
+			k := ranked{tier: rank, sameRepo: q.sameRepo(r.RepoRoot), written: r.Written, session: r.Session, rec: r, run: i}
 			k.idLen = uint8(len(strconv.AppendUint(k.id[:0], uint64(r.Session), 10)))
 			return k, true
 		}
@@ -131,12 +131,13 @@ func (q Query) sameRepo(root string) bool {
 }
 
 // compare is the locked order: the better tier; within a tier the
-// session of the query's repository first, then the higher tip activity
-// (an index into each session's own log, so across sessions the longer
-// log comes first, not the more recently active one), then the session
-// id compared as text (so "ses_10" comes before
-// "ses_9"). It is total, since no two sessions share an id, and
-// allocates nothing: a sort calls it for every pair it visits.
+// session of the query's repository first, then the session written
+// last (the store's write sequence: seed A5's tip activity, an index into
+// one session's own log, would put the longer log first, not the more
+// recently active one), then the session id compared as text (so
+// "ses_10" comes before "ses_9"). It is total, since no two sessions
+// share an id, and allocates nothing: a sort calls it for every pair it
+// visits.
 func compare(a, b ranked) int {
 	if a.tier != b.tier {
 		return cmp.Compare(a.tier, b.tier)
@@ -147,8 +148,8 @@ func compare(a, b ranked) int {
 		}
 		return 1
 	}
-	if a.activity != b.activity {
-		return cmp.Compare(b.activity, a.activity)
+	if a.written != b.written {
+		return cmp.Compare(b.written, a.written)
 	}
 	return bytes.Compare(a.id[:a.idLen], b.id[:b.idLen])
 }

@@ -28,14 +28,20 @@ const RecordVersion = 3
 // The stores keep it as JSON, so its fields and tags are part of the
 // database format.
 //
-// Two things ranking reads are not in the stored record, because they
+// Three things ranking reads are not in the stored record, because they
 // are not derived from the log: health, found by verifying the log (the
-// query asks the store for each candidate's), and workflow names, read
-// from the pinned workflows (Name adds them to a record in memory).
+// query asks the store for each candidate's); workflow names, read from
+// the pinned workflows (Name adds them to a record in memory); and the
+// session's place in the store's write sequence (Written).
 type Record struct {
 	Session engine.SessionID `json:"session"`
 	// Last is the index of the last event folded.
 	Last engine.EventIndex `json:"last"`
+	// Written is the session's place in its store's write sequence, set
+	// in memory by the store that keeps the record: sessions within a
+	// tier are ranked by it, the one written last first. A log's indexes
+	// count only its own events, so they cannot order two sessions.
+	Written engine.Write `json:"-"`
 	// The latest observation of each key; empty when none was made.
 	GitHeadSHA string `json:"gitHeadSha,omitempty"`
 	GitBranch  string `json:"gitBranch,omitempty"`

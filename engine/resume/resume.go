@@ -103,8 +103,8 @@ const (
 	// TierWorkflow: every query token is among the tokens of a run's
 	// workflow id and name.
 	TierWorkflow Tier = "workflow"
-	// TierRecency: nothing matched; offered by tip activity alone (a
-	// count of the session's own events, not a time: see Run.Activity).
+	// TierRecency: nothing matched; offered by recent activity alone
+	// (the store's write sequence, not a time: see Record.Written).
 	TierRecency Tier = "recency"
 )
 

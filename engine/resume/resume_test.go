@@ -51,6 +51,7 @@ func TestTokens(t *testing.T) {
 type rankFixture struct {
 	Records []struct {
 		Session    uint64
+		Written    uint64
 		GitHeadSHA string `json:"gitHeadSha"`
 		GitBranch  string `json:"gitBranch"`
 		RepoRoot   string `json:"repoRoot"`
@@ -74,7 +75,7 @@ type rankFixture struct {
 func (f rankFixture) records() []*resume.Record {
 	var out []*resume.Record
 	for _, r := range f.Records {
-		rec := &resume.Record{Session: engine.SessionID(r.Session), GitHeadSHA: r.GitHeadSHA, GitBranch: r.GitBranch, RepoRoot: r.RepoRoot}
+		rec := &resume.Record{Session: engine.SessionID(r.Session), Written: engine.Write(r.Written), GitHeadSHA: r.GitHeadSHA, GitBranch: r.GitBranch, RepoRoot: r.RepoRoot}
 		for _, ru := range r.Runs {
 			rec.Runs = append(rec.Runs, resume.Run{ID: engine.RunID(ru.ID), Tip: engine.NodeID(ru.Tip), Activity: engine.EventIndex(ru.Activity),
 				WorkflowTokens: resume.Tokens(ru.Workflow), NoteTokens: resume.Tokens(ru.Notes)})

@@ -63,6 +63,8 @@ func Contract(t *testing.T, open func(t *testing.T) Store) {
 		{"resume ranks what a refold of every log ranks", resumeIsTheFold},
 		{"a start sent again under its retry key is made once", startsOnceUnderARetryKey},
 		{"the latest starts are kept", latestStartsKept},
+		{"resume offers the session written last first, whatever its log's length", resumeWrittenLastFirst},
+		{"a correction is stored with the output it replaces, a bad one not at all", supersedesStored},
 	} {
 		t.Run(c.name, func(t *testing.T) { c.test(t, open(t)) })
 	}
@@ -710,11 +712,18 @@ func consoleForksFolded(t *testing.T, s Store) {
 }
 
 // wantRecords folds every session's log into its resume record in
-// memory, as a rebuild does.
+// memory, as a rebuild does, with the session's place in the write
+// sequence as Recent walks it.
 func wantRecords(t *testing.T, s Store) []*resume.Record {
 	t.Helper()
 	ids, err := s.SessionIDs()
 	must(t, err)
+	written := map[engine.SessionID]engine.Write{}
+	must(t, s.Recent(0, func(id engine.SessionID, w execute.Write, _ project.Overview, err error) bool {
+		must(t, err)
+		written[id] = w
+		return true
+	}))
 	var out []*resume.Record
 	for _, id := range ids {
 		evs, _, err := s.Events(id)
@@ -731,6 +740,7 @@ func wantRecords(t *testing.T, s Store) []*resume.Record {
 			must(t, r.Add(g, e))
 		}
 		must(t, r.Refresh(g, o))
+		r.Written = written[id]
 		r.Name(func(h engine.WorkflowHash) (name string) {
 			s.View(id, func(tx execute.ReadTx) error {
 				c, err := tx.Workflow(h)
@@ -781,5 +791,106 @@ func resumeIsTheFold(t *testing.T, s Store) {
 	must(t, err)
 	if got := slices.Collect(ranked); got[0].Tier != resume.TierNotes || got[0].Run.WorkflowName != "Long" || got[0].Run.Snippet == "" {
 		t.Errorf("the driven run's notes do not match: %+v", got[0])
+	}
+}
+
+// resumeWrittenLastFirst: within a tier, the session written last is
+// offered first, however long its log: a long session written before a
+// short one is offered second, and first again once it is written to; a
+// rehydrate writes nothing and moves nothing.
+func resumeWrittenLastFirst(t *testing.T, s Store) {
+	x := execute.New(s, Ring(t), Long(t, 20), workflow.Preferences{}, Clock, t.Logf)
+	ctx := context.Background()
+	step := func(r protocol.Result) protocol.StepResult {
+		t.Helper()
+		st, ok := r.(protocol.StepResult)
+		if !ok {
+			t.Fatalf("want a step:\n%s", r.RenderedText())
+		}
+		return st
+	}
+	advance := func(r protocol.StepResult) protocol.StepResult {
+		t.Helper()
+		return step(x.Continue(ctx, mustJSON(t, NextArgs(t, r))))
+	}
+	long := step(x.Start(ctx, []byte(`{"workflowId":"wr.long"}`)))
+	for range 10 {
+		long = advance(long)
+	}
+	short := step(x.Start(ctx, []byte(`{"workflowId":"wr.long"}`)))
+	offered := func(when string, first, second protocol.StepResult) {
+		t.Helper()
+		want := []engine.SessionID{first.Session.SessionID, second.Session.SessionID}
+		for _, q := range []resume.Query{{}, resume.NewQuery("long", "", "", "")} {
+			ms, err := x.Matches(q)
+			must(t, err)
+			var got []engine.SessionID
+			for _, m := range ms {
+				got = append(got, m.Session)
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("%s, query %+v offers %v; want %v", when, q, got, want)
+			}
+		}
+	}
+	offered("a short session started after a long one", short, long)
+	step(x.Continue(ctx, mustJSON(t, map[string]string{"stateToken": long.StateToken})))
+	offered("after a rehydrate of the long one", short, long)
+	long = advance(long)
+	offered("after an advance of the long one", long, short)
+	short = advance(short)
+	offered("after an advance of the short one", short, long)
+}
+
+// supersedesStored: an output that replaces an earlier one is stored
+// with the link, the earlier one as it was, and read back through a
+// refold and a rehydrate's recap; a reference that names no output of
+// the path leaves the log as it was.
+func supersedesStored(t *testing.T, s Store) {
+	x := execute.New(s, Ring(t), Long(t, 4), workflow.Preferences{}, Clock, t.Logf)
+	ctx := context.Background()
+	step := func(r protocol.Result) protocol.StepResult {
+		t.Helper()
+		st, ok := r.(protocol.StepResult)
+		if !ok {
+			t.Fatalf("want a step:\n%s", r.RenderedText())
+		}
+		return st
+	}
+	send := func(r protocol.StepResult, notes string, replaces engine.EventID) protocol.Result {
+		args := r.NextCall.Arguments
+		args.Output = &protocol.Output{NotesMarkdown: notes, SupersedesOutputID: replaces}
+		return x.Continue(ctx, mustJSON(t, args))
+	}
+	s1 := step(x.Start(ctx, []byte(`{"workflowId":"wr.long"}`)))
+	s2 := step(send(s1, "Measured 12 ms.", ""))
+	id := s2.Session.SessionID
+	first := step(x.Continue(ctx, mustJSON(t, map[string]string{"stateToken": s2.StateToken}))).Recap.Entries[0].Output
+	head, err := s.Digest(id)
+	must(t, err)
+	if r := send(s2, "Measured again.", engine.NewEventID(id, 1)); r.ResultKind() != protocol.KindError {
+		t.Fatalf("a reference to session_created answered:\n%s", r.RenderedText())
+	}
+	if after, err := s.Digest(id); err != nil || after != head {
+		t.Fatal("a refused reference changed the log")
+	}
+	s3 := step(send(s2, "Measured 21 ms: I had misread 12.", first))
+	recap := step(x.Continue(ctx, mustJSON(t, map[string]string{"stateToken": s3.StateToken}))).Recap.Entries
+	if len(recap) != 2 || recap[1].Supersedes != first || recap[0].NotesMarkdown != "Measured 12 ms." {
+		t.Fatalf("recap %+v", recap)
+	}
+	evs, _, err := s.Events(id)
+	must(t, err)
+	var stored []engine.EventID
+	for _, e := range evs {
+		if d, ok := e.Data.(*event.NodeOutputAppendedData); ok {
+			stored = append(stored, d.Supersedes)
+		}
+	}
+	if !reflect.DeepEqual(stored, []engine.EventID{"", first}) {
+		t.Fatalf("stored links %q", stored)
+	}
+	if got, want := mustOverview(t, s, id), wantOverview(t, s, id); !reflect.DeepEqual(got, want) {
+		t.Fatalf("stored overview\n%+v\nrefold\n%+v", got, want)
 	}
 }

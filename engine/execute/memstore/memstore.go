@@ -467,12 +467,14 @@ func (s *Store) Holds(snapshots []engine.SnapshotRef, workflows []engine.Workflo
 	return ns, nw, nil
 }
 
-// Resume ranks every session's resume record for q.
+// Resume ranks every session's resume record, with its place in the
+// write sequence, for q.
 func (s *Store) Resume(q resume.Query) (iter.Seq[resume.Match], error) {
 	s.mu.RLock()
 	recs := make([]*resume.Record, 0, len(s.sessions))
 	for _, sess := range s.sessions {
 		r := sess.record // a committed session is never changed, only replaced
+		r.Written = sess.written
 		recs = append(recs, &r)
 	}
 	s.mu.RUnlock()
