@@ -36,7 +36,7 @@ const assignmentRule = "secret-assignment"
 // "false", which a password may.)
 
 // secretStems are what a secret's name holds somewhere (lower case): a
-// quick test before the name is read.
+// quick test before the name is split into words.
 var secretStems = [][]byte{[]byte("pass"), []byte("secret"), []byte("token"), []byte("key"), []byte("pwd")}
 
 func hasStem(lower []byte) bool {
@@ -51,9 +51,6 @@ func hasStem(lower []byte) bool {
 // assignments finds the values assigned to secret names in text (lower:
 // text in lower case).
 func assignments(text string, lower []byte) []redact.Finding {
-	if !hasStem(lower) {
-		return nil
-	}
 	var out []redact.Finding
 	for i := 0; i < len(text); i++ {
 		if text[i] != '=' && text[i] != ':' {

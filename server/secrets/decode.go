@@ -13,10 +13,10 @@ import (
 // (detect/codec): each level finds the encoded segments of the text
 // above it (percent-encoding first, then hex, then base64, as gitleaks
 // ranks them), decodes those that give printable ASCII in place, and
-// runs the rules on each decoded segment (gitleaks runs them on the
-// whole text and keeps what touches a segment; on its own, a decoded
-// .env file's lines start its text, and what is around the segment was
-// scanned a level up). It is the whole encoded text a finding came from
+// runs the rules on the decoded segments, each on a line of its own
+// (gitleaks runs them on the whole text and keeps what touches a
+// segment; on its own, a decoded .env file's lines start its text, and
+// what is around the segment was scanned a level up). It is the whole encoded text a finding came from
 // that is redacted. The
 // depth is bounded as gitleaks' --max-decode-depth (default 5) bounds
 // it; each level is no longer than the one above (every decoding
@@ -57,17 +57,37 @@ func (s *Scanner) decoded(text string) []redact.Finding {
 		if next == nil {
 			break
 		}
-		for _, sg := range next.segs {
-			for _, f := range s.find(next.text[sg.dec.start:sg.dec.end]) {
-				f.Start, f.End = next.original(f.Start+sg.dec.start, f.End+sg.dec.start)
-				out = append(out, f)
-			}
-		}
+		out = s.findIn(out, next)
 		look = look[:0]
 		for _, sg := range next.segs {
 			look = append(look, sg.dec)
 		}
 		cur = next
+	}
+	return out
+}
+
+// findIn adds what the rules find in the decoded segments of l, placed
+// on the text as given. The segments are scanned as one text, a line
+// each, so that a level costs one pass of the rules.
+func (s *Scanner) findIn(out []redact.Finding, l *level) []redact.Finding {
+	var b strings.Builder
+	at := make([]int, len(l.segs)) // where each segment starts in the text scanned
+	for i, sg := range l.segs {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		at[i] = b.Len()
+		b.WriteString(l.text[sg.dec.start:sg.dec.end])
+	}
+	for _, f := range s.find(b.String()) {
+		for i, sg := range l.segs {
+			start, end := max(f.Start, at[i]), min(f.End, at[i]+sg.dec.end-sg.dec.start)
+			if start < end {
+				start, end = l.original(start-at[i]+sg.dec.start, end-at[i]+sg.dec.start)
+				out = append(out, redact.Finding{Start: start, End: end, Rule: f.Rule})
+			}
+		}
 	}
 	return out
 }
@@ -122,6 +142,9 @@ type encoded struct {
 // base64's characters long enough, hex when it is all hex digits.
 func encodedIn(text string, w span) []encoded {
 	var out []encoded
+	if strings.IndexByte(text[w.start:w.end], '%') < 0 {
+		return appendRuns(out, text, w.start, w.end)
+	}
 	for i := w.start; i < w.end; {
 		eol := strings.IndexByte(text[i:w.end], '\n')
 		if eol < 0 {
@@ -190,6 +213,7 @@ func appendRuns(out []encoded, text string, a, b int) []encoded {
 // when they hold a digit (or + / - _ for base64): runs of letters are
 // words and names far more often than encodings.
 func decode(s string, kind encoding) (string, bool) {
+	var scratch [256]byte // most fail: decode them without allocating
 	var b []byte
 	var err error
 	switch kind {
@@ -199,12 +223,13 @@ func decode(s string, kind encoding) (string, bool) {
 		if len(s)%2 != 0 || !strings.ContainsAny(s, "0123456789") {
 			return "", false
 		}
-		b, err = hex.DecodeString(s)
+		b, err = hex.AppendDecode(scratch[:0], []byte(s))
 	case base64Encoded:
-		if !strings.ContainsAny(s, "0123456789+/-_") {
+		enc := base64Of(s)
+		if !strings.ContainsAny(s, "0123456789+/-_") || enc == base64.RawStdEncoding && len(s)%4 == 1 || enc == base64.RawURLEncoding && len(s)%4 == 1 {
 			return "", false
 		}
-		b, err = base64Of(s).DecodeString(s)
+		b, err = enc.AppendDecode(scratch[:0], []byte(s))
 	}
 	if err != nil || len(b) == 0 || !printable(b) || string(b) == s {
 		return "", false
@@ -247,9 +272,15 @@ func printable(b []byte) bool {
 	return !slices.ContainsFunc(b, func(c byte) bool { return c <= 8 || c >= 0x7f })
 }
 
-func isBase64(c byte) bool {
-	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '+' || c == '/' || c == '-' || c == '_'
-}
+func isBase64(c byte) bool { return base64Chars[c] }
+
+// base64Chars are base64's characters, standard and URL-safe.
+var base64Chars = func() (t [256]bool) {
+	for _, c := range []byte("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/-_") {
+		t[c] = true
+	}
+	return t
+}()
 
 func isHex(c byte) bool { return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F' }
 
