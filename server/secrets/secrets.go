@@ -151,13 +151,11 @@ func (s *Scanner) Scan(text string) []redact.Finding {
 }
 
 // Named finds the secrets in value, the value of a field called name:
-// all of it when the name is a secret's (names.go) and the value is not
-// a placeholder; else what Scan finds in "name: value" (gitleaks'
-// generic rule reads the name before a value), within the value.
+// what Scan finds in "name: value" (gitleaks' generic rule reads the
+// name before a value), within the value; and, when the name is a
+// secret's (names.go) and the value no placeholder, all of the value,
+// named by a specific rule that matched in it if one did.
 func (s *Scanner) Named(name, value string) []redact.Finding {
-	if v := strings.TrimSpace(value); secretName(name) && !placeholder(v) && !workrailToken.MatchString(v) {
-		return []redact.Finding{{Start: 0, End: len(value), Rule: assignmentRule}}
-	}
 	prefix := len(name) + 2
 	var out []redact.Finding
 	for _, f := range s.Scan(name + ": " + value) {
@@ -165,7 +163,10 @@ func (s *Scanner) Named(name, value string) []redact.Finding {
 			out = append(out, redact.Finding{Start: max(f.Start-prefix, 0), End: f.End - prefix, Rule: f.Rule})
 		}
 	}
-	return out
+	if v := strings.TrimSpace(value); secretName(name) && !placeholder(v) && !workrailToken.MatchString(v) {
+		out = append(out, redact.Finding{Start: 0, End: len(value), Rule: assignmentRule})
+	}
+	return specific(out)
 }
 
 // find is what the rules find in text as it is.
