@@ -151,14 +151,15 @@ func (s *Scanner) Scan(text string) []redact.Finding {
 }
 
 // Named finds the secrets in value, the value of a field called name:
-// what Scan finds in "name: value" (gitleaks' generic rule reads the
-// name before a value), within the value; and, when the name is a
-// secret's (names.go) and the value no placeholder, all of the value,
-// named by a specific rule that matched in it if one did.
+// what Scan finds in "name:\nvalue" (gitleaks' generic rule reads the
+// name before a value; the value's first line still starts a line),
+// within the value; and, when the name is a secret's (names.go) and the
+// value no placeholder, all of the value, named by a specific rule that
+// matched in it if one did.
 func (s *Scanner) Named(name, value string) []redact.Finding {
 	prefix := len(name) + 2
 	var out []redact.Finding
-	for _, f := range s.Scan(name + ": " + value) {
+	for _, f := range s.Scan(name + ":\n" + value) {
 		if f.End > prefix {
 			out = append(out, redact.Finding{Start: max(f.Start-prefix, 0), End: f.End - prefix, Rule: f.Rule})
 		}
