@@ -35,13 +35,28 @@ const assignmentRule = "secret-assignment"
 // is not applied: it allows any value starting with "true" or holding
 // "false", which a password may.)
 
-// secretStems are what a secret's name holds somewhere (lower case): a
-// quick test before the name is split into words.
-var secretStems = [][]byte{[]byte("pass"), []byte("secret"), []byte("token"), []byte("key"), []byte("pwd")}
-
+// hasStem reports whether a name (lower: in lower case) holds what a
+// secret's name holds somewhere (pass, pwd, secret, token, key): a quick
+// test before the name is split into words.
 func hasStem(lower []byte) bool {
-	for _, s := range secretStems {
-		if bytes.Contains(lower, s) {
+	for i, c := range lower {
+		var stem string
+		switch c {
+		case 'p':
+			stem = "pass"
+			if i+1 < len(lower) && lower[i+1] == 'w' {
+				stem = "pwd"
+			}
+		case 's':
+			stem = "secret"
+		case 't':
+			stem = "token"
+		case 'k':
+			stem = "key"
+		default:
+			continue
+		}
+		if bytes.HasPrefix(lower[i:], []byte(stem)) {
 			return true
 		}
 	}
@@ -53,7 +68,7 @@ func hasStem(lower []byte) bool {
 func assignments(text string, lower []byte) []redact.Finding {
 	var out []redact.Finding
 	for i := 0; i < len(text); i++ {
-		if text[i] != '=' && text[i] != ':' {
+		if c := text[i]; c != '=' && c != ':' {
 			continue
 		}
 		after, op := separator(text, i)

@@ -12,16 +12,16 @@ import (
 // Encoded text is decoded and scanned again, as gitleaks' detector does
 // (detect/codec): each level finds the encoded segments of the text
 // above it (percent-encoding first, then hex, then base64, as gitleaks
-// ranks them), decodes those that give printable ASCII in place, and
-// runs the rules on the decoded segments, each on a line of its own
-// (gitleaks runs them on the whole text and keeps what touches a
-// segment; on its own, a decoded .env file's lines start its text, and
-// what is around the segment was scanned a level up). It is the whole encoded text a finding came from
-// that is redacted. The
-// depth is bounded as gitleaks' --max-decode-depth (default 5) bounds
-// it; each level is no longer than the one above (every decoding
-// shrinks its text) and looks only inside what the level above decoded,
-// so a level costs at most the bytes decoded into it.
+// ranks them), decodes those that give printable ASCII, and runs the
+// rules on what was decoded, each segment on a line of its own (gitleaks
+// decodes in place, runs the rules on the whole text and keeps what
+// touches a segment; on its own, a decoded .env file's lines start its
+// text, and what is around the segment was scanned a level up). A
+// finding redacts the whole encoded text, in the text as given, that its
+// segment came from. The depth is bounded as gitleaks'
+// --max-decode-depth (default 5) bounds it; every decoding shrinks its
+// text, and a level looks only inside what the level above decoded, so
+// a level costs at most the bytes decoded into it.
 
 // maxDecodeDepth is how many times text is decoded within itself.
 const maxDecodeDepth = 5
@@ -33,92 +33,58 @@ const (
 	minHex    = 32
 )
 
-// segment is one encoded stretch of a level's parent text and where its
-// decoded bytes lie in the level's own text.
-type segment struct {
-	enc, dec span
-}
-
-// level is text with the segments of the level above decoded in place.
-type level struct {
+// piece is text decoded from the stretch of the text as given it
+// came from (at any depth: a finding in it redacts all of that stretch).
+type piece struct {
 	text string
-	segs []segment // by position
-	up   *level    // nil: the text as given
+	from span
 }
 
 // decoded is what the rules find in the encoded text of text, placed on
 // the encoded text they were found in.
 func (s *Scanner) decoded(text string) []redact.Finding {
 	var out []redact.Finding
-	cur := &level{text: text}
-	look := []span{{0, len(text)}}
-	for depth := 1; depth <= maxDecodeDepth; depth++ {
-		next := decodeLevel(cur, look)
-		if next == nil {
-			break
+	var level []piece
+	for _, e := range encodedIn(text) {
+		if v, ok := decode(text[e.start:e.end], e.kind); ok {
+			level = append(level, piece{text: v, from: span{e.start, e.end}})
 		}
-		out = s.findIn(out, next)
-		look = look[:0]
-		for _, sg := range next.segs {
-			look = append(look, sg.dec)
+	}
+	for depth := 1; depth <= maxDecodeDepth && len(level) > 0; depth++ {
+		out = s.findIn(out, level)
+		var next []piece
+		for _, p := range level {
+			for _, e := range encodedIn(p.text) {
+				if v, ok := decode(p.text[e.start:e.end], e.kind); ok {
+					next = append(next, piece{text: v, from: p.from})
+				}
+			}
 		}
-		cur = next
+		level = next
 	}
 	return out
 }
 
-// findIn adds what the rules find in the decoded segments of l, placed
-// on the text as given. The segments are scanned as one text, a line
-// each, so that a level costs one pass of the rules.
-func (s *Scanner) findIn(out []redact.Finding, l *level) []redact.Finding {
+// findIn adds what the rules find in the pieces of a level: they are
+// scanned as one text, a line each, so that a level costs one pass.
+func (s *Scanner) findIn(out []redact.Finding, level []piece) []redact.Finding {
 	var b strings.Builder
-	at := make([]int, len(l.segs)) // where each segment starts in the text scanned
-	for i, sg := range l.segs {
+	at := make([]int, len(level)) // where each piece starts in the text scanned
+	for i, p := range level {
 		if i > 0 {
 			b.WriteByte('\n')
 		}
 		at[i] = b.Len()
-		b.WriteString(l.text[sg.dec.start:sg.dec.end])
+		b.WriteString(p.text)
 	}
 	for _, f := range s.find(b.String()) {
-		for i, sg := range l.segs {
-			start, end := max(f.Start, at[i]), min(f.End, at[i]+sg.dec.end-sg.dec.start)
-			if start < end {
-				start, end = l.original(start-at[i]+sg.dec.start, end-at[i]+sg.dec.start)
-				out = append(out, redact.Finding{Start: start, End: end, Rule: f.Rule})
+		for i, p := range level {
+			if f.Start < at[i]+len(p.text) && at[i] < f.End {
+				out = append(out, redact.Finding{Start: p.from.start, End: p.from.end, Rule: f.Rule})
 			}
 		}
 	}
 	return out
-}
-
-// decodeLevel decodes the segments found in cur's text within look; nil
-// when there are none.
-func decodeLevel(cur *level, look []span) *level {
-	var found []segment
-	var vals []string
-	for _, w := range look {
-		for _, e := range encodedIn(cur.text, w) {
-			if v, ok := decode(cur.text[e.start:e.end], e.kind); ok {
-				found = append(found, segment{enc: span{e.start, e.end}})
-				vals = append(vals, v)
-			}
-		}
-	}
-	if len(found) == 0 {
-		return nil
-	}
-	var b strings.Builder
-	at := 0
-	for i := range found {
-		b.WriteString(cur.text[at:found[i].enc.start])
-		found[i].dec.start = b.Len()
-		b.WriteString(vals[i])
-		found[i].dec.end = b.Len()
-		at = found[i].enc.end
-	}
-	b.WriteString(cur.text[at:])
-	return &level{text: b.String(), segs: found, up: cur}
 }
 
 // encoding is the closed set of encodings decoded.
@@ -136,19 +102,19 @@ type encoded struct {
 	kind       encoding
 }
 
-// encodedIn lists, by position, the stretches of text within w that may
-// be encoded: on each line, from its first %XX to its last (gitleaks'
+// encodedIn lists, by position, the stretches of text that may be
+// encoded: on each line, from its first %XX to its last (gitleaks'
 // `%[0-9A-Fa-f]{2}(?:.*%[0-9A-Fa-f]{2})?`); elsewhere each run of
 // base64's characters long enough, hex when it is all hex digits.
-func encodedIn(text string, w span) []encoded {
+func encodedIn(text string) []encoded {
 	var out []encoded
-	if strings.IndexByte(text[w.start:w.end], '%') < 0 {
-		return appendRuns(out, text, w.start, w.end)
+	if strings.IndexByte(text, '%') < 0 {
+		return appendRuns(out, text, 0, len(text))
 	}
-	for i := w.start; i < w.end; {
-		eol := strings.IndexByte(text[i:w.end], '\n')
+	for i := 0; i < len(text); {
+		eol := strings.IndexByte(text[i:], '\n')
 		if eol < 0 {
-			eol = w.end
+			eol = len(text)
 		} else {
 			eol += i
 		}
@@ -168,7 +134,12 @@ func encodedIn(text string, w span) []encoded {
 func percentSpan(text string, a, b int) (int, int) {
 	first, last := -1, -1
 	for k := a; k+2 < b; k++ {
-		if text[k] == '%' && isHex(text[k+1]) && isHex(text[k+2]) {
+		j := strings.IndexByte(text[k:b-2], '%')
+		if j < 0 {
+			break
+		}
+		k += j
+		if isHex(text[k+1]) && isHex(text[k+2]) {
 			if first < 0 {
 				first = k
 			}
@@ -301,32 +272,4 @@ func unhex(c byte) byte {
 		return c - 'A' + 10
 	}
 	return c - 'a' + 10
-}
-
-// original is where [a, b) of l's text lies in the text as given: a
-// place inside a decoded segment stands for the whole encoded stretch.
-func (l *level) original(a, b int) (int, int) {
-	for ; l.up != nil; l = l.up {
-		a, b = l.toParent(a, false), l.toParent(b, true)
-	}
-	return a, b
-}
-
-// toParent maps a place of l's text to its parent's; end says whether it
-// ends a stretch (so a segment it falls in maps to its encoded end).
-func (l *level) toParent(x int, end bool) int {
-	shift := 0
-	for _, sg := range l.segs {
-		switch {
-		case x < sg.dec.start || end && x == sg.dec.start:
-			return x - shift
-		case x < sg.dec.end || end && x == sg.dec.end:
-			if end {
-				return sg.enc.end
-			}
-			return sg.enc.start
-		}
-		shift += (sg.dec.end - sg.dec.start) - (sg.enc.end - sg.enc.start)
-	}
-	return x - shift
 }
