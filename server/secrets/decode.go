@@ -65,22 +65,33 @@ func (s *Scanner) decoded(text string) []redact.Finding {
 	return out
 }
 
-// findIn adds what the rules find in the pieces of a level: they are
-// scanned as one text, a line each, so that a level costs one pass.
+// findIn adds what the rules find in the pieces of a level: the
+// distinct ones are scanned as one text, a line each, so that a level
+// costs one pass, and a piece repeated is scanned once (gitleaks keeps a
+// map of what it decoded for the same reason).
 func (s *Scanner) findIn(out []redact.Finding, level []piece) []redact.Finding {
 	var b strings.Builder
-	at := make([]int, len(level)) // where each piece starts in the text scanned
-	for i, p := range level {
-		if i > 0 {
+	at := map[string]int{} // where each distinct piece starts in the text scanned
+	var texts []string
+	for _, p := range level {
+		if _, ok := at[p.text]; ok {
+			continue
+		}
+		if b.Len() > 0 {
 			b.WriteByte('\n')
 		}
-		at[i] = b.Len()
+		at[p.text] = b.Len()
+		texts = append(texts, p.text)
 		b.WriteString(p.text)
 	}
 	for _, f := range s.find(b.String()) {
-		for i, p := range level {
-			if f.Start < at[i]+len(p.text) && at[i] < f.End {
-				out = append(out, redact.Finding{Start: p.from.start, End: p.from.end, Rule: f.Rule})
+		for _, t := range texts {
+			if a := at[t]; f.Start < a+len(t) && a < f.End {
+				for _, p := range level {
+					if p.text == t {
+						out = append(out, redact.Finding{Start: p.from.start, End: p.from.end, Rule: f.Rule})
+					}
+				}
 			}
 		}
 	}
