@@ -202,13 +202,13 @@ func decode(s string, kind encoding) (string, bool) {
 	case percentEncoded:
 		b = percentDecode(s)
 	case hexEncoded:
-		if len(s)%2 != 0 || !strings.ContainsAny(s, "0123456789") {
+		if len(s)%2 != 0 || !hasAny(s, &digits) {
 			return "", false
 		}
 		b, err = hex.AppendDecode(scratch[:0], []byte(s))
 	case base64Encoded:
 		enc := base64Of(s)
-		if !strings.ContainsAny(s, "0123456789+/-_") || enc == base64.RawStdEncoding && len(s)%4 == 1 || enc == base64.RawURLEncoding && len(s)%4 == 1 {
+		if !hasAny(s, &likelyBase64) || enc == base64.RawStdEncoding && len(s)%4 == 1 || enc == base64.RawURLEncoding && len(s)%4 == 1 {
 			return "", false
 		}
 		b, err = enc.AppendDecode(scratch[:0], []byte(s))
@@ -221,7 +221,7 @@ func decode(s string, kind encoding) (string, bool) {
 
 // base64Of is the alphabet and padding s is written in.
 func base64Of(s string) *base64.Encoding {
-	url := strings.ContainsAny(s, "-_")
+	url := hasAny(s, &urlSafe)
 	padded := strings.HasSuffix(s, "=") || len(s)%4 == 0
 	switch {
 	case url && padded:
@@ -256,13 +256,32 @@ func printable(b []byte) bool {
 
 func isBase64(c byte) bool { return base64Chars[c] }
 
-// base64Chars are base64's characters, standard and URL-safe.
-var base64Chars = func() (t [256]bool) {
-	for _, c := range []byte("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/-_") {
-		t[c] = true
+// Sets of bytes: base64's characters (standard and URL-safe), digits,
+// what base64 holds and words rarely do (gitleaks' likelyBase64Chars),
+// and what only URL-safe base64 holds.
+var (
+	base64Chars  = byteSet("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/-_")
+	digits       = byteSet("0123456789")
+	likelyBase64 = byteSet("0123456789+/-_")
+	urlSafe      = byteSet("-_")
+)
+
+func byteSet(s string) (t [256]bool) {
+	for i := 0; i < len(s); i++ {
+		t[s[i]] = true
 	}
 	return t
-}()
+}
+
+// hasAny reports whether s holds a byte of set.
+func hasAny(s string, set *[256]bool) bool {
+	for i := 0; i < len(s); i++ {
+		if set[s[i]] {
+			return true
+		}
+	}
+	return false
+}
 
 func isHex(c byte) bool { return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F' }
 
