@@ -64,6 +64,7 @@ var codeTexts = map[engine.Code]string{
 	engine.CodeTokenScopeMismatch: "The call's tokens belong to different steps or runs.",
 	engine.CodeTokenUnknownNode:   "The call's token names a step this session does not hold.",
 	engine.CodeSessionCorrupt:     "The session the call was about is damaged.",
+	engine.CodeSessionReplaced:    "The session the call was about was replaced by its scrubbed copy.",
 	engine.CodeStorageUnwritable:  "Nothing could be written: the disk is full or read-only.",
 	engine.CodeDaemonUnavailable:  "The IDE's shim could not reach the daemon.",
 	engine.CodeBundleInvalid:      "An imported bundle did not verify.",

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/workrail/workrail/engine"
 	"github.com/workrail/workrail/engine/bundle"
 	"github.com/workrail/workrail/engine/execute"
 	"github.com/workrail/workrail/engine/execute/executetest"
@@ -160,13 +161,32 @@ func TestScrubThroughTheDaemon(t *testing.T) {
 	if code, out, stderr := command(t, home, "import", file); code != 0 {
 		t.Fatalf("import: exit %d\n%s%s", code, out, stderr)
 	}
+	// An agent holds ses_1's tokens, as resume_session hands them out.
+	c := startShim(t, home)
+	found := call(t, c, "resume_session", map[string]any{"query": "hello"})
+	mustKind(t, found, "candidates")
+	cands, _ := found.S["candidates"].([]any)
+	if len(cands) != 1 {
+		t.Fatalf("resume_session: %s", found.Text)
+	}
+	next := cands[0].(map[string]any)["nextCall"].(map[string]any)
+	held := call(t, c, str(next, "tool"), next["arguments"].(map[string]any))
+	mustKind(t, held, "step")
+
 	code, out, _ := command(t, home, "doctor", "--secrets")
 	if code != 1 || !strings.Contains(out, "ses_1 holds 1 secret(s):") || !strings.Contains(out, "/snapshot/context/token: github-pat") || strings.Contains(out, gh) {
 		t.Fatalf("doctor --secrets: exit %d\n%s", code, out)
 	}
 	code, out, stderr := command(t, home, "scrub", "ses_1")
-	if code != 0 || !strings.Contains(out, "the redacted copy is ses_2, and ses_1 was deleted") {
+	if code != 0 || !strings.Contains(out, "the redacted copy is ses_2, and ses_1 was deleted") || !strings.Contains(out, "Overwrote the file's free pages") {
 		t.Fatalf("scrub: exit %d\n%s%s", code, out, stderr)
+	}
+	db, err := os.ReadFile(filepath.Join(home, "workrail.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(db), gh) {
+		t.Error("after a scrub through the running daemon, the file still holds the token")
 	}
 	if code, out, _ := command(t, home, "doctor", "--secrets"); code != 0 {
 		t.Errorf("doctor --secrets after scrub: exit %d\n%s", code, out)
@@ -174,4 +194,21 @@ func TestScrubThroughTheDaemon(t *testing.T) {
 	if code, out, _ := command(t, home, "sessions"); code != 0 || strings.Contains(out, "ses_1 ") || !strings.Contains(out, "ses_2") {
 		t.Errorf("sessions after scrub:\n%s", out)
 	}
+
+	// The agent's next call with ses_1's tokens is told what happened, and
+	// its nextCall picks the same step up in the copy.
+	r := advance(t, c, held, "went on after the scrub")
+	expectCode(t, r, engine.CodeSessionReplaced)
+	if !strings.Contains(r.Text, "replaced by ses_2") || str(r.S, "error", "details", "replacedBy") != "ses_2" || str(r.S, "nextCall", "tool") != "continue_workflow" {
+		t.Fatalf("SESSION_REPLACED:\n%s", r.Raw)
+	}
+	again := call(t, c, "continue_workflow", dig(r.S, "nextCall", "arguments").(map[string]any))
+	mustKind(t, again, "step")
+	if str(again.S, "session", "sessionId") != "ses_2" || str(again.S, "pending", "stepId") != str(held.S, "pending", "stepId") {
+		t.Errorf("the nextCall rehydrated %s at %s; want ses_2 at %s", str(again.S, "session", "sessionId"), str(again.S, "pending", "stepId"), str(held.S, "pending", "stepId"))
+	}
+	mustKind(t, advance(t, c, again, "went on in the copy"), "step")
 }
+
+// codesCoveredByTestScrubThroughTheDaemon are the codes it reaches.
+var codesCoveredByTestScrubThroughTheDaemon = []engine.Code{engine.CodeSessionReplaced}

@@ -24,6 +24,11 @@ const (
 	CodeTokenScopeMismatch Code = "TOKEN_SCOPE_MISMATCH"
 	CodeTokenUnknownNode   Code = "TOKEN_UNKNOWN_NODE"
 	CodeSessionCorrupt     Code = "SESSION_CORRUPT"
+	// CodeSessionReplaced: the call names a session that `workrail scrub`
+	// replaced by a copy with its secrets replaced by markers, and
+	// deleted. Nothing was recorded; the error's nextCall re-reads the
+	// same step in the copy.
+	CodeSessionReplaced Code = "SESSION_REPLACED"
 	// CodeStorageUnwritable: the disk holding the database is full or
 	// read-only; nothing was recorded, and the call succeeds once space
 	// (or write access) returns.
@@ -49,7 +54,7 @@ func Codes() []Code {
 		CodeInvalidInput, CodeUnknownKey, CodePayloadTooLarge, CodeWorkflowNotFound,
 		CodePinnedMissing, CodeTokenInvalidFormat, CodeTokenBadSignature,
 		CodeTokenUnknownKey, CodeTokenWrongKind, CodeTokenScopeMismatch, CodeTokenUnknownNode,
-		CodeSessionCorrupt, CodeStorageUnwritable, CodeDaemonUnavailable, CodeBundleInvalid, CodeCancelled, CodeInternal,
+		CodeSessionCorrupt, CodeSessionReplaced, CodeStorageUnwritable, CodeDaemonUnavailable, CodeBundleInvalid, CodeCancelled, CodeInternal,
 	}
 }
 

@@ -335,7 +335,7 @@ func (s *Store) rebuild(id engine.SessionID) (*rebuiltRecords, error) {
 	err := s.commit.update(func(btx *bbolt.Tx) error {
 		b := btx.Bucket(bucketSessions).Bucket(sessionKey(id))
 		if b == nil {
-			return fmt.Errorf("store: session %s: %w", id, engine.ErrNotFound)
+			return missing(btx, id)
 		}
 		var err error
 		r, err = s.rebuildIn(btx, b, id)

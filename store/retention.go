@@ -274,33 +274,46 @@ func (s *Store) verifyStale(st StaleSession) (doomed, *KeptSession) {
 	d := doomed{StaleSession: st}
 	var r Report
 	err := s.view(st.Session, func(t *Tx) error {
-		d.refs = nil
-		seen := map[blob]bool{}
 		var err error
-		r, err = t.verify(func(e event.Event) error {
-			if b, ok := referenced(e); ok && !seen[b] {
-				seen[b] = true
-				d.refs = append(d.refs, b)
-			}
-			return t.checkRefs(e)
-		})
+		d.refs, r, err = t.references()
 		d.head, d.digest = t.head()
 		return err
 	})
-	damaged := func(detail string) (doomed, *KeptSession) {
+	if detail := unverified(r, err); detail != "" {
 		return d, &KeptSession{Session: st.Session, Reason: KeptDamaged, Detail: detail}
 	}
+	return d, nil
+}
+
+// references verifies the session completely, as doctor does, and lists
+// what its log references.
+func (t *Tx) references() ([]blob, Report, error) {
+	var refs []blob
+	seen := map[blob]bool{}
+	r, err := t.verify(func(e event.Event) error {
+		if b, ok := referenced(e); ok && !seen[b] {
+			seen[b] = true
+			refs = append(refs, b)
+		}
+		return t.checkRefs(e)
+	})
+	return refs, r, err
+}
+
+// unverified says why a session whose verification gave r and err did
+// not verify; "" when it did.
+func unverified(r Report, err error) string {
 	switch {
 	case errors.Is(err, ErrDamaged):
-		return damaged(unwrapDamage(err))
+		return unwrapDamage(err)
 	case err != nil:
-		return damaged(err.Error())
+		return err.Error()
 	case r.Health.Status != execute.Healthy:
-		return damaged(fmt.Sprintf("%s: %s", r.Health.Status, r.Health.Reason))
+		return fmt.Sprintf("%s: %s", r.Health.Status, r.Health.Reason)
 	case r.IndexProblem != "":
-		return damaged(fmt.Sprintf("%s: %s", execute.IndexesDamaged, r.IndexProblem))
+		return fmt.Sprintf("%s: %s", execute.IndexesDamaged, r.IndexProblem)
 	}
-	return d, nil
+	return ""
 }
 
 // drop deletes, in one write, each verified session that is still stale

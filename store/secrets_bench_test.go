@@ -26,6 +26,9 @@ var benchNotes = map[string]string{
 		"- The key ring signs with the active key and verifies with every older one, so a rotation keeps old tokens working.\n" +
 		"- Next: look at how a replay compares outputs, then write the test for a rewound chat.\n"),
 	"urls": note("- `func (s *Service) advance(n node, attempt engine.Attempt)` returns the key and token; see store/commit.go:42 and https://github.com/org/repo/pull/17.\n"),
+	"pasted": note("Pasted the failing config:\n```env\nAPP_ENV=production\nDB_HOST=db.internal\nDB_PORT=5432\nLOG_LEVEL=debug\n```\n" +
+		"The secret's data was `QVBQX0VOVj1wcm9kdWN0aW9uCkxPR19MRVZFTD1kZWJ1Zwo=` and the request `{\"region\": \"eu-west-1\", \"bucket\": \"uploads\", \"key\": \"2024/report.pdf\"}`;\n" +
+		"commit 68b5267a3c9f1e2d4b5a6c7d8e9f0a1b2c3d4e5f, url https://example.com/search?q=hello%20world%21&lang=en.\n"),
 	"code": note("Changed the retry loop:\n```go\ncfg.Timeout = defaultTimeoutSeconds\nclient := newHTTPClient(cfg)\nresp, err := client.Do(req) // the token is refreshed before\nif err != nil { return fmt.Errorf(\"fetch: %w\", err) }\n```\n"),
 }
 
@@ -74,14 +77,20 @@ func benchAdvanceNote(b *testing.B, kind, notes string, sc redact.Scanner) {
 	}
 }
 
-// BenchmarkScan is the scanner alone on the same notes.
+// BenchmarkScan is the scanner alone on the same notes, and on one of
+// pasted config with base64, a URL's percent-encoding and a commit (what
+// the decoder decodes, or tries to). cpu-ns/op is the process's CPU time
+// per scan: on a machine shared with other work, ns/op counts the time
+// spent waiting for a core too.
 func BenchmarkScan(b *testing.B) {
 	s := secrets.MustNew()
-	for _, n := range []string{"prose", "urls", "code"} {
+	for _, n := range []string{"prose", "urls", "code", "pasted"} {
 		b.Run("note="+n, func(b *testing.B) {
+			cpu := cpuNow(b)
 			for b.Loop() {
 				s.Scan(benchNotes[n])
 			}
+			b.ReportMetric(float64(cpuNow(b)-cpu)/float64(b.N), "cpu-ns/op")
 		})
 	}
 }

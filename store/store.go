@@ -249,7 +249,7 @@ func (s *Store) Changes() uint64 { return s.commit.changes.Load() }
 func (s *Store) Path() string { return s.db.Path() }
 
 func migrate(tx *bbolt.Tx) error {
-	for _, name := range [][]byte{bucketMeta, bucketSessions, bucketSnapshots, bucketWorkflows, bucketActivity, bucketUnreferenced, bucketRecent, bucketWritten, bucketStarts} {
+	for _, name := range [][]byte{bucketMeta, bucketSessions, bucketSnapshots, bucketWorkflows, bucketActivity, bucketUnreferenced, bucketRecent, bucketWritten, bucketStarts, bucketReplaced} {
 		if _, err := tx.CreateBucketIfNotExists(name); err != nil {
 			return fmt.Errorf("store: create bucket %s: %w", name, err)
 		}

@@ -46,35 +46,48 @@ func (s *Store) Create(fn func(execute.Tx) error) (engine.SessionID, error) {
 	var id engine.SessionID
 	var rec *resume.Record
 	err := s.commit.update(func(btx *bbolt.Tx) error {
-		root := btx.Bucket(bucketSessions)
-		seq, err := root.NextSequence()
-		if err != nil {
-			return err
-		}
-		id = engine.SessionID(seq)
-		b, err := createSession(root, id)
-		if err != nil {
-			return err
-		}
-		t := newTx(btx, b, id)
-		t.live = &s.live
-		if err := fn(t); err != nil {
-			return err
-		}
-		if rec, err = t.flush(); err != nil {
-			return err
-		}
-		if err := s.stamp(btx, id); err != nil {
-			return err
-		}
-		s.resume.complete(rec, t)
-		return nil
+		var err error
+		id, rec, err = s.create(btx, fn)
+		return err
 	})
 	if err == nil {
-		s.setHealth(id, execute.Health{Status: execute.Healthy})
-		s.resume.committed(rec)
+		s.created(id, rec)
 	}
 	return id, err
+}
+
+// create makes a new session in btx and runs fn in it.
+func (s *Store) create(btx *bbolt.Tx, fn func(execute.Tx) error) (engine.SessionID, *resume.Record, error) {
+	root := btx.Bucket(bucketSessions)
+	seq, err := root.NextSequence()
+	if err != nil {
+		return 0, nil, err
+	}
+	id := engine.SessionID(seq)
+	b, err := createSession(root, id)
+	if err != nil {
+		return 0, nil, err
+	}
+	t := newTx(btx, b, id)
+	t.live = &s.live
+	if err := fn(t); err != nil {
+		return 0, nil, err
+	}
+	rec, err := t.flush()
+	if err != nil {
+		return 0, nil, err
+	}
+	if err := s.stamp(btx, id); err != nil {
+		return 0, nil, err
+	}
+	s.resume.complete(rec, t)
+	return id, rec, nil
+}
+
+// created notes, once its write has committed, a session create made.
+func (s *Store) created(id engine.SessionID, rec *resume.Record) {
+	s.setHealth(id, execute.Health{Status: execute.Healthy})
+	s.resume.committed(rec)
 }
 
 // createSession makes the buckets of a new session.
@@ -101,7 +114,7 @@ func (s *Store) Update(id engine.SessionID, fn func(execute.Tx) error) error {
 		rec, rebuilt = nil, nil
 		b := btx.Bucket(bucketSessions).Bucket(sessionKey(id))
 		if b == nil {
-			return fmt.Errorf("store: session %s: %w", id, engine.ErrNotFound)
+			return missing(btx, id)
 		}
 		// Appends fold into the stored records: those of another
 		// definition are rebuilt first, so no record mixes two.
@@ -162,7 +175,7 @@ func (s *Store) view(id engine.SessionID, fn func(*Tx) error) error {
 		return s.db.View(func(btx *bbolt.Tx) error {
 			b := btx.Bucket(bucketSessions).Bucket(sessionKey(id))
 			if b == nil {
-				return fmt.Errorf("store: session %s: %w", id, engine.ErrNotFound)
+				return missing(btx, id)
 			}
 			return fn(newTx(btx, b, id))
 		})

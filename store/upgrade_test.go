@@ -13,11 +13,14 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"go.etcd.io/bbolt"
 
 	"github.com/workrail/workrail/engine"
 	"github.com/workrail/workrail/engine/bundle"
+	"github.com/workrail/workrail/engine/event"
+	"github.com/workrail/workrail/engine/execute"
 	"github.com/workrail/workrail/engine/execute/executetest"
 	"github.com/workrail/workrail/engine/project"
 	"github.com/workrail/workrail/engine/protocol"
@@ -138,9 +141,28 @@ func TestUpgradeCorpus(t *testing.T) {
 				}
 			}
 			mustAllOK(t, to.store, len(c.Sessions)+map[bool]int{true: 1}[c.Bundle != 0])
+			// A session of the old file is replaced, as a scrub replaces
+			// one, and the freed pages overwritten.
+			gone := c.Sessions[0].ID
+			by, err := r.store.Replace(gone, func(_ execute.ReadTx, tx execute.Tx) error {
+				_, err := tx.Append(0, 0, &event.SessionCreatedData{CreatedAt: "2026-01-01T00:00:00Z"})
+				return err
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if w, err := r.store.Wipe(context.Background(), 5*time.Second); err != nil || w.Held {
+				t.Fatalf("wipe: %+v, %v", w, err)
+			}
 			r.store.Close()
 			if got := schemaOf(t, r.path); got != store.SchemaVersion {
 				t.Fatalf("schema %d after the upgrade; want %d", got, store.SchemaVersion)
+			}
+			r.open(t)
+			mustAllOK(t, r.store, len(c.Sessions))
+			var re *execute.ReplacedError
+			if _, err := r.store.Health(gone); !errors.As(err, &re) || re.By != by {
+				t.Errorf("the replaced session's health after reopening: %v", err)
 			}
 		})
 	}

@@ -117,6 +117,9 @@ func exportSession(id engine.SessionID, o bundle.ExportOptions, markdown bool, s
 	}
 	defer st.Close()
 	uc, err := offlineService(h, st, stderr)
+	if o.Redact {
+		uc, err = scanningService(h, st, stderr) // a key holding a secret is masked too
+	}
 	if err != nil {
 		return nil, err
 	}

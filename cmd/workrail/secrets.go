@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -96,23 +97,29 @@ func findSecrets(uc *execute.Service, st *store.Store) (secretList, error) {
 	return l, nil
 }
 
-// scrubSession imports a redacted copy of session id and, once it is
-// stored, deletes the original (unless it was written to meanwhile: then
-// both stay, and the error says so).
-func scrubSession(uc *execute.Service, st *store.Store, id engine.SessionID) (execute.Scrubbed, error) {
+// scrubbed is what `workrail scrub` did: the replacement, and the
+// overwriting of the pages the original's records were in.
+type scrubbed struct {
+	execute.Scrubbed
+	Wiped *store.Wiped `json:"wiped,omitempty"`
+}
+
+// wipeWait bounds how long a scrub waits for the daemon's readers to let
+// it overwrite the freed pages.
+const wipeWait = 5 * time.Second
+
+// scrubSession replaces session id by a redacted copy (in one write) and
+// then overwrites the file's free pages, where the original's records
+// and every older copy of the pages it shared with others are.
+func scrubSession(uc *execute.Service, st *store.Store, id engine.SessionID) (scrubbed, error) {
 	s, err := uc.ScrubSecrets(id)
-	if err != nil || s.Import == nil {
-		return s, err
+	out := scrubbed{Scrubbed: s}
+	if err != nil || s.Copy == 0 {
+		return out, err
 	}
-	if err := st.Delete(id, s.Head); err != nil {
-		if errors.Is(err, store.ErrWrittenSince) {
-			return s, engine.Errorf(engine.CodeInvalidInput,
-				"session %s was written to while its redacted copy %s was made, so it was kept (it still holds the secrets). Run `workrail scrub %s` again, and delete %s's copy %s from the Console if you like.",
-				id, s.Import.Session, id, id, s.Import.Session).With("sessionId", id.String())
-		}
-		return s, err
-	}
-	return s, nil
+	w, err := st.Wipe(context.Background(), wipeWait)
+	out.Wiped = &w
+	return out, err
 }
 
 // secretsDoctor is `workrail doctor --secrets`: through the running daemon,
@@ -200,19 +207,33 @@ func runScrub(args []string, stdout, stderr io.Writer) int {
 		printJSON(stdout, s)
 		return 0
 	}
-	if s.Import == nil {
+	if s.Copy == 0 {
 		fmt.Fprintf(stdout, "Session %s holds no secrets; nothing was changed.\n", id)
 		return 0
 	}
 	fmt.Fprintf(stdout, "Replaced %d secret field(s) of %s by markers: the redacted copy is %s, and %s was deleted.\n",
-		len(s.Findings), id, s.Import.Session, id)
+		len(s.Findings), id, s.Copy, id)
+	fmt.Fprintln(stdout, wipedText(s.Wiped))
 	return 0
+}
+
+// wipedText says what became of the pages the deleted session was in.
+func wipedText(w *store.Wiped) string {
+	switch {
+	case w == nil:
+		return ""
+	case w.Deferred != "":
+		return "Snapshots it named are still in the file, in use, because " + w.Deferred + ": run `workrail doctor`."
+	case w.Held:
+		return "Its old pages are still in the file: readers kept it busy. Run `workrail stop`, then `workrail compact`, to leave them behind."
+	}
+	return fmt.Sprintf("Overwrote the file's free pages, where its records were (%d pages, %d bytes): the file holds no copy of them.", w.Pages, w.Bytes)
 }
 
 // scrub asks the running daemon, or works on the file itself (holding
 // its lock) while none runs.
-func scrub(id engine.SessionID, stderr io.Writer) (execute.Scrubbed, error) {
-	var s execute.Scrubbed
+func scrub(id engine.SessionID, stderr io.Writer) (scrubbed, error) {
+	var s scrubbed
 	h, err := home.Resolve()
 	if err != nil {
 		return s, err

@@ -11,6 +11,7 @@ import (
 	"github.com/workrail/workrail/engine/canon"
 	"github.com/workrail/workrail/engine/event"
 	"github.com/workrail/workrail/engine/project"
+	marker "github.com/workrail/workrail/engine/redact"
 	"github.com/workrail/workrail/engine/run"
 )
 
@@ -22,6 +23,11 @@ type ExportOptions struct {
 	// Redact masks everything free-form (RedactAll), note bodies
 	// included, so it implies RedactNotes.
 	Redact bool `json:"redact,omitempty"`
+	// Keys, under Redact, finds the secrets in the object keys Redact
+	// keeps (of context values and artifacts), which are then replaced by
+	// their markers as a scan on the way in replaces them; nil leaves
+	// them as they are.
+	Keys marker.Scanner `json:"-"`
 }
 
 // Level is the redaction o asks for.
@@ -51,7 +57,7 @@ func Build(src Source, o ExportOptions) (*Bundle, error) {
 		return nil, fmt.Errorf("bundle: build: the session has no events")
 	}
 	level := o.Level()
-	evs, snaps, err := redacted(level, src.Events, src.Snapshots)
+	evs, snaps, err := redacted(level, src.Events, src.Snapshots, o.Keys)
 	if err != nil {
 		return nil, err
 	}

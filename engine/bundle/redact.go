@@ -8,6 +8,7 @@ import (
 	"github.com/workrail/workrail/engine"
 	"github.com/workrail/workrail/engine/canon"
 	"github.com/workrail/workrail/engine/event"
+	marker "github.com/workrail/workrail/engine/redact"
 	"github.com/workrail/workrail/engine/run"
 )
 
@@ -71,11 +72,13 @@ func redactFork(f event.Fork) *event.Fork {
 }
 
 // redactAll masks everything free-form in a session: every payload
-// through maskPayload, every node snapshot through maskSnapshot. A
-// masked snapshot has a new address, so the node_created events name it
-// (two snapshots that mask alike become one). It returns the new events
-// and snapshots; the ones given are not changed.
-func redactAll(evs []event.Event, snaps map[engine.SnapshotRef]run.Snapshot) ([]event.Event, map[engine.SnapshotRef]run.Snapshot, error) {
+// through maskPayload, every node snapshot through maskSnapshot, and the
+// object keys they keep that keys finds secrets in (none when keys is
+// nil). A masked snapshot has a new address, so the node_created events
+// name it (two snapshots that mask alike become one). It returns the new
+// events and snapshots; the ones given are not changed.
+func redactAll(evs []event.Event, snaps map[engine.SnapshotRef]run.Snapshot, keys marker.Scanner) ([]event.Event, map[engine.SnapshotRef]run.Snapshot, error) {
+	m := masker{keys: keys}
 	refs := map[engine.SnapshotRef]engine.SnapshotRef{}
 	masked := map[engine.SnapshotRef]run.Snapshot{}
 	for _, e := range evs {
@@ -87,17 +90,17 @@ func redactAll(evs []event.Event, snaps map[engine.SnapshotRef]run.Snapshot) ([]
 		if !ok {
 			return nil, nil, fmt.Errorf("bundle: redact: snapshot %s: %w", d.Snapshot, engine.ErrNotFound)
 		}
-		m := maskSnapshot(s)
-		_, digest, err := canon.Digest(m)
+		ms := m.snapshot(s)
+		_, digest, err := canon.Digest(ms)
 		if err != nil {
 			return nil, nil, fmt.Errorf("bundle: redact: snapshot %s: %w", d.Snapshot, err)
 		}
 		refs[d.Snapshot] = engine.SnapshotRef(digest)
-		masked[engine.SnapshotRef(digest)] = m
+		masked[engine.SnapshotRef(digest)] = ms
 	}
 	out := make([]event.Event, len(evs))
 	for i, e := range evs {
-		p, err := maskPayload(e.Data, refs)
+		p, err := m.payload(e.Data, refs)
 		if err != nil {
 			return nil, nil, fmt.Errorf("bundle: redact: event %d: %w", e.Index, err)
 		}
@@ -107,11 +110,23 @@ func redactAll(evs []event.Event, snaps map[engine.SnapshotRef]run.Snapshot) ([]
 	return out, masked, nil
 }
 
-// maskPayload is p with everything free-form masked and its snapshot
+// masker masks what redactAll masks; keys, when set, finds the secrets
+// in the object keys a mask keeps.
+type masker struct{ keys marker.Scanner }
+
+// value is v masked (mask), its keys holding secrets replaced first.
+func (m masker) value(v any) any {
+	if m.keys != nil {
+		v = marker.New(m.keys).Value("", v)
+	}
+	return mask(v)
+}
+
+// payload is p with everything free-form masked and its snapshot
 // reference renamed by refs. Every kind of event is named here, the ones
 // kept whole too, so a kind added later is refused until someone decides
 // what of it is shared.
-func maskPayload(p event.Payload, refs map[engine.SnapshotRef]engine.SnapshotRef) (event.Payload, error) {
+func (m masker) payload(p event.Payload, refs map[engine.SnapshotRef]engine.SnapshotRef) (event.Payload, error) {
 	switch d := p.(type) {
 	case *event.SessionCreatedData:
 		c := *d
@@ -128,7 +143,7 @@ func maskPayload(p event.Payload, refs map[engine.SnapshotRef]engine.SnapshotRef
 		}
 		return &c, nil
 	case *event.NodeOutputAppendedData:
-		return maskOutput(d)
+		return m.output(d)
 	case *event.CapabilityObservedData:
 		c := *d
 		c.Detail = marked(c.Detail)
@@ -153,27 +168,28 @@ func maskPayload(p event.Payload, refs map[engine.SnapshotRef]engine.SnapshotRef
 	return nil, fmt.Errorf("no redaction rule for a %T", p)
 }
 
-// maskOutput masks an output's notes and every artifact.
-func maskOutput(d *event.NodeOutputAppendedData) (event.Payload, error) {
+// output masks an output's notes and every artifact.
+func (m masker) output(d *event.NodeOutputAppendedData) (event.Payload, error) {
 	c := *d
 	c.NotesMarkdown = marked(c.NotesMarkdown)
 	if d.Artifacts != nil {
 		c.Artifacts = make([]json.RawMessage, len(d.Artifacts))
 		for i, a := range d.Artifacts {
-			m, err := maskArtifact(a)
+			ma, err := m.artifact(a)
 			if err != nil {
 				return nil, fmt.Errorf("artifact %d: %w", i, err)
 			}
-			c.Artifacts[i] = m
+			c.Artifacts[i] = ma
 		}
 	}
 	return &c, nil
 }
 
-// maskArtifact masks every value of an artifact but its top-level
-// "kind" (when it is a string), which names its contract: the artifact keeps its shape (keys,
-// types, list lengths) and says nothing of what was in it.
-func maskArtifact(a json.RawMessage) (json.RawMessage, error) {
+// artifact masks every value of an artifact but its top-level "kind"
+// (when it is a string), which names its contract: the artifact keeps
+// its shape (keys, types, list lengths) and says nothing of what was in
+// it.
+func (m masker) artifact(a json.RawMessage) (json.RawMessage, error) {
 	dec := json.NewDecoder(bytes.NewReader(a))
 	dec.UseNumber()
 	var v any
@@ -182,13 +198,13 @@ func maskArtifact(a json.RawMessage) (json.RawMessage, error) {
 	}
 	obj, ok := v.(map[string]any)
 	if !ok {
-		return json.Marshal(mask(v))
+		return json.Marshal(m.value(v))
 	}
-	m := mask(obj).(map[string]any)
+	out := m.value(obj).(map[string]any)
 	if kind, ok := obj["kind"].(string); ok {
-		m["kind"] = kind
+		out["kind"] = kind
 	}
-	return json.Marshal(m)
+	return json.Marshal(out)
 }
 
 // maskAdvance masks the texts an advance recorded: its notices' and
@@ -216,13 +232,13 @@ func maskAdvance(d *event.AdvanceRecordedData) *event.AdvanceRecordedData {
 	return &c
 }
 
-// maskSnapshot masks a node snapshot's context values; the context's
-// keys (the workflow's variable names, which conditions read) and
-// everything else of the snapshot (cursor, preferences, capabilities)
-// are kept.
-func maskSnapshot(s run.Snapshot) run.Snapshot {
+// snapshot masks a node snapshot's context values; the context's keys
+// (the workflow's variable names, which conditions read) but those
+// holding a secret, and everything else of the snapshot (cursor,
+// preferences, capabilities) are kept.
+func (m masker) snapshot(s run.Snapshot) run.Snapshot {
 	if s.Context != nil {
-		s.Context = mask(s.Context).(map[string]any)
+		s.Context = m.value(s.Context).(map[string]any)
 	}
 	return s
 }
@@ -256,13 +272,14 @@ func mask(v any) any {
 	return v // bool, nil
 }
 
-// redacted returns evs and snaps with what level leaves out left out.
-func redacted(level Redaction, evs []event.Event, snaps map[engine.SnapshotRef]run.Snapshot) ([]event.Event, map[engine.SnapshotRef]run.Snapshot, error) {
+// redacted returns evs and snaps with what level leaves out left out
+// (keys: see ExportOptions.Keys).
+func redacted(level Redaction, evs []event.Event, snaps map[engine.SnapshotRef]run.Snapshot, keys marker.Scanner) ([]event.Event, map[engine.SnapshotRef]run.Snapshot, error) {
 	switch level {
 	case RedactNotes:
 		return redactNotes(evs), snaps, nil
 	case RedactAll:
-		return redactAll(evs, snaps)
+		return redactAll(evs, snaps, keys)
 	}
 	return evs, snaps, nil
 }

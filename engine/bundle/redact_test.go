@@ -44,12 +44,12 @@ func TestMaskArtifact(t *testing.T) {
 		{`{"kind":{"secret":"s"}}`, `{"kind":{"secret":"[redacted]"}}`},
 		{`["a",1]`, `["[redacted]",0]`},
 	} {
-		got, err := maskArtifact(json.RawMessage(tc.in))
+		got, err := masker{}.artifact(json.RawMessage(tc.in))
 		if err != nil {
 			t.Fatal(err)
 		}
 		if string(got) != tc.want {
-			t.Errorf("maskArtifact(%s) = %s; want %s", tc.in, got, tc.want)
+			t.Errorf("masker{}.artifact(%s) = %s; want %s", tc.in, got, tc.want)
 		}
 	}
 }
@@ -65,16 +65,16 @@ func TestEveryKindHasARedactionRule(t *testing.T) {
 	listed := map[event.Kind]bool{}
 	for _, p := range payloads {
 		listed[p.Kind()] = true
-		if _, err := maskPayload(p, nil); err != nil {
+		if _, err := (masker{}).payload(p, nil); err != nil {
 			t.Errorf("%s: %v", p.Kind(), err)
 		}
 	}
 	for _, k := range event.Kinds() {
 		if !listed[k] {
-			t.Errorf("kind %s is not listed here: decide what of it a redacted bundle shares (maskPayload), then list it", k)
+			t.Errorf("kind %s is not listed here: decide what of it a redacted bundle shares (masker.payload), then list it", k)
 		}
 	}
-	if _, err := maskPayload(nil, nil); err == nil {
+	if _, err := (masker{}).payload(nil, nil); err == nil {
 		t.Error("a payload of no known kind is redacted as it is")
 	}
 }

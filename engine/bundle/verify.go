@@ -393,7 +393,7 @@ func (v *Verified) checkMasked() error {
 		return nil
 	}
 	for i, e := range v.Events {
-		p, err := maskPayload(e.Data, nil)
+		p, err := masker{}.payload(e.Data, nil)
 		if err == nil {
 			e.Data = p
 			var again, stored []byte
@@ -409,7 +409,7 @@ func (v *Verified) checkMasked() error {
 		}
 	}
 	for _, ref := range sortedKeys(v.Snapshots) {
-		if !reflect.DeepEqual(maskSnapshot(v.Snapshots[ref]), v.Snapshots[ref]) {
+		if !reflect.DeepEqual(masker{}.snapshot(v.Snapshots[ref]), v.Snapshots[ref]) {
 			return invalid(NotRedacted, "the bundle says everything is redacted, but snapshot %s holds context values", ref).
 				With("snapshotRef", ref.String())
 		}

@@ -134,6 +134,9 @@ func (s *Service) build(id engine.SessionID, o bundle.ExportOptions) (*bundle.Bu
 	if err != nil {
 		return nil, err
 	}
+	if o.Redact && o.Keys == nil {
+		o.Keys = s.secrets // a key holding a secret is masked too
+	}
 	b, err := bundle.Build(src, o)
 	if err != nil {
 		return nil, corrupt(id, err)

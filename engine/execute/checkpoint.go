@@ -20,7 +20,7 @@ import (
 // again creates nothing and answers as the first time.
 func (s *Service) Checkpoint(ctx context.Context, raw []byte) protocol.Result {
 	r, err := s.checkpoint(ctx, raw)
-	return s.about(s.answer("checkpoint", r, err), raw)
+	return s.about(s.answer("checkpoint", r, s.replacement(err, raw)), raw)
 }
 
 func (s *Service) checkpoint(ctx context.Context, raw []byte) (protocol.Result, error) {

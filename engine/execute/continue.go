@@ -14,7 +14,7 @@ import (
 // Continue advances (ackToken present) or rehydrates (no ackToken) a run.
 func (s *Service) Continue(ctx context.Context, raw []byte) protocol.Result {
 	r, err := s.cont(ctx, raw, event.OriginAgent)
-	return s.about(s.answer("continue", r, err), raw)
+	return s.about(s.answer("continue", r, s.replacement(err, raw)), raw)
 }
 
 func (s *Service) cont(ctx context.Context, raw []byte, origin event.Origin) (protocol.Result, error) {

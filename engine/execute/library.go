@@ -163,6 +163,9 @@ func (l *logCopy) extended(tx ReadTx, head engine.EventIndex, pinned func(ReadTx
 // done says what would be done with it.
 func (s *Service) healthy(id engine.SessionID, done string) error {
 	h, err := s.store.Health(id)
+	if rp := asReplaced(err); rp != nil {
+		return rp
+	}
 	if errors.Is(err, engine.ErrNotFound) {
 		return engine.Errorf(engine.CodeInvalidInput, "there is no session %s in this WorkRail store; `workrail sessions` lists them.", id).
 			With("sessionId", id.String())

@@ -1,6 +1,7 @@
 package execute
 
 import (
+	"fmt"
 	"iter"
 
 	"github.com/workrail/workrail/engine"
@@ -30,10 +31,32 @@ type Store interface {
 	// Resume ranks every session for q (resume.Rank) from the resume
 	// index, without reading a log; it does not look at health.
 	Resume(q resume.Query) (iter.Seq[resume.Match], error)
+	// Replace makes a new session and deletes session id in one write:
+	// fn reads id as that write sees it (old) and writes the new session
+	// (tx), so no write to id comes between what fn read and the
+	// deletion, and there is no moment with both sessions or neither.
+	// An error from fn writes nothing. From then on a lookup of id fails
+	// with a *ReplacedError naming the new session. It is how a scrub
+	// replaces a session by its redacted copy.
+	Replace(id engine.SessionID, fn func(old ReadTx, tx Tx) error) (engine.SessionID, error)
 	// Holds counts how many of the given node snapshots and pinned
 	// workflows the store already keeps, without writing.
 	Holds(snapshots []engine.SnapshotRef, workflows []engine.WorkflowHash) (snapshotsHeld, workflowsHeld int, err error)
 }
+
+// ReplacedError is the failure of a lookup of a session that Replace
+// replaced. By is the session that took its place (the last of a chain,
+// when that one was replaced too). It wraps engine.ErrNotFound.
+type ReplacedError struct {
+	Session, By engine.SessionID
+}
+
+func (e *ReplacedError) Error() string {
+	return fmt.Sprintf("session %s was replaced by %s", e.Session, e.By)
+}
+
+// Unwrap makes a replaced session one that is not found.
+func (e *ReplacedError) Unwrap() error { return engine.ErrNotFound }
 
 // ReadTx is what a read transaction may read, scoped to one session. It
 // has no method that writes: read paths (rehydrate, inspect, the

@@ -2,6 +2,7 @@ package execute
 
 import (
 	"encoding/json"
+	"errors"
 	"strconv"
 
 	"github.com/workrail/workrail/engine"
@@ -81,42 +82,70 @@ func (s *Service) FindSecrets(id engine.SessionID) ([]bundle.SecretFinding, erro
 	return bundle.FindSecrets(src, s.secrets), nil
 }
 
-// Scrubbed is what ScrubSecrets did: the findings, the new session the
-// redacted copy was imported as (none when there was nothing to scrub),
-// and the original's last event, read when the copy was made.
+// Scrubbed is what ScrubSecrets did: the findings, the session the
+// redacted copy is (none when there was nothing to scrub), and the
+// original's last event, which the copy ends on.
 type Scrubbed struct {
 	Findings []bundle.SecretFinding `json:"findings"`
-	Import   *bundle.ImportReport   `json:"import,omitempty"`
+	Copy     engine.SessionID       `json:"copySessionId,omitzero"`
 	Head     engine.EventIndex      `json:"head"`
 }
 
-// ScrubSecrets imports a copy of session id with every secret replaced by
-// its marker, through the bundle path (built, verified and imported as
-// any bundle: a new session). The original is left for the caller to
-// delete, if it has not been written to since Head.
+// errClean rolls back a scrub of a session holding no secret.
+var errClean = errors.New("execute: nothing to scrub")
+
+// ScrubSecrets replaces session id by a copy with every secret replaced
+// by its marker, in one write (Store.Replace): the session is read, its
+// copy built as a bundle, verified and imported as any import is (a new
+// session, the same run and node ids), and the original deleted, with no
+// write of an agent in between. The writer is held meanwhile: a scrub is
+// rare, and this way it neither misses what an agent wrote nor leaves
+// two sessions. An agent that then writes with the original's tokens
+// gets SESSION_REPLACED with a rehydrate of its step in the copy.
 func (s *Service) ScrubSecrets(id engine.SessionID) (Scrubbed, error) {
-	src, err := s.sourceOf(id, "scrubbed")
-	if err != nil {
+	if err := s.healthy(id, "scrubbed: a bundle holds only a log that verifies"); err != nil {
 		return Scrubbed{}, err
 	}
-	out := Scrubbed{Head: src.Events[len(src.Events)-1].Index}
-	clean, fs := bundle.ScrubSecrets(src, s.secrets)
-	out.Findings = fs
-	if len(fs) == 0 {
+	var out Scrubbed
+	copyID, err := s.store.Replace(id, func(old ReadTx, tx Tx) error {
+		out = Scrubbed{Head: old.Head()}
+		src, err := source(old)
+		if err != nil {
+			return corrupt(id, err)
+		}
+		clean, fs := bundle.ScrubSecrets(src, s.secrets)
+		out.Findings = fs
+		if len(fs) == 0 {
+			return errClean
+		}
+		v, err := verifiedCopy(clean)
+		if err != nil {
+			return err
+		}
+		return importInto(tx, v)
+	})
+	switch rp := asReplaced(err); {
+	case errors.Is(err, errClean):
 		return out, nil
-	}
-	b, err := bundle.Build(clean, bundle.ExportOptions{})
-	if err != nil {
+	case rp != nil:
+		return out, rp // replaced by another scrub meanwhile
+	case err != nil:
 		return out, s.internal("scrub", err)
+	}
+	out.Copy = copyID
+	return out, nil
+}
+
+// verifiedCopy is src as a bundle, encoded and read back as an import
+// reads one.
+func verifiedCopy(src bundle.Source) (*bundle.Verified, error) {
+	b, err := bundle.Build(src, bundle.ExportOptions{})
+	if err != nil {
+		return nil, err
 	}
 	raw, err := bundle.Encode(b)
 	if err != nil {
-		return out, s.internal("scrub", err)
+		return nil, err
 	}
-	rep, err := s.Import(raw, false)
-	if err != nil {
-		return out, err
-	}
-	out.Import = &rep
-	return out, nil
+	return bundle.Read(raw)
 }

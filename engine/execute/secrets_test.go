@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/workrail/workrail/engine/bundle"
 	"github.com/workrail/workrail/engine/event"
 	"github.com/workrail/workrail/engine/execute"
 	"github.com/workrail/workrail/engine/execute/executetest"
@@ -190,4 +191,55 @@ func TestSecretStepTextGolden(t *testing.T) {
 		fmt.Fprintf(&got, "======== %02d %s\n%s\n", i, res.ResultKind(), res.RenderedText())
 	}
 	compareGolden(t, filepath.Join("testdata", "golden", "secret-step.txt"), []byte(got.String()))
+}
+
+// A secret used as an object key (of a context value or an artifact) is
+// replaced on the way in, and the pointer names the member by its marker.
+// In a session stored before keys were scanned, doctor --secrets finds it
+// and export --redact, which keeps keys, masks it.
+func TestSecretsInObjectKeys(t *testing.T) {
+	r := secretRig(t)
+	s := r.step(t, "start", map[string]any{"workflowId": "wr.sec", "context": map[string]any{"hosts": map[string]any{ghToken: "ci"}}})
+	if got := pointers(secretWarning(t, s.Warnings)); !slices.Equal(got, []string{"/context/hosts/" + ghMarker + "=github-pat"}) {
+		t.Errorf("start warning names %v", got)
+	}
+	if snap := r.snapshot(t, s); strings.Contains(snap, ghToken) || !strings.Contains(snap, ghMarker) {
+		t.Errorf("the snapshot holds the key: %s", snap)
+	}
+
+	plain := execute.New(r.store, executetest.Ring(t), catalogOf(t, map[string]string{"wr.sec.json": secretWorkflow}), workflow.Preferences{}, executetest.Clock, t.Logf)
+	old := (&rig{store: r.store, x: plain}).step(t, "start", map[string]any{"workflowId": "wr.sec", "context": map[string]any{"hosts": map[string]any{ghToken: "ci"}}})
+	(&rig{store: r.store, x: plain}).step(t, "continue", map[string]any{"stateToken": old.StateToken, "ackToken": old.AckToken,
+		"output": map[string]any{"artifacts": []any{map[string]any{"kind": "wr.user_response", "response": "provided"}, map[string]any{"kind": "demo.files", "by": map[string]any{awsKey: true}}}}})
+	id := old.Session.SessionID
+	fs, err := r.x.FindSecrets(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var found []string
+	for _, f := range fs {
+		found = append(found, f.Pointer+"="+strings.Join(f.Rules, ","))
+	}
+	if !slices.Contains(found, "/snapshot/context/hosts/"+ghMarker+"=github-pat") || !slices.Contains(found, "/data/artifacts/1/by/[redacted: aws-access-token]=aws-access-token") {
+		t.Errorf("doctor --secrets finds %v", found)
+	}
+	full, err := r.x.Export(id, bundle.ExportOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	masked, err := r.x.Export(id, bundle.ExportOptions{Redact: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(full), ghToken) {
+		t.Fatal("the plain export lost the key: the test shows nothing")
+	}
+	for _, secret := range []string{ghToken, awsKey} {
+		if strings.Contains(string(masked), secret) {
+			t.Errorf("export --redact keeps the key %s", secret)
+		}
+	}
+	if _, err := bundle.Read(masked); err != nil {
+		t.Errorf("the redacted bundle does not verify: %v", err)
+	}
 }

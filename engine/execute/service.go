@@ -162,6 +162,9 @@ func inTx[X, T any](txn func(func(X) error) error, fn func(X) (T, error)) (T, er
 // checkHealth refuses to run a session whose log or indexes are damaged.
 func (s *Service) checkHealth(sid engine.SessionID) error {
 	h, err := s.store.Health(sid)
+	if rp := asReplaced(err); rp != nil {
+		return rp
+	}
 	if errors.Is(err, engine.ErrNotFound) {
 		return unknownNode(sid)
 	}

@@ -76,8 +76,9 @@ func (s *Service) startBeside(ctx context.Context, raw []byte, stateToken string
 		return r, err
 	case e.Details["missingContext"] != nil:
 		return nil, s.contextFix(st.Session, raw, e)
-	case e.Code == engine.CodeTokenUnknownNode:
-		// A genuine token of a session this store does not have.
+	case e.Code == engine.CodeTokenUnknownNode, e.Code == engine.CodeSessionReplaced:
+		// A genuine token of a session this store does not have (or no
+		// longer has: a scrub replaced it).
 		return nil, withoutArgument(protocol.ToolStart, raw, e.With("pointer", "/stateToken"), "stateToken")
 	}
 	return r, err

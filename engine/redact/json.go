@@ -6,13 +6,14 @@ import (
 	"maps"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/workrail/workrail/engine"
 )
 
 // Value redacts every string inside v (a value decoded from JSON: maps,
 // slices, strings, numbers, booleans, nil) at pointer ptr, object members
-// in key order. Object keys are left as they are. A container with
+// in key order, and every object key (see object). A container with
 // nothing to redact is returned as it was; one with something is copied,
 // never written to.
 func (r *Report) Value(ptr string, v any) any {
@@ -27,25 +28,7 @@ func (r *Report) value(ptr string, v any) (any, bool) {
 		out := r.String(ptr, x)
 		return out, out != x
 	case map[string]any:
-		keys := make([]string, 0, len(x))
-		for k := range x {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
-		var out map[string]any
-		for _, k := range keys {
-			nv, ch := r.value(ptr+"/"+engine.PointerToken(k), x[k])
-			if ch && out == nil {
-				out = maps.Clone(x)
-			}
-			if ch {
-				out[k] = nv
-			}
-		}
-		if out == nil {
-			return x, false
-		}
-		return out, true
+		return r.object(ptr, x)
 	case []any:
 		var out []any
 		for i, e := range x {
@@ -64,6 +47,90 @@ func (r *Report) value(ptr string, v any) (any, bool) {
 	default:
 		return v, false
 	}
+}
+
+// object redacts an object's keys and members, in key order. A key
+// holding a secret is renamed to its redacted text (numbered when two
+// would meet), and pointers name members by their new keys, so a field
+// list never repeats a secret. A string member is redacted as the value
+// of a field of its name (Scanner.Named); in a name/value pair, as
+// Kubernetes, ECS and CloudFormation write settings ({"name":
+// "DB_PASSWORD", "value": "…"}), the value is redacted as the value of
+// the name the pair gives.
+func (r *Report) object(ptr string, x map[string]any) (any, bool) {
+	keys := slices.Sorted(maps.Keys(x))
+	pair, hasPair := pairName(x, keys)
+	var out map[string]any
+	for _, k := range keys {
+		nk, rules := Text(r.scanner, k)
+		if len(rules) > 0 {
+			nk = unused(nk, x, out)
+			r.add(ptr+"/"+engine.PointerToken(nk), rules)
+		}
+		at := ptr + "/" + engine.PointerToken(nk)
+		nv, ch := x[k], false
+		if s, ok := nv.(string); ok {
+			name := k
+			if hasPair && isPairValue(k) {
+				name = pair
+			}
+			nv = r.named(at, name, s)
+			ch = nv != s
+		} else {
+			nv, ch = r.value(at, nv)
+		}
+		if nk == k && !ch {
+			continue
+		}
+		if out == nil {
+			out = maps.Clone(x)
+		}
+		delete(out, k)
+		out[nk] = nv
+	}
+	if out == nil {
+		return x, false
+	}
+	return out, true
+}
+
+// unused is key, or key numbered " (2)", " (3)", … when the object (as
+// given, or as being rewritten) already has it.
+func unused(key string, x, out map[string]any) string {
+	taken := func(k string) bool {
+		_, a := x[k]
+		_, b := out[k]
+		return a || b
+	}
+	k := key
+	for n := 2; taken(k); n++ {
+		k = key + " (" + strconv.Itoa(n) + ")"
+	}
+	return k
+}
+
+// pairName is the name of a name/value pair: the string of its "name"
+// member (else "key", "parameterKey", "variable", in any case), when the
+// object also has a "value" (or "parameterValue") member. keys are x's,
+// sorted, so the same object always gives the same name.
+func pairName(x map[string]any, keys []string) (string, bool) {
+	if !slices.ContainsFunc(keys, isPairValue) {
+		return "", false
+	}
+	for _, want := range []string{"name", "key", "parameterkey", "variable"} {
+		for _, k := range keys {
+			if strings.ToLower(k) == want {
+				name, ok := x[k].(string)
+				return name, ok
+			}
+		}
+	}
+	return "", false
+}
+
+func isPairValue(k string) bool {
+	k = strings.ToLower(k)
+	return k == "value" || k == "parametervalue"
 }
 
 // Context redacts the string values of a call's context at pointer ptr.

@@ -23,7 +23,13 @@ type Finding struct {
 // Scanner finds secrets in a text. It must be deterministic and safe for
 // concurrent use; findings may come in any order and may overlap.
 type Scanner interface {
+	// Scan finds the secrets in a text.
 	Scan(text string) []Finding
+	// Named finds the secrets in value, the value of a field called name
+	// (an object member, or the value of a name/value pair): a name can
+	// say that its value is a secret whatever the value looks like.
+	// Findings are in value's bytes.
+	Named(name, value string) []Finding
 }
 
 // None is the scanner that finds nothing.
@@ -31,6 +37,9 @@ type None struct{}
 
 // Scan finds nothing.
 func (None) Scan(string) []Finding { return nil }
+
+// Named finds nothing.
+func (None) Named(string, string) []Finding { return nil }
 
 // Marker is what a secret matched by rule is replaced with.
 func Marker(rule string) string { return "[redacted: " + rule + "]" }
@@ -40,7 +49,16 @@ func Marker(rule string) string { return "[redacted: " + rule + "]" }
 // findings are merged into one span, named by the rule of the one that
 // starts first (the rule listed first on a tie).
 func Text(s Scanner, text string) (string, []string) {
-	fs := s.Scan(text)
+	return replace(text, s.Scan(text))
+}
+
+// Named is Text for the value of a field called name (Scanner.Named).
+func Named(s Scanner, name, value string) (string, []string) {
+	return replace(value, s.Named(name, value))
+}
+
+// replace replaces each finding in text by its marker.
+func replace(text string, fs []Finding) (string, []string) {
 	if len(fs) == 0 {
 		return text, nil
 	}
@@ -107,10 +125,22 @@ func (r *Report) Fields() []Field { return r.fields }
 // String redacts one text field at pointer ptr.
 func (r *Report) String(ptr, text string) string {
 	out, rules := Text(r.scanner, text)
+	r.add(ptr, rules)
+	return out
+}
+
+// named redacts the value of a field called name at pointer ptr.
+func (r *Report) named(ptr, name, value string) string {
+	out, rules := Named(r.scanner, name, value)
+	r.add(ptr, rules)
+	return out
+}
+
+// add records that rules matched at ptr, if any did.
+func (r *Report) add(ptr string, rules []string) {
 	if len(rules) > 0 {
 		r.fields = append(r.fields, Field{Pointer: ptr, Rules: rules})
 	}
-	return out
 }
 
 // Notice is the SECRET_REDACTED notice for fields, if there are any.

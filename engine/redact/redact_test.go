@@ -27,6 +27,15 @@ func (w words) Scan(text string) []redact.Finding {
 	return out
 }
 
+// Named finds a field's words in its value, and all of a value whose
+// name is "secret".
+func (w words) Named(name, value string) []redact.Finding {
+	if name == "secret" {
+		return []redact.Finding{{Start: 0, End: len(value), Rule: "named"}}
+	}
+	return w.Scan(value)
+}
+
 func TestText(t *testing.T) {
 	s := words{"s3cr3t": "a", "cr3t99": "b", "tok": "c"}
 	for _, tc := range []struct {
@@ -78,5 +87,27 @@ func TestNoticeNamesFieldsNotSecrets(t *testing.T) {
 	n := redact.Notice([]redact.Field{{Pointer: "/output/notesMarkdown", Rules: []string{"github-pat"}}})
 	if len(n) != 1 || n[0].Code != "SECRET_REDACTED" || !strings.Contains(n[0].Message, "/output/notesMarkdown (github-pat)") {
 		t.Errorf("notice %+v", n)
+	}
+}
+
+// A key holding a secret is renamed to its redacted text, numbered when
+// the object has that key already; a name/value pair's value is redacted
+// as the value of the pair's name; the input is not changed.
+func TestKeysAndPairs(t *testing.T) {
+	r := redact.New(words{"tok": "c"})
+	in := map[string]any{"tok": json.Number("1"), "[redacted: c]": "x", "p": map[string]any{"Name": "secret", "Value": "v", "tok2": "ok"}}
+	out := r.Value("/x", in).(map[string]any)
+	if _, ok := in["tok"]; !ok || in["p"].(map[string]any)["Value"] != "v" {
+		t.Fatalf("the input was changed: %v", in)
+	}
+	want := map[string]any{"[redacted: c] (2)": json.Number("1"), "[redacted: c]": "x",
+		"p": map[string]any{"Name": "secret", "Value": "[redacted: named]", "[redacted: c]2": "ok"}}
+	if !reflect.DeepEqual(out, want) {
+		t.Errorf("Value = %v; want %v", out, want)
+	}
+	fields := []redact.Field{{Pointer: "/x/p/Value", Rules: []string{"named"}}, {Pointer: "/x/p/[redacted: c]2", Rules: []string{"c"}},
+		{Pointer: "/x/[redacted: c] (2)", Rules: []string{"c"}}}
+	if !reflect.DeepEqual(r.Fields(), fields) {
+		t.Errorf("fields %+v; want %+v", r.Fields(), fields)
 	}
 }

@@ -1,8 +1,6 @@
 package secrets
 
 import (
-	"encoding/json"
-	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -26,14 +24,7 @@ func TestGatesFindWhatWholeTextFinds(t *testing.T) {
 	if n < 50 {
 		t.Fatalf("only %d rules are gated; the test compares nothing much", n)
 	}
-	raw, err := os.ReadFile("testdata/corpus.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var cases []struct{ Text string }
-	if err := json.Unmarshal(raw, &cases); err != nil {
-		t.Fatal(err)
-	}
+	cases := LoadCorpus(t)
 	prose := "Rotated the API key handling in engine/protocol/input.go; the token refresh (see https://github.com/org/repo/pull/17) is next.\n"
 	var texts []string
 	for _, c := range cases {

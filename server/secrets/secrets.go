@@ -44,6 +44,11 @@ type rule struct {
 
 var _ redact.Scanner = (*Scanner)(nil)
 
+// workrailToken is one of WorkRail's own tokens (st.v1.…, ack.v1.…,
+// chk.v1.…), handed to agents to send back: signed references, not
+// secrets.
+var workrailToken = regexp.MustCompile(`^(?:st|ack|chk)\.v1\.[A-Za-z0-9_-]+$`)
+
 // New loads gitleaks' default rules and WorkRail's own. It fails only if
 // the embedded configuration does not load (a build that cannot work).
 func New() (*Scanner, error) {
@@ -60,10 +65,9 @@ func New() (*Scanner, error) {
 	if err != nil {
 		return nil, fmt.Errorf("secrets: rules: %w", err)
 	}
-	// WorkRail's own tokens (st.v1.…, ack.v1.…, chk.v1.…) are handed to
-	// agents to send back: signed references, not secrets. (gitleaks
-	// refuses a second global allowlist in TOML beside its default's.)
-	tokens := &config.Allowlist{Description: "WorkRail tokens", Regexes: []*regexp.Regexp{regexp.MustCompile(`^(?:st|ack|chk)\.v1\.[A-Za-z0-9_-]+$`)}}
+	// WorkRail's tokens are allowed in code: gitleaks refuses a second
+	// global allowlist in TOML beside its default's.
+	tokens := &config.Allowlist{Description: "WorkRail tokens", Regexes: []*regexp.Regexp{workrailToken}}
 	if err := tokens.Validate(); err != nil {
 		return nil, fmt.Errorf("secrets: token allowlist: %w", err)
 	}
@@ -120,6 +124,15 @@ func (p pending) Scan(text string) []redact.Finding {
 	return s.Scan(text)
 }
 
+// Named waits for the rules, then scans.
+func (p pending) Named(name, value string) []redact.Finding {
+	s, err := p()
+	if err != nil {
+		panic(err)
+	}
+	return s.Named(name, value)
+}
+
 // MustNew is New for tests: it panics where New would fail.
 func MustNew() *Scanner {
 	s, err := New()
@@ -130,15 +143,38 @@ func MustNew() *Scanner {
 }
 
 // Scan finds the secrets in text: each the secret part of a rule's match
-// (its secret group) that passes the rule's entropy and no allowlist.
+// (its secret group) that passes the rule's entropy and no allowlist, and
+// each value assigned to a secret's name (assign.go), in the text and in
+// what is encoded in it (decode.go).
 func (s *Scanner) Scan(text string) []redact.Finding {
-	lower := lowerASCII(text)
-	run := s.candidates(lower)
-	if len(run) == 0 {
-		return nil
-	}
+	return specific(append(s.find(text), s.decoded(text)...))
+}
+
+// Named finds the secrets in value, the value of a field called name:
+// what Scan finds in "name:\nvalue" (gitleaks' generic rule reads the
+// name before a value; the value's first line still starts a line),
+// within the value; and, when the name is a secret's (names.go) and the
+// value no placeholder, all of the value, named by a specific rule that
+// matched in it if one did.
+func (s *Scanner) Named(name, value string) []redact.Finding {
+	prefix := len(name) + 2
 	var out []redact.Finding
-	for _, i := range run {
+	for _, f := range s.Scan(name + ":\n" + value) {
+		if f.End > prefix {
+			out = append(out, redact.Finding{Start: max(f.Start-prefix, 0), End: f.End - prefix, Rule: f.Rule})
+		}
+	}
+	if v := strings.TrimSpace(value); secretName(name) && !placeholder(v) && !workrailToken.MatchString(v) {
+		out = append(out, redact.Finding{Start: 0, End: len(value), Rule: assignmentRule})
+	}
+	return specific(out)
+}
+
+// find is what the rules find in text as it is.
+func (s *Scanner) find(text string) []redact.Finding {
+	lower := lowerASCII(text)
+	var out []redact.Finding
+	for _, i := range s.candidates(lower) {
 		r := &s.rules[i]
 		if r.gate == nil {
 			out = s.match(out, r, text, 0, len(text))
@@ -148,22 +184,35 @@ func (s *Scanner) Scan(text string) []redact.Finding {
 			out = s.match(out, r, text, w.start, w.end)
 		}
 	}
-	return specific(out)
+	return append(out, assignments(text, lower)...)
 }
 
-// specific drops the findings of generic rules that overlap another
-// rule's, as gitleaks does: the marker then names what the secret is.
+// specific names by the other rule what a generic rule (gitleaks'
+// generic-*, and secret-assignment) finds where another rule finds
+// something too, as gitleaks prefers the specific finding: the marker
+// then says what the secret is. What the generic finding covers beyond
+// the other is still redacted (a password's tail after an AWS key id).
 func specific(fs []redact.Finding) []redact.Finding {
 	out := fs[:0:0]
 	for _, f := range fs {
-		if !strings.HasPrefix(f.Rule, "generic") || !slices.ContainsFunc(fs, func(g redact.Finding) bool {
-			return !strings.HasPrefix(g.Rule, "generic") && g.Start < f.End && f.Start < g.End
-		}) {
+		if !generic(f.Rule) {
 			out = append(out, f)
+			continue
+		}
+		i := slices.IndexFunc(fs, func(g redact.Finding) bool {
+			return !generic(g.Rule) && g.Start < f.End && f.Start < g.End
+		})
+		switch {
+		case i < 0:
+			out = append(out, f)
+		case f.Start < fs[i].Start || f.End > fs[i].End:
+			out = append(out, redact.Finding{Start: f.Start, End: f.End, Rule: fs[i].Rule})
 		}
 	}
 	return out
 }
+
+func generic(rule string) bool { return strings.HasPrefix(rule, "generic") || rule == assignmentRule }
 
 // candidates lists, in rule order, the rules whose keywords the text
 // (lower, in lower case) holds, and every rule without keywords:

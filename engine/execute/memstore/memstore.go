@@ -29,7 +29,8 @@ import (
 // New.
 type Store struct {
 	mu        sync.RWMutex
-	sessions  []*session // session id n is sessions[n-1]
+	sessions  []*session // session id n is sessions[n-1]; nil once replaced
+	replaced  map[engine.SessionID]engine.SessionID
 	snapshots map[engine.Digest][]byte
 	workflows map[engine.Digest][]byte
 	changes   uint64
@@ -57,7 +58,7 @@ var _ execute.Store = (*Store)(nil)
 
 // New returns an empty store.
 func New() *Store {
-	return &Store{snapshots: map[engine.Digest][]byte{}, workflows: map[engine.Digest][]byte{}}
+	return &Store{snapshots: map[engine.Digest][]byte{}, workflows: map[engine.Digest][]byte{}, replaced: map[engine.SessionID]engine.SessionID{}}
 }
 
 // Create implements execute.Store.
@@ -75,6 +76,30 @@ func (s *Store) Create(fn func(execute.Tx) error) (engine.SessionID, error) {
 	s.sessions = append(s.sessions, nil)
 	s.commit(t)
 	return id, nil
+}
+
+// Replace implements execute.Store. The replaced session's snapshots
+// and workflows stay: memory is not a file that must forget them.
+func (s *Store) Replace(id engine.SessionID, fn func(old execute.ReadTx, tx execute.Tx) error) (engine.SessionID, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	old, err := s.session(id)
+	if err != nil {
+		return 0, err
+	}
+	nid := engine.SessionID(len(s.sessions) + 1)
+	t := s.begin(nid, &session{}, true)
+	if err := fn(execute.ReadOnly(s.begin(id, old, false)), t); err != nil {
+		return 0, err
+	}
+	if err := t.refresh(); err != nil {
+		return 0, err
+	}
+	s.sessions = append(s.sessions, nil)
+	s.commit(t)
+	s.sessions[id-1] = nil
+	s.replaced[id] = nid
+	return nid, nil
 }
 
 // View implements execute.Store.
@@ -124,7 +149,13 @@ func (s *Store) Health(id engine.SessionID) (execute.Health, error) {
 func (s *Store) Checked() map[execute.HealthStatus]int {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	return map[execute.HealthStatus]int{execute.Healthy: len(s.sessions)}
+	n := 0
+	for _, sess := range s.sessions {
+		if sess != nil {
+			n++
+		}
+	}
+	return map[execute.HealthStatus]int{execute.Healthy: n}
 }
 
 // Changes counts the write transactions committed.
@@ -138,9 +169,11 @@ func (s *Store) Changes() uint64 {
 func (s *Store) SessionIDs() ([]engine.SessionID, error) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	out := make([]engine.SessionID, len(s.sessions))
-	for i := range s.sessions {
-		out[i] = engine.SessionID(i + 1)
+	var out []engine.SessionID
+	for i, sess := range s.sessions {
+		if sess != nil {
+			out = append(out, engine.SessionID(i+1))
+		}
 	}
 	return out, nil
 }
@@ -170,6 +203,13 @@ func (s *Store) EventsAfter(id engine.SessionID, from engine.EventIndex) ([]even
 func (s *Store) session(id engine.SessionID) (*session, error) {
 	if id < 1 || int(id) > len(s.sessions) {
 		return nil, fmt.Errorf("memstore: session %s: %w", id, engine.ErrNotFound)
+	}
+	if s.sessions[id-1] == nil {
+		by := s.replaced[id]
+		for s.sessions[by-1] == nil {
+			by = s.replaced[by]
+		}
+		return nil, &execute.ReplacedError{Session: id, By: by}
 	}
 	return s.sessions[id-1], nil
 }
@@ -402,7 +442,7 @@ func (s *Store) Overviews(before engine.SessionID, fn func(engine.SessionID, pro
 	sessions := slices.Clone(s.sessions[:top]) // a committed session is never changed, only replaced
 	s.mu.RUnlock()
 	for i := len(sessions) - 1; i >= 0; i-- {
-		if !fn(engine.SessionID(i+1), sessions[i].overview.Clone(), nil) {
+		if sessions[i] != nil && !fn(engine.SessionID(i+1), sessions[i].overview.Clone(), nil) {
 			return nil
 		}
 	}
@@ -419,7 +459,7 @@ func (s *Store) Recent(below execute.Write, fn func(engine.SessionID, execute.Wr
 	}
 	var all []entry
 	for i, sess := range s.sessions {
-		if below == 0 || sess.written < below {
+		if sess != nil && (below == 0 || sess.written < below) {
 			all = append(all, entry{engine.SessionID(i + 1), sess})
 		}
 	}
@@ -473,6 +513,9 @@ func (s *Store) Resume(q resume.Query) (iter.Seq[resume.Match], error) {
 	s.mu.RLock()
 	recs := make([]*resume.Record, 0, len(s.sessions))
 	for _, sess := range s.sessions {
+		if sess == nil {
+			continue
+		}
 		r := sess.record // a committed session is never changed, only replaced
 		r.Written = sess.written
 		recs = append(recs, &r)
