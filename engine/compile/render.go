@@ -20,53 +20,36 @@ func renderPrompts(w Workflow, limits Limits) (Workflow, error) {
 		templates[ref] = string(Template(ref, p).Value) // once: every step naming it shares the text
 	}
 	total := 0
-	var err error
+	var err *LimitError
 	w.Steps = mapSteps(w.Steps, func(s Step) Step {
-		if err != nil {
-			return s
-		}
 		p := pieces(s, w.Contracts, templates)
-		n := p.len()
+		n := p.Len()
 		total += n
 		switch {
+		case err != nil: // measured only, to say what the prompts come to
 		case n > limits.Prompt:
 			err = &LimitError{Kind: LimitPrompt, Size: n, Limit: limits.Prompt, Pointer: s.ptr, Step: s.ID}
 		case total > limits.Bytes:
-			err = &LimitError{Kind: LimitPrompts, Size: total, Limit: limits.Bytes, Pointer: s.ptr}
+			err = &LimitError{Kind: LimitPrompts, Limit: limits.Bytes, Pointer: s.ptr}
 		default:
 			s.Prompt = p.String()
 		}
 		return s
 	})
+	if err == nil {
+		return w, nil
+	}
+	if err.Kind == LimitPrompts {
+		err.Size = total
+	}
 	return w, err
-}
-
-// prompt is a prompt as the texts it is written from, so that its length
-// is known before it is written; the texts are shared, not copied.
-type prompt []string
-
-func (p prompt) len() int {
-	n := 0
-	for _, s := range p {
-		n += len(s)
-	}
-	return n
-}
-
-func (p prompt) String() string {
-	var b strings.Builder
-	b.Grow(p.len())
-	for _, s := range p {
-		b.WriteString(s)
-	}
-	return b.String()
 }
 
 // pieces is the prompt of step s: its role, goal or text, constraints
 // (with injected blocks), procedure, guidance, functions, required
 // output (with the contract's template, from templates) and checks.
-func pieces(s Step, packs map[workflow.ContractRef]ContractPack, templates map[workflow.ContractRef]string) prompt {
-	var p prompt
+func pieces(s Step, packs map[workflow.ContractRef]ContractPack, templates map[workflow.ContractRef]string) Text {
+	var p Text
 	if s.role != "" {
 		p = append(p, "Act as: ", strings.TrimSpace(s.role), "\n\n")
 	}
@@ -94,14 +77,14 @@ func pieces(s Step, packs map[workflow.ContractRef]ContractPack, templates map[w
 	}
 	p = p.list("Guidance", items(guidance), false)
 	p = p.list("Functions", items(functions), false)
-	var required []prompt
+	var required []Text
 	if s.blocks != nil {
 		required = items(s.blocks.OutputRequired)
 	}
 	if s.Output != nil {
 		required = append(required, items(s.Output.Hints)...)
 		if pack, ok := packs[s.Output.ContractRef]; ok {
-			required = append(required, prompt{"In output.artifacts, one object of kind ", string(s.Output.ContractRef),
+			required = append(required, Text{"In output.artifacts, one object of kind ", string(s.Output.ContractRef),
 				" (", pack.Description, ") Shaped like this, each <<fill: …>> replaced by what it asks: ", templates[s.Output.ContractRef]})
 		}
 	}
@@ -109,20 +92,20 @@ func pieces(s Step, packs map[workflow.ContractRef]ContractPack, templates map[w
 	if s.blocks != nil {
 		p = p.list("Verify", items(s.blocks.Verify), false)
 	}
-	return p.trimRight(func(r rune) bool { return r == '\n' })
+	return p.TrimRight(func(r rune) bool { return r == '\n' })
 }
 
 // items are texts as list items of one piece each.
-func items(texts []string) []prompt {
-	out := make([]prompt, len(texts))
+func items(texts []string) []Text {
+	out := make([]Text, len(texts))
 	for i, t := range texts {
-		out[i] = prompt{t}
+		out[i] = Text{t}
 	}
 	return out
 }
 
 // list adds a titled list of items, numbered or bulleted, each trimmed.
-func (p prompt) list(title string, items []prompt, numbered bool) prompt {
+func (p Text) list(title string, items []Text, numbered bool) Text {
 	if len(items) == 0 {
 		return p
 	}
@@ -132,34 +115,8 @@ func (p prompt) list(title string, items []prompt, numbered bool) prompt {
 		if numbered {
 			mark = strconv.Itoa(i+1) + ". "
 		}
-		p = append(append(p, mark), it.trimLeft().trimRight(unicode.IsSpace)...)
+		p = append(append(p, mark), it.TrimLeft(unicode.IsSpace).TrimRight(unicode.IsSpace)...)
 		p = append(p, "\n")
-	}
-	return p
-}
-
-// trimLeft drops the white space the text starts with.
-func (p prompt) trimLeft() prompt {
-	for len(p) > 0 {
-		if first := strings.TrimLeftFunc(p[0], unicode.IsSpace); first == p[0] {
-			return p
-		} else if first != "" {
-			return append(prompt{first}, p[1:]...)
-		}
-		p = p[1:]
-	}
-	return p
-}
-
-// trimRight drops what the text ends with that cut says to cut.
-func (p prompt) trimRight(cut func(rune) bool) prompt {
-	for len(p) > 0 {
-		if last := strings.TrimRightFunc(p[len(p)-1], cut); last == p[len(p)-1] {
-			return p
-		} else if last != "" {
-			return append(p[:len(p)-1:len(p)-1], last)
-		}
-		p = p[:len(p)-1]
 	}
 	return p
 }
