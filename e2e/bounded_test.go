@@ -271,7 +271,7 @@ func TestRenderBombLeavesTheDaemonUp(t *testing.T) {
 	stop := make(chan struct{})
 	answered, failures := otherAgent(t, home, stop)
 	_, list := listAsTheIDE(t, home, project)
-	want := "/steps/0 2:84 step look: its prompt expands to 1,000,000 bytes, over the limit of 262,144 (256 KiB) for one prompt"
+	want := "/steps/0 2:84 step look: its title and prompt expand to 1,000,004 bytes, over the limit of 262,144 (256 KiB) for one prompt"
 	if got := problem(list, "render.json"); !strings.HasPrefix(got, want) {
 		t.Errorf("render.json: %q; want %q", got, want)
 	}

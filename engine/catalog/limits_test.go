@@ -42,7 +42,7 @@ func index(i int) any { return i }
 // the count passed it; one at the limit loads.
 func TestOverLimitsIsALocatedProblem(t *testing.T) {
 	calls := func(format string, n int) []string { return repeat(format, n, index) }
-	longPrompt := func(n int) []string { return []string{fmt.Sprintf(step, 0, strings.Repeat("p", n))} }
+	longPrompt := func(n int) []string { return []string{fmt.Sprintf(step, 0, strings.Repeat("p", n-len("Step")))} }
 	cases := []struct {
 		name             string
 		routine          string
@@ -55,7 +55,7 @@ func TestOverLimitsIsALocatedProblem(t *testing.T) {
 		{"canonical, steps", ownRoutine, calls(ownCall, 500), append(calls(ownCall, 500), fmt.Sprintf(step, 1, "one more")),
 			"expands to 1,001 steps once its routine calls are expanded, over the limit of 1,000", "/steps/500", 502},
 		{"canonical, one prompt", ownRoutine, longPrompt(compile.MaxPromptBytes), longPrompt(compile.MaxPromptBytes + 1),
-			"step s0: its prompt expands to 262,145 bytes, over the limit of 262,144 (256 KiB) for one prompt", "/steps/0", 2},
+			"step s0: its title and prompt expand to 262,145 bytes, over the limit of 262,144 (256 KiB) for one prompt", "/steps/0", 2},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

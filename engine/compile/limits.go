@@ -22,8 +22,8 @@ type Limits struct {
 	// JSON: prompts, conditions, contracts and the rest), and so the
 	// text its routine calls copy and its prompts together.
 	Bytes int
-	// Prompt bounds one step's prompt: as compiled, and as rendered with
-	// a run's context (package run).
+	// Prompt bounds one step's title and prompt together: as compiled,
+	// and as rendered with a run's context (package run).
 	Prompt int
 }
 
@@ -51,12 +51,12 @@ const (
 	// LimitCopies: the bytes routine calls copy, counted before any is
 	// expanded (Limits.Bytes).
 	LimitCopies LimitKind = "copies"
-	// LimitPrompts: the bytes of every step's prompt together
+	// LimitPrompts: the bytes of every step's title and prompt together
 	// (Limits.Bytes).
 	LimitPrompts LimitKind = "prompts"
 	// LimitBytes: the compiled workflow's canonical JSON.
 	LimitBytes LimitKind = "bytes"
-	// LimitPrompt: one step's prompt (Limits.Prompt).
+	// LimitPrompt: one step's title and prompt (Limits.Prompt).
 	LimitPrompt LimitKind = "prompt"
 )
 
@@ -86,7 +86,7 @@ func (e *LimitError) Error() string {
 		return fmt.Sprintf("expands to %s bytes of prompts (a contract example, a function or a routine's text is repeated in every step that uses it), over the limit of %s for a workflow",
 			Bytes(e.Size), Bytes(e.Limit))
 	case LimitPrompt:
-		return fmt.Sprintf("step %s: its prompt expands to %s bytes, over the limit of %s for one prompt: shorten it, or split the step",
+		return fmt.Sprintf("step %s: its title and prompt expand to %s bytes, over the limit of %s for one prompt: shorten them, or split the step",
 			e.Step, Bytes(e.Size), Bytes(e.Limit))
 	}
 	return fmt.Sprintf("expands to %s bytes compiled, over the limit of %s for a workflow: shorten it, or split it",

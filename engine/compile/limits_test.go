@@ -58,7 +58,7 @@ func TestLimitsAtTheirBoundary(t *testing.T) {
 	prompts := func(c compile.Compiled, _ error) (total int) {
 		compile.Walk(c.Steps, func(n compile.Node) {
 			if n.Step != nil {
-				total += len(n.Step.Prompt)
+				total += len(n.Step.Title) + len(n.Step.Prompt)
 			}
 		})
 		return total
@@ -66,7 +66,7 @@ func TestLimitsAtTheirBoundary(t *testing.T) {
 	longest := func(c compile.Compiled, _ error) (most int) {
 		compile.Walk(c.Steps, func(n compile.Node) {
 			if n.Step != nil {
-				most = max(most, len(n.Step.Prompt))
+				most = max(most, len(n.Step.Title)+len(n.Step.Prompt))
 			}
 		})
 		return most
@@ -127,7 +127,7 @@ func TestLimitsAtTheirBoundary(t *testing.T) {
 			if le.Size != n || le.Limit != n-1 || le.Pointer != tc.pointer {
 				t.Errorf("LimitError %+v; want size %d, limit %d, pointer %q", le, n, n-1, tc.pointer)
 			}
-			if !strings.Contains(le.Error(), "expands to "+compile.Grouped(n)) || !strings.Contains(le.Error(), "over the limit of "+compile.Grouped(n-1)) {
+			if !strings.Contains(le.Error(), " to "+compile.Grouped(n)+" ") || !strings.Contains(le.Error(), "over the limit of "+compile.Grouped(n-1)) {
 				t.Errorf("message %q does not say what it expands to and the limit", le.Error())
 			}
 		})
@@ -135,8 +135,8 @@ func TestLimitsAtTheirBoundary(t *testing.T) {
 }
 
 // TestDefaultLimits: the limits every workflow is compiled under, each at
-// its boundary: MaxSteps steps, a prompt of MaxPromptBytes, a compiled
-// form of MaxBytes pass; one more is refused.
+// its boundary: MaxSteps steps, a title and prompt of MaxPromptBytes, a
+// compiled form of MaxBytes pass; one more is refused.
 func TestDefaultLimits(t *testing.T) {
 	stepsOf := func(n int) string {
 		var b strings.Builder
@@ -162,7 +162,7 @@ func TestDefaultLimits(t *testing.T) {
 		kind       compile.LimitKind
 	}{
 		{"steps", doc(`""`, stepsOf(compile.MaxSteps)), doc(`""`, stepsOf(compile.MaxSteps+1)), compile.LimitSteps},
-		{"prompt", doc(`""`, one(strings.Repeat("p", compile.MaxPromptBytes))), doc(`""`, one(strings.Repeat("p", compile.MaxPromptBytes+1))), compile.LimitPrompt},
+		{"prompt", doc(`""`, one(strings.Repeat("p", compile.MaxPromptBytes-len("S")))), doc(`""`, one(strings.Repeat("p", compile.MaxPromptBytes-len("S")+1))), compile.LimitPrompt},
 		{"bytes", doc(quoted(filler), one("x")), doc(quoted(filler+"a"), one("x")), compile.LimitBytes},
 	}
 	for _, tc := range cases {

@@ -11,9 +11,9 @@ import (
 
 // renderPrompts turns each step's role, blocks (or raw prompt), injected
 // blocks and output contract into its final, deterministic prompt text.
-// Each prompt is measured before it is written: one over limits.Prompt,
-// or one that takes the prompts together over limits.Bytes, is a
-// *LimitError, and no prompt past it is written.
+// Each prompt is measured before it is written, with its step's title:
+// one over limits.Prompt, or one that takes the prompts together over
+// limits.Bytes, is a *LimitError, and no prompt past it is written.
 func renderPrompts(w Workflow, limits Limits) (Workflow, error) {
 	templates := make(map[workflow.ContractRef]string, len(w.Contracts))
 	for ref, p := range w.Contracts {
@@ -23,7 +23,7 @@ func renderPrompts(w Workflow, limits Limits) (Workflow, error) {
 	var err *LimitError
 	w.Steps = mapSteps(w.Steps, func(s Step) Step {
 		p := pieces(s, w.Contracts, templates)
-		n := p.Len()
+		n := len(s.Title) + p.Len() // what the agent reads of the step, as run.Render counts it
 		total += n
 		switch {
 		case err != nil: // measured only, to say what the prompts come to
@@ -71,42 +71,35 @@ func pieces(s Step, packs map[workflow.ContractRef]ContractPack, templates map[w
 			constraints = append(slices.Clip(constraints), inj.Text)
 		}
 	}
-	p = p.list("Constraints", items(constraints), false)
+	p = p.list("Constraints", constraints, false)
 	if s.blocks != nil {
-		p = p.list("Procedure", items(s.blocks.Procedure), true)
+		p = p.list("Procedure", s.blocks.Procedure, true)
 	}
-	p = p.list("Guidance", items(guidance), false)
-	p = p.list("Functions", items(functions), false)
-	var required []Text
+	p = p.list("Guidance", guidance, false)
+	p = p.list("Functions", functions, false)
+	var required []string
+	var contract []Text
 	if s.blocks != nil {
-		required = items(s.blocks.OutputRequired)
+		required = s.blocks.OutputRequired
 	}
 	if s.Output != nil {
-		required = append(required, items(s.Output.Hints)...)
+		required = append(slices.Clip(required), s.Output.Hints...)
 		if pack, ok := packs[s.Output.ContractRef]; ok {
-			required = append(required, Text{"In output.artifacts, one object of kind ", string(s.Output.ContractRef),
+			contract = append(contract, Text{"In output.artifacts, one object of kind ", string(s.Output.ContractRef),
 				" (", pack.Description, ") Shaped like this, each <<fill: …>> replaced by what it asks: ", templates[s.Output.ContractRef]})
 		}
 	}
-	p = p.list("Output required", required, false)
+	p = p.list("Output required", required, false, contract...)
 	if s.blocks != nil {
-		p = p.list("Verify", items(s.blocks.Verify), false)
+		p = p.list("Verify", s.blocks.Verify, false)
 	}
 	return p.TrimRight(func(r rune) bool { return r == '\n' })
 }
 
-// items are texts as list items of one piece each.
-func items(texts []string) []Text {
-	out := make([]Text, len(texts))
-	for i, t := range texts {
-		out[i] = Text{t}
-	}
-	return out
-}
-
-// list adds a titled list of items, numbered or bulleted, each trimmed.
-func (p Text) list(title string, items []Text, numbered bool) Text {
-	if len(items) == 0 {
+// list adds a titled list of items, numbered or bulleted, each trimmed,
+// then the bulleted items of more, each written from its parts.
+func (p Text) list(title string, items []string, numbered bool, more ...Text) Text {
+	if len(items)+len(more) == 0 {
 		return p
 	}
 	p = append(p, "\n", title, ":\n")
@@ -115,8 +108,10 @@ func (p Text) list(title string, items []Text, numbered bool) Text {
 		if numbered {
 			mark = strconv.Itoa(i+1) + ". "
 		}
-		p = append(append(p, mark), it.TrimLeft(unicode.IsSpace).TrimRight(unicode.IsSpace)...)
-		p = append(p, "\n")
+		p = append(p, mark, strings.TrimSpace(it), "\n")
+	}
+	for _, it := range more {
+		p = append(append(append(p, "- "), it.TrimLeft(unicode.IsSpace).TrimRight(unicode.IsSpace)...), "\n")
 	}
 	return p
 }

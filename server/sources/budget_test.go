@@ -171,7 +171,7 @@ func TestHostileFilesDoNotStopTheirFolder(t *testing.T) {
 	problems := problemsByFile(cat)
 	for name, want := range map[string]string{
 		"expand.json": "/steps/1000: expands to 3,000 steps once its routine calls are expanded, over the limit of 1,000",
-		"render.json": "/steps/0: step s: its prompt expands to 1,000,000 bytes, over the limit of 262,144 (256 KiB) for one prompt",
+		"render.json": "/steps/0: step s: its title and prompt expand to 1,000,001 bytes, over the limit of 262,144 (256 KiB) for one prompt",
 	} {
 		if !strings.Contains(problems[name], want) {
 			t.Errorf("%s: %q; want %q", name, problems[name], want)
