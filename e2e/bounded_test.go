@@ -243,6 +243,12 @@ func TestExpansionBombLeavesTheDaemonUp(t *testing.T) {
 	if got := problem(list, "expand.json"); !strings.HasPrefix(got, want) {
 		t.Errorf("expand.json: %q; want %q", got, want)
 	}
+	c := startShim(t, home)
+	r := call(t, c, "start_workflow", map[string]any{"workflowId": "expand", "workspacePath": project})
+	if str(r.S, "error", "code") != "WORKFLOW_NOT_FOUND" || !strings.Contains(r.Text, "expands to 3,000 steps") {
+		t.Errorf("starting it: %.1000s", r.Text)
+	}
+	stillUp(t, home, d)
 	if answered() == 0 {
 		t.Error("the other agent's calls were not answered")
 	}

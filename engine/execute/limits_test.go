@@ -163,3 +163,21 @@ func TestStartsAndAdvancesOverTheRenderLimitRecordNothing(t *testing.T) {
 		t.Fatalf("the same ackToken with a smaller context: %s", raw)
 	}
 }
+
+// TestStartOfAWorkflowOverItsLimits: starting a workflow whose file is
+// over the limits says why it does not load.
+func TestStartOfAWorkflowOverItsLimits(t *testing.T) {
+	steps := make([]string, compile.MaxSteps+1)
+	for i := range steps {
+		steps[i] = fmt.Sprintf(`{"id":"s%d","title":"S","prompt":"p"}`, i)
+	}
+	files := []catalog.File{{Name: "big.json", Data: []byte(`{"id":"user.big","name":"Big","description":"d","version":"1","steps":[` + strings.Join(steps, ",") + `]}`)}}
+	entries, problems := catalog.LoadSet(files, catalog.Source{Kind: catalog.User, Path: "/home/dev/workflows"}, nil)
+	r := newRig(t, fixedCatalog{catalog.New(entries, problems)})
+	res, b := r.call(t, "start", map[string]any{"workflowId": "user.big"})
+	e, ok := res.(protocol.ErrorResult)
+	if !ok || e.Error.Code != engine.CodeWorkflowNotFound || !strings.Contains(e.Error.Message, `workflow "user.big" does not load: big.json: `) ||
+		!strings.Contains(e.Error.Message, "/steps/1000: expands to 1,001 steps once its routine calls are expanded, over the limit of 1,000") {
+		t.Fatalf("start = %s", b)
+	}
+}
