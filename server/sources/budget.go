@@ -18,8 +18,9 @@ import (
 // a folder of many files is bounded too. Compiles run at most one a core
 // across the daemon (Registry.compiling), so folders read at once do not
 // multiply what compiling holds; one call compiles a folder's files for
-// at most compileTime, and the files it did not reach are compiled by the
-// next calls; and what a folder's workflows hold once loaded (each file
+// at most compileTime (a file unchanged since it was compiled costs its
+// stamp only), and the files it did not reach are compiled by the next
+// calls; and what a folder's workflows hold once loaded (each file
 // and its compiled form, or a broken file's bytes kept to retry it) is at
 // most folderBytes, counted in name order: the files past it are
 // problems, not loaded. A hostile file is over its own limits long
@@ -65,13 +66,10 @@ func (r *Registry) loadAll(old *dirCache, src catalog.Source, paths []string) (_
 	for range workers {
 		go func() {
 			for i := range next {
-				switch {
-				case full.Load():
+				if full.Load() {
 					done[i] <- r.overBudget(src, paths[i])
-				case time.Now().After(deadline):
-					done[i] <- r.notYet(src, paths[i])
-				default:
-					done[i] <- r.load(old, src, paths[i])
+				} else {
+					done[i] <- r.load(old, src, paths[i], deadline)
 				}
 			}
 		}()

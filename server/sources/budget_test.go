@@ -96,7 +96,8 @@ func TestFolderBudgetInNameOrder(t *testing.T) {
 }
 
 // The files a call did not reach in the time it may spend compiling a
-// folder are problems that say so, and the next call compiles them.
+// folder are problems that say so, and the next call compiles them; a
+// file compiled once needs no time while it is unchanged.
 func TestFolderCompileTimeIsBudgeted(t *testing.T) {
 	user := t.TempDir()
 	for i := range 3 {
@@ -116,6 +117,12 @@ func TestFolderCompileTimeIsBudgeted(t *testing.T) {
 	sources.SetBudget(reg, 64<<20, time.Minute)
 	if loaded := loadedFiles(catalogOf(t, reg, "")); len(loaded) != 3 {
 		t.Fatalf("the next call loaded %v", loaded)
+	}
+	writeFile(t, user, "w3.json", wfJSON("user.w3", "W", ""))
+	sources.SetBudget(reg, 64<<20, 0)
+	cat = catalogOf(t, reg, "")
+	if loaded := loadedFiles(cat); len(loaded) != 3 || !strings.Contains(problemsByFile(cat)["w3.json"], "not compiled yet") {
+		t.Fatalf("with no time to compile, loaded %v, problems %v; want the three compiled before, and w3 not yet", loaded, problemsByFile(cat))
 	}
 }
 

@@ -319,8 +319,9 @@ func (r *Registry) setCache(dir string, c *dirCache) {
 }
 
 // load returns the cached copy of path if the file is unchanged, and
-// otherwise reads (within the deadline) and parses it.
-func (r *Registry) load(old *dirCache, src catalog.Source, path string) cachedFile {
+// otherwise reads (within the read deadline) and compiles it, unless the
+// time to compile its folder on this call ended at deadline.
+func (r *Registry) load(old *dirCache, src catalog.Source, path string, deadline time.Time) cachedFile {
 	var prev cachedFile
 	var known *stamp
 	if old != nil {
@@ -334,6 +335,9 @@ func (r *Registry) load(old *dirCache, src catalog.Source, path string) cachedFi
 	}
 	if rd.unchanged {
 		return prev
+	}
+	if time.Now().After(deadline) {
+		return r.notYet(src, path)
 	}
 	f := cachedFile{stamp: rd.stamp}
 	e, problems := r.compile(rd.data, src, path, catalog.RoutinesOf(r.bundled))
