@@ -3,6 +3,7 @@ package console_test
 import (
 	"context"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -127,5 +128,25 @@ func TestSourceToCompiledView(t *testing.T) {
 		if !strings.Contains(page, want) {
 			t.Errorf("the expansion lacks %s", want)
 		}
+	}
+}
+
+// A file over the limits of a workflow is listed among the files that do
+// not load, at its place, saying what it expands to.
+func TestWorkflowsPageSaysWhatAFileExpandsTo(t *testing.T) {
+	calls := make([]string, 501)
+	for i := range calls {
+		calls[i] = `{"id":"c` + strconv.Itoa(i) + `","title":"Call","template":{"id":"user.pair"}}`
+	}
+	disk := &folders{user: fstest.MapFS{
+		"pair.json": {Data: []byte(`{"id":"user.pair","kind":"routine","name":"Pair","description":"d","version":"1",
+"steps":[{"id":"a","title":"A","prompt":"Do a."},{"id":"b","title":"B","prompt":"Do b."}]}`)},
+		"calls.json": {Data: []byte(`{"id":"user.calls","name":"Calls","description":"d","version":"1","steps":[
+` + strings.Join(calls, ",\n") + `]}`)},
+	}}
+	_, list := getPath(t, serve(t, memstore.New(), disk), "/workflows")
+	want := `502:1: /steps/500: expands to 1,002 steps once its routine calls are expanded, over the limit of 1,000`
+	if i := strings.Index(list, `data-testid="load-problem"`); i < 0 || !strings.Contains(list[i:], want) || !strings.Contains(list[i:], "calls.json") {
+		t.Errorf("the workflows page does not list calls.json with %q", want)
 	}
 }

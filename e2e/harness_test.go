@@ -283,8 +283,13 @@ func launchDaemon(home string, args ...string) (*daemonProc, error) {
 
 // launchCommand runs `workrail ARGS…` (a daemon) on home, as launchDaemon.
 func launchCommand(home string, args ...string) (*daemonProc, error) {
-	d := &daemonProc{stdout: &syncBuffer{}, stderr: &syncBuffer{}, done: make(chan struct{})}
-	d.cmd = exec.Command(bin, args...)
+	return launchProcess(home, exec.Command(bin, args...))
+}
+
+// launchProcess runs cmd, which execs a workrail daemon on home, and
+// waits until that daemon has written daemon.json naming it.
+func launchProcess(home string, cmd *exec.Cmd) (*daemonProc, error) {
+	d := &daemonProc{stdout: &syncBuffer{}, stderr: &syncBuffer{}, done: make(chan struct{}), cmd: cmd}
 	d.cmd.Env = procEnv(home)
 	d.cmd.Stdout, d.cmd.Stderr = d.stdout, d.stderr
 	if err := d.cmd.Start(); err != nil {

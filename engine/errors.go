@@ -12,8 +12,11 @@ type Code string
 // The closed set of codes. Add a code here, with its retry policy in
 // retryOf, before using it anywhere.
 const (
-	CodeInvalidInput       Code = "INVALID_INPUT"
-	CodeUnknownKey         Code = "UNKNOWN_KEY"
+	CodeInvalidInput Code = "INVALID_INPUT"
+	CodeUnknownKey   Code = "UNKNOWN_KEY"
+	// CodePayloadTooLarge: a call's arguments, or what it would answer
+	// (a prompt rendered with the run's context, a tool answer), are
+	// over their limit; nothing over it was built.
 	CodePayloadTooLarge    Code = "PAYLOAD_TOO_LARGE"
 	CodeWorkflowNotFound   Code = "WORKFLOW_NOT_FOUND"
 	CodePinnedMissing      Code = "PINNED_WORKFLOW_MISSING"

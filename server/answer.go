@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"mime"
@@ -161,7 +162,9 @@ func (a *answers) cancel(client string, body []byte) (passOn bool) {
 
 // answer runs the call and writes its answer to buf. A tool that panics
 // is answered as the library's recovery answers it, through the guard:
-// an INTERNAL error result.
+// an INTERNAL error result. An answer over protocol.MaxAnswerBytes is
+// given up as soon as it is known to be, and answered
+// protocol.AnswerTooLarge instead.
 func (a *answers) answer(ctx context.Context, c toolCall, args []byte, workdir string, buf *bytes.Buffer) {
 	name := protocol.ToolName(c.Params.Name)
 	defer func() {
@@ -172,9 +175,24 @@ func (a *answers) answer(ctx context.Context, c toolCall, args []byte, workdir s
 		}
 	}()
 	r := a.calls.call(ctx, name, args, workdir)
-	if err := writeAnswer(buf, c.ID, r, a.calls.console != ""); err != nil { // a result that does not encode is a bug
+	err := writeAnswer(buf, c.ID, r, a.calls.console != "")
+	var big *tooLarge
+	if errors.As(err, &big) {
+		a.calls.tooLarge(ctx, name, big.size)
+		buf.Reset()
+		err = writeAnswer(buf, c.ID, protocol.NewError(protocol.AnswerTooLarge(name, big.size)), false)
+	}
+	if err != nil { // a result that does not encode is a bug
 		panic(err)
 	}
+}
+
+// tooLarge is an answer given up at size bytes, over
+// protocol.MaxAnswerBytes.
+type tooLarge struct{ size int }
+
+func (e *tooLarge) Error() string {
+	return fmt.Sprintf("server: an answer of at least %d bytes, over the limit of %d", e.size, protocol.MaxAnswerBytes)
 }
 
 // answerBufs hold answers while they are written, so that a call
@@ -192,6 +210,8 @@ const maxPooled = 256 << 10
 // in the order the library's encoding sorts them, and strings escaped as
 // encoding/json escapes them (HTML characters included), so the bytes are
 // the library's too; r is encoded once, over its struct, straight into buf.
+// An answer over protocol.MaxAnswerBytes is a *tooLarge, found once the
+// text is written, before r is.
 func writeAnswer(buf *bytes.Buffer, id json.RawMessage, r protocol.Result, links bool) error {
 	enc := json.NewEncoder(buf)  // escapes HTML, as json.Marshal does
 	value := func(v any) error { // v's JSON, without the newline Encode ends it with
@@ -206,6 +226,9 @@ func writeAnswer(buf *bytes.Buffer, id json.RawMessage, r protocol.Result, links
 	buf.WriteString(`,"result":{"content":[{"type":"text","text":`)
 	if err := value(r.RenderedText()); err != nil {
 		return err
+	}
+	if buf.Len() > protocol.MaxAnswerBytes {
+		return &tooLarge{buf.Len()}
 	}
 	buf.WriteByte('}')
 	if links {
@@ -226,6 +249,9 @@ func writeAnswer(buf *bytes.Buffer, id json.RawMessage, r protocol.Result, links
 		return err
 	}
 	buf.WriteString("}}\n")
+	if buf.Len() > protocol.MaxAnswerBytes {
+		return &tooLarge{buf.Len()}
+	}
 	return nil
 }
 

@@ -1,8 +1,10 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"log/slog"
 	"time"
 
@@ -53,7 +55,14 @@ func mcpServer(calls *toolCalls, version string, library bool) *mcpserver.MCPSer
 		s.AddTool(tool(spec), func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			ctx = protocol.WithRetryKey(ctx, req.Header.Get(home.RetryKeyHeader))
 			r := calls.call(ctx, spec.Name, rawArgs(ctx, req), req.Header.Get(home.WorkdirHeader))
-			return toolResult(r, calls.console != ""), nil
+			links := calls.console != ""
+			// Measured as answers writes it: this path is the rare one.
+			var big *tooLarge
+			if errors.As(writeAnswer(new(bytes.Buffer), json.RawMessage("0"), r, links), &big) {
+				calls.tooLarge(ctx, spec.Name, big.size)
+				r, links = protocol.NewError(protocol.AnswerTooLarge(spec.Name, big.size)), false
+			}
+			return toolResult(r, links), nil
 		})
 	}
 	return s
@@ -99,6 +108,13 @@ func (c *toolCalls) call(ctx context.Context, name protocol.ToolName, raw []byte
 	r := c.run[name](ctx, raw, workdir)
 	logCall(ctx, c.log, name, r, time.Since(start))
 	return protocol.WithConsoleLink(r, c.console)
+}
+
+// tooLarge logs an answer given up at size bytes, over
+// protocol.MaxAnswerBytes, and answered with the error that says so.
+func (c *toolCalls) tooLarge(ctx context.Context, name protocol.ToolName, size int) {
+	c.log.LogAttrs(ctx, slog.LevelError, "tool answer over the limit", slog.String("tool", string(name)),
+		slog.Int("answerBytes", size), slog.Int("limitBytes", protocol.MaxAnswerBytes))
 }
 
 // anywhere adapts a use case that does not read the client's folder.

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -57,5 +58,24 @@ func TestValidateFlagsLegacyID(t *testing.T) {
 	var out, errOut bytes.Buffer
 	if code := runValidate([]string{path}, &out, &errOut); code != 0 || !strings.Contains(out.String(), "refused for new files: "+refusedLegacyID) {
 		t.Fatalf("exit %d: %s", code, out.String())
+	}
+}
+
+// TestValidateSaysWhatAFileExpandsTo: a file over the limits of a
+// workflow fails validation with its place and what it expands to.
+func TestValidateSaysWhatAFileExpandsTo(t *testing.T) {
+	dir := t.TempDir()
+	calls := make([]string, 501)
+	for i := range calls {
+		calls[i] = `{"id":"c` + strconv.Itoa(i) + `","title":"Call","template":{"id":"user.pair"}}`
+	}
+	os.WriteFile(filepath.Join(dir, "pair.json"), []byte(`{"id":"user.pair","kind":"routine","name":"Pair","description":"d","version":"1",
+"steps":[{"id":"a","title":"A","prompt":"Do a."},{"id":"b","title":"B","prompt":"Do b."}]}`), 0o644)
+	os.WriteFile(filepath.Join(dir, "calls.json"), []byte(`{"id":"user.calls","name":"Calls","description":"d","version":"1","steps":[
+`+strings.Join(calls, ",\n")+`]}`), 0o644)
+	var out, errOut bytes.Buffer
+	want := "calls.json:502:1: /steps/500: expands to 1,002 steps once its routine calls are expanded, over the limit of 1,000"
+	if code := runValidate([]string{dir}, &out, &errOut); code != 1 || !strings.Contains(out.String(), want) {
+		t.Fatalf("exit %d: %s; want %q", code, out.String(), want)
 	}
 }

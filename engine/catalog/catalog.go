@@ -224,7 +224,11 @@ func LoadWith(b []byte, src Source, file string, routines Routines) (Entry, work
 		opts.Dialect = compile.DialectTS
 	}
 	c, warnings, err := compile.CompileWith(w, opts)
-	if err != nil {
+	var over *compile.LimitError
+	switch {
+	case errors.As(err, &over):
+		return Entry{}, workflow.Problems{workflow.Locate(b, workflow.Problem{Pointer: over.Pointer, Message: over.Error()})}
+	case err != nil:
 		return Entry{}, workflow.Problems{{Message: err.Error()}}
 	}
 	e := Entry{Source: src, File: file, Text: b, Compiled: c, IDStatus: status, Workflow: w}

@@ -426,7 +426,11 @@ func RoutineArgs(r workflow.Workflow) []string {
 	var names []string
 	scan := func(texts ...string) {
 		for _, t := range texts {
-			substitute(t, nil, map[string]bool{}, &names)
+			for _, m := range argsIn(t) {
+				if name := t[m[0]+1 : m[1]-1]; !slices.Contains(names, name) {
+					names = append(names, name)
+				}
+			}
 		}
 	}
 	var walk func([]workflow.Node)

@@ -8,6 +8,7 @@ package compile
 import (
 	"encoding/json"
 	"fmt"
+	"strconv"
 
 	"github.com/workrail/workrail/engine"
 	"github.com/workrail/workrail/engine/canon"
@@ -128,6 +129,9 @@ type Step struct {
 	blocks   *workflow.PromptBlocks
 	role     string
 	template *workflow.TemplateCall
+	// ptr is where the step is in the source: its own place, or the
+	// routine call it was expanded from ("" for a step a pass added).
+	ptr string
 }
 
 // Loop is a compiled loop.
@@ -161,8 +165,9 @@ type Compiled struct {
 // pass is one pure step of the pipeline.
 type pass func(Workflow, workflow.Workflow) (Workflow, error)
 
-// passes run in this order, always, after routines are expanded.
-var passes = []pass{expandTemplates, applyFeatures, injectProbes, resolveContracts, renderPrompts}
+// passes run in this order, always, after routines are expanded; then
+// prompts are rendered (renderPrompts), within the limits.
+var passes = []pass{expandTemplates, applyFeatures, injectProbes, resolveContracts}
 
 // Options are what a compilation needs besides the workflow itself.
 type Options struct {
@@ -173,6 +178,8 @@ type Options struct {
 	// normalizing it changed (none for a canonical file).
 	Dialect  Dialect
 	Rewrites []string
+	// Limits bound the compiled workflow; zero means DefaultLimits.
+	Limits Limits
 }
 
 // Warning is something the compiler noticed that does not stop it.
@@ -201,13 +208,23 @@ func Compile(src workflow.Workflow) (Compiled, error) {
 	return c, err
 }
 
-// CompileWith runs the pipeline with the routines and dialect of opts.
+// CompileWith runs the pipeline with the routines, dialect and limits of
+// opts. A workflow over its limits is a *LimitError, found before what
+// is over them is built: routine calls are counted before lowering or
+// expanding anything, and each prompt is measured before it is written.
 func CompileWith(src workflow.Workflow, opts Options) (Compiled, []Warning, error) {
+	limits := opts.Limits
+	if limits == (Limits{}) {
+		limits = DefaultLimits()
+	}
+	e := &expander{find: opts.Routines, limits: limits}
+	if err := e.check(src.Steps); err != nil {
+		return Compiled{}, nil, err
+	}
 	w := lower(src)
 	w.Dialect, w.Rewrites = opts.Dialect, opts.Rewrites
-	var warnings []Warning
-	var err error
-	if w, warnings, err = expandRoutines(w, src, opts.Routines); err != nil {
+	w, warnings, err := e.expand(w)
+	if err != nil {
 		return Compiled{}, nil, err
 	}
 	for _, p := range passes {
@@ -215,8 +232,24 @@ func CompileWith(src workflow.Workflow, opts Options) (Compiled, []Warning, erro
 			return Compiled{}, nil, err
 		}
 	}
+	if w, err = renderPrompts(w, limits); err != nil {
+		return Compiled{}, nil, err
+	}
+	if n := countNodes(w.Steps); n > limits.Steps { // a feature or probe added the last
+		return Compiled{}, nil, &LimitError{Kind: LimitSteps, Size: n, Limit: limits.Steps}
+	}
 	c, err := Seal(w)
+	if err == nil && len(c.Canonical) > limits.Bytes {
+		return Compiled{}, nil, &LimitError{Kind: LimitBytes, Size: len(c.Canonical), Limit: limits.Bytes}
+	}
 	return c, warnings, err
+}
+
+// countNodes counts the steps and loops of list.
+func countNodes(list []Node) int {
+	n := 0
+	Walk(list, func(Node) { n++ })
+	return n
 }
 
 // Seal computes the canonical bytes and hash of a compiled workflow.
@@ -270,27 +303,37 @@ func lower(src workflow.Workflow) Workflow {
 	if kind == "" {
 		kind = workflow.KindWorkflow
 	}
+	lw := lowering{prov: Provenance{Origin: Authored}}
 	return Workflow{ID: src.ID, Kind: kind, Name: src.Name, Description: src.Description, Version: src.Version,
 		AppliedFeatures: []workflow.FeatureID{}, Capabilities: src.Capabilities,
 		RecommendedPreferences: src.RecommendedPreferences, Context: src.Context,
-		Steps: lowerNodes(src.Steps, src.AgentRole, [][]workflow.FunctionDef{src.FunctionDefinitions}, Provenance{Origin: Authored}),
+		Steps: lw.nodes(src.Steps, src.AgentRole, [][]workflow.FunctionDef{src.FunctionDefinitions}, "/steps"),
 		About: src.About, Examples: src.Examples, Preconditions: src.Preconditions,
 		ClarificationPrompts: src.ClarificationPrompts, MetaGuidance: src.MetaGuidance, References: src.References,
 		MetricsProfile: src.MetricsProfile, FunctionDefinitions: src.FunctionDefinitions, Assessments: src.Assessments,
 		Notes: src.Notes}
 }
 
-// lowerNodes lowers a step list; funcs are the function definitions in
-// scope (the workflow's, then each enclosing loop's) and prov where the
-// steps come from.
-func lowerNodes(list []workflow.Node, role string, funcs [][]workflow.FunctionDef, prov Provenance) []Node {
+// lowering lowers the steps of one source (a workflow, or a routine its
+// calls expand), each step's provenance prov. A function definition's
+// text is written once and shared by every step that references it, so
+// lowering repeats no text, however many steps reference a long one.
+type lowering struct {
+	prov  Provenance
+	texts map[*workflow.FunctionDef]string
+}
+
+// nodes lowers a step list at pointer ptr; funcs are the function
+// definitions in scope (the workflow's, then each enclosing loop's).
+func (lw *lowering) nodes(list []workflow.Node, role string, funcs [][]workflow.FunctionDef, ptr string) []Node {
 	out := make([]Node, 0, len(list))
-	for _, n := range list {
+	for i, n := range list {
+		p := ptr + "/" + strconv.Itoa(i)
 		if n.Loop != nil {
 			l := n.Loop
-			body := lowerNodes(l.Body, role, append(funcs[:len(funcs):len(funcs)], l.FunctionDefinitions), prov)
+			body := lw.nodes(l.Body, role, append(funcs[:len(funcs):len(funcs)], l.FunctionDefinitions), p+"/body")
 			out = append(out, Node{Loop: &Loop{ID: l.ID, Title: l.Title, Spec: l.Loop, Body: body,
-				Provenance: prov, RunCondition: l.RunCondition}})
+				Provenance: lw.prov, RunCondition: l.RunCondition}})
 			continue
 		}
 		s := n.Step
@@ -301,11 +344,11 @@ func lowerNodes(list []workflow.Node, role string, funcs [][]workflow.FunctionDe
 		out = append(out, Node{Step: &Step{ID: s.ID, Title: s.Title, RunCondition: s.RunCondition,
 			RequireConfirmation: s.RequireConfirmation.Always, ConfirmWhen: s.RequireConfirmation.When,
 			Output: s.Output, UserDependency: s.UserDependency,
-			Provenance: prov, raw: s.Prompt, blocks: s.PromptBlocks, role: r,
+			Provenance: lw.prov, raw: s.Prompt, blocks: s.PromptBlocks, role: r, ptr: p,
 			template: s.Template, Fragments: s.PromptFragments, Delegations: s.ParallelDelegations,
 			AssessmentRefs: s.AssessmentRefs, Consequences: s.AssessmentConsequences,
 			Criteria: s.ValidationCriteria, NotesOptional: s.NotesOptional,
-			Injections: guidanceOf(*s, append(funcs[:len(funcs):len(funcs)], s.FunctionDefinitions), prov)}})
+			Injections: lw.guidanceOf(*s, append(funcs[:len(funcs):len(funcs)], s.FunctionDefinitions))}})
 	}
 	return out
 }

@@ -18,10 +18,10 @@ const (
 // prompt: each guidance line, then each referenced definition, found in
 // the innermost scope that defines it (the step, its loops, the
 // workflow). The checker has made sure every reference resolves.
-func guidanceOf(s workflow.Step, scopes [][]workflow.FunctionDef, prov Provenance) []Injection {
+func (lw *lowering) guidanceOf(s workflow.Step, scopes [][]workflow.FunctionDef) []Injection {
 	var out []Injection
 	for i, g := range s.Guidance {
-		out = append(out, Injection{ID: fmt.Sprintf("%s%d", guidancePrefix, i+1), Text: g, Provenance: prov})
+		out = append(out, Injection{ID: fmt.Sprintf("%s%d", guidancePrefix, i+1), Text: g, Provenance: lw.prov})
 	}
 	seen := map[string]bool{}
 	for _, name := range s.FunctionReferences {
@@ -29,22 +29,37 @@ func guidanceOf(s workflow.Step, scopes [][]workflow.FunctionDef, prov Provenanc
 			continue
 		}
 		seen[name] = true
-		if d, ok := findFunction(name, scopes); ok {
-			out = append(out, Injection{ID: functionsPrefix + name, Text: functionText(d), Provenance: prov})
+		if d := findFunction(name, scopes); d != nil {
+			out = append(out, Injection{ID: functionsPrefix + name, Text: lw.functionText(d), Provenance: lw.prov})
 		}
 	}
 	return out
 }
 
-func findFunction(name string, scopes [][]workflow.FunctionDef) (workflow.FunctionDef, bool) {
+// functionText is d's text, written once per lowering.
+func (lw *lowering) functionText(d *workflow.FunctionDef) string {
+	if t, ok := lw.texts[d]; ok {
+		return t
+	}
+	if lw.texts == nil {
+		lw.texts = map[*workflow.FunctionDef]string{}
+	}
+	t := functionText(*d)
+	lw.texts[d] = t
+	return t
+}
+
+// findFunction is the definition of name in the innermost scope that has
+// one, nil when none does.
+func findFunction(name string, scopes [][]workflow.FunctionDef) *workflow.FunctionDef {
 	for i := len(scopes) - 1; i >= 0; i-- {
-		for _, d := range scopes[i] {
-			if d.Name == name {
-				return d, true
+		for j := range scopes[i] {
+			if scopes[i][j].Name == name {
+				return &scopes[i][j]
 			}
 		}
 	}
-	return workflow.FunctionDef{}, false
+	return nil
 }
 
 // functionText is a definition as the agent reads it: its signature,

@@ -1,33 +1,64 @@
 package compile
 
 import (
-	"fmt"
+	"slices"
+	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/workrail/workrail/engine/workflow"
 )
 
 // renderPrompts turns each step's role, blocks (or raw prompt), injected
 // blocks and output contract into its final, deterministic prompt text.
-func renderPrompts(w Workflow, _ workflow.Workflow) (Workflow, error) {
+// Each prompt is measured before it is written, with its step's title:
+// one over limits.Prompt, or one that takes the prompts together over
+// limits.Bytes, is a *LimitError, and no prompt past it is written.
+func renderPrompts(w Workflow, limits Limits) (Workflow, error) {
+	templates := make(map[workflow.ContractRef]string, len(w.Contracts))
+	for ref, p := range w.Contracts {
+		templates[ref] = string(Template(ref, p).Value) // once: every step naming it shares the text
+	}
+	total := 0
+	var err *LimitError
 	w.Steps = mapSteps(w.Steps, func(s Step) Step {
-		s.Prompt = render(s, w.Contracts)
+		p := pieces(s, w.Contracts, templates)
+		n := len(s.Title) + p.Len() // what the agent reads of the step, as run.Render counts it
+		total += n
+		switch {
+		case err != nil: // measured only, to say what the prompts come to
+		case n > limits.Prompt:
+			err = &LimitError{Kind: LimitPrompt, Size: n, Limit: limits.Prompt, Pointer: s.ptr, Step: s.ID}
+		case total > limits.Bytes:
+			err = &LimitError{Kind: LimitPrompts, Limit: limits.Bytes, Pointer: s.ptr}
+		default:
+			s.Prompt = p.String()
+		}
 		return s
 	})
-	return w, nil
+	if err == nil {
+		return w, nil
+	}
+	if err.Kind == LimitPrompts {
+		err.Size = total
+	}
+	return w, err
 }
 
-func render(s Step, packs map[workflow.ContractRef]ContractPack) string {
-	var b strings.Builder
+// pieces is the prompt of step s: its role, goal or text, constraints
+// (with injected blocks), procedure, guidance, functions, required
+// output (with the contract's template, from templates) and checks.
+func pieces(s Step, packs map[workflow.ContractRef]ContractPack, templates map[workflow.ContractRef]string) Text {
+	var p Text
 	if s.role != "" {
-		fmt.Fprintf(&b, "Act as: %s\n\n", strings.TrimSpace(s.role))
+		p = append(p, "Act as: ", strings.TrimSpace(s.role), "\n\n")
 	}
 	var constraints []string
 	if s.blocks != nil {
-		b.WriteString(strings.TrimSpace(s.blocks.Goal) + "\n")
+		p = append(p, strings.TrimSpace(s.blocks.Goal), "\n")
 		constraints = s.blocks.Constraints
 	} else {
-		b.WriteString(strings.TrimSpace(s.raw) + "\n")
+		p = append(p, strings.TrimSpace(s.raw), "\n")
 	}
 	var guidance, functions []string
 	for _, inj := range s.Injections {
@@ -37,43 +68,50 @@ func render(s Step, packs map[workflow.ContractRef]ContractPack) string {
 		case strings.HasPrefix(inj.ID, functionsPrefix):
 			functions = append(functions, inj.Text)
 		default:
-			constraints = append(constraints, inj.Text)
+			constraints = append(slices.Clip(constraints), inj.Text)
 		}
 	}
-	list(&b, "Constraints", constraints, false)
+	p = p.list("Constraints", constraints, false)
 	if s.blocks != nil {
-		list(&b, "Procedure", s.blocks.Procedure, true)
+		p = p.list("Procedure", s.blocks.Procedure, true)
 	}
-	list(&b, "Guidance", guidance, false)
-	list(&b, "Functions", functions, false)
+	p = p.list("Guidance", guidance, false)
+	p = p.list("Functions", functions, false)
 	var required []string
+	var contract []Text
 	if s.blocks != nil {
 		required = s.blocks.OutputRequired
 	}
 	if s.Output != nil {
-		required = append(required, s.Output.Hints...)
+		required = append(slices.Clip(required), s.Output.Hints...)
 		if pack, ok := packs[s.Output.ContractRef]; ok {
-			required = append(required, fmt.Sprintf("In output.artifacts, one object of kind %s (%s) Shaped like this, each <<fill: …>> replaced by what it asks: %s",
-				s.Output.ContractRef, pack.Description, Template(s.Output.ContractRef, pack).Value))
+			contract = append(contract, Text{"In output.artifacts, one object of kind ", string(s.Output.ContractRef),
+				" (", pack.Description, ") Shaped like this, each <<fill: …>> replaced by what it asks: ", templates[s.Output.ContractRef]})
 		}
 	}
-	list(&b, "Output required", required, false)
+	p = p.list("Output required", required, false, contract...)
 	if s.blocks != nil {
-		list(&b, "Verify", s.blocks.Verify, false)
+		p = p.list("Verify", s.blocks.Verify, false)
 	}
-	return strings.TrimRight(b.String(), "\n")
+	return p.TrimRight(func(r rune) bool { return r == '\n' })
 }
 
-func list(b *strings.Builder, title string, items []string, numbered bool) {
-	if len(items) == 0 {
-		return
+// list adds a titled list of items, numbered or bulleted, each trimmed,
+// then the bulleted items of more, each written from its parts.
+func (p Text) list(title string, items []string, numbered bool, more ...Text) Text {
+	if len(items)+len(more) == 0 {
+		return p
 	}
-	fmt.Fprintf(b, "\n%s:\n", title)
+	p = append(p, "\n", title, ":\n")
 	for i, it := range items {
+		mark := "- "
 		if numbered {
-			fmt.Fprintf(b, "%d. %s\n", i+1, strings.TrimSpace(it))
-		} else {
-			fmt.Fprintf(b, "- %s\n", strings.TrimSpace(it))
+			mark = strconv.Itoa(i+1) + ". "
 		}
+		p = append(p, mark, strings.TrimSpace(it), "\n")
 	}
+	for _, it := range more {
+		p = append(append(append(p, "- "), it.TrimLeft(unicode.IsSpace).TrimRight(unicode.IsSpace)...), "\n")
+	}
+	return p
 }

@@ -3,7 +3,6 @@ package compile
 import (
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -20,17 +19,20 @@ const RoutineSeparator = "--"
 // steps.
 type expander struct {
 	find     func(engine.WorkflowID) (workflow.Workflow, bool)
+	limits   Limits
 	context  []workflow.ContextInput
 	warnings []Warning
+	bodies   map[engine.WorkflowID]lowered // each routine called, lowered once
 }
 
-// expandRoutines expands every routine call: the routine's steps take the
-// caller's place, ids prefixed with the caller's, {arg} replaced in
-// titles and prompts, the caller's runCondition on steps without one, the
-// routine's metaGuidance as guidance, provenance {template, routine id}.
-// The routine's context inputs join the workflow's.
-func expandRoutines(w Workflow, _ workflow.Workflow, find func(engine.WorkflowID) (workflow.Workflow, bool)) (Workflow, []Warning, error) {
-	e := &expander{find: find, context: w.Context}
+// expand expands every routine call of w, which e has checked: the
+// routine's steps take the caller's place, ids prefixed with the
+// caller's, {arg} replaced in titles and prompts, the caller's
+// runCondition on steps without one, the routine's metaGuidance as
+// guidance, provenance {template, routine id}. The routine's context
+// inputs join the workflow's.
+func (e *expander) expand(w Workflow) (Workflow, []Warning, error) {
+	e.context = w.Context
 	steps, err := e.nodes(w.Steps, "/steps")
 	if err != nil {
 		return w, nil, err
@@ -53,7 +55,7 @@ func calls(t *workflow.TemplateCall) bool {
 func (e *expander) nodes(list []Node, ptr string) ([]Node, error) {
 	out := make([]Node, 0, len(list))
 	for i, n := range list {
-		p := fmt.Sprintf("%s/%d", ptr, i)
+		p := ptr + "/" + strconv.Itoa(i)
 		switch {
 		case n.Loop != nil:
 			l := *n.Loop
@@ -82,53 +84,34 @@ func (e *expander) nodes(list []Node, ptr string) ([]Node, error) {
 
 func (e *expander) call(s Step, ptr string) ([]Node, error) {
 	id := engine.WorkflowID(s.template.ID)
-	var r workflow.Workflow
-	found := false
-	if e.find != nil {
-		r, found = e.find(id)
+	b, err := e.body(id, s.ID)
+	if err != nil {
+		return nil, err
 	}
-	switch {
-	case !found:
-		return nil, fmt.Errorf("compile: step %s calls routine %q, which is neither among the workflows loaded with it nor bundled", s.ID, id)
-	case r.Kind != workflow.KindRoutine:
-		return nil, fmt.Errorf("compile: step %s calls %q, which is a workflow, not a routine (kind \"routine\")", s.ID, id)
-	case len(r.Assessments) > 0 || len(r.Contracts) > 0:
-		return nil, fmt.Errorf("compile: routine %s declares assessments or contracts, which an expanded routine cannot bring along", id)
-	case s.Output != nil || s.UserDependency != nil || s.asksConfirmation() || len(s.Fragments) > 0 ||
-		len(s.Delegations) > 0 || len(s.AssessmentRefs) > 0 || len(s.Criteria) > 0 || len(s.Injections) > 0:
+	if s.Output != nil || s.UserDependency != nil || s.asksConfirmation() || len(s.Fragments) > 0 ||
+		len(s.Delegations) > 0 || len(s.AssessmentRefs) > 0 || len(s.Criteria) > 0 || len(s.Injections) > 0 {
 		return nil, fmt.Errorf("compile: step %s calls routine %s: a calling step takes only id, title, runCondition and the call", s.ID, id)
 	}
 	args, err := argTexts(s.template.Args)
 	if err != nil {
 		return nil, fmt.Errorf("compile: step %s calls routine %s: %w", s.ID, id, err)
 	}
-	role := s.role
-	if r.AgentRole != "" {
-		role = r.AgentRole
-	}
-	prov := Provenance{Origin: FromTemplate, By: string(r.ID)}
-	body := lowerNodes(r.Steps, role, [][]workflow.FunctionDef{r.FunctionDefinitions}, prov)
 	used := map[string]bool{}
 	var missing []string
 	sub := func(text string) string {
-		return substitute(text, args, used, &missing)
+		return b.substitute(text, args, used, &missing)
 	}
-	var guidance []Injection
-	for i, g := range r.MetaGuidance {
-		guidance = append(guidance, Injection{ID: fmt.Sprintf("%s%s/%d", guidancePrefix, r.ID, i+1), Text: g, Provenance: prov})
-	}
-	var nested error
-	body = renameNodes(body, func(st Step) Step {
-		if st.template != nil && nested == nil {
-			nested = fmt.Errorf("compile: routine %s calls a template itself (step %s); routines are expanded one level deep", id, st.ID)
-		}
+	nodes := renameNodes(b.nodes, func(st Step) Step {
 		st.ID = s.ID + RoutineSeparator + st.ID
 		st.Title, st.raw = sub(st.Title), sub(st.raw)
 		st.blocks = substituteBlocks(st.blocks, sub)
 		if st.RunCondition == nil {
 			st.RunCondition = s.RunCondition
 		}
-		st.Injections = append(slices.Clip(st.Injections), guidance...)
+		if st.role == "" { // neither the step nor its routine names one
+			st.role = s.role
+		}
+		st.ptr = ptr
 		return st
 	}, func(l Loop) Loop {
 		l.ID = s.ID + RoutineSeparator + l.ID
@@ -138,9 +121,6 @@ func (e *expander) call(s Step, ptr string) ([]Node, error) {
 		}
 		return l
 	})
-	if nested != nil {
-		return nil, nested
-	}
 	if len(missing) > 0 {
 		return nil, fmt.Errorf("compile: step %s calls routine %s without the argument(s) %s its text uses: add them to args", s.ID, id, strings.Join(missing, ", "))
 	}
@@ -150,10 +130,10 @@ func (e *expander) call(s Step, ptr string) ([]Node, error) {
 				Message: fmt.Sprintf("routine %s does not use the argument %q: it is ignored", id, k)})
 		}
 	}
-	if err := e.mergeContext(r); err != nil {
+	if err := e.mergeContext(b.r); err != nil {
 		return nil, err
 	}
-	return body, nil
+	return nodes, nil
 }
 
 // retarget points each delegation naming a routine by the id its file
@@ -220,35 +200,6 @@ func substituteBlocks(b *workflow.PromptBlocks, sub func(string) string) *workfl
 	}
 	return &workflow.PromptBlocks{Goal: sub(b.Goal), Constraints: each(b.Constraints), Procedure: each(b.Procedure),
 		OutputRequired: each(b.OutputRequired), Verify: each(b.Verify)}
-}
-
-// argPattern is a routine argument in text: {name}, but not part of a
-// {{context}} reference.
-var argPattern = regexp.MustCompile(`\{([A-Za-z_][A-Za-z0-9_]*)\}`)
-
-func substitute(text string, args map[string]string, used map[string]bool, missing *[]string) string {
-	var b strings.Builder
-	last := 0
-	for _, m := range argPattern.FindAllStringSubmatchIndex(text, -1) {
-		start, end := m[0], m[1]
-		if (start > 0 && text[start-1] == '{') || (end < len(text) && text[end] == '}') {
-			continue
-		}
-		name := text[m[2]:m[3]]
-		v, ok := args[name]
-		if !ok {
-			if !slices.Contains(*missing, name) {
-				*missing = append(*missing, name)
-			}
-			continue
-		}
-		used[name] = true
-		b.WriteString(text[last:start])
-		b.WriteString(v)
-		last = end
-	}
-	b.WriteString(text[last:])
-	return b.String()
 }
 
 // argTexts is each argument as the text it is replaced by: strings as

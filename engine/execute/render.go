@@ -128,7 +128,11 @@ func (s *Service) render(r reply) (protocol.Result, error) {
 	place, pending := run.PendingStep(l.c, l.snap)
 	if r.blocked {
 		v.Ask = askAt(l, place)
-		return protocol.NewBlocked(v, pendingOf(l, place), r.blockers), nil
+		p, err := pendingOf(l, place)
+		if err != nil {
+			return nil, err
+		}
+		return protocol.NewBlocked(v, p, r.blockers), nil
 	}
 	f := r.facts
 	v.Skipped, v.Recap, v.Fork, v.Gaps, v.Checkpoint, v.Rehydrate = f.skipped, f.recap, f.fork, f.gaps, f.checkpoint, f.rehydrate
@@ -140,7 +144,11 @@ func (s *Service) render(r reply) (protocol.Result, error) {
 		return protocol.NewComplete(v), nil
 	}
 	v.Ask = askAt(l, place)
-	return protocol.NewStep(v, pendingOf(l, place), protocol.Progress{Part: l.snap.Position.Path[0].Index + 1, Parts: len(l.c.Steps)}), nil
+	p, err := pendingOf(l, place)
+	if err != nil {
+		return nil, err
+	}
+	return protocol.NewStep(v, p, protocol.Progress{Part: l.snap.Position.Path[0].Index + 1, Parts: len(l.c.Steps)}), nil
 }
 
 // openGaps are the gaps a complete answer names, each with the title of
@@ -186,12 +194,13 @@ func (s *Service) tokens(n node, attempt engine.Attempt, kid token.KeyID) (proto
 // pendingOf renders pending step p of node l: start, advance, rehydrate
 // and replay all take this path, so they say the same thing. Its user
 // dependency is what the step needs of the user there: the one it
-// declares, or the confirmation it asks.
-func pendingOf(l loaded, p run.Place) protocol.Pending {
+// declares, or the confirmation it asks. A step that would render past
+// the limit of a prompt is its PAYLOAD_TOO_LARGE error.
+func pendingOf(l loaded, p run.Place) (protocol.Pending, error) {
 	st := p.Step
-	r := run.Render(l.c, l.snap, p)
+	r, err := run.Render(l.c, l.snap, p)
 	return protocol.Pending{StepID: st.ID, Title: r.Title, Prompt: r.Prompt, RequireConfirmation: r.RequireConfirmation,
-		Loops: p.Loops, UserDependency: needAt(l, p).Dependency()}
+		Loops: p.Loops, UserDependency: needAt(l, p).Dependency()}, err
 }
 
 func needAt(l loaded, p run.Place) outcome.UserNeed { return run.Need(p.Step, run.Scope(l.c, l.snap)) }

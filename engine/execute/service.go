@@ -259,7 +259,10 @@ func (s *Service) find(tool protocol.ToolName, raw []byte, workspace string, id 
 
 func unknownWorkflow(cat *catalog.Catalog, id engine.WorkflowID) *engine.Error {
 	msg := fmt.Sprintf("no workflow has id %q. Call list_workflows to see the ids you can start.", id)
-	if n := len(cat.Problems); n > 0 {
+	if p, ok := brokenFileOf(cat, id); ok {
+		msg = fmt.Sprintf("workflow %q does not load: %s: %s. Until its file is fixed (workrail validate shows where), call list_workflows to see the ids you can start.",
+			id, p.File, p.Problems.Error())
+	} else if n := len(cat.Problems); n > 0 {
 		msg += fmt.Sprintf(" Some workflows could not be loaded (%d problem(s)), and a broken file may be the one you mean: list_workflows shows them under \"Not loaded\".", n)
 	}
 	e := engine.Errorf(engine.CodeWorkflowNotFound, "%s", msg).With("pointer", "/workflowId")
@@ -267,4 +270,15 @@ func unknownWorkflow(cat *catalog.Catalog, id engine.WorkflowID) *engine.Error {
 		e.Suggestions = []engine.Suggestion{{Path: "workflowId", DidYouMean: s}}
 	}
 	return e
+}
+
+// brokenFileOf is the load problem of the file meant to define id (a
+// workflow over its limits, say), when one is.
+func brokenFileOf(cat *catalog.Catalog, id engine.WorkflowID) (catalog.LoadProblem, bool) {
+	for _, p := range cat.Problems {
+		if p.ID == id {
+			return p, true
+		}
+	}
+	return catalog.LoadProblem{}, false
 }

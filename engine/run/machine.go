@@ -28,8 +28,12 @@ func (m *machine) finish(p Position) (Move, error) {
 	if m.err != nil {
 		return Move{}, m.err
 	}
-	return Move{Snapshot: Snapshot{V: SnapshotVersion, WorkflowHash: m.c.Hash, Position: p, Context: m.ctx,
-		Preferences: m.prefs, Capabilities: m.caps}, Skipped: m.skips, LoopExits: m.exits}, nil
+	move := Move{Snapshot: Snapshot{V: SnapshotVersion, WorkflowHash: m.c.Hash, Position: p, Context: m.ctx,
+		Preferences: m.prefs, Capabilities: m.caps}, Skipped: m.skips, LoopExits: m.exits}
+	if err := CheckRender(m.c, move.Snapshot); err != nil { // the step moved to could not be shown
+		return Move{}, err
+	}
+	return move, nil
 }
 
 // resolve returns the first runnable step at or after path. It always

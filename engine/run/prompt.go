@@ -4,10 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
 
+	"github.com/workrail/workrail/engine"
 	"github.com/workrail/workrail/engine/compile"
 	"github.com/workrail/workrail/engine/outcome"
 	"github.com/workrail/workrail/engine/workflow"
@@ -28,26 +31,80 @@ type Rendered struct {
 // say and the assessments it requires, each block after a blank line;
 // and whether the user confirms it. Conditions and references read the
 // context with the enclosing loops' variables (Scope).
-func Render(c compile.Compiled, s Snapshot, p Place) Rendered {
+//
+// A title and prompt over compile.MaxPromptBytes together are not built:
+// they are measured first, and Render answers a PAYLOAD_TOO_LARGE
+// *engine.Error (CheckRender) instead.
+func Render(c compile.Compiled, s Snapshot, p Place) (Rendered, error) {
+	title, prompt, scope := compose(c, s, p)
+	if err := fits(p.Step, title, prompt); err != nil {
+		return Rendered{}, err
+	}
+	return Rendered{Title: title.String(), Prompt: prompt.String(), RequireConfirmation: confirms(p.Step, scope)}, nil
+}
+
+// CheckRender is the error Render would answer for the pending step of
+// s, nil when it renders within the limit or the run is complete. Start
+// and Advance check the step they move to, so that a move whose step
+// could not be shown is refused before it is recorded.
+func CheckRender(c compile.Compiled, s Snapshot) error {
+	p, pending := PendingStep(c, s)
+	if !pending {
+		return nil
+	}
+	title, prompt, _ := compose(c, s, p)
+	return fits(p.Step, title, prompt)
+}
+
+// compose is the title and prompt of p.Step as the texts they are
+// written from, and the scope they read.
+func compose(c compile.Compiled, s Snapshot, p Place) (title, prompt compile.Text, scope map[string]any) {
 	st := p.Step
-	scope := Scope(c, s)
-	blocks := []string{Substitute(st.Prompt, scope)}
+	scope = Scope(c, s)
+	v := values{scope: scope}
+	blocks := []compile.Text{v.substitute(st.Prompt)}
 	for _, f := range st.Fragments {
 		if f.When == nil || f.When.Eval(scope) {
-			blocks = append(blocks, Substitute(f.Text, scope))
+			blocks = append(blocks, v.substitute(f.Text))
 		}
 	}
 	if len(st.Delegations) > 0 {
-		blocks = append(blocks, delegations(st.Delegations, scope))
+		blocks = append(blocks, v.delegations(st.Delegations))
 	}
-	blocks = append(blocks, notesBlock(c, st, scope), outcome.AssessmentRequirements(c, st))
-	blocks = slices.DeleteFunc(blocks, func(b string) bool { return strings.TrimSpace(b) == "" })
-	if len(blocks) > 1 {
-		for i, b := range blocks {
-			blocks[i] = strings.TrimRight(b, "\n")
+	blocks = append(blocks, compile.Text{notesBlock(c, st, scope)}, compile.Text{outcome.AssessmentRequirements(c, st)})
+	blocks = slices.DeleteFunc(blocks, func(b compile.Text) bool { return len(b.TrimLeft(unicode.IsSpace)) == 0 })
+	for i, b := range blocks {
+		if i > 0 {
+			prompt = append(prompt, "\n\n")
 		}
+		if len(blocks) > 1 {
+			b = b.TrimRight(func(r rune) bool { return r == '\n' })
+		}
+		prompt = append(prompt, b...)
 	}
-	return Rendered{Title: Substitute(st.Title, scope), Prompt: strings.Join(blocks, "\n\n"), RequireConfirmation: confirms(st, scope)}
+	return v.substitute(st.Title), prompt, scope
+}
+
+// fits refuses a title and prompt over compile.MaxPromptBytes together.
+func fits(st *compile.Step, title, prompt compile.Text) error {
+	n := title.Len() + prompt.Len()
+	if n <= compile.MaxPromptBytes {
+		return nil
+	}
+	limit := compile.Bytes(compile.MaxPromptBytes)
+	var e *engine.Error
+	if own := len(st.Title) + len(st.Prompt); own > compile.MaxPromptBytes {
+		e = engine.Errorf(engine.CodePayloadTooLarge, "Step %s would render to %s bytes, over the limit of %s for one prompt: "+
+			"its workflow's own text for this step is %s bytes (the run's pinned version was compiled before the limit existed), so no context makes it fit. "+
+			"Nothing was recorded, and this run cannot go on at this step: start the workflow again (its current version, if it loads, is within the limits).",
+			st.ID, compile.Grouped(n), limit, compile.Grouped(own))
+	} else {
+		e = engine.Errorf(engine.CodePayloadTooLarge, "Step %s would render to %s bytes once its {{…}} references are filled in from the run's context, over the limit of %s for one prompt. "+
+			"Nothing was recorded. Send smaller context values: in the same call (a start, or an advance, whose ackToken is still unused), "+
+			"or, for a run already at this step, fork from the step before it with smaller values (rehydrate that step's stateToken and advance again, or use Fork here in the Console).",
+			st.ID, compile.Grouped(n), limit)
+	}
+	return e.With("stepId", st.ID).With("renderedBytes", n).With("limitBytes", compile.MaxPromptBytes)
 }
 
 // confirms reports whether step st asks the user's confirmation at scope:
@@ -61,7 +118,17 @@ func confirms(st *compile.Step, scope map[string]any) bool {
 // user's confirmation, decided as Render decides it, so what the prompt
 // says and what an attempt is judged by are one.
 func Need(st *compile.Step, scope map[string]any) outcome.UserNeed {
-	return outcome.UserNeed{Declared: st.UserDependency, Confirm: confirms(st, scope), Title: Substitute(st.Title, scope)}
+	return outcome.UserNeed{Declared: st.UserDependency, Confirm: confirms(st, scope), Title: titleAt(st, scope)}
+}
+
+// titleAt is st's title rendered at scope, or as compiled when it would
+// render past the limit of a prompt.
+func titleAt(st *compile.Step, scope map[string]any) string {
+	v := values{scope: scope}
+	if t := v.substitute(st.Title); t.Len() <= compile.MaxPromptBytes {
+		return t.String()
+	}
+	return st.Title
 }
 
 // notesBlock says what the step's notes must be: required, and what its
@@ -86,55 +153,67 @@ func notesBlock(c compile.Compiled, st *compile.Step, scope map[string]any) stri
 // per delegation whose condition holds, in declaration order. WorkRail
 // starts and tracks none of them; the agent does, and reports back in its
 // notes.
-func delegations(ds []workflow.ParallelDelegation, scope map[string]any) string {
-	var b strings.Builder
+func (v *values) delegations(ds []workflow.ParallelDelegation) compile.Text {
+	var t compile.Text
 	n := 0
 	for _, d := range ds {
-		if d.RunCondition != nil && !d.RunCondition.Eval(scope) {
+		if d.RunCondition != nil && !d.RunCondition.Eval(v.scope) {
 			continue
 		}
 		if n == 0 {
-			b.WriteString("Delegate: start each piece of work below as a subagent (in parallel when you can), each running the named workflow with start_workflow and the inputs given as its context. Wait for all of them, then merge what they found into your notes.\n")
+			t = append(t, "Delegate: start each piece of work below as a subagent (in parallel when you can), each running the named workflow with start_workflow and the inputs given as its context. Wait for all of them, then merge what they found into your notes.\n")
 		}
 		n++
 		goal := d.Goal
 		if goal == "" {
 			goal = "run " + string(d.WorkflowID)
 		}
-		fmt.Fprintf(&b, "%d. Workflow %s. Goal: %s.", n, d.WorkflowID, strings.TrimSuffix(Substitute(goal, scope), "."))
-		if in := delegationInputs(d, scope); in != "" {
-			fmt.Fprintf(&b, " Inputs: %s.", in)
+		t = append(t, strconv.Itoa(n), ". Workflow ", string(d.WorkflowID), ". Goal: ")
+		t = append(append(t, v.substitute(goal).TrimSuffix(".")...), ".")
+		if in := v.delegationInputs(d); len(in) > 0 {
+			t = append(append(append(t, " Inputs: "), in...), ".")
 		}
 		if len(d.AllowedTools) > 0 {
-			fmt.Fprintf(&b, " Allowed tools: %s.", strings.Join(d.AllowedTools, ", "))
+			t = append(t, " Allowed tools: ", strings.Join(d.AllowedTools, ", "), ".")
 		}
-		b.WriteString("\n")
+		t = append(t, "\n")
 	}
 	if n == 0 {
-		return "No delegation applies at this point: continue with this step yourself, without starting any subagent."
+		return compile.Text{"No delegation applies at this point: continue with this step yourself, without starting any subagent."}
 	}
-	return strings.TrimSuffix(b.String(), "\n")
+	return t.TrimSuffix("\n")
 }
 
 // delegationInputs is a delegation's context for the workflow it starts:
 // each contextMapping entry (input name → variable here) read from scope,
 // overridden by the static args; compact JSON with sorted keys.
-func delegationInputs(d workflow.ParallelDelegation, scope map[string]any) string {
-	in := map[string]any{}
+func (v *values) delegationInputs(d workflow.ParallelDelegation) compile.Text {
+	in := map[string]compile.Text{}
 	for name, from := range d.ContextMapping {
-		if v, ok := lookup(scope, from); ok {
-			in[name] = v
-		} else {
-			in[name] = unsetMarker(from)
-		}
+		in[name] = compile.Text{v.json(from)}
 	}
-	for k, v := range d.Args {
-		in[k] = v
+	for k, a := range d.Args {
+		in[k] = compile.Text{plain(a)}
 	}
 	if len(in) == 0 {
-		return ""
+		return nil
 	}
-	return plain(in)
+	t := compile.Text{"{"}
+	for i, k := range slices.Sorted(maps.Keys(in)) {
+		if i > 0 {
+			t = append(t, ",")
+		}
+		t = append(append(t, plain(k), ":"), in[k]...)
+	}
+	return append(t, "}")
+}
+
+// values are the texts references show at one step, each written once
+// however often it is referenced.
+type values struct {
+	scope map[string]any
+	texts map[string]string // path → what {{path}} shows
+	jsons map[string]string // path → its value as JSON, or its unset marker's
 }
 
 // Substitute replaces each {{var}} / {{var.path}} in text (a name of
@@ -144,10 +223,17 @@ func delegationInputs(d workflow.ParallelDelegation, scope map[string]any) strin
 // {{wr.…}} is WorkRail's own and left alone, as is anything else between
 // braces.
 func Substitute(text string, scope map[string]any) string {
+	v := values{scope: scope}
+	return v.substitute(text).String()
+}
+
+// substitute is text with its references replaced, as the parts it is
+// written from: text's own, and each value's text, shared.
+func (v *values) substitute(text string) compile.Text {
 	if !strings.Contains(text, "{{") {
-		return text
+		return compile.Text{text}
 	}
-	var b strings.Builder
+	var t compile.Text
 	for {
 		open := strings.Index(text, "{{")
 		if open < 0 {
@@ -158,16 +244,44 @@ func Substitute(text string, scope map[string]any) string {
 			break
 		}
 		path := strings.TrimSpace(text[open+2 : open+2+end])
-		b.WriteString(text[:open])
 		if isPath(path) && !strings.HasPrefix(path, "wr.") {
-			b.WriteString(valueText(scope, path))
+			t = append(t, text[:open], v.text(path))
 		} else {
-			b.WriteString(text[open : open+4+end])
+			t = append(t, text[:open+4+end])
 		}
 		text = text[open+4+end:]
 	}
-	b.WriteString(text)
-	return b.String()
+	return append(t, text)
+}
+
+// text is what a reference to path shows.
+func (v *values) text(path string) string {
+	if s, ok := v.texts[path]; ok {
+		return s
+	}
+	if v.texts == nil {
+		v.texts = map[string]string{}
+	}
+	s := valueText(v.scope, path)
+	v.texts[path] = s
+	return s
+}
+
+// json is path's value as JSON, or its unset marker's.
+func (v *values) json(path string) string {
+	if s, ok := v.jsons[path]; ok {
+		return s
+	}
+	if v.jsons == nil {
+		v.jsons = map[string]string{}
+	}
+	x, ok := lookup(v.scope, path)
+	if !ok {
+		x = unsetMarker(path)
+	}
+	s := plain(x)
+	v.jsons[path] = s
+	return s
 }
 
 // isPath reports whether p is a reference: dot-separated parts of letters,

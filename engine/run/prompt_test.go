@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/workrail/workrail/engine/compile"
 	"github.com/workrail/workrail/engine/run"
 	"github.com/workrail/workrail/engine/workflow"
 )
@@ -27,6 +28,15 @@ func TestSubstitute(t *testing.T) {
 			t.Errorf("Substitute(%q) = %q; want %q", tc.in, got, tc.want)
 		}
 	}
+}
+
+func mustRender(t *testing.T, c compile.Compiled, s run.Snapshot, p run.Place) run.Rendered {
+	t.Helper()
+	r, err := run.Render(c, s, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
 }
 
 // Render decides the prompt, title and confirmation from the snapshot:
@@ -81,7 +91,7 @@ func TestRender(t *testing.T) {
 				t.Fatal(err)
 			}
 			p, _ := run.PendingStep(c, m.Snapshot)
-			r := run.Render(c, m.Snapshot, p)
+			r := mustRender(t, c, m.Snapshot, p)
 			want := run.Rendered{Title: tc.title, Prompt: tc.prompt, RequireConfirmation: tc.confirm}
 			if tc.name == "plain step unchanged" {
 				want.Prompt = "Do it.\n\n" + tc.prompt
@@ -106,8 +116,8 @@ func TestRenderInsideLoops(t *testing.T) {
 	var got []string
 	for m.Snapshot.Position.Kind == run.Pending {
 		p, _ := run.PendingStep(c, m.Snapshot)
-		r := run.Render(c, m.Snapshot, p)
-		if again := run.Render(c, m.Snapshot, p); again != r {
+		r := mustRender(t, c, m.Snapshot, p)
+		if again := mustRender(t, c, m.Snapshot, p); again != r {
 			t.Fatalf("two renders of one snapshot differ: %+v / %+v", r, again)
 		}
 		got = append(got, r.Title+" | "+r.Prompt)

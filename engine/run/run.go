@@ -68,7 +68,9 @@ type Move struct {
 
 // Start returns the first move of a new run under the given effective
 // preferences. It fails (an INVALID_INPUT *engine.Error) when the run
-// reaches a forEach loop whose required array ctx lacks.
+// reaches a forEach loop whose required array ctx lacks, and (a
+// PAYLOAD_TOO_LARGE one, CheckRender) when the step it reaches would
+// render past the limit of a prompt.
 func Start(c compile.Compiled, ctx map[string]any, prefs workflow.Preferences) (Move, error) {
 	m := machine{c: c, ctx: ctx, prefs: prefs}
 	return m.finish(m.resolve([]Frame{{}}))
@@ -78,7 +80,8 @@ func Start(c compile.Compiled, ctx map[string]any, prefs workflow.Preferences) (
 // snapshot's context. stop records the agent's request (a loop_control
 // artifact) to end the innermost loop after this iteration. Like Start, it
 // fails with an INVALID_INPUT *engine.Error at a forEach loop whose
-// required array is missing.
+// required array is missing, and with a PAYLOAD_TOO_LARGE one at a step
+// that would render past the limit of a prompt.
 func Advance(c compile.Compiled, s Snapshot, ctx map[string]any, stop bool) (Move, error) {
 	if err := Check(c, s); err != nil {
 		return Move{}, err

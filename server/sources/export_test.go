@@ -19,3 +19,9 @@ var ReadAtMost = readAtMost
 
 // ReadTimeout is how long a Registry waits for one file or folder.
 const ReadTimeout = readTimeout
+
+// SetBudget makes r load at most bytes of each folder's workflows and
+// compile a folder's files for at most d on one call.
+func SetBudget(r *Registry, bytes int, d time.Duration) {
+	r.folderBytes, r.compileTime = bytes, d
+}

@@ -37,6 +37,12 @@ type Registry struct {
 	stuck   stuck
 	writing claims // files being saved or created
 
+	// What loading a folder may spend (budget.go): bytes held, time
+	// compiling on one call, and the compiles running at once.
+	folderBytes int
+	compileTime time.Duration
+	compiling   chan struct{}
+
 	mu    sync.Mutex           // guards cache, and nothing else
 	cache map[string]*dirCache // folder → parsed files; a dirCache is never changed once stored
 
@@ -46,7 +52,8 @@ type Registry struct {
 // New compiles the bundled workflows (a bad bundled file is a programmer
 // error and fails start-up) and remembers the folder sources.
 func New(bundled fs.FS, dirs []catalog.Source) (*Registry, error) {
-	r := &Registry{dirs: dirs, cache: map[string]*dirCache{}, timeout: readTimeout, open: openFile}
+	r := &Registry{dirs: dirs, cache: map[string]*dirCache{}, timeout: readTimeout, open: openFile,
+		folderBytes: folderBytes, compileTime: compileTime, compiling: make(chan struct{}, runtime.GOMAXPROCS(0))}
 	entries, problems := catalog.LoadFS(bundled, catalog.Source{Kind: catalog.Bundled})
 	if len(problems) > 0 {
 		return nil, fmt.Errorf("bundled workflow %s: %v", problems[0].File, problems[0].Problems)
@@ -98,8 +105,8 @@ func (r *Registry) assemble(workspace string) (*catalog.Catalog, bool) {
 		entries, problems, failed = append(entries, e...), append(problems, p...), append(failed, f...)
 		complete = complete && ok
 	}
-	entries, problems = retryWithRoutines(entries, problems, failed, r.bundled)
-	return catalog.New(entries, problems), complete
+	entries, problems, retried := r.retryWithRoutines(entries, problems, failed)
+	return catalog.New(entries, problems), complete && retried
 }
 
 // retargets reports whether e delegates to a routine that find knows
@@ -126,17 +133,22 @@ func retargets(e catalog.Entry, find catalog.Routines) bool {
 }
 
 // failedFile is a file that did not load, with its bytes: it may call a
-// routine of another file of the same catalog.
+// routine of another file of the same catalog. left is what remains of
+// its folder's budget, which loading it again spends.
 type failedFile struct {
 	src  catalog.Source
 	path string
 	data []byte
+	left *int
 }
 
 // retryWithRoutines loads again the files that did not load, now that the
 // routines of every source are known (the files loaded together resolve
-// before the bundled ones); a file that loads replaces its problem.
-func retryWithRoutines(entries []catalog.Entry, problems []catalog.LoadProblem, failed []failedFile, bundled []catalog.Entry) ([]catalog.Entry, []catalog.LoadProblem) {
+// before the bundled ones); a file that loads replaces its problem. The
+// files are loaded again within their folders' budgets and for at most
+// compileTime; one left out says why instead (complete is false then).
+func (r *Registry) retryWithRoutines(entries []catalog.Entry, problems []catalog.LoadProblem, failed []failedFile) (_ []catalog.Entry, _ []catalog.LoadProblem, complete bool) {
+	bundled := r.bundled
 	var routines []catalog.Entry
 	for _, e := range entries[len(bundled):] {
 		if e.Compiled.Kind == workflow.KindRoutine {
@@ -144,32 +156,48 @@ func retryWithRoutines(entries []catalog.Entry, problems []catalog.LoadProblem, 
 		}
 	}
 	if len(routines) == 0 {
-		return entries, problems
+		return entries, problems, true
 	}
 	find := catalog.RoutinesOf(routines, bundled)
 	// A file that delegates to a routine by the id its file claims loaded
 	// without knowing where that routine went: load it again.
 	for i := len(bundled); i < len(entries); i++ {
 		if e := entries[i]; retargets(e, find) {
-			if again, p := catalog.LoadWith(e.Text, e.Source, e.File, find); p == nil {
+			if again, p := r.compile(e.Text, e.Source, e.File, find); p == nil {
 				entries[i] = again
 			}
 		}
 	}
-	loaded := map[string]bool{}
+	deadline := time.Now().Add(r.compileTime)
+	again := map[string]*catalog.LoadProblem{}
 	for _, f := range failed {
-		if e, p := catalog.LoadWith(f.data, f.src, f.path, find); p == nil {
+		if time.Now().After(deadline) {
+			again[f.path] = r.notYet(f.src, f.path).problem
+			continue
+		}
+		e, p := r.compile(f.data, f.src, f.path, find)
+		switch {
+		case p != nil:
+		case len(e.Compiled.Canonical) > *f.left: // its bytes are counted already
+			again[f.path] = r.overBudget(f.src, f.path).problem
+		default:
+			*f.left -= len(e.Compiled.Canonical)
 			entries = append(entries, e)
-			loaded[f.path] = true
+			again[f.path] = nil
 		}
 	}
 	kept := problems[:0:0]
+	complete = true
 	for _, p := range problems {
-		if !loaded[p.File] {
+		q, retried := again[p.File]
+		switch {
+		case !retried:
 			kept = append(kept, p)
+		case q != nil:
+			kept, complete = append(kept, *q), false
 		}
 	}
-	return entries, kept
+	return entries, kept, complete
 }
 
 // checkWorkspace reports a workspace that is not an existing folder, and
@@ -225,8 +253,9 @@ func problemOf(src catalog.Source, path string, err error) *catalog.LoadProblem 
 }
 
 // readDir loads the *.json files of one folder, re-parsing only those
-// changed since the last call; ok is false when a read failed. The lock
-// is held only to look up and store the folder's cache.
+// changed since the last call, within the folder's budget (budget.go);
+// ok is false when a read failed or a file was left out. The lock is
+// held only to look up and store the folder's cache.
 func (r *Registry) readDir(src catalog.Source) (_ []catalog.Entry, _ []catalog.LoadProblem, _ []failedFile, ok bool) {
 	names, err := within(&r.stuck, src.Path, r.timeout, func() ([]string, error) { return listJSON(src.Path) })
 	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
@@ -244,7 +273,8 @@ func (r *Registry) readDir(src catalog.Source) (_ []catalog.Entry, _ []catalog.L
 	var problems []catalog.LoadProblem
 	var failed []failedFile
 	ok = true
-	for i, f := range r.loadAll(r.cached(src.Path), src, names) {
+	loaded, left := r.loadAll(r.cached(src.Path), src, names)
+	for i, f := range loaded {
 		ok = ok && !f.failed
 		fresh.files[names[i]] = f
 		if f.entry != nil {
@@ -254,7 +284,7 @@ func (r *Registry) readDir(src catalog.Source) (_ []catalog.Entry, _ []catalog.L
 			problems = append(problems, *f.problem)
 		}
 		if f.data != nil {
-			failed = append(failed, failedFile{src: src, path: names[i], data: f.data})
+			failed = append(failed, failedFile{src: src, path: names[i], data: f.data, left: &left})
 		}
 	}
 	r.setCache(src.Path, fresh)
@@ -267,6 +297,10 @@ func (r *Registry) cached(dir string) *dirCache {
 	return r.cache[dir]
 }
 
+// maxCached bounds how many folders' files are kept: every project an
+// agent names has its own folder.
+const maxCached = 2 * maxAssembled
+
 // setCache stores the files of dir; nil forgets them.
 func (r *Registry) setCache(dir string, c *dirCache) {
 	r.mu.Lock()
@@ -275,35 +309,19 @@ func (r *Registry) setCache(dir string, c *dirCache) {
 		delete(r.cache, dir)
 		return
 	}
+	if _, ok := r.cache[dir]; !ok && len(r.cache) >= maxCached {
+		for d := range r.cache { // forget any one: it is read again when asked for
+			delete(r.cache, d)
+			break
+		}
+	}
 	r.cache[dir] = c
 }
 
-// loadAll loads the files of one folder on every core; results keep the
-// order of paths.
-func (r *Registry) loadAll(old *dirCache, src catalog.Source, paths []string) []cachedFile {
-	out := make([]cachedFile, len(paths))
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				out[i] = r.load(old, src, paths[i])
-			}
-		}()
-	}
-	for i := range paths {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-	return out
-}
-
 // load returns the cached copy of path if the file is unchanged, and
-// otherwise reads (within the deadline) and parses it.
-func (r *Registry) load(old *dirCache, src catalog.Source, path string) cachedFile {
+// otherwise reads (within the read deadline) and compiles it, unless the
+// time to compile its folder on this call ended at deadline.
+func (r *Registry) load(old *dirCache, src catalog.Source, path string, deadline time.Time) cachedFile {
 	var prev cachedFile
 	var known *stamp
 	if old != nil {
@@ -318,8 +336,11 @@ func (r *Registry) load(old *dirCache, src catalog.Source, path string) cachedFi
 	if rd.unchanged {
 		return prev
 	}
+	if time.Now().After(deadline) {
+		return r.notYet(src, path)
+	}
 	f := cachedFile{stamp: rd.stamp}
-	e, problems := catalog.LoadWith(rd.data, src, path, catalog.RoutinesOf(r.bundled))
+	e, problems := r.compile(rd.data, src, path, catalog.RoutinesOf(r.bundled))
 	if problems != nil {
 		f.problem = &catalog.LoadProblem{Source: src, File: path, ID: catalog.IDOf(rd.data), Problems: problems}
 		f.data = rd.data

@@ -146,7 +146,7 @@ func TestLoadProblemsAreVisible(t *testing.T) {
 	}
 	x := execute.New(memstore.New(), executetest.Ring(t), reg, workflow.Preferences{}, executetest.Clock, t.Logf)
 	res, ok := x.Start(context.Background(), []byte(`{"workflowId":"project.mine","workspacePath":`+strconv.Quote(ws)+`}`)).(protocol.ErrorResult)
-	if !ok || res.Error.Code != engine.CodeWorkflowNotFound || !strings.Contains(res.Text, "Not loaded") {
+	if !ok || res.Error.Code != engine.CodeWorkflowNotFound || !strings.Contains(res.Text, `workflow "project.mine" does not load: `) || !strings.Contains(res.Text, "invalid JSON") {
 		t.Fatalf("start of a broken workflow: %+v", res)
 	}
 }

@@ -9,19 +9,21 @@ import (
 	"encoding/json"
 	"fmt"
 	"io/fs"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
-	"testing/fstest"
 	"time"
 
 	"github.com/workrail/workrail/engine"
 	"github.com/workrail/workrail/engine/catalog"
+	"github.com/workrail/workrail/engine/compile"
 	"github.com/workrail/workrail/engine/fill"
 	"github.com/workrail/workrail/engine/outcome"
 	"github.com/workrail/workrail/engine/protocol"
 	"github.com/workrail/workrail/engine/token"
+	"github.com/workrail/workrail/engine/workflow"
 )
 
 // Ring returns a key ring with one fixed key (id 1): tokens minted with it
@@ -209,13 +211,26 @@ func mustJSON(tb testing.TB, v any) []byte {
 }
 
 // Long is a catalog holding wr.long, a linear workflow of n steps, for
-// tests and benchmarks that advance one run many times.
+// tests and benchmarks that advance one run many times. It is compiled
+// without the limits of a workflow (compile.Limits), as a run pinned
+// before them is: a benchmark advances one run b.N times, past the 1,000
+// steps a workflow file may have.
 func Long(tb testing.TB, n int) Workflows {
 	tb.Helper()
 	steps := make([]string, n)
 	for i := range steps {
 		steps[i] = fmt.Sprintf(`{"id":"s%d","title":"Step %d","prompt":"Do step %d of the benchmark workflow.\n\n- Check the result."}`, i, i, i)
 	}
-	src := `{"id":"wr.long","name":"Long","description":"benchmark","version":"1","steps":[` + strings.Join(steps, ",") + `]}`
-	return Catalog(tb, fstest.MapFS{"wr.long.json": {Data: []byte(src)}})
+	src := []byte(`{"id":"wr.long","name":"Long","description":"benchmark","version":"1","steps":[` + strings.Join(steps, ",") + `]}`)
+	w, err := workflow.Parse(src)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	c, _, err := compile.CompileWith(w, compile.Options{Limits: compile.Limits{Steps: math.MaxInt, Bytes: math.MaxInt, Prompt: math.MaxInt}})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	e := catalog.Entry{Source: catalog.Source{Kind: catalog.Bundled}, File: "wr.long.json", Text: src, Compiled: c,
+		IDStatus: workflow.Namespaced, Workflow: w}
+	return Workflows{cat: catalog.New([]catalog.Entry{e}, nil)}
 }
