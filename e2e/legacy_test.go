@@ -332,14 +332,6 @@ func (r *legacyRun) replaysIdentical(t *testing.T) {
 	}
 }
 
-func copyMap(m map[string]any) map[string]any {
-	out := make(map[string]any, len(m))
-	for k, v := range m {
-		out[k] = v
-	}
-	return out
-}
-
 // calmLevel is the first level no consequence of the step fires on.
 func calmLevel(levels []string, triggers map[string]bool) string {
 	for _, l := range levels {

@@ -79,15 +79,3 @@ func evaluate(c compile.Compiled, s *compile.Step, artifacts []json.RawMessage, 
 	return outcome.Judge(c, s, outcome.Attempt{Notes: "Did it.", Artifacts: artifacts, Ask: outcome.AskOf(c, s, workflow.Guided, need),
 		Need: need, Observed: observed})
 }
-
-// template is the artifact of kind k that step s's next call carries in
-// guided mode, as text; "" when it carries none.
-func template(c compile.Compiled, s *compile.Step, k string) string {
-	need := outcome.UserNeed{Declared: s.UserDependency}
-	for _, a := range outcome.AskOf(c, s, workflow.Guided, need).Artifacts {
-		if a.Kind == k {
-			return string(a.Value)
-		}
-	}
-	return ""
-}

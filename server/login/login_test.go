@@ -14,11 +14,9 @@ import (
 // clock is a settable clock for a test.
 type clock struct{ t time.Time }
 
-func (c *clock) now() time.Time               { return c.t }
-func (c *clock) add(d time.Duration)          { c.t = c.t.Add(d) }
-func newClock() *clock                        { return &clock{t: time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)} }
-func discard(string, ...any)                  {}
-func logTo(t *testing.T) func(string, ...any) { return t.Logf }
+func (c *clock) now() time.Time      { return c.t }
+func (c *clock) add(d time.Duration) { c.t = c.t.Add(d) }
+func newClock() *clock               { return &clock{t: time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)} }
 
 func mustOpen(t *testing.T, h home.Dir, c *clock) *Logins {
 	t.Helper()
