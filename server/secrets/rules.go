@@ -92,15 +92,18 @@ type allowEntry struct {
 	StopWords   []string `toml:"stopwords"`
 }
 
+// source is a rules file: its name, for errors, and its text.
+type source struct{ name, text string }
+
 // loadRules reads the rules files, in order: the rules that apply to
 // text, sorted by id, and the global allowlists.
-func loadRules(files ...string) ([]rule, []*allowlist, error) {
+func loadRules(files ...source) ([]rule, []*allowlist, error) {
 	var rules []rule
 	var global []*allowlist
-	for i, text := range files {
-		rs, gs, err := readRules(text)
+	for _, f := range files {
+		rs, gs, err := readRules(f.text)
 		if err != nil {
-			return nil, nil, fmt.Errorf("rules file %d: %w", i+1, err)
+			return nil, nil, fmt.Errorf("%s: %w", f.name, err)
 		}
 		rules, global = append(rules, rs...), append(global, gs...)
 	}
@@ -122,7 +125,7 @@ func readRules(text string) ([]rule, []*allowlist, error) {
 	if err := d.Decode(&f); err != nil {
 		var strict *toml.StrictMissingError
 		if errors.As(err, &strict) {
-			return nil, nil, fmt.Errorf("keys gitleaks' format has and this reader does not:\n%s", strict.String())
+			return nil, nil, fmt.Errorf("keys this reader does not know:\n%s", strict.String())
 		}
 		return nil, nil, err
 	}

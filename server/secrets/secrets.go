@@ -39,7 +39,7 @@ var workrailToken = regexp.MustCompile(`^(?:st|ack|chk)\.v1\.[A-Za-z0-9_-]+$`)
 // New loads gitleaks' default rules and WorkRail's own. It fails only if
 // the embedded rules do not load (a build that cannot work).
 func New() (*Scanner, error) {
-	rules, global, err := loadRules(gitleaksRules, workrailRules)
+	rules, global, err := loadRules(source{"gitleaks.toml", gitleaksRules}, source{"rules.toml", workrailRules})
 	if err != nil {
 		return nil, fmt.Errorf("secrets: %w", err)
 	}
