@@ -16,8 +16,8 @@ import (
 // gitleaks module (gitleaks_gen.go), and WorkRail's own in the same
 // format. They are read here as gitleaks' config package reads them
 // (ViperConfig.Translate, Rule.Validate, Allowlist.Validate), without
-// that package, which reads one file through viper and brings 19
-// modules. What applies only to files (paths, commits) is read but not
+// that package, which reads one file through viper and brought 17
+// modules WorkRail needs for nothing else. What applies only to files (paths, commits) is read but not
 // compiled. The reader is strict: a key it does not know fails the load
 // (gitleaks' extend, a rule's required rules or its older single
 // [rules.allowlist], a global allowlist's targetRules: none in the pinned
@@ -37,7 +37,7 @@ type rule struct {
 	id          string
 	regex       *regexp.Regexp
 	secretGroup int     // the group holding the secret; 0: see secretOf
-	entropy     float64 // the secret's least Shannon entropy; 0: any
+	entropy     float64 // the Shannon entropy a secret must exceed; 0: none
 	keywords    []string
 	allowlists  []*allowlist
 	gate        *gate // where its secret can be (gate.go); nil: anywhere
@@ -51,9 +51,9 @@ type allowlist struct {
 	// the rule's whole match, "line" the lines the match is on.
 	target string
 	regex  *regexp.Regexp // its regexes as one, as gitleaks joins them; nil: none
-	// stopWords (in lower case) allow a secret holding one of them.
-	stopWords []string
-	stopTrie  *ahocorasick.Trie
+	// stopWords finds its stopwords (in lower case): a secret holding
+	// one is allowed. nil: none.
+	stopWords *ahocorasick.Trie
 	// elsewhere: it names commits or file paths, which text never has.
 	elsewhere bool
 }
@@ -222,13 +222,12 @@ func allowlistOf(a allowEntry) (*allowlist, error) {
 			return nil, err
 		}
 	}
-	for _, w := range a.StopWords {
-		l.stopWords = append(l.stopWords, strings.ToLower(w))
-	}
-	slices.Sort(l.stopWords)
-	l.stopWords = slices.Compact(l.stopWords)
-	if len(l.stopWords) > 0 {
-		l.stopTrie = ahocorasick.NewTrieBuilder().AddStrings(l.stopWords).Build()
+	if len(a.StopWords) > 0 {
+		words := make([]string, len(a.StopWords))
+		for i, w := range a.StopWords {
+			words[i] = strings.ToLower(w)
+		}
+		l.stopWords = ahocorasick.NewTrieBuilder().AddStrings(words).Build()
 	}
 	return l, nil
 }
@@ -254,9 +253,9 @@ func (a *allowlist) allows(secret, match, line string) bool {
 		target = line
 	}
 	regexOK := a.regex != nil && target != "" && a.regex.MatchString(target)
-	stopOK := a.stopTrie != nil && secret != "" && a.stopTrie.MatchFirstString(strings.ToLower(secret)) != nil
+	stopOK := a.stopWords != nil && secret != "" && a.stopWords.MatchFirstString(strings.ToLower(secret)) != nil
 	if !a.and {
 		return regexOK || stopOK
 	}
-	return !a.elsewhere && (a.regex == nil || regexOK) && (a.stopTrie == nil || stopOK)
+	return !a.elsewhere && (a.regex == nil || regexOK) && (a.stopWords == nil || stopOK)
 }
