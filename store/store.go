@@ -39,11 +39,11 @@ const schemaResume = 3
 // cut the raw text and are folded again.
 const schemaWordCut = 4
 
-// schemaLabels is the first version whose sessions name the definition
-// versions of their derived records (keyDerived); builds before it would
-// write records of their own definitions under a newer label, so they
-// must refuse the file, and do (its schema is newer than theirs).
-const schemaLabels = 5
+// Version 5 is the first whose sessions name the definition versions of
+// their derived records (keyDerived); builds before it would write
+// records of their own definitions under a newer label, so they must
+// refuse the file, and do (its schema is newer than theirs). Nothing
+// here reads by it, so it has no constant.
 
 var (
 	bucketMeta      = []byte("meta")

@@ -26,7 +26,7 @@ func TestReserveQueuesThenRefuses(t *testing.T) {
 		}
 		got <- err
 	}()
-	time.Sleep(20 * time.Millisecond)
+	queued(t, b, 1)
 	if _, err := b.Reserve(t.Context(), 1*mib); !errors.Is(err, budget.ErrBusy) {
 		t.Fatalf("a reservation past a full queue: %v, want ErrBusy", err)
 	}
@@ -44,5 +44,16 @@ func TestReserveQueuesThenRefuses(t *testing.T) {
 	t0 := time.Now()
 	if _, err := b.Reserve(t.Context(), 1); !errors.Is(err, budget.ErrBusy) || time.Since(t0) < 150*time.Millisecond {
 		t.Fatalf("a reservation that waited its longest: %v after %v, want ErrBusy after 200ms", err, time.Since(t0))
+	}
+}
+
+// queued waits until n reservations wait in b: a reservation made before
+// then could take the queue's place instead of being refused.
+func queued(t *testing.T, b *budget.Budget, n int64) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); budget.Waiting(b) != n; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d reservations wait after 10s, want %d", budget.Waiting(b), n)
+		}
 	}
 }

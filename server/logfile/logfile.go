@@ -81,7 +81,7 @@ func (l *File) write(p []byte) (int, error) {
 		return 0, err
 	}
 	if size > 0 && size+int64(len(p)) > l.opts.MaxBytes {
-		if size, err = l.rotate(); err != nil {
+		if err := l.rotate(); err != nil {
 			return 0, err
 		}
 	}
@@ -128,20 +128,21 @@ func (l *File) current() (int64, error) {
 // path.1, then opens a fresh file. A lock on the full file makes one
 // process rotate it; another that finds it locked writes this line to the
 // full file, which ends up in path.1, and follows the path next time.
-func (l *File) rotate() (int64, error) {
+func (l *File) rotate() error {
 	fd := int(l.f.Fd())
 	if err := syscall.Flock(fd, syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
 		if errors.Is(err, syscall.EWOULDBLOCK) {
-			return l.size()
+			return nil
 		}
-		return 0, err
+		return err
 	}
 	err := l.shift()
 	syscall.Flock(fd, syscall.LOCK_UN)
 	if err != nil {
-		return 0, err
+		return err
 	}
-	return l.current()
+	_, err = l.current()
+	return err
 }
 
 // shift renames the files, unless another process rotated the full file
@@ -161,14 +162,6 @@ func (l *File) shift() error {
 		}
 	}
 	return os.Rename(l.path, l.rotated(1))
-}
-
-func (l *File) size() (int64, error) {
-	info, err := l.f.Stat()
-	if err != nil {
-		return 0, err
-	}
-	return info.Size(), nil
 }
 
 // rotated is the name of the i-th newest rotated file.

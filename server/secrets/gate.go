@@ -8,7 +8,6 @@ import (
 	"unicode"
 
 	ahocorasick "github.com/BobuSumisu/aho-corasick"
-	"github.com/zricethezav/gitleaks/v8/config"
 )
 
 // Go's regular expressions cost about 200 ns a byte on gitleaks' broadest
@@ -58,17 +57,17 @@ type context struct {
 
 // gateOf reads a rule's gate off its expression; nil when the rule needs
 // no entropy or the expression does not allow the reading.
-func gateOf(r config.Rule) *gate {
-	if r.Entropy <= 0 {
+func gateOf(r rule) *gate {
+	if r.entropy <= 0 {
 		return nil
 	}
-	re, err := syntax.Parse(r.Regex.String(), syntax.Perl)
+	re, err := syntax.Parse(r.regex.String(), syntax.Perl)
 	if err != nil {
 		return nil
 	}
 	var caps []*syntax.Regexp
-	collectCaps(re, r.SecretGroup, &caps)
-	g := &gate{min: int(math.Floor(math.Pow(2, r.Entropy))) + 1}
+	collectCaps(re, r.secretGroup, &caps)
+	g := &gate{min: int(math.Floor(math.Pow(2, r.entropy))) + 1}
 	if len(caps) == 0 {
 		caps = []*syntax.Regexp{re} // no group: the whole match
 	}

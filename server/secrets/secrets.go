@@ -1,15 +1,13 @@
 // Package secrets finds secrets in agent-supplied text with gitleaks'
-// maintained rule set (its default config, embedded in the gitleaks
-// module, plus WorkRail's rules.toml in the same format): the adapter
-// behind the engine's redact.Scanner port. It imports gitleaks' config
-// package only, not its detector, which brings archive and compression
-// libraries for scanning files and repositories; the few steps of the
-// detector a text needs (keyword filter, regular expression, secret
-// group, entropy, allowlists) are done here.
+// maintained rule set (its default config, copied from the pinned
+// gitleaks module, plus WorkRail's rules.toml in the same format): the
+// adapter behind the engine's redact.Scanner port. It imports no
+// gitleaks package: it reads the rules itself (rules.go), and does the
+// few steps of gitleaks' detector a text needs (keyword filter, regular
+// expression, secret group, entropy, allowlists).
 package secrets
 
 import (
-	_ "embed"
 	"fmt"
 	"math"
 	"regexp"
@@ -18,14 +16,9 @@ import (
 	"sync"
 
 	ahocorasick "github.com/BobuSumisu/aho-corasick"
-	"github.com/spf13/viper"
-	"github.com/zricethezav/gitleaks/v8/config"
 
 	"github.com/workrail/workrail/engine/redact"
 )
-
-//go:embed rules.toml
-var extraRules string
 
 // Scanner finds secrets with gitleaks' rules. It is safe for concurrent
 // use and deterministic: the same text gives the same findings.
@@ -33,13 +26,7 @@ type Scanner struct {
 	rules    []rule
 	keywords *ahocorasick.Trie
 	byWord   [][]int // keyword (in the order added) → indexes of rules
-	global   []*config.Allowlist
-}
-
-// rule is one gitleaks rule that applies to text (not to file paths).
-type rule struct {
-	config.Rule
-	gate *gate // where its secret can be (gate.go); nil: anywhere
+	global   []*allowlist
 }
 
 var _ redact.Scanner = (*Scanner)(nil)
@@ -50,44 +37,19 @@ var _ redact.Scanner = (*Scanner)(nil)
 var workrailToken = regexp.MustCompile(`^(?:st|ack|chk)\.v1\.[A-Za-z0-9_-]+$`)
 
 // New loads gitleaks' default rules and WorkRail's own. It fails only if
-// the embedded configuration does not load (a build that cannot work).
+// the embedded rules do not load (a build that cannot work).
 func New() (*Scanner, error) {
-	v := viper.New()
-	v.SetConfigType("toml")
-	if err := v.ReadConfig(strings.NewReader(config.DefaultConfig + "\n" + extraRules)); err != nil {
-		return nil, fmt.Errorf("secrets: read rules: %w", err)
-	}
-	var vc config.ViperConfig
-	if err := v.Unmarshal(&vc); err != nil {
-		return nil, fmt.Errorf("secrets: decode rules: %w", err)
-	}
-	cfg, err := vc.Translate()
+	rules, global, err := loadRules(source{"gitleaks.toml", gitleaksRules}, source{"rules.toml", workrailRules})
 	if err != nil {
-		return nil, fmt.Errorf("secrets: rules: %w", err)
+		return nil, fmt.Errorf("secrets: %w", err)
 	}
-	// WorkRail's tokens are allowed in code: gitleaks refuses a second
-	// global allowlist in TOML beside its default's.
-	tokens := &config.Allowlist{Description: "WorkRail tokens", Regexes: []*regexp.Regexp{workrailToken}}
-	if err := tokens.Validate(); err != nil {
-		return nil, fmt.Errorf("secrets: token allowlist: %w", err)
-	}
-	s := &Scanner{global: append(cfg.Allowlists, tokens)}
+	// WorkRail's own tokens are allowed by a global allowlist of their
+	// expression, which Named and assignments use too.
+	s := &Scanner{rules: rules, global: append(global, &allowlist{regex: workrailToken})}
 	index := map[string]int{} // lowercased keyword → its place in words
-	ids := make([]string, 0, len(cfg.Rules))
-	for id := range cfg.Rules {
-		ids = append(ids, id)
-	}
-	slices.Sort(ids)
 	var words []string
-	for _, id := range ids {
-		r := cfg.Rules[id]
-		if r.Regex == nil || r.Path != nil || r.SkipReport {
-			continue // rules about file names, or never reported
-		}
-		i := len(s.rules)
-		s.rules = append(s.rules, rule{Rule: r, gate: gateOf(r)})
-		for _, k := range r.Keywords {
-			k = strings.ToLower(k)
+	for i, r := range s.rules {
+		for _, k := range r.keywords {
 			w, ok := index[k]
 			if !ok {
 				w = len(words)
@@ -103,7 +65,8 @@ func New() (*Scanner, error) {
 
 // Background starts loading the rules at once and returns a scanner
 // that waits for them at its first scan, so a daemon does not spend the
-// rules' load (about 20 ms and 27 MB of short-lived allocation) before
+// rules' load (about 20 ms and 24 MB of short-lived allocation, half of
+// it the allowlists' stopword tries, the rest the expressions) before
 // it answers: the first scan comes with an agent's first write.
 func Background() redact.Scanner {
 	get := sync.OnceValues(New)
@@ -220,7 +183,7 @@ func generic(rule string) bool { return strings.HasPrefix(rule, "generic") || ru
 func (s *Scanner) candidates(lower []byte) []int {
 	seen := make([]bool, len(s.rules))
 	for i, r := range s.rules {
-		seen[i] = len(r.Keywords) == 0
+		seen[i] = len(r.keywords) == 0
 	}
 	s.keywords.Walk(lower, func(_, _, w int64) bool {
 		for _, i := range s.byWord[w] {
@@ -251,7 +214,7 @@ func lowerASCII(text string) []byte {
 
 // match adds the findings of rule r in text[start:end].
 func (s *Scanner) match(out []redact.Finding, r *rule, text string, start, end int) []redact.Finding {
-	for _, m := range r.Regex.FindAllStringSubmatchIndex(text[start:end], -1) {
+	for _, m := range r.regex.FindAllStringSubmatchIndex(text[start:end], -1) {
 		for j := range m {
 			if m[j] >= 0 {
 				m[j] += start
@@ -262,14 +225,14 @@ func (s *Scanner) match(out []redact.Finding, r *rule, text string, start, end i
 			continue
 		}
 		secret := text[a:b]
-		if r.Entropy != 0 && entropy(secret) <= r.Entropy {
+		if r.entropy != 0 && entropy(secret) <= r.entropy {
 			continue
 		}
 		whole, line := strings.Trim(text[m[0]:m[1]], "\n"), lineOf(text, m[0], m[1])
-		if allowed(s.global, secret, whole, line) || allowed(r.Allowlists, secret, whole, line) {
+		if allowed(s.global, secret, whole, line) || allowed(r.allowlists, secret, whole, line) {
 			continue
 		}
-		out = append(out, redact.Finding{Start: a, End: b, Rule: r.RuleID})
+		out = append(out, redact.Finding{Start: a, End: b, Rule: r.id})
 	}
 	return out
 }
@@ -277,7 +240,7 @@ func (s *Scanner) match(out []redact.Finding, r *rule, text string, start, end i
 // secretOf is where a match's secret is: its secret group, else its first
 // non-empty group, else the whole match without surrounding newlines.
 func secretOf(r *rule, m []int) (int, int) {
-	if g := r.SecretGroup; g > 0 && 2*g+1 < len(m) {
+	if g := r.secretGroup; g > 0 && 2*g+1 < len(m) {
 		return max(m[2*g], 0), max(m[2*g+1], 0)
 	}
 	for g := 1; 2*g+1 < len(m); g++ {
@@ -289,34 +252,9 @@ func secretOf(r *rule, m []int) (int, int) {
 	return a, b
 }
 
-// allowed applies gitleaks' allowlist check to a finding in text that has
-// no file path and no commit: an allowlist whose condition is AND and
-// that names commits or paths never allows it.
-func allowed(lists []*config.Allowlist, secret, match, line string) bool {
-	for _, a := range lists {
-		target := secret
-		switch a.RegexTarget {
-		case "match":
-			target = match
-		case "line":
-			target = line
-		}
-		regexOK := a.RegexAllowed(target)
-		stopOK, _ := a.ContainsStopWord(secret)
-		if a.MatchCondition == config.AllowlistMatchAnd {
-			if len(a.Commits) > 0 || len(a.Paths) > 0 {
-				continue
-			}
-			if (len(a.Regexes) == 0 || regexOK) && (len(a.StopWords) == 0 || stopOK) {
-				return true
-			}
-			continue
-		}
-		if regexOK || stopOK {
-			return true
-		}
-	}
-	return false
+// allowed tells whether one of lists allows a finding.
+func allowed(lists []*allowlist, secret, match, line string) bool {
+	return slices.ContainsFunc(lists, func(a *allowlist) bool { return a.allows(secret, match, line) })
 }
 
 // lineOf is the whole lines text[a:b] lies on.
