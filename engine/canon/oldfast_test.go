@@ -4,34 +4,16 @@ import (
 	"bytes"
 	"slices"
 	"unicode/utf8"
-
-	"github.com/gowebpki/jcs"
 )
-
-// transform is jcs.Transform, with a fast path for the JSON encoding/json
-// writes. Every read of a stored event re-encodes it to check its bytes
-// are canonical, so this runs thousands of times for one Console page;
-// jcs builds a tree of strings per document and costs ten times more.
-//
-// The fast path accepts only a narrow subset where the canonical form is
-// plain: no whitespace, object keys of printable ASCII without escapes
-// (so byte order is UTF-16 order), integers of at most 15 digits other
-// than -0 (their ES6 form is their digits), strings of valid UTF-8 with no
-// escaped surrogate, and nesting of at most maxFastDepth. On that subset
-// it writes exactly what jcs writes (FuzzTransform holds it to that);
-// on anything else, or on anything jcs would refuse, it hands the whole
-// document to jcs, so results and errors outside it are jcs's own.
-func transform(b []byte) ([]byte, error) {
-	if out, ok := fastTransform(b); ok {
-		return out, nil
-	}
-	return jcs.Transform(b)
-}
 
 // maxFastDepth bounds the nesting the fast path takes: an object's
 // members are copied once more per level when they need sorting.
 const maxFastDepth = 32
 
+// fastTransform was canon's own RFC 8785 transform for the subset
+// encoding/json writes, ahead of jcs for the rest; jsontext's Canonicalize
+// replaced both. It is kept, in a test file, only while FuzzCanonical
+// holds the new transform to it.
 func fastTransform(in []byte) ([]byte, bool) {
 	if len(in) == 0 {
 		return nil, false
