@@ -2,9 +2,11 @@ package store
 
 import (
 	"encoding/json"
-	"errors"
 	"reflect"
 	"testing"
+
+	jsonv2 "github.com/go-json-experiment/json"
+	jsonv1 "github.com/go-json-experiment/json/v1"
 
 	"github.com/workrail/workrail/engine"
 	"github.com/workrail/workrail/engine/event"
@@ -34,8 +36,7 @@ var nodeRecords = []string{
 const hex64 = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
 
 // TestDecodeNodeIsUnmarshal: decodeNode reads every record as
-// json.Unmarshal does, and so did the hand-written reader it replaced
-// on what json.Marshal writes.
+// json.Unmarshal does, and takes its own way on what json.Marshal writes.
 func TestDecodeNodeIsUnmarshal(t *testing.T) {
 	for _, rec := range nodeRecords {
 		sameAsUnmarshal(t, []byte(rec))
@@ -47,7 +48,7 @@ func TestDecodeNodeIsUnmarshal(t *testing.T) {
 		t.Fatal(err)
 	}
 	var fast project.Node
-	if !oldFastNode(b, &fast) || !reflect.DeepEqual(fast, n) {
+	if !fastNode(b, &fast) || !reflect.DeepEqual(fast, n) {
 		t.Fatalf("the record json.Marshal writes takes the long way, or reads back as %+v", fast)
 	}
 }
@@ -61,35 +62,33 @@ func sameAsUnmarshal(t *testing.T, b []byte) {
 	}
 }
 
-// FuzzDecodeNode holds decodeNode to json.Unmarshal and, while it is
-// kept, to the hand-written reader it replaced wherever that one read.
+// FuzzDecodeNode holds decodeNode to json.Unmarshal, and its fast path,
+// wherever it reads, to the general one.
 func FuzzDecodeNode(f *testing.F) {
 	for _, rec := range nodeRecords {
 		f.Add(rec)
 	}
 	f.Fuzz(func(t *testing.T, rec string) {
 		sameAsUnmarshal(t, []byte(rec))
-		var got, old project.Node
-		if oldFastNode([]byte(rec), &old) && (decodeNode([]byte(rec), &got) != nil || !reflect.DeepEqual(got, old)) {
-			t.Fatalf("%s: decodeNode %+v; the old reader %+v", rec, got, old)
+		var fast, general project.Node
+		if fastNode([]byte(rec), &fast) && (jsonv1.Unmarshal([]byte(rec), &general) != nil || !reflect.DeepEqual(fast, general)) {
+			t.Fatalf("%s: the fast path %+v; json/v2 (v1 API) %+v", rec, fast, general)
 		}
 	})
 }
 
 // BenchmarkDecodeNode reads the record json.Marshal writes of a node
-// with children, outputs and gaps: decodeNode, the hand-written reader
-// it replaced, and encoding/json.
+// with children, outputs and gaps: decodeNode (its fast path), json/v2
+// with encoding/json's semantics (the general path), json/v2, and
+// encoding/json.
 func BenchmarkDecodeNode(b *testing.B) {
 	rec := []byte(nodeRecords[1])
 	for _, c := range []struct {
 		name   string
 		decode func([]byte, *project.Node) error
-	}{{"decodeNode", decodeNode}, {"old", func(b []byte, n *project.Node) error {
-		if !oldFastNode(b, n) {
-			return errors.New("declined")
-		}
-		return nil
-	}}, {"encoding/json", func(b []byte, n *project.Node) error { return json.Unmarshal(b, n) }}} {
+	}{{"decodeNode", decodeNode}, {"json/v2 (v1 API)", func(b []byte, n *project.Node) error { return jsonv1.Unmarshal(b, n) }},
+		{"json/v2", func(b []byte, n *project.Node) error { return jsonv2.Unmarshal(b, n) }},
+		{"encoding/json", func(b []byte, n *project.Node) error { return json.Unmarshal(b, n) }}} {
 		b.Run(c.name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {

@@ -32,14 +32,18 @@ func JSON(v any) ([]byte, error) {
 	return out, nil
 }
 
-// transform rewrites b, one JSON value, in its RFC 8785 canonical form,
-// in place: jsontext's Canonicalize, which refuses what JCS refuses
+// transform returns b, one JSON value, in its RFC 8785 canonical form:
+// fastTransform's where it answers, else b rewritten in place by
+// jsontext's Canonicalize, which refuses what JCS refuses
 // (duplicate keys, invalid UTF-8, unpaired surrogates) but writes a
 // number beyond a double as the largest double. Such a number is refused
 // here, as JCS refuses it, so that no two values share a digest: output
 // that holds the largest double has its input (original, b's bytes
 // before) read again.
 func transform(b []byte, original func() []byte) ([]byte, error) {
+	if out, ok := fastTransform(b); ok {
+		return out, nil
+	}
 	out := jsontext.Value(b)
 	if err := out.Canonicalize(); err != nil {
 		return nil, err

@@ -8,13 +8,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/gowebpki/jcs"
 )
 
-// FuzzTransform holds transform (jsontext's Canonicalize) to jcs, the
-// reference RFC 8785 implementation canon used before, and to the fast
-// path canon took ahead of jcs (fastTransform) while that is kept: the
-// same bytes, and an error exactly when jcs refuses.
+// FuzzTransform holds transform to jcs, the reference RFC 8785
+// implementation canon used before jsontext: the same bytes, and an error
+// exactly when jcs refuses; and it holds the fast path, wherever it
+// answers, to jsontext's Canonicalize.
 func FuzzTransform(f *testing.F) {
 	for _, s := range []string{
 		`{}`, `[]`, `null`, `true`, `false`, `0`, `-1`, `-0`, `01`, `1.5`, `1e3`,
@@ -47,8 +48,11 @@ func FuzzTransform(f *testing.F) {
 		if err == nil && string(got) != string(want) {
 			t.Fatalf("transform(%q)\n got %q\njcs  %q", in, got, want)
 		}
-		if old, ok := fastTransform(in); ok && string(old) != string(got) {
-			t.Fatalf("transform(%q)\n got %q\nold  %q", in, got, old)
+		if fast, ok := fastTransform(in); ok {
+			slow := jsontext.Value(bytes.Clone(in))
+			if err := slow.Canonicalize(); err != nil || string(fast) != string(slow) {
+				t.Fatalf("fastTransform(%q)\n got %q\nCanonicalize %q (%v)", in, fast, slow, err)
+			}
 		}
 	})
 }
@@ -79,8 +83,8 @@ func TestTransformTakesMarshalOutput(t *testing.T) {
 }
 
 // BenchmarkTransform measures the canonical form of a small advance
-// event and of a notes event of about 2 KB: transform, and the old fast
-// path and jcs for comparison.
+// event and of a notes event of about 2 KB: the fast path, the library's
+// Canonicalize, and jcs for comparison.
 func BenchmarkTransform(b *testing.B) {
 	small := []byte(`{"data":{"attempt":1,"keyId":1,"outcome":"advanced","toNodeId":"node_2"},"eventId":"evt_1_3","eventIndex":3,"kind":"advance_recorded","nodeId":"node_1","runId":"run_1","sessionId":"ses_1"}`)
 	notes, _ := json.Marshal(map[string]any{"data": map[string]any{"notesMarkdown": strings.Repeat("Read the files and <note> what each exports.\n", 45), "stepId": "s1"},
@@ -90,17 +94,19 @@ func BenchmarkTransform(b *testing.B) {
 		b    []byte
 	}{{"small", small}, {"notes", notes}} {
 		buf := make([]byte, len(in.b))
-		b.Run(in.name+"/transform", func(b *testing.B) {
+		b.Run(in.name+"/fast", func(b *testing.B) {
 			for b.Loop() {
-				copy(buf, in.b)
-				if _, err := transform(buf, nil); err != nil {
-					b.Fatal(err)
+				if _, ok := fastTransform(in.b); !ok {
+					b.Fatal("declined")
 				}
 			}
 		})
-		b.Run(in.name+"/old", func(b *testing.B) {
+		b.Run(in.name+"/Canonicalize", func(b *testing.B) {
 			for b.Loop() {
-				fastTransform(in.b)
+				buf = append(buf[:0], in.b...)
+				if err := (*jsontext.Value)(&buf).Canonicalize(); err != nil {
+					b.Fatal(err)
+				}
 			}
 		})
 		b.Run(in.name+"/jcs", func(b *testing.B) {

@@ -6,14 +6,26 @@ import (
 	"unicode/utf8"
 )
 
+// fastTransform answers for the JSON encoding/json writes ahead of
+// jsontext's Canonicalize, the general path (transform). Every read of a
+// stored event, and every snapshot an advance stores, is canonicalised,
+// so this runs thousands of times for one Console page; on what
+// encoding/json writes, Canonicalize, which reads an object again to put
+// its members in order, costs two to three times more (BenchmarkTransform),
+// and an advance spends several per cent of its time there.
+//
+// The fast path accepts only a narrow subset where the canonical form is
+// plain: no whitespace, object keys of printable ASCII without escapes
+// (so byte order is UTF-16 order), integers of at most 15 digits other
+// than -0 (their ES6 form is their digits), strings of valid UTF-8 with no
+// escaped surrogate, and nesting of at most maxFastDepth. On that subset
+// it writes exactly what Canonicalize and jcs write (FuzzTransform holds
+// it to both); on anything else it declines, and the whole document goes
+// to Canonicalize, so results and errors outside it are the library's.
 // maxFastDepth bounds the nesting the fast path takes: an object's
 // members are copied once more per level when they need sorting.
 const maxFastDepth = 32
 
-// fastTransform was canon's own RFC 8785 transform for the subset
-// encoding/json writes, ahead of jcs for the rest; jsontext's Canonicalize
-// replaced both. It is kept, in a test file, only while FuzzCanonical
-// holds the new transform to it.
 func fastTransform(in []byte) ([]byte, bool) {
 	if len(in) == 0 {
 		return nil, false
