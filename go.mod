@@ -8,6 +8,7 @@ require (
 	github.com/BobuSumisu/aho-corasick v1.0.3
 	github.com/a-h/templ v0.3.977
 	github.com/go-chi/chi/v5 v5.5.0
+	github.com/go-json-experiment/json v1.27.2
 	github.com/gowebpki/jcs v1.0.2
 	github.com/mark3labs/mcp-go v1.2.1
 	github.com/microcosm-cc/bluemonday v1.0.27

@@ -9,6 +9,8 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/go-json-experiment/json/jsontext"
+
 	"github.com/workrail/workrail/engine/protocol"
 )
 
@@ -99,14 +101,15 @@ func argumentsOf(ctx context.Context) ([]byte, bool) {
 }
 
 // argumentsSpan finds params.arguments in a JSON-RPC message: msg[start:end]
-// is its value. Values on the way are skipped whole, not decoded.
+// is its value. Values on the way are skipped whole, not decoded; like
+// encoding/json, jsontext takes a name twice and invalid UTF-8 there.
 func argumentsSpan(msg []byte) (start, end int, ok bool) {
-	dec := json.NewDecoder(bytes.NewReader(msg))
+	dec := jsontext.NewDecoder(bytes.NewReader(msg), jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
 	if !member(dec, "params") || !member(dec, "arguments") {
 		return 0, 0, false
 	}
-	var v json.RawMessage
-	if dec.Decode(&v) != nil {
+	v, err := dec.ReadValue()
+	if err != nil {
 		return 0, 0, false
 	}
 	end = int(dec.InputOffset())
@@ -115,20 +118,19 @@ func argumentsSpan(msg []byte) (start, end int, ok bool) {
 
 // member moves dec, at the start of an object, to the value of its
 // member key, skipping the members before it.
-func member(dec *json.Decoder, key string) bool {
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+func member(dec *jsontext.Decoder, key string) bool {
+	if t, err := dec.ReadToken(); err != nil || t.Kind() != '{' {
 		return false
 	}
-	for dec.More() {
-		k, err := dec.Token()
+	for dec.PeekKind() == '"' {
+		k, err := dec.ReadToken()
 		if err != nil {
 			return false
 		}
-		if k == key {
+		if k.String() == key {
 			return true
 		}
-		var skip json.RawMessage
-		if dec.Decode(&skip) != nil {
+		if dec.SkipValue() != nil {
 			return false
 		}
 	}

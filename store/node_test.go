@@ -5,6 +5,9 @@ import (
 	"reflect"
 	"testing"
 
+	jsonv2 "github.com/go-json-experiment/json"
+	jsonv1 "github.com/go-json-experiment/json/v1"
+
 	"github.com/workrail/workrail/engine"
 	"github.com/workrail/workrail/engine/event"
 	"github.com/workrail/workrail/engine/project"
@@ -59,9 +62,41 @@ func sameAsUnmarshal(t *testing.T, b []byte) {
 	}
 }
 
+// FuzzDecodeNode holds decodeNode to json.Unmarshal, and its fast path,
+// wherever it reads, to the general one.
 func FuzzDecodeNode(f *testing.F) {
 	for _, rec := range nodeRecords {
 		f.Add(rec)
 	}
-	f.Fuzz(func(t *testing.T, rec string) { sameAsUnmarshal(t, []byte(rec)) })
+	f.Fuzz(func(t *testing.T, rec string) {
+		sameAsUnmarshal(t, []byte(rec))
+		var fast, general project.Node
+		if fastNode([]byte(rec), &fast) && (jsonv1.Unmarshal([]byte(rec), &general) != nil || !reflect.DeepEqual(fast, general)) {
+			t.Fatalf("%s: the fast path %+v; json/v2 (v1 API) %+v", rec, fast, general)
+		}
+	})
+}
+
+// BenchmarkDecodeNode reads the record json.Marshal writes of a node
+// with children, outputs and gaps: decodeNode (its fast path), json/v2
+// with encoding/json's semantics (the general path), json/v2, and
+// encoding/json.
+func BenchmarkDecodeNode(b *testing.B) {
+	rec := []byte(nodeRecords[1])
+	for _, c := range []struct {
+		name   string
+		decode func([]byte, *project.Node) error
+	}{{"decodeNode", decodeNode}, {"json/v2 (v1 API)", func(b []byte, n *project.Node) error { return jsonv1.Unmarshal(b, n) }},
+		{"json/v2", func(b []byte, n *project.Node) error { return jsonv2.Unmarshal(b, n) }},
+		{"encoding/json", func(b []byte, n *project.Node) error { return json.Unmarshal(b, n) }}} {
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				var n project.Node
+				if err := c.decode(rec, &n); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
 }

@@ -5,12 +5,16 @@
 package canon
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/workrail/workrail/engine"
 )
@@ -21,11 +25,55 @@ func JSON(v any) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("canon: marshal: %w", err)
 	}
-	out, err := transform(b)
+	out, err := transform(b, func() []byte { again, _ := json.Marshal(v); return again })
 	if err != nil {
 		return nil, fmt.Errorf("canon: jcs: %w", err)
 	}
 	return out, nil
+}
+
+// transform returns b, one JSON value, in its RFC 8785 canonical form:
+// fastTransform's where it answers, else b rewritten in place by
+// jsontext's Canonicalize, which refuses what JCS refuses
+// (duplicate keys, invalid UTF-8, unpaired surrogates) but writes a
+// number beyond a double as the largest double. Such a number is refused
+// here, as JCS refuses it, so that no two values share a digest: output
+// that holds the largest double has its input (original, b's bytes
+// before) read again.
+func transform(b []byte, original func() []byte) ([]byte, error) {
+	if out, ok := fastTransform(b); ok {
+		return out, nil
+	}
+	out := jsontext.Value(b)
+	if err := out.Canonicalize(); err != nil {
+		return nil, err
+	}
+	if bytes.Contains(out, largestDouble) && !inRange(original()) {
+		return nil, errNumberRange
+	}
+	return out, nil
+}
+
+var (
+	largestDouble  = []byte("1.7976931348623157e+308")
+	errNumberRange = errors.New("a number is outside the range of an IEEE-754 double")
+)
+
+// inRange reports whether every number in b, one valid JSON value, is
+// within the range of a double.
+func inRange(b []byte) bool {
+	dec := jsontext.NewDecoder(bytes.NewReader(b), jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
+	for {
+		tok, err := dec.ReadToken()
+		if err != nil {
+			return true
+		}
+		if tok.Kind() == '0' {
+			if _, err := strconv.ParseFloat(tok.String(), 64); err != nil {
+				return false
+			}
+		}
+	}
 }
 
 // Digest returns the canonical JSON of v and its SHA-256 digest.

@@ -93,3 +93,21 @@ func TestBadNumbers(t *testing.T) {
 		})
 	}
 }
+
+// A number beyond a double is refused, as JCS refuses it (jsontext would
+// write the largest double, giving two values one digest); the largest
+// double itself, and its text in a string, are not.
+func TestJSONRefusesNumbersBeyondADouble(t *testing.T) {
+	for raw, ok := range map[string]bool{
+		`[1e400]`:                             false,
+		`{"a":{"b":-2e308}}`:                  false,
+		`1` + strings.Repeat("0", 400):        false,
+		`[1.7976931348623157e308]`:            true,
+		`["1.7976931348623157e+308", 1e-400]`: true,
+	} {
+		got, err := canon.JSON(json.RawMessage(raw))
+		if (err == nil) != ok {
+			t.Errorf("canon.JSON(%.40s) = %s, %v; want accepted %v", raw, got, err, ok)
+		}
+	}
+}

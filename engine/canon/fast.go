@@ -4,30 +4,24 @@ import (
 	"bytes"
 	"slices"
 	"unicode/utf8"
-
-	"github.com/gowebpki/jcs"
 )
 
-// transform is jcs.Transform, with a fast path for the JSON encoding/json
-// writes. Every read of a stored event re-encodes it to check its bytes
-// are canonical, so this runs thousands of times for one Console page;
-// jcs builds a tree of strings per document and costs ten times more.
+// fastTransform answers for the JSON encoding/json writes ahead of
+// jsontext's Canonicalize, the general path (transform). Every read of a
+// stored event, and every snapshot an advance stores, is canonicalised,
+// so this runs thousands of times for one Console page; on what
+// encoding/json writes, Canonicalize, which reads an object again to put
+// its members in order, costs two to three times more (BenchmarkTransform),
+// and an advance spends several per cent of its time there.
 //
 // The fast path accepts only a narrow subset where the canonical form is
 // plain: no whitespace, object keys of printable ASCII without escapes
 // (so byte order is UTF-16 order), integers of at most 15 digits other
 // than -0 (their ES6 form is their digits), strings of valid UTF-8 with no
 // escaped surrogate, and nesting of at most maxFastDepth. On that subset
-// it writes exactly what jcs writes (FuzzTransform holds it to that);
-// on anything else, or on anything jcs would refuse, it hands the whole
-// document to jcs, so results and errors outside it are jcs's own.
-func transform(b []byte) ([]byte, error) {
-	if out, ok := fastTransform(b); ok {
-		return out, nil
-	}
-	return jcs.Transform(b)
-}
-
+// it writes exactly what Canonicalize and jcs write (FuzzTransform holds
+// it to both); on anything else it declines, and the whole document goes
+// to Canonicalize, so results and errors outside it are the library's.
 // maxFastDepth bounds the nesting the fast path takes: an object's
 // members are copied once more per level when they need sorting.
 const maxFastDepth = 32

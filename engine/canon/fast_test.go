@@ -1,17 +1,21 @@
 package canon
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/gowebpki/jcs"
 )
 
-// FuzzTransform holds the fast path to jcs: wherever it answers, it
-// answers with jcs's bytes, and it never accepts what jcs refuses.
+// FuzzTransform holds transform to jcs, the reference RFC 8785
+// implementation canon used before jsontext: the same bytes, and an error
+// exactly when jcs refuses; and it holds the fast path, wherever it
+// answers, to jsontext's Canonicalize.
 func FuzzTransform(f *testing.F) {
 	for _, s := range []string{
 		`{}`, `[]`, `null`, `true`, `false`, `0`, `-1`, `-0`, `01`, `1.5`, `1e3`,
@@ -20,6 +24,7 @@ func FuzzTransform(f *testing.F) {
 		`{"a":1,"a":2}`, `{"b":1,"a":2,"b":3}`, `{"a":1,}`, `[1,]`, `[1 ]`, ` 1`, `1 `, `truex`, `[true"x"]`,
 		`"\u0041\u00e9\u0000\u001f\u007f\u2028\ud83d\ude00\/\b\f\n\r\t\"\\"`,
 		`"\ud800"`, `"\udc00x"`, `"\u00"`, `"\uzzzz"`, `"\x"`, "\"a\x01\"", "\"caf\xc3\xa9\"", "\"\xff\"", "\"\xed\xa0\x80\"",
+		`1e400`, `[-1E309]`, `1.7976931348623157e308`, `1.7976931348623159e308`, `"1.7976931348623157e+308"`, `{"a":1e-400}`,
 		`{"\u0061":1}`, `{"é":1,"e":2}`, "{\"a\x7f\":1,\"a\":2}", `{"a":"<&>"}`, `[[[[[[]]]]]]`,
 		`{"data":{"edgeKind":"acked_step","fromNodeId":"node_1","toNodeId":"node_2"},"eventId":"evt_1_3","eventIndex":3,"kind":"edge_created","sessionId":"ses_1"}`,
 		strings.Repeat("[", 40) + strings.Repeat("]", 40),
@@ -35,23 +40,25 @@ func FuzzTransform(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, in []byte) {
-		got, ok := fastTransform(in)
-		if !ok {
-			return
+		want, jcsErr := jcs.Transform(in)
+		got, err := transform(bytes.Clone(in), func() []byte { return in })
+		if (err != nil) != (jcsErr != nil) {
+			t.Fatalf("transform(%q): error %v; jcs: %v", in, err, jcsErr)
 		}
-		want, err := jcs.Transform(in)
-		if err != nil {
-			t.Fatalf("fast path accepted %q, which jcs refuses: %v", in, err)
+		if err == nil && string(got) != string(want) {
+			t.Fatalf("transform(%q)\n got %q\njcs  %q", in, got, want)
 		}
-		if string(got) != string(want) {
-			t.Fatalf("fast path on %q\n got %q\nwant %q", in, got, want)
+		if fast, ok := fastTransform(in); ok {
+			slow := jsontext.Value(bytes.Clone(in))
+			if err := slow.Canonicalize(); err != nil || string(fast) != string(slow) {
+				t.Fatalf("fastTransform(%q)\n got %q\nCanonicalize %q (%v)", in, fast, slow, err)
+			}
 		}
 	})
 }
 
-// TestTransformTakesMarshalOutput checks the fast path answers for what
-// encoding/json writes of WorkRail's kinds of values, not only that it
-// agrees with jcs when it does.
+// TestTransformTakesMarshalOutput checks transform answers as jcs for what
+// encoding/json writes of WorkRail's kinds of values.
 func TestTransformTakesMarshalOutput(t *testing.T) {
 	type inner struct {
 		Z string            `json:"z"`
@@ -68,12 +75,44 @@ func TestTransformTakesMarshalOutput(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, ok := fastTransform(b)
-	if !ok {
-		t.Fatalf("fast path refused encoding/json's %s", b)
-	}
 	want, err := jcs.Transform(b)
-	if err != nil || string(got) != string(want) {
+	got, gotErr := transform(bytes.Clone(b), func() []byte { return b })
+	if err != nil || gotErr != nil || string(got) != string(want) {
 		t.Fatalf("got %s, want %s (%v)", got, want, err)
+	}
+}
+
+// BenchmarkTransform measures the canonical form of a small advance
+// event and of a notes event of about 2 KB: the fast path, the library's
+// Canonicalize, and jcs for comparison.
+func BenchmarkTransform(b *testing.B) {
+	small := []byte(`{"data":{"attempt":1,"keyId":1,"outcome":"advanced","toNodeId":"node_2"},"eventId":"evt_1_3","eventIndex":3,"kind":"advance_recorded","nodeId":"node_1","runId":"run_1","sessionId":"ses_1"}`)
+	notes, _ := json.Marshal(map[string]any{"data": map[string]any{"notesMarkdown": strings.Repeat("Read the files and <note> what each exports.\n", 45), "stepId": "s1"},
+		"eventId": "evt_1_3", "eventIndex": 3, "kind": "node_output_appended", "sessionId": "ses_1"})
+	for _, in := range []struct {
+		name string
+		b    []byte
+	}{{"small", small}, {"notes", notes}} {
+		buf := make([]byte, len(in.b))
+		b.Run(in.name+"/fast", func(b *testing.B) {
+			for b.Loop() {
+				if _, ok := fastTransform(in.b); !ok {
+					b.Fatal("declined")
+				}
+			}
+		})
+		b.Run(in.name+"/Canonicalize", func(b *testing.B) {
+			for b.Loop() {
+				buf = append(buf[:0], in.b...)
+				if err := (*jsontext.Value)(&buf).Canonicalize(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(in.name+"/jcs", func(b *testing.B) {
+			for b.Loop() {
+				jcs.Transform(in.b)
+			}
+		})
 	}
 }

@@ -7,12 +7,13 @@ package catalog
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"sort"
 	"strings"
+
+	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/workrail/workrail/engine"
 	"github.com/workrail/workrail/engine/compile"
@@ -408,51 +409,32 @@ func idValue(b []byte) (id engine.WorkflowID, start, end int) {
 	return engine.WorkflowID(v), start, end
 }
 
-// stringValue finds the string value of b's top-level key, as idValue.
+// stringValue finds the string value of b's top-level key, as idValue;
+// like encoding/json, jsontext takes a name twice and invalid UTF-8 on
+// the way.
 func stringValue(b []byte, key string) (value string, start, end int) {
-	d := json.NewDecoder(bytes.NewReader(b))
-	if t, err := d.Token(); err != nil || t != json.Delim('{') {
+	d := jsontext.NewDecoder(bytes.NewReader(b), jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
+	if t, err := d.ReadToken(); err != nil || t.Kind() != '{' {
 		return "", 0, 0
 	}
-	for d.More() {
-		k, err := d.Token()
+	for d.PeekKind() == '"' {
+		k, err := d.ReadToken()
 		if err != nil {
 			return "", 0, 0
 		}
-		if k == key {
+		if k.String() == key {
 			afterKey := int(d.InputOffset())
-			v, err := d.Token()
-			s, ok := v.(string)
-			if !ok || err != nil {
+			v, err := d.ReadToken()
+			if err != nil || v.Kind() != '"' {
 				return "", 0, 0
 			}
 			// Between the key and its value only the colon and white space.
 			end := int(d.InputOffset())
-			return s, afterKey + bytes.IndexByte(b[afterKey:end], '"'), end
+			return v.String(), afterKey + bytes.IndexByte(b[afterKey:end], '"'), end
 		}
-		if skipValue(d) != nil {
+		if d.SkipValue() != nil {
 			return "", 0, 0
 		}
 	}
 	return "", 0, 0
-}
-
-// skipValue reads one whole JSON value from d.
-func skipValue(d *json.Decoder) error {
-	depth := 0
-	for {
-		t, err := d.Token()
-		if err != nil {
-			return err
-		}
-		switch t {
-		case json.Delim('{'), json.Delim('['):
-			depth++
-		case json.Delim('}'), json.Delim(']'):
-			depth--
-		}
-		if depth == 0 {
-			return nil
-		}
-	}
 }

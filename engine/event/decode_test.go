@@ -177,3 +177,48 @@ func TestKindsHavePayloads(t *testing.T) {
 		seen[k] = true
 	}
 }
+
+// BenchmarkCodec measures reading and writing the events a run is mostly
+// made of, an advance and an output with about 2 KB of notes: the fixed
+// layouts (encodeFast, decodeFast), and the general path the library
+// gives (canon.JSON; unmarshalling and re-encoding to check the bytes,
+// as decodeCanonical does).
+// The fixed layouts stay while they are the faster by a margin that
+// shows on a rehydrate, which decodes and re-encodes every event.
+func BenchmarkCodec(b *testing.B) {
+	for _, e := range []Event{
+		{Kind: AdvanceRecorded, Run: 1, Node: 1, Data: &AdvanceRecordedData{KeyID: 1, Outcome: OutcomeAdvanced, ToNode: 2}},
+		{Kind: NodeOutputAppended, Run: 1, Node: 2, AppendedAt: 5, Data: &NodeOutputAppendedData{StepID: "s",
+			NotesMarkdown: strings.Repeat("Read the files and note what \"each\" exports.\n", 45)}},
+	} {
+		e.Index, e.Session = 12, 3
+		e.ID = engine.NewEventID(e.Session, e.Index)
+		enc, _ := encodeFast(e)
+		for _, c := range []struct {
+			name string
+			run  func() bool
+		}{
+			{"encode/fixed", func() bool { _, ok := encodeFast(e); return ok }},
+			{"encode/general", func() bool { _, err := canon.JSON(e); return err == nil }},
+			{"decode/fixed", func() bool { _, ok := decodeFast(enc); return ok }},
+			{"decode/general", func() bool {
+				p, _ := newPayload(e.Kind)
+				x := Event{Data: p}
+				if json.Unmarshal(enc, &x) != nil {
+					return false
+				}
+				again, err := canon.JSON(x)
+				return err == nil && string(again) == string(enc)
+			}},
+		} {
+			b.Run(string(e.Kind)+"/"+c.name, func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					if !c.run() {
+						b.Fatal("declined")
+					}
+				}
+			})
+		}
+	}
+}

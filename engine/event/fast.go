@@ -4,7 +4,8 @@ import (
 	"bytes"
 	"encoding/hex"
 	"strconv"
-	"unicode/utf8"
+
+	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/workrail/workrail/engine"
 	"github.com/workrail/workrail/engine/workflow"
@@ -120,37 +121,14 @@ func (w *writer) str(key, s string) {
 	w.b = append(append(append(append(w.b, key...), '"'), s...), '"')
 }
 
-// text writes key and s quoted as JCS quotes a string: `"` and `\\` and
-// the control characters escaped (\b \f \n \r \t, else \u00xx), every
-// other character as its UTF-8 bytes. s must be valid UTF-8 (encoding/json
-// would replace what is not).
+// text writes key and s quoted as JCS quotes a string (jsontext's
+// minimal representation is RFC 8785's). s must be valid UTF-8
+// (encoding/json would replace what is not).
 func (w *writer) text(key, s string) {
-	if !utf8.ValidString(s) {
+	var err error
+	if w.b, err = jsontext.AppendQuote(append(w.b, key...), s); err != nil {
 		w.bad = true
 	}
-	w.b = append(append(w.b, key...), '"')
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; {
-		case c >= 0x20 && c != '"' && c != '\\':
-			w.b = append(w.b, c)
-		case c == '"' || c == '\\':
-			w.b = append(w.b, '\\', c)
-		case c == '\b':
-			w.b = append(w.b, '\\', 'b')
-		case c == '\f':
-			w.b = append(w.b, '\\', 'f')
-		case c == '\n':
-			w.b = append(w.b, '\\', 'n')
-		case c == '\r':
-			w.b = append(w.b, '\\', 'r')
-		case c == '\t':
-			w.b = append(w.b, '\\', 't')
-		default:
-			const hex = "0123456789abcdef"
-			w.b = append(w.b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
-		}
-	}
-	w.b = append(w.b, '"')
 }
 
 // num writes key and n.
@@ -284,69 +262,33 @@ func (r *reader) quoted(key string) []byte {
 
 func (r *reader) str(key string) string { return string(r.quoted(key)) }
 
-// unquote reads key and a string written by writer.text; any other
-// escape is a mismatch (the general path reads it). Whether the bytes
-// were exactly writer.text's is left to the caller's re-encoding.
+// unquote reads key and a string, unquoted by jsontext. Whether its
+// bytes were exactly writer.text's is left to the caller's re-encoding.
 func (r *reader) unquote(key string) string {
 	if r.lit(key); r.bad || r.i >= len(r.b) || r.b[r.i] != '"' {
 		r.bad = true
 		return ""
 	}
+	start, escaped := r.i, false
+	for r.i++; r.i < len(r.b) && r.b[r.i] != '"'; r.i++ {
+		if r.b[r.i] == '\\' {
+			escaped = true
+			r.i++ // the escaped byte, which may be a quote
+		}
+	}
+	if r.i >= len(r.b) {
+		r.bad = true
+		return ""
+	}
 	r.i++
-	start := r.i
-	for r.i < len(r.b) && r.b[r.i] != '"' && r.b[r.i] != '\\' {
-		r.i++
+	if !escaped { // the common case
+		return string(r.b[start+1 : r.i-1])
 	}
-	if r.i < len(r.b) && r.b[r.i] == '"' { // no escapes: the common case
-		s := string(r.b[start:r.i])
-		r.i++
-		return s
+	s, err := jsontext.AppendUnquote(nil, r.b[start:r.i])
+	if err != nil {
+		r.bad = true
 	}
-	out := append([]byte(nil), r.b[start:r.i]...)
-	for r.i < len(r.b) {
-		c := r.b[r.i]
-		switch {
-		case c == '"':
-			r.i++
-			return string(out)
-		case c != '\\':
-			out = append(out, c)
-			r.i++
-			continue
-		}
-		if r.i+1 >= len(r.b) {
-			break
-		}
-		esc := r.b[r.i+1]
-		r.i += 2
-		switch esc {
-		case '"', '\\':
-			out = append(out, esc)
-		case 'b':
-			out = append(out, '\b')
-		case 'f':
-			out = append(out, '\f')
-		case 'n':
-			out = append(out, '\n')
-		case 'r':
-			out = append(out, '\r')
-		case 't':
-			out = append(out, '\t')
-		case 'u':
-			v, err := strconv.ParseUint(string(r.b[r.i:min(r.i+4, len(r.b))]), 16, 8)
-			if err != nil || r.i+4 > len(r.b) || v >= 0x20 { // only controls are written so
-				r.bad = true
-				return ""
-			}
-			out = append(out, byte(v))
-			r.i += 4
-		default:
-			r.bad = true
-			return ""
-		}
-	}
-	r.bad = true
-	return ""
+	return string(s)
 }
 
 // text reads key and a string into v the way encoding/json does.

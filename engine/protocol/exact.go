@@ -1,468 +1,105 @@
 package protocol
 
 import (
+	"bytes"
 	"encoding/json"
-	"reflect"
-	"unicode/utf16"
-	"unicode/utf8"
+	"errors"
+	"io"
+	"sync"
+
+	jsonv2 "github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/workrail/workrail/engine/canon"
 )
 
 // readExact decodes raw, one JSON object, into v (a pointer to a tool's
-// input struct) in one pass over its bytes, making on the way every check
-// parseArgs makes: no key twice in any object, every key of an object
-// decoded into a struct one of its fields (compared exactly), every value
-// of its field's JSON type, every number one canon.CheckNumber takes and
-// every string valid Unicode (what the canonical form needs to store the
-// arguments as sent), nothing after the object. It fills v as
-// encoding/json with UseNumber would (numbers in maps as json.Number,
-// json.RawMessage items as their bytes, null as the zero value).
+// input struct) in one pass, making on the way every check parseArgs
+// makes: json/v2 refuses a key sent twice in any object, a key that is
+// no field of the struct it is decoded into (names compared exactly), a
+// value not of its field's JSON type, a string not valid Unicode and
+// anything after the object; exactOptions add that every number is one
+// canon.CheckNumber takes, kept as json.Number (in a map, as
+// encoding/json with UseNumber keeps it) or as the bytes of a
+// json.RawMessage item, so the arguments are stored as sent.
 //
-// ok is false at the first thing parseArgs would refuse, and at anything
-// this reader does not take (a field type it does not know, nesting
-// deeper than maxExactDepth): v is then left part-filled, and parseArgs
-// finds and names the problem the long way. So it decides only what it
-// can decide exactly as parseArgs would; it never refuses on its own.
+// ok is false at the first thing parseArgs would refuse: v is then left
+// part-filled, and parseArgs finds and names the problem the long way,
+// with its messages and its order of checks. So readExact decides only
+// what parseArgs would decide the same way; it never refuses on its own.
 func readExact(raw []byte, v any) (ok bool) {
-	r := exactReader{in: raw}
-	r.space()
-	if !r.value(reflect.ValueOf(v).Elem()) {
-		return false
-	}
-	r.space()
-	return r.i == len(r.in)
+	return jsonv2.Unmarshal(raw, v, exactOptions) == nil
 }
 
-// maxExactDepth bounds the nesting readExact follows; deeper arguments
-// take the long way, whose decoder has its own bound.
-const maxExactDepth = 64
+var exactOptions = jsonv2.JoinOptions(
+	jsonv2.RejectUnknownMembers(true),
+	jsonv2.WithUnmarshalers(jsonv2.JoinUnmarshalers(
+		jsonv2.UnmarshalFromFunc(anyNumber),
+		jsonv2.UnmarshalFromFunc(rawValue),
+	)),
+)
 
-type exactReader struct {
-	in    []byte
-	i     int
-	depth int
+// anyNumber decodes a number held by an interface as json.Number, when
+// canon.CheckNumber takes it; anything else as json/v2 does.
+func anyNumber(dec *jsontext.Decoder, v *any) error {
+	if dec.PeekKind() != '0' {
+		return errors.ErrUnsupported // json/v2 decodes it
+	}
+	n, err := dec.ReadValue()
+	if err != nil {
+		return err
+	}
+	if err := canon.CheckNumber(string(n)); err != nil {
+		return err
+	}
+	*v = json.Number(n)
+	return nil
 }
 
-var rawMessage = reflect.TypeFor[json.RawMessage]()
-
-func (r *exactReader) space() {
-	for r.i < len(r.in) {
-		switch r.in[r.i] {
-		case ' ', '\t', '\n', '\r':
-			r.i++
-		default:
-			return
-		}
+// rawValue keeps a json.RawMessage as the bytes sent, when every number
+// in it is one canon.CheckNumber takes.
+func rawValue(dec *jsontext.Decoder, v *json.RawMessage) error {
+	b, err := dec.ReadValue()
+	if err != nil {
+		return err
 	}
+	if err := checkNumbers(b); err != nil {
+		return err
+	}
+	*v = append(json.RawMessage(nil), b...)
+	return nil
 }
 
-func (r *exactReader) peek() byte {
-	if r.i < len(r.in) {
-		return r.in[r.i]
+// checkNumbers returns CheckNumber's refusal of the first number in b,
+// one valid JSON value.
+func checkNumbers(b []byte) error {
+	if bytes.IndexAny(b, "0123456789") < 0 {
+		return nil
 	}
-	return 0
-}
-
-// value decodes the value at r.i into v.
-func (r *exactReader) value(v reflect.Value) bool {
-	if r.peek() == 'n' {
-		if !r.literal("null") {
-			return false
-		}
-		if k := v.Kind(); k == reflect.Pointer || k == reflect.Map || k == reflect.Slice || k == reflect.Interface {
-			v.SetZero()
-		}
-		return true // encoding/json leaves anything else as it was
-	}
-	switch v.Kind() {
-	case reflect.String:
-		s, ok := r.string()
-		v.SetString(s)
-		return ok
-	case reflect.Interface:
-		if v.NumMethod() != 0 {
-			return false
-		}
-		x, ok := r.any()
-		if ok && x != nil {
-			v.Set(reflect.ValueOf(x))
-		}
-		return ok
-	case reflect.Map:
-		if v.Type().Key().Kind() != reflect.String || v.Type().Elem().Kind() != reflect.Interface || v.Type().Elem().NumMethod() != 0 {
-			return false
-		}
-		m, ok := r.object()
-		v.Set(reflect.ValueOf(m))
-		return ok
-	case reflect.Pointer:
-		if v.Type().Elem().Kind() != reflect.Struct {
-			return false
-		}
-		p := reflect.New(v.Type().Elem())
-		v.Set(p)
-		return r.structure(p.Elem())
-	case reflect.Struct:
-		return r.structure(v)
-	case reflect.Slice:
-		return r.slice(v)
-	}
-	return false
-}
-
-// structure decodes an object into struct v: each key names a field
-// exactly, once.
-func (r *exactReader) structure(v reflect.Value) bool {
-	st, ok := structOf(v.Type())
-	if !ok || r.peek() != '{' || !r.enter() {
-		return false
-	}
-	fields := fieldsOf(st)
-	if len(fields) > 64 {
-		return false
-	}
-	var seen uint64
-	r.i++
-	r.space()
-	if r.peek() == '}' {
-		r.i++
-		return r.leave()
-	}
+	w := numberWalks.Get().(*numberWalk)
+	defer numberWalks.Put(w)
+	w.r.Reset(b)
+	w.dec.Reset(&w.r, jsontext.AllowDuplicateNames(true))
 	for {
-		key, ok := r.string()
-		if !ok {
-			return false
+		tok, err := w.dec.ReadToken()
+		if err == io.EOF {
+			return nil
 		}
-		at := -1
-		for i, f := range fields {
-			if f.name == key {
-				at = i
-				break
+		if err != nil {
+			return err
+		}
+		if tok.Kind() == '0' {
+			if err := canon.CheckNumber(tok.String()); err != nil {
+				return err
 			}
 		}
-		if at < 0 || seen&(1<<at) != 0 {
-			return false
-		}
-		seen |= 1 << at
-		if !r.colon() || !r.value(v.Field(fields[at].index)) {
-			return false
-		}
-		if done, ok := r.next('}'); !ok || done {
-			return ok && r.leave()
-		}
 	}
 }
 
-// slice decodes an array into v: of structs, or of json.RawMessage.
-func (r *exactReader) slice(v reflect.Value) bool {
-	elem := v.Type().Elem()
-	_, isStruct := structOf(elem)
-	if elem != rawMessage && (!isStruct || elem.Kind() == reflect.Pointer) || r.peek() != '[' || !r.enter() {
-		return false
-	}
-	out := reflect.MakeSlice(v.Type(), 0, 0)
-	r.i++
-	r.space()
-	if r.peek() == ']' {
-		r.i++
-		v.Set(out)
-		return r.leave()
-	}
-	for {
-		item := reflect.New(elem).Elem()
-		if elem == rawMessage {
-			start := r.i
-			if _, ok := r.any(); !ok {
-				return false
-			}
-			item.SetBytes(append([]byte(nil), r.in[start:r.i]...))
-		} else if !r.structure(item) {
-			return false
-		}
-		out = reflect.Append(out, item)
-		if done, ok := r.next(']'); !ok || done {
-			v.Set(out)
-			return ok && r.leave()
-		}
-	}
+// numberWalk is a decoder over a reader, kept for the next value.
+type numberWalk struct {
+	r   bytes.Reader
+	dec jsontext.Decoder
 }
 
-// any decodes any JSON value as encoding/json with UseNumber does into an
-// interface: objects as map[string]any, arrays as []any, numbers as
-// json.Number.
-func (r *exactReader) any() (any, bool) {
-	switch c := r.peek(); {
-	case c == '{':
-		return r.object()
-	case c == '[':
-		return r.array()
-	case c == '"':
-		return r.string()
-	case c == 't':
-		return true, r.literal("true")
-	case c == 'f':
-		return false, r.literal("false")
-	case c == 'n':
-		return nil, r.literal("null")
-	case c == '-' || c >= '0' && c <= '9':
-		return r.number()
-	}
-	return nil, false
-}
-
-func (r *exactReader) object() (map[string]any, bool) {
-	if r.peek() != '{' || !r.enter() {
-		return nil, false
-	}
-	m := map[string]any{}
-	r.i++
-	r.space()
-	if r.peek() == '}' {
-		r.i++
-		return m, r.leave()
-	}
-	for {
-		key, ok := r.string()
-		if !ok {
-			return nil, false
-		}
-		if _, dup := m[key]; dup || !r.colon() {
-			return nil, false
-		}
-		if m[key], ok = r.any(); !ok {
-			return nil, false
-		}
-		if done, ok := r.next('}'); !ok || done {
-			return m, ok && r.leave()
-		}
-	}
-}
-
-func (r *exactReader) array() ([]any, bool) {
-	if !r.enter() {
-		return nil, false
-	}
-	a := []any{}
-	r.i++
-	r.space()
-	if r.peek() == ']' {
-		r.i++
-		return a, r.leave()
-	}
-	for {
-		x, ok := r.any()
-		if !ok {
-			return nil, false
-		}
-		a = append(a, x)
-		if done, ok := r.next(']'); !ok || done {
-			return a, ok && r.leave()
-		}
-	}
-}
-
-func (r *exactReader) enter() bool {
-	r.depth++
-	return r.depth <= maxExactDepth
-}
-
-func (r *exactReader) leave() bool {
-	r.depth--
-	return true
-}
-
-// colon reads the ':' after a key and the space around it.
-func (r *exactReader) colon() bool {
-	r.space()
-	if r.peek() != ':' {
-		return false
-	}
-	r.i++
-	r.space()
-	return true
-}
-
-// next reads what follows a member or item: a ',' (and the space before
-// the next key, which must follow), or the closing byte.
-func (r *exactReader) next(closing byte) (done, ok bool) {
-	r.space()
-	switch r.peek() {
-	case ',':
-		r.i++
-		r.space()
-		return false, closing == ']' || r.peek() == '"'
-	case closing:
-		r.i++
-		return true, true
-	}
-	return false, false
-}
-
-func (r *exactReader) literal(lit string) bool {
-	if len(r.in)-r.i < len(lit) || string(r.in[r.i:r.i+len(lit)]) != lit {
-		return false
-	}
-	r.i += len(lit)
-	return true
-}
-
-// number reads a JSON number that canon.CheckNumber takes.
-func (r *exactReader) number() (json.Number, bool) {
-	start := r.i
-	if r.peek() == '-' {
-		r.i++
-	}
-	switch c := r.peek(); {
-	case c == '0':
-		r.i++
-	case c >= '1' && c <= '9':
-		r.digits()
-	default:
-		return "", false
-	}
-	if r.peek() == '.' {
-		r.i++
-		if !r.digits() {
-			return "", false
-		}
-	}
-	if c := r.peek(); c == 'e' || c == 'E' {
-		r.i++
-		if c := r.peek(); c == '+' || c == '-' {
-			r.i++
-		}
-		if !r.digits() {
-			return "", false
-		}
-	}
-	n := string(r.in[start:r.i])
-	return json.Number(n), canon.CheckNumber(n) == nil
-}
-
-func (r *exactReader) digits() bool {
-	start := r.i
-	for c := r.peek(); c >= '0' && c <= '9'; c = r.peek() {
-		r.i++
-	}
-	return r.i > start
-}
-
-// string reads a JSON string of valid Unicode: valid UTF-8, and every
-// \u escape of a surrogate one half of a pair.
-func (r *exactReader) string() (string, bool) {
-	if r.peek() != '"' {
-		return "", false
-	}
-	r.i++
-	start := r.i
-	for r.i < len(r.in) {
-		switch c := r.in[r.i]; {
-		case c == '"':
-			s := string(r.in[start:r.i])
-			r.i++
-			return s, true
-		case c == '\\':
-			return r.escaped(start)
-		case c < 0x20:
-			return "", false
-		case c < utf8.RuneSelf:
-			r.i++
-		default:
-			ch, size := utf8.DecodeRune(r.in[r.i:])
-			if ch == utf8.RuneError && size == 1 {
-				return "", false
-			}
-			r.i += size
-		}
-	}
-	return "", false
-}
-
-// escaped reads the rest of a string that has escapes, from its first.
-func (r *exactReader) escaped(start int) (string, bool) {
-	out := append([]byte(nil), r.in[start:r.i]...)
-	for r.i < len(r.in) {
-		c := r.in[r.i]
-		switch {
-		case c == '"':
-			r.i++
-			return string(out), true
-		case c < 0x20:
-			return "", false
-		case c != '\\':
-			ch, size := utf8.DecodeRune(r.in[r.i:])
-			if ch == utf8.RuneError && size == 1 {
-				return "", false
-			}
-			out = append(out, r.in[r.i:r.i+size]...)
-			r.i += size
-			continue
-		}
-		r.i++
-		e := r.peek()
-		r.i++
-		switch e {
-		case '"', '\\', '/':
-			out = append(out, e)
-		case 'b':
-			out = append(out, '\b')
-		case 'f':
-			out = append(out, '\f')
-		case 'n':
-			out = append(out, '\n')
-		case 'r':
-			out = append(out, '\r')
-		case 't':
-			out = append(out, '\t')
-		case 'u':
-			ch, ok := r.hex4()
-			if !ok {
-				return "", false
-			}
-			if utf16.IsSurrogate(ch) {
-				lo, ok := r.lowSurrogate()
-				if ch >= 0xDC00 || !ok {
-					return "", false // an unpaired half: the long way says why
-				}
-				ch = utf16.DecodeRune(ch, lo)
-			}
-			out = utf8.AppendRune(out, ch)
-		default:
-			return "", false
-		}
-	}
-	return "", false
-}
-
-// lowSurrogate reads the \uDC00–\uDFFF escape that must follow a high
-// surrogate.
-func (r *exactReader) lowSurrogate() (rune, bool) {
-	if len(r.in)-r.i < 2 || r.in[r.i] != '\\' || r.in[r.i+1] != 'u' {
-		return 0, false
-	}
-	r.i += 2
-	lo, ok := r.hex4()
-	return lo, ok && lo >= 0xDC00 && lo <= 0xDFFF
-}
-
-func (r *exactReader) hex4() (rune, bool) {
-	if len(r.in)-r.i < 4 {
-		return 0, false
-	}
-	var n rune
-	for _, c := range r.in[r.i : r.i+4] {
-		switch {
-		case c >= '0' && c <= '9':
-			n = n<<4 | rune(c-'0')
-		case c >= 'a' && c <= 'f':
-			n = n<<4 | rune(c-'a'+10)
-		case c >= 'A' && c <= 'F':
-			n = n<<4 | rune(c-'A'+10)
-		default:
-			return 0, false
-		}
-	}
-	r.i += 4
-	return n, true
-}
+var numberWalks = sync.Pool{New: func() any { return new(numberWalk) }}

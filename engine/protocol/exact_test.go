@@ -10,7 +10,7 @@ import (
 
 // exactCases are arguments as agents send them and as they should not:
 // readExact must take the first kind in its one pass, and leave every
-// refusal (and what it does not read) to parseLong.
+// refusal to parseLong.
 var exactCases = []struct {
 	raw  string
 	take bool
@@ -50,7 +50,10 @@ var exactCases = []struct {
 	{`{"workflowId":"w","context":{"n":-}}`, false},
 	{`{"workflowId":"w","context":{"a":[1,]}}`, false},
 	{`{"workflowId":"w","context":{"a":tru}}`, false},
-	{`{"workflowId":"w","context":{"a":` + strings.Repeat("[", 100) + strings.Repeat("]", 100) + `}}`, false},
+	// Nesting is json/v2's to bound (10,000 levels, as encoding/json):
+	// the one pass takes what the long way takes.
+	{`{"workflowId":"w","context":{"a":` + strings.Repeat("[", 100) + strings.Repeat("]", 100) + `}}`, true},
+	{`{"workflowId":"w","context":{"a":` + strings.Repeat("[", 10001) + strings.Repeat("]", 10001) + `}}`, false},
 }
 
 var continueCases = []struct {
@@ -96,7 +99,10 @@ func agreeInputs(t *testing.T, raw string, take bool, fast, long any, tool ToolN
 }
 
 // FuzzReadExact holds readExact to the long way on any input: whatever it
-// takes, parseLong takes into the same value.
+// takes, parseLong takes into the same value, and whatever parseLong
+// takes, it takes. While the hand-written reader it replaced
+// (oldReadExact) is kept, it holds readExact to that too: whatever the
+// old one took, the new one takes into the same value.
 func FuzzReadExact(f *testing.F) {
 	for _, c := range exactCases {
 		f.Add(c.raw)
@@ -105,22 +111,27 @@ func FuzzReadExact(f *testing.F) {
 		f.Add(c.raw)
 	}
 	f.Fuzz(func(t *testing.T, raw string) {
-		var fast, long ContinueInput
-		if !readExact([]byte(raw), &fast) {
-			return
+		var fast, long, old ContinueInput
+		took := readExact([]byte(raw), &fast)
+		longErr := parseLong([]byte(raw), &long, ToolContinue)
+		if took && longErr != nil {
+			t.Fatalf("readExact took %q, which the long way refuses: %v", raw, longErr)
 		}
-		if e := parseLong([]byte(raw), &long, ToolContinue); e != nil {
-			t.Fatalf("readExact took %q, which the long way refuses: %v", raw, e)
+		if !took && longErr == nil {
+			t.Fatalf("readExact declined %q, which the long way takes", raw)
 		}
-		if !reflect.DeepEqual(fast, long) {
+		if took && !reflect.DeepEqual(fast, long) {
 			t.Fatalf("%q:\nreadExact %#v\nlong way  %#v", raw, fast, long)
+		}
+		if oldReadExact([]byte(raw), &old) && (!took || !reflect.DeepEqual(fast, old)) {
+			t.Fatalf("%q: the old reader took it as %#v; readExact %v, %#v", raw, old, took, fast)
 		}
 	})
 }
 
 // BenchmarkParseContinue measures parsing an advance's arguments as an
-// agent sends them: the one pass (readExact), and the long way every
-// call took before it.
+// agent sends them: the one pass (readExact, over json/v2), the
+// hand-written one pass it replaced, and the long way.
 func BenchmarkParseContinue(b *testing.B) {
 	raw := []byte(`{"stateToken":"st.v1.AQEBAQKRAy6oN77g9FndeMhYODDe","ackToken":"ack.v1.AgEBAQIA89VMB2RJYdVHwW_32j5LEQ",` +
 		`"output":{"notesMarkdown":"Read the three files and noted what each exports; the parser is the one to change.",` +
@@ -128,7 +139,12 @@ func BenchmarkParseContinue(b *testing.B) {
 	for _, c := range []struct {
 		name  string
 		parse func([]byte, any, ToolName) *engine.Error
-	}{{"one-pass", parseArgs}, {"long-way", parseLong}} {
+	}{{"one-pass", parseArgs}, {"old-one-pass", func(raw []byte, v any, _ ToolName) *engine.Error {
+		if !oldReadExact(raw, v) {
+			return engine.Errorf(engine.CodeInternal, "declined")
+		}
+		return nil
+	}}, {"long-way", parseLong}} {
 		b.Run(c.name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {

@@ -3,7 +3,9 @@ package protocol
 import (
 	"bytes"
 	"encoding/json"
-	"strconv"
+	"errors"
+
+	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/workrail/workrail/engine"
 	"github.com/workrail/workrail/engine/canon"
@@ -44,65 +46,14 @@ func checkDuplicates(raw []byte) *engine.Error {
 }
 
 // duplicateKey returns the JSON pointer and name of the first key raw
-// repeats within one object, or "" when there is none.
+// repeats within one object, or "" when there is none; jsontext finds
+// it (comparing names unescaped) and points at it.
 func duplicateKey(raw []byte) (ptr, key string) {
-	type frame struct {
-		ptr     string          // this object's or array's pointer
-		keys    map[string]bool // nil for an array
-		key     string          // the key whose value comes next
-		wantKey bool
-		n       int // items so far, for an array
+	dec := jsontext.NewDecoder(bytes.NewReader(raw), jsontext.AllowInvalidUTF8(true))
+	_, err := dec.ReadValue()
+	var se *jsontext.SyntacticError
+	if !errors.Is(err, jsontext.ErrDuplicateName) || !errors.As(err, &se) {
+		return "", ""
 	}
-	var stack []*frame
-	// at is the pointer of the value that starts next.
-	at := func() string {
-		if len(stack) == 0 {
-			return ""
-		}
-		f := stack[len(stack)-1]
-		if f.keys != nil {
-			return f.ptr + "/" + engine.PointerToken(f.key)
-		}
-		return f.ptr + "/" + strconv.Itoa(f.n)
-	}
-	// ended moves the innermost container past a value.
-	ended := func() {
-		if len(stack) == 0 {
-			return
-		}
-		if f := stack[len(stack)-1]; f.keys != nil {
-			f.wantKey = true
-		} else {
-			f.n++
-		}
-	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	for {
-		tok, err := dec.Token()
-		if err != nil {
-			return "", ""
-		}
-		if len(stack) > 0 && stack[len(stack)-1].wantKey {
-			if k, ok := tok.(string); ok {
-				f := stack[len(stack)-1]
-				if f.keys[k] {
-					return f.ptr + "/" + engine.PointerToken(k), k
-				}
-				f.keys[k], f.key, f.wantKey = true, k, false
-				continue
-			}
-		}
-		switch tok {
-		case json.Delim('{'):
-			stack = append(stack, &frame{ptr: at(), keys: map[string]bool{}, wantKey: true})
-		case json.Delim('['):
-			stack = append(stack, &frame{ptr: at()})
-		case json.Delim('}'), json.Delim(']'):
-			stack = stack[:len(stack)-1]
-			ended()
-		default:
-			ended()
-		}
-	}
+	return string(se.JSONPointer), se.JSONPointer.LastToken()
 }

@@ -8,6 +8,8 @@ import (
 	"io"
 	"net/http"
 
+	"github.com/go-json-experiment/json/jsontext"
+
 	"github.com/workrail/workrail/engine/protocol"
 )
 
@@ -71,42 +73,30 @@ func (e *wrongID) refusal(in incoming) map[string]any {
 }
 
 // leadingID is a message's id, read no further than the member holding
-// it (the validator skips the members before it): a string as
+// it (jsontext skips the members before it, checking them): a string as
 // encoding/json writes it, a number as sent, or null; ok is false when
-// the message holds none (a notification) or is no object.
+// the message holds none (a notification) or is no object. The member's
+// name is matched as written, "id" with no escape.
 func leadingID(msg []byte) (id json.RawMessage, ok bool) {
-	v := validator{b: msg}
-	v.space()
-	if v.i >= len(v.b) || v.b[v.i] != '{' {
+	dec := jsontext.NewDecoder(bytes.NewReader(msg), anyUTF8, anyNames)
+	if tok, err := dec.ReadToken(); err != nil || tok.Kind() != '{' {
 		return nil, false
 	}
-	v.i++
-	for {
-		v.space()
-		from := v.i
-		if v.i >= len(v.b) || v.b[v.i] != '"' || !v.str() {
+	for dec.PeekKind() == '"' {
+		name, err := dec.ReadValue()
+		if err != nil {
 			return nil, false
 		}
-		key := msg[from:v.i]
-		v.space()
-		if v.i >= len(v.b) || v.b[v.i] != ':' {
+		isID := string(name) == `"id"`
+		value, err := dec.ReadValue()
+		if err != nil {
 			return nil, false
 		}
-		v.i++
-		v.space()
-		value := v.i
-		if !v.value(1) {
-			return nil, false
+		if isID {
+			return idValue(value)
 		}
-		if string(key) == `"id"` {
-			return idValue(msg[value:v.i])
-		}
-		v.space()
-		if v.i >= len(v.b) || v.b[v.i] != ',' {
-			return nil, false
-		}
-		v.i++
 	}
+	return nil, false
 }
 
 // idValue is a string, number or null id as leadingID returns it.

@@ -9,7 +9,7 @@ import (
 // validSeeds are the corners of the grammar: each is held to json.Valid.
 var validSeeds = []string{
 	``, ` `, `{}`, `[]`, `[ ]`, `{ }`, `""`, `"\u00e9\n\"\\\/\b\f\r\t"`, `"\u00g0"`, `"\u00"`, `"\x"`, `"` + "\x01" + `"`,
-	"\"\xff\xfe\"", "\"\u2028\"", `0`, `-0`, `01`, `-`, `1.`, `.5`, `1.5e+10`, `1E-2`, `1e`, `-12.0e5`, `true`, `tru`, `false`, `null`, `nul`,
+	"\"\xff\xfe\"", "\"\u2028\"", `"\ud800"`, `"\udc00\ud800"`, `{"a":1,"a":2}`, "{\"\xff\":1,\"\xfe\":2}", `0`, `-0`, `01`, `-`, `1.`, `.5`, `1.5e+10`, `1E-2`, `1e`, `-12.0e5`, `true`, `tru`, `false`, `null`, `nul`,
 	`{"a":1,"b":[true,false,null],"c":{"d":"e"}}`, `{"a":1,}`, `[1,]`, `[1 2]`, `{"a" 1}`, `{1:2}`, `{"a":}`, `[`, `{`, `]`, `"abc`,
 	` {"a" : [ 1 , 2 ] } ` + "\n", "\t[\r\n]", `{} {}`, `[][]`, `1 2`, "[\x00]",
 	deep(10000), deep(10001), `{"a":` + deep(9999) + `}`, `{"a":` + deep(10000) + `}`,
@@ -23,6 +23,8 @@ func TestValidIsJSONValid(t *testing.T) {
 	}
 }
 
+// FuzzValid holds valid to json.Valid and, while it is kept, to the
+// hand-written validator it replaced.
 func FuzzValid(f *testing.F) {
 	for _, s := range validSeeds {
 		f.Add([]byte(s))
@@ -30,6 +32,9 @@ func FuzzValid(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte) {
 		if got, want := valid(b), json.Valid(b); got != want {
 			t.Errorf("valid(%q) = %v, json.Valid says %v", b, got, want)
+		}
+		if got, old := valid(b), oldValid(b); got != old {
+			t.Errorf("valid(%q) = %v, the old validator says %v", b, got, old)
 		}
 	})
 }
@@ -42,7 +47,7 @@ func BenchmarkValid(b *testing.B) {
 	for _, f := range []struct {
 		name  string
 		valid func([]byte) bool
-	}{{"valid", valid}, {"json.Valid", json.Valid}} {
+	}{{"valid", valid}, {"old", oldValid}, {"json.Valid", json.Valid}} {
 		b.Run(f.name, func(b *testing.B) {
 			b.SetBytes(int64(len(msg)))
 			for b.Loop() {

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"strings"
+	"io"
+
+	"github.com/go-json-experiment/json/jsontext"
 )
 
 // object is a JSON object that keeps its members in the author's order,
@@ -70,103 +72,65 @@ func (o *object) obj(k string) *object {
 }
 
 // decode reads one JSON document, keeping numbers as json.Number and
-// objects in order. The document is checked by json.Valid first, so the
-// scan below can trust its shape; encoding/json's token reader was the
-// normalizer's largest cost.
+// objects in order, with jsontext's token reader. b is valid UTF-8
+// (rewrite checks it first); the reader takes what json.Valid takes, as
+// the format's files were always read: an unpaired surrogate escape
+// reads as U+FFFD, and a name sent twice keeps its first place and its
+// last value.
 func decode(b []byte) (any, error) {
-	if !json.Valid(b) {
+	dec := jsontext.NewDecoder(bytes.NewReader(b), jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
+	v, err := value(dec)
+	if err != nil {
 		return nil, fmt.Errorf("invalid JSON")
 	}
-	d := scan{b: b}
-	return d.value(), nil
-}
-
-// scan walks a valid JSON document.
-type scan struct {
-	b []byte
-	i int
-}
-
-func (d *scan) space() {
-	for d.i < len(d.b) && (d.b[d.i] == ' ' || d.b[d.i] == '\t' || d.b[d.i] == '\n' || d.b[d.i] == '\r') {
-		d.i++
+	if _, err := dec.ReadToken(); err != io.EOF {
+		return nil, fmt.Errorf("invalid JSON")
 	}
+	return v, nil
 }
 
-func (d *scan) value() any {
-	d.space()
-	switch c := d.b[d.i]; {
-	case c == '{':
-		d.i++
+// value reads the value that starts at dec's next token.
+func value(dec *jsontext.Decoder) (any, error) {
+	tok, err := dec.ReadToken()
+	if err != nil {
+		return nil, err
+	}
+	switch tok.Kind() {
+	case '{':
 		o := newObject()
-		for {
-			d.space()
-			if d.b[d.i] == '}' {
-				d.i++
-				return o
+		for dec.PeekKind() != '}' {
+			k, err := dec.ReadToken()
+			if err != nil {
+				return nil, err
 			}
-			k := d.str()
-			d.space()
-			d.i++ // ':'
-			o.set(k, d.value())
-			d.space()
-			if d.b[d.i] == ',' {
-				d.i++
+			name := k.String()
+			v, err := value(dec)
+			if err != nil {
+				return nil, err
 			}
+			o.set(name, v)
 		}
-	case c == '[':
-		d.i++
+		_, err := dec.ReadToken()
+		return o, err
+	case '[':
 		arr := []any{}
-		for {
-			d.space()
-			if d.b[d.i] == ']' {
-				d.i++
-				return arr
+		for dec.PeekKind() != ']' {
+			v, err := value(dec)
+			if err != nil {
+				return nil, err
 			}
-			arr = append(arr, d.value())
-			d.space()
-			if d.b[d.i] == ',' {
-				d.i++
-			}
+			arr = append(arr, v)
 		}
-	case c == '"':
-		return d.str()
-	case c == 't':
-		d.i += 4
-		return true
-	case c == 'f':
-		d.i += 5
-		return false
-	case c == 'n':
-		d.i += 4
-		return nil
+		_, err := dec.ReadToken()
+		return arr, err
+	case '"':
+		return tok.String(), nil
+	case '0':
+		return json.Number(tok.String()), nil
+	case 'n':
+		return nil, nil
 	}
-	start := d.i
-	for d.i < len(d.b) && strings.IndexByte("+-0123456789.eE", d.b[d.i]) >= 0 {
-		d.i++
-	}
-	return json.Number(d.b[start:d.i])
-}
-
-// str reads a string; one with escapes is unquoted by encoding/json.
-func (d *scan) str() string {
-	start := d.i
-	d.i++
-	escaped := false
-	for d.b[d.i] != '"' {
-		if d.b[d.i] == '\\' {
-			escaped = true
-			d.i++
-		}
-		d.i++
-	}
-	d.i++
-	if !escaped {
-		return string(d.b[start+1 : d.i-1])
-	}
-	var s string
-	json.Unmarshal(d.b[start:d.i], &s)
-	return s
+	return tok.Bool(), nil
 }
 
 // encode writes v as JSON into one buffer (nested objects are not
