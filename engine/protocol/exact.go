@@ -73,7 +73,7 @@ func rawValue(dec *jsontext.Decoder, v *json.RawMessage) error {
 // checkNumbers returns CheckNumber's refusal of the first number in b,
 // one valid JSON value.
 func checkNumbers(b []byte) error {
-	if bytes.IndexAny(b, "0123456789") < 0 {
+	if !bytes.ContainsAny(b, "0123456789") {
 		return nil
 	}
 	w := numberWalks.Get().(*numberWalk)
