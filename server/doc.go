@@ -4,5 +4,6 @@
 // Origin checks; daemon.json and the listeners' lifecycle. Its MCP
 // handlers decode nothing and decide nothing: they hand raw arguments to
 // the use cases and encode the results. What it serves is handed in by
-// cmd; it imports no part of the engine but the protocol.
+// cmd; of the engine it imports only the protocol, and of the store only
+// the doctor's report type, which the status answer carries.
 package server

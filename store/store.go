@@ -1,7 +1,9 @@
 // Package store keeps WorkRail's durable truth in one bbolt file: per-session
 // append-only event logs chained by digest, content-addressed node snapshots
 // and pinned compiled workflows, and indexes derived from the logs. It is the
-// only package that imports bbolt.
+// only package of the binary that imports bbolt; tests and their helpers
+// elsewhere open a file with bbolt only to damage it or to read it behind
+// the store's back.
 package store
 
 import (

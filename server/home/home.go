@@ -1,7 +1,7 @@
 // Package home owns the WorkRail home folder: where it is, what lives in it,
 // and daemon.json, the file through which shims and the CLI find a running
-// daemon. Both the daemon and the stdio shim import it; it imports nothing
-// of the engine.
+// daemon. Both the daemon and the stdio shim import it; of the engine it
+// imports only token, for the key ring kept in keys.json.
 package home
 
 import (
