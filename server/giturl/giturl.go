@@ -117,18 +117,16 @@ func loopback(host string) bool {
 }
 
 // Secrets are the credentials the address carries, to be stripped from
-// anything written: over http(s) both the user and the password (a token
-// is often written as the user: https://TOKEN@host/...), over ssh the
-// password only.
+// anything written: the password, or over http(s) a user without one (a
+// token is often written so: https://TOKEN@host/...).
 func (a Address) Secrets() []string {
-	var out []string
-	if a.Password != "" {
-		out = append(out, a.Password)
+	switch {
+	case a.Password != "":
+		return []string{a.Password}
+	case a.User != "" && (a.Scheme == HTTPS || a.Scheme == HTTP):
+		return []string{a.User}
 	}
-	if a.User != "" && (a.Scheme == HTTPS || a.Scheme == HTTP) {
-		out = append(out, a.User)
-	}
-	return out
+	return nil
 }
 
 // Shown is s without its credentials, or, when s cannot be read,

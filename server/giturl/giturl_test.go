@@ -16,9 +16,9 @@ func TestParse(t *testing.T) {
 	}{
 		{"https://github.com/acme/flows.git", HTTPS, "github.com", "https://github.com/acme/flows.git", nil},
 		{"https://ghp_abc123@github.com/acme/flows.git", HTTPS, "github.com", "https://github.com/acme/flows.git", []string{"ghp_abc123"}},
-		{"https://x-access-token:s3cr%2Ft@GitHub.com:8443/acme/flows", HTTPS, "github.com", "https://GitHub.com:8443/acme/flows", []string{"s3cr/t", "x-access-token"}},
+		{"https://x-access-token:s3cr%2Ft@GitHub.com:8443/acme/flows", HTTPS, "github.com", "https://GitHub.com:8443/acme/flows", []string{"s3cr/t"}},
 		{"http://127.0.0.1:9418/flows.git", HTTP, "127.0.0.1", "http://127.0.0.1:9418/flows.git", nil},
-		{"http://bob:pw@localhost/flows.git", HTTP, "localhost", "http://localhost/flows.git", []string{"pw", "bob"}},
+		{"http://bob:pw@localhost/flows.git", HTTP, "localhost", "http://localhost/flows.git", []string{"pw"}},
 		{"ssh://git@git.example.com:2222/acme/flows.git", SSH, "git.example.com", "ssh://git@git.example.com:2222/acme/flows.git", nil},
 		{"ssh://git:hunter2@git.example.com/acme/flows.git", SSH, "git.example.com", "ssh://git@git.example.com/acme/flows.git", []string{"hunter2"}},
 		{"git@github.com:acme/flows.git", SSH, "github.com", "git@github.com:acme/flows.git", nil},
