@@ -79,8 +79,8 @@ type repo struct {
 }
 
 // New reads what the cache holds of each repository, without touching
-// the network: a daemon starts at once, serving the commits fetched
-// before. Folders of the cache no repository names any more are removed.
+// the network or changing the cache: a daemon starts at once, serving the
+// commits fetched before (and `workrail doctor` reads them as they are).
 func New(repos []Repo, opts Options) *Set {
 	if opts.Getenv == nil {
 		opts.Getenv = os.Getenv
@@ -98,7 +98,6 @@ func New(repos []Repo, opts Options) *Set {
 		opts.Limits = DefaultLimits()
 	}
 	s := &Set{opts: opts}
-	keep := map[string]bool{}
 	for _, cfg := range repos {
 		r := &repo{cfg: cfg}
 		r.addr, r.bad = giturl.Parse(cfg.URL)
@@ -107,14 +106,23 @@ func New(repos []Repo, opts Options) *Set {
 			r.key = keyOf(giturl.Shown(cfg.URL), cfg.Ref, cfg.Path)
 		}
 		r.st = s.restore(r)
-		if r.st.Commit != "" {
-			s.prune(r, r.st.Commit, "") // what a fetch cut short left behind
-		}
-		keep[r.key] = true
 		s.repos = append(s.repos, r)
 	}
-	s.forget(keep)
 	return s
+}
+
+// Tidy removes from the cache what no repository needs: the folders of
+// repositories no longer named, and what a fetch cut short left behind.
+// The daemon calls it at start, before any sync.
+func (s *Set) Tidy() {
+	keep := map[string]bool{}
+	for _, r := range s.repos {
+		keep[r.key] = true
+		if st := s.state(r); st.Commit != "" {
+			s.prune(r, st.Commit, "")
+		}
+	}
+	s.forget(keep)
 }
 
 // keyOf is a repository's folder in the cache: the repository's name and
