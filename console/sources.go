@@ -125,3 +125,12 @@ func sourceKindText(k catalog.SourceKind) string {
 
 // millis is t as an event's time, for when.
 func millis(t time.Time) event.Millis { return event.Millis(t.UnixMilli()) }
+
+// syncedText says what a sync just did.
+func syncedText(l SourceList) string {
+	s := "Fetched " + count(l.Repositories(), "repository", "repositories")
+	if n := l.Failing(); n > 0 {
+		return s + "; " + count(n, "fetch", "fetches") + " failed, and what was fetched before keeps serving."
+	}
+	return s + "."
+}
