@@ -1,6 +1,7 @@
 package sources_test
 
 import (
+	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/workrail/workrail/engine/catalog"
 	"github.com/workrail/workrail/server/sources"
+	"github.com/workrail/workrail/workflows"
 )
 
 // Repositories are read after the folders, each at the folder of the
@@ -81,5 +83,41 @@ func TestRepositories(t *testing.T) {
 	}
 	if len(cat.Warnings) != 1 || cat.Warnings[0].Code != catalog.SourceUnavailable {
 		t.Errorf("warnings after the sync: %+v", cat.Warnings)
+	}
+}
+
+// BenchmarkFiveSources lists the catalog of five sources of 20 workflows
+// each, once every file is cached: as configured folders, and as
+// repositories (whose folders are the commits they serve). The two cost
+// the same: a repository is read as a folder.
+func BenchmarkFiveSources(b *testing.B) {
+	var dirs []catalog.Source
+	var repos []sources.Repository
+	for i := range 5 {
+		dir := b.TempDir()
+		for j := range 20 {
+			writeFile(b, dir, fmt.Sprintf("w%02d.json", j), wfJSON(fmt.Sprintf("team.s%dw%02d", i, j), "W", ""))
+		}
+		dirs = append(dirs, catalog.Source{Kind: catalog.Config, Path: dir})
+		repos = append(repos, sources.Repository{URL: fmt.Sprintf("https://example.com/s%d.git", i), Commit: strings.Repeat("a", 40), Folder: dir, SyncedAt: time.Now()})
+	}
+	for _, tc := range []struct {
+		name  string
+		dirs  []catalog.Source
+		repos []sources.Repository
+	}{{"folders", dirs, nil}, {"repositories", nil, repos}} {
+		b.Run(tc.name, func(b *testing.B) {
+			reg, err := sources.New(workflows.FS, tc.dirs)
+			if err != nil {
+				b.Fatal(err)
+			}
+			reg.SetRepositories(func() []sources.Repository { return slices.Clone(tc.repos) })
+			if n := len(reg.Catalog("").IDs()); n < 100 {
+				b.Fatalf("%d workflows", n)
+			}
+			for b.Loop() {
+				reg.Catalog("")
+			}
+		})
 	}
 }
