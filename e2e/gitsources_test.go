@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/workrail/workrail/server/gitsource/gitsourcetest"
 )
@@ -85,7 +86,10 @@ func TestGitSources(t *testing.T) {
 		t.Fatal(err)
 	}
 	startDaemon(t, home)
-	c := startShim(t, home)
+	sh := startShimFull(t, home)
+	c := sh.c
+	notified := make(chan string, 8)
+	c.GetTransport().SetNotificationHandler(func(n mcp.JSONRPCNotification) { notified <- n.Method })
 
 	// The daemon started at once; its first fetch ends in the background.
 	var list result
@@ -116,10 +120,23 @@ func TestGitSources(t *testing.T) {
 	}
 	session := str(start.S, "session", "sessionId")
 
-	// A pushed commit is synced; the run goes on on its commit.
+	// A pushed commit is synced, and listening clients are told; the run
+	// goes on on its commit.
+	time.Sleep(300 * time.Millisecond) // the shim opens its stream after initialize
+	for len(notified) > 0 {
+		<-notified // the first fetch's
+	}
 	c2 := flows.Commit("second", map[string]string{"workflows/review.json": reviewFlow("2")})
 	if _, repos := sourcesJSON(t, home, "sync"); repos[shown]["commit"] != c2 || repos[shown]["error"] != nil {
 		t.Fatalf("after a push: %v", repos[shown])
+	}
+	select {
+	case m := <-notified:
+		if m != "notifications/prompts/list_changed" {
+			t.Errorf("notified %q", m)
+		}
+	case <-time.After(8 * time.Second):
+		t.Errorf("no list_changed after a sync moved a repository")
 	}
 	if _, byID = listed(t, c); str(byID["team.review"], "source", "repo", "commit") != c2 || str(byID["team.review"], "version") != "2" {
 		t.Fatalf("the catalog after the sync: %v", byID["team.review"])
@@ -179,7 +196,7 @@ func TestGitSources(t *testing.T) {
 	auth, bearer := ownerAuth(t, home)
 	base := mustInfo(t, home).URL
 	for _, page := range []string{"/", "/workflows", "/workflows/team.review", "/sources", "/config", "/sessions/" + session,
-		"/sessions/" + session + "/runs/run_1", "/sessions/" + session + "/events.json"} {
+		"/sessions/" + session + "/runs/run_1", "/sessions/" + session + "/events", "/sessions/" + session + "/events.json"} {
 		code, _, body := get(t, base+page, "", auth, bearer)
 		if code != 200 {
 			t.Errorf("GET %s = %d", page, code)
@@ -187,7 +204,7 @@ func TestGitSources(t *testing.T) {
 		texts["GET "+page] = body
 	}
 	if !strings.Contains(texts["GET /sources"], shown) || !strings.Contains(texts["GET /sessions/"+session+"/runs/run_1"], c1[:12]) ||
-		!strings.Contains(texts["GET /config"], shown) {
+		!strings.Contains(texts["GET /config"], shown) || !strings.Contains(texts["GET /sessions/"+session+"/events"], "from "+shown+" at "+c1[:12]) {
 		t.Errorf("the pages do not name the repository (and its commit)")
 	}
 	for name, text := range texts {
