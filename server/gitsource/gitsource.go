@@ -24,9 +24,11 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
+	"path"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -101,6 +103,9 @@ func New(repos []Repo, opts Options) *Set {
 	for _, cfg := range repos {
 		r := &repo{cfg: cfg}
 		r.addr, r.bad = giturl.Parse(cfg.URL)
+		if r.bad == nil && cfg.Path != "" && (!filepath.IsLocal(cfg.Path) || path.Clean(cfg.Path) != cfg.Path) {
+			r.bad = errors.New("path names a folder inside the repository: relative, with / between names and no . or .. (workflows, or teams/review)")
+		}
 		r.key = keyOf(r.addr.Shown, cfg.Ref, cfg.Path)
 		if r.bad != nil {
 			r.key = keyOf(giturl.Shown(cfg.URL), cfg.Ref, cfg.Path)

@@ -226,12 +226,13 @@ func TestOneFailureLeavesTheOthers(t *testing.T) {
 		gitsource.Repo{URL: "http://tok3n@example.com/plain.git"},
 		gitsource.Repo{URL: repo.FileURL(), Ref: "no-such-branch"},
 		gitsource.Repo{URL: repo.FileURL(), Path: "no/such/folder"},
+		gitsource.Repo{URL: repo.FileURL(), Path: "../../escape"},
 		gitsource.Repo{URL: repo.FileURL()})
 	if !s.Sync(context.Background(), false) {
 		t.Fatal("nothing changed")
 	}
 	st := s.States()
-	for i, want := range []string{"", "plain http", "no-such-branch", "no folder", ""} {
+	for i, want := range []string{"", "plain http", "no-such-branch", "no folder", "path names a folder inside", ""} {
 		if want != "" && (!strings.Contains(st[i].Error, want) || st[i].Commit != "") {
 			t.Errorf("repo %d: %+v, want an error saying %q", i, st[i], want)
 		}
@@ -239,8 +240,8 @@ func TestOneFailureLeavesTheOthers(t *testing.T) {
 			t.Errorf("repo %d quotes the token: %+v", i, st[i])
 		}
 	}
-	if st[0].Error == "" || st[4].Commit != c || st[4].Error != "" {
-		t.Errorf("%+v\n%+v", st[0], st[4])
+	if st[0].Error == "" || st[5].Commit != c || st[5].Error != "" {
+		t.Errorf("%+v\n%+v", st[0], st[5])
 	}
 }
 

@@ -81,10 +81,7 @@ func (s *Set) save(r *repo, st State) {
 	b, _ := json.MarshalIndent(st, "", "  ")
 	err := os.MkdirAll(dir, 0o700)
 	if err == nil {
-		tmp := filepath.Join(dir, stateFile+".tmp")
-		if err = os.WriteFile(tmp, append(b, '\n'), 0o600); err == nil {
-			err = os.Rename(tmp, filepath.Join(dir, stateFile))
-		}
+		err = writeAtomically(filepath.Join(dir, stateFile), append(b, '\n'))
 	}
 	if err != nil {
 		s.opts.Log.Warn("workflow repository: its state could not be saved", "repo", st.URL, "err", err)
@@ -106,4 +103,25 @@ func (s *Set) prune(r *repo, keep, prev string) {
 			}
 		}
 	}
+}
+
+// writeAtomically replaces path by a file holding b (0600), written beside
+// it under a name of its own: `workrail sources sync` with no daemon may
+// write the same state as a daemon starting.
+func writeAtomically(path string, b []byte) error {
+	f, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(b)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), path)
+	}
+	if err != nil {
+		os.Remove(f.Name())
+	}
+	return err
 }

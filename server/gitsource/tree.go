@@ -34,8 +34,10 @@ func (s *Set) writeCommit(ctx context.Context, repo *git.Repository, c *object.C
 		}
 	}
 	final := filepath.Join(dir, c.Hash.String())
-	tmp := final + ".tmp"
-	os.RemoveAll(tmp)
+	tmp, err := os.MkdirTemp(dir, c.Hash.String()+".tmp-")
+	if err != nil {
+		return nil, err
+	}
 	w := &treeWriter{ctx: ctx, repo: repo, lim: s.opts.Limits, dst: filepath.Join(tmp, filepath.FromSlash(sub)), prefix: sub}
 	if err := os.MkdirAll(w.dst, 0o700); err != nil {
 		return nil, err
@@ -44,10 +46,14 @@ func (s *Set) writeCommit(ctx context.Context, repo *git.Repository, c *object.C
 		os.RemoveAll(tmp)
 		return nil, err
 	}
-	os.RemoveAll(final) // a copy left by a fetch whose state was lost
 	if err := os.Rename(tmp, final); err != nil {
+		// A commit's folder is never rewritten: one there already (another
+		// process fetched it, or a fetch whose state was lost) holds these
+		// very files.
 		os.RemoveAll(tmp)
-		return nil, err
+		if info, serr := os.Stat(final); serr != nil || !info.IsDir() {
+			return nil, err
+		}
 	}
 	return w.skipped, nil
 }
