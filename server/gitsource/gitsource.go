@@ -25,7 +25,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
-	"fmt"
 	"log/slog"
 	"os"
 	"path"
@@ -173,9 +172,6 @@ func (s *Set) States() []State {
 	return out
 }
 
-// Len is how many repositories the set holds.
-func (s *Set) Len() int { return len(s.repos) }
-
 // Sync fetches every repository, a few at once, and reports whether any
 // now serves another commit. Each fetch is bounded by Limits.FetchTime;
 // ctx ends them all sooner. A repository fetched already is fetched again
@@ -272,17 +268,4 @@ func (s *Set) syncOne(ctx context.Context, r *repo) bool {
 		s.prune(r, st.Commit, before.Commit)
 	}
 	return moved
-}
-
-// Describe names a repository entry for messages: its address without
-// credentials, and its ref and folder when given.
-func (r Repo) Describe() string {
-	s := giturl.Shown(r.URL)
-	if r.Ref != "" {
-		s += " (" + r.Ref + ")"
-	}
-	if r.Path != "" {
-		s += fmt.Sprintf(", folder %s", r.Path)
-	}
-	return s
 }
