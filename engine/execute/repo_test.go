@@ -89,4 +89,13 @@ func TestRunsRecordTheirRepositoryCommit(t *testing.T) {
 	if _, err := r.x.Import(b, false); err != nil {
 		t.Errorf("the bundle does not import: %v", err)
 	}
+	// A redacted bundle masks the repository's address, as it masks an
+	// observation, and keeps the commit, a version.
+	b, err = r.x.Export(sid, bundle.ExportOptions{Redact: true})
+	if err != nil || strings.Contains(string(b), "example.com") || !strings.Contains(string(b), `"repo":{"commit":"`+c1+`","url":"[redacted]"}`) {
+		t.Errorf("the redacted bundle (%v) shows the address, or lost the commit", err)
+	}
+	if _, err := r.x.Import(b, false); err != nil {
+		t.Errorf("the redacted bundle does not import: %v", err)
+	}
 }
