@@ -317,3 +317,23 @@ func BenchmarkSyncNothingNew(b *testing.B) {
 		}
 	}
 }
+
+// git's own credential helpers answer for a repository that refuses a
+// fetch without credentials: here git's store helper, configured for the
+// git this process runs.
+func TestGitCredentialHelper(t *testing.T) {
+	const token = "st0red-T0KEN-41c8"
+	srv := gitsourcetest.NewServer(t, token)
+	c := srv.Repo(t, "private").Commit("first", map[string]string{"a.json": flow("team.a")})
+	dir := t.TempDir()
+	store, cfg := filepath.Join(dir, "credentials"), filepath.Join(dir, "gitconfig")
+	os.WriteFile(store, []byte(strings.Replace(srv.URL, "http://", "http://someone:"+token+"@", 1)+"\n"), 0o600)
+	os.WriteFile(cfg, []byte("[credential]\n\thelper = store --file="+store+"\n"), 0o600)
+	t.Setenv("GIT_CONFIG_GLOBAL", cfg)
+	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	s := gitsource.New([]gitsource.Repo{{URL: srv.RepoURL("private")}}, gitsource.Options{Dir: t.TempDir(), Getenv: func(string) string { return "" }})
+	s.Sync(context.Background(), false)
+	if st := s.States()[0]; st.Commit != c || st.Error != "" {
+		t.Fatalf("%+v", st)
+	}
+}
