@@ -189,6 +189,38 @@ func TestPrivateRepository(t *testing.T) {
 	}
 }
 
+// Over git:// from git's own `git daemon`: the first sync, a pushed
+// commit, a commit named by its hash, and the daemon gone, when the
+// commit fetched before keeps serving.
+func TestGitDaemon(t *testing.T) {
+	d := gitsourcetest.NewDaemon(t)
+	repo := d.Repo(t, "flows")
+	c1 := repo.Commit("first", map[string]string{"workflows/a.json": flow("team.a")})
+	s := set(t, t.TempDir(), nil, nil, gitsource.Repo{URL: d.RepoURL("flows"), Path: "workflows"}, gitsource.Repo{URL: d.RepoURL("flows"), Ref: c1})
+	if !s.Sync(context.Background(), false) {
+		t.Fatalf("the first sync changed nothing: %+v", s.States())
+	}
+	for i, st := range s.States() {
+		if st.Commit != c1 || st.Error != "" || st.URL != d.RepoURL("flows") {
+			t.Fatalf("repo %d after the first sync: %+v", i, st)
+		}
+	}
+	c2 := repo.Commit("second", map[string]string{"workflows/a.json": flow("team.a2")})
+	if !s.Sync(context.Background(), false) || s.States()[0].Commit != c2 || s.States()[1].Commit != c1 {
+		t.Fatalf("after a push: %+v", s.States())
+	}
+	if b, _ := os.ReadFile(filepath.Join(s.States()[0].Folder, "a.json")); !strings.Contains(string(b), "team.a2") {
+		t.Errorf("a.json of the pushed commit is %s", b)
+	}
+	d.Close()
+	if s.Sync(context.Background(), false) {
+		t.Fatal("a sync with the daemon gone changed a commit")
+	}
+	if st := s.States()[0]; st.Commit != c2 || !strings.Contains(st.Error, "connection refused") {
+		t.Errorf("with the daemon gone: %+v", st)
+	}
+}
+
 // A file:// repository, a tag, and a commit named by its hash: a commit
 // is fetched once and never asked about again.
 func TestFileTagAndCommit(t *testing.T) {

@@ -1,22 +1,25 @@
 // Package gitsourcetest serves git repositories to tests the way a git
 // host does: git's own http-backend (from Debian's git package) behind
-// net/http/cgi, optionally behind HTTP basic auth, over bare repositories
-// in a test's temporary folder, which the test commits and pushes to
-// with git.
+// net/http/cgi, optionally behind HTTP basic auth, or git's own `git
+// daemon` over git://, over bare repositories in a test's temporary
+// folder, which the test commits and pushes to with git.
 package gitsourcetest
 
 import (
 	"bytes"
 	"crypto/subtle"
+	"net"
 	"net/http"
 	"net/http/cgi"
 	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // Server is a git host over HTTP.
@@ -153,3 +156,57 @@ func (r *Repo) Rewrite(msg string, files map[string]string) string {
 	Git(r.tb, r.Work, "reset", "-q", "--hard", "HEAD~1")
 	return r.Commit(msg, files)
 }
+
+// Daemon is git's own `git daemon`, serving every repository of Root
+// over git:// on a port of this machine.
+type Daemon struct {
+	// URL is where it listens: git://127.0.0.1:PORT.
+	URL  string
+	Root string
+	cmd  *exec.Cmd
+}
+
+// NewDaemon starts `git daemon` over a new folder of repositories and
+// returns once it accepts connections; the test's end stops it.
+func NewDaemon(tb testing.TB) *Daemon {
+	tb.Helper()
+	exe := filepath.Join(NeedGit(tb), "git-daemon") // not `git daemon`, which would leave it running as its child
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	addr := l.Addr().(*net.TCPAddr)
+	l.Close() // git daemon takes the port a moment later
+	d := &Daemon{URL: "git://" + addr.String(), Root: tb.TempDir()}
+	d.cmd = exec.Command(exe, "--listen=127.0.0.1", "--port="+strconv.Itoa(addr.Port), "--reuseaddr",
+		"--export-all", "--informative-errors", "--base-path="+d.Root, d.Root)
+	d.cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1")
+	if err := d.cmd.Start(); err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(d.Close)
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		c, err := net.Dial("tcp", addr.String())
+		if err == nil {
+			c.Close()
+			return d
+		}
+		if time.Now().After(deadline) {
+			tb.Fatalf("git daemon does not accept connections on %s: %v", addr, err)
+		}
+	}
+}
+
+// Close stops the daemon: it refuses connections from then on.
+func (d *Daemon) Close() {
+	if d.cmd.ProcessState == nil {
+		d.cmd.Process.Kill()
+		d.cmd.Wait()
+	}
+}
+
+// Repo makes the repository NAME.git on d.
+func (d *Daemon) Repo(tb testing.TB, name string) *Repo { return NewRepo(tb, d.Root, name) }
+
+// RepoURL is the repository's git:// address on d.
+func (d *Daemon) RepoURL(name string) string { return d.URL + "/" + name + ".git" }
