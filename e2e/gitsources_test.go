@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io/fs"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -206,6 +207,30 @@ func TestGitSources(t *testing.T) {
 	if !strings.Contains(texts["GET /sources"], shown) || !strings.Contains(texts["GET /sessions/"+session+"/runs/run_1"], c1[:12]) ||
 		!strings.Contains(texts["GET /config"], shown) || !strings.Contains(texts["GET /sessions/"+session+"/events"], "from "+shown+" at "+c1[:12]) {
 		t.Errorf("the pages do not name the repository (and its commit)")
+	}
+	// Sync now is the owner's, and CSRF-checked: without the owner's
+	// credential, or with it but not the form's token, nothing is fetched.
+	_, before := sourcesJSON(t, home)
+	for _, tc := range []struct {
+		hdr  []string
+		want int
+	}{{nil, http.StatusUnauthorized}, {[]string{auth, bearer}, http.StatusForbidden}} {
+		req, _ := http.NewRequest(http.MethodPost, base+"/sources/sync", strings.NewReader("csrf=guess"))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		for i := 0; i+1 < len(tc.hdr); i += 2 {
+			req.Header.Set(tc.hdr[i], tc.hdr[i+1])
+		}
+		resp, err := httpClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != tc.want {
+			t.Errorf("POST /sources/sync with %d headers = %d, want %d", len(tc.hdr)/2, resp.StatusCode, tc.want)
+		}
+	}
+	if _, after := sourcesJSON(t, home); after[shown]["checkedAt"] != before[shown]["checkedAt"] {
+		t.Errorf("a refused Sync now fetched: checked at %v, then %v", before[shown]["checkedAt"], after[shown]["checkedAt"])
 	}
 	for name, text := range texts {
 		if strings.Contains(text, token) {
