@@ -87,7 +87,7 @@ func sourcesShow(m chrome, v sourcesView) templ.Component {
 						return templ_7745c5c3_Err
 					}
 				} else {
-					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 6, "The daemon fetches them only when asked (<code>workflowReposSyncMinutes</code> is 0).")
+					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 6, "The daemon fetches them never on a timer (<code>workflowReposSyncMinutes</code> is 0): at start only one not fetched yet, and otherwise when asked.")
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}

@@ -86,7 +86,7 @@ func TestGitSources(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(home, "config.json"), cfg, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	startDaemon(t, home)
+	daemon := startDaemon(t, home)
 	sh := startShimFull(t, home)
 	c := sh.c
 	notified := make(chan string, 8)
@@ -190,7 +190,8 @@ func TestGitSources(t *testing.T) {
 	texts := map[string]string{"list_workflows": string(list.Raw) + list.Text, "export": bundle, "export --markdown": md}
 	inspect := call(t, c, "inspect_workflow", map[string]any{"workflowId": "team.review", "stateToken": str(next.S, "stateToken")})
 	texts["inspect_workflow"] = string(inspect.Raw) + inspect.Text
-	for _, args := range [][]string{{"sources"}, {"sources", "--json"}, {"config"}, {"status", "--json"}} {
+	texts["the daemon's output"] = daemon.stdout.String() + daemon.stderr.String()
+	for _, args := range [][]string{{"sources"}, {"sources", "--json"}, {"config"}, {"status", "--json"}, {"doctor"}} {
 		_, out, errs := command(t, home, args...)
 		texts["workrail "+strings.Join(args, " ")] = out + errs
 	}

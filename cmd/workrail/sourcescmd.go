@@ -127,7 +127,7 @@ func printSources(w io.Writer, l console.SourceList) {
 	if n := l.Repositories(); n > 0 {
 		every := fmt.Sprintf("every %d min", l.SyncMinutes)
 		if l.SyncMinutes == 0 {
-			every = "only when asked (workflowReposSyncMinutes is 0)"
+			every = "on no timer (workflowReposSyncMinutes is 0: at start only one not fetched yet)"
 		}
 		what := "the repository"
 		if n > 1 {
