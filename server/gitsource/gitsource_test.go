@@ -333,20 +333,32 @@ func TestSlowServerIsGivenUp(t *testing.T) {
 }
 
 // BenchmarkSyncNothingNew syncs a repository that has not moved, against
-// git's http-backend on this machine: one listing of its refs, nothing
-// fetched or written.
+// a git host on this machine (git's http-backend, git's own git daemon):
+// one listing of its refs, nothing fetched or written.
 func BenchmarkSyncNothingNew(b *testing.B) {
-	srv := gitsourcetest.NewServer(b, "")
-	srv.Repo(b, "flows").Commit("first", map[string]string{"workflows/a.json": flow("team.a")})
-	s := gitsource.New([]gitsource.Repo{{URL: srv.RepoURL("flows"), Path: "workflows"}}, gitsource.Options{Dir: b.TempDir(),
-		Getenv: func(string) string { return "" }})
-	if !s.Sync(context.Background(), false) {
-		b.Fatalf("the first sync: %+v", s.States()[0])
-	}
-	for b.Loop() {
-		if s.Sync(context.Background(), false) || s.States()[0].Error != "" {
-			b.Fatalf("%+v", s.States()[0])
-		}
+	for _, host := range []string{"http", "git"} {
+		b.Run(host, func(b *testing.B) {
+			var url string
+			if host == "http" {
+				srv := gitsourcetest.NewServer(b, "")
+				srv.Repo(b, "flows").Commit("first", map[string]string{"workflows/a.json": flow("team.a")})
+				url = srv.RepoURL("flows")
+			} else {
+				d := gitsourcetest.NewDaemon(b)
+				d.Repo(b, "flows").Commit("first", map[string]string{"workflows/a.json": flow("team.a")})
+				url = d.RepoURL("flows")
+			}
+			s := gitsource.New([]gitsource.Repo{{URL: url, Path: "workflows"}}, gitsource.Options{Dir: b.TempDir(),
+				Getenv: func(string) string { return "" }})
+			if !s.Sync(context.Background(), false) {
+				b.Fatalf("the first sync: %+v", s.States()[0])
+			}
+			for b.Loop() {
+				if s.Sync(context.Background(), false) || s.States()[0].Error != "" {
+					b.Fatalf("%+v", s.States()[0])
+				}
+			}
+		})
 	}
 }
 
