@@ -97,6 +97,7 @@ type Console struct {
 	importMu sync.Mutex
 	budget   ImportBudget // nil: previews are not bounded together
 	logins   Logins       // nil: no login, no log out
+	sources  Sources      // nil: no sources page
 }
 
 // Config is what the Console is built from.
@@ -129,6 +130,9 @@ type Config struct {
 	Bundles Bundles
 	// ImportBudget bounds the memory previews take together (nil: none).
 	ImportBudget ImportBudget
+	// Sources are the workflow sources, which the sources page lists and
+	// whose repositories it fetches on demand (nil: no such page).
+	Sources Sources
 	// Logins are the owner's logins to the Console, which the daemon
 	// checks before any page (nil: none, as in tests: every request may
 	// write, and no header offers to log out).
@@ -139,7 +143,7 @@ type Config struct {
 func New(cfg Config) *Console {
 	return &Console{store: cfg.Store, workflows: cfg.Workflows, runs: cfg.Runs, files: cfg.Files, about: cfg.About, version: cfg.About.Version,
 		csrf: csrfToken(cfg.Secret), now: cfg.Now, logf: cfg.Logf, errors: cfg.Errors,
-		config: cfg.Settings, restart: cfg.Restart, resumer: cfg.Resumer, bundles: cfg.Bundles, budget: cfg.ImportBudget, logins: cfg.Logins}
+		config: cfg.Settings, restart: cfg.Restart, resumer: cfg.Resumer, bundles: cfg.Bundles, budget: cfg.ImportBudget, logins: cfg.Logins, sources: cfg.Sources}
 }
 
 // sessionRow is what the sessions table shows of one session: its
@@ -318,6 +322,8 @@ func (c *Console) Routes(r chi.Router) {
 		}
 		r.Get("/gaps", c.gapList)
 		r.Get("/workflows", c.workflowList)
+		r.Get("/sources", c.sourcesPage)
+		r.Post("/sources/sync", c.sourcesSync)
 		r.Get("/workflows/{id}", c.workflowShow)
 		r.Get("/workflows/new", c.workflowNew)
 		r.Post("/workflows/new", c.workflowCreate)

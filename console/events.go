@@ -124,10 +124,14 @@ func eventSummary(e event.Event) string {
 	case *event.ObservationRecordedData:
 		return string(d.Key) + " = " + d.Value
 	case *event.RunStartedData:
-		if d.RestartOf != 0 {
-			return "run of " + string(d.WorkflowID) + ", starting " + d.RestartOf.String() + " over"
+		s := "run of " + string(d.WorkflowID)
+		if d.Repo != (event.RepoPin{}) {
+			s += " from " + d.Repo.URL + " at " + d.Repo.Short()
 		}
-		return "run of " + string(d.WorkflowID)
+		if d.RestartOf != 0 {
+			s += ", starting " + d.RestartOf.String() + " over"
+		}
+		return s
 	case *event.NodeCreatedData:
 		return string(d.NodeKind) + " node created"
 	case *event.EdgeCreatedData:

@@ -27,6 +27,8 @@ type workflowsView struct {
 	Groups     []sourceGroup
 	Shadowed   []catalog.Shadow
 	Problems   []catalog.LoadProblem
+	Warnings   []catalog.SourceWarning // repositories serving less than they hold
+	Sources    bool                    // a sources page is there to link to
 }
 
 type sourceGroup struct {
@@ -91,7 +93,7 @@ func (c *Console) workflowList(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	cat := c.workflows.Catalog(ws)
-	v := workflowsView{Workspace: ws, Workspaces: workspaces, Shadowed: cat.Shadowed, Problems: cat.Problems}
+	v := workflowsView{Workspace: ws, Workspaces: workspaces, Shadowed: cat.Shadowed, Problems: cat.Problems, Warnings: cat.Warnings, Sources: c.sources != nil}
 	for _, kind := range catalog.SourceKinds() {
 		g := sourceGroup{Kind: kind}
 		for _, e := range cat.All() {
@@ -310,8 +312,20 @@ func sourceTitle(k catalog.SourceKind) string {
 		return "Yours (user folder)"
 	case catalog.Project:
 		return "This workspace's project folder"
+	case catalog.Config:
+		return "Config folders"
 	}
-	return "Config folders"
+	return "Repositories (workflowRepos)"
+}
+
+// repoLine names the repository and commit an entry of a repository was
+// read from.
+func repoLine(r catalog.RepoRef) string {
+	s := r.URL
+	if r.Ref != "" {
+		s += " (" + r.Ref + ")"
+	}
+	return s + " at " + r.Short()
 }
 
 func diffClass(op diff.Op) string {
@@ -322,4 +336,13 @@ func diffClass(op diff.Op) string {
 		return "del"
 	}
 	return "same"
+}
+
+// shadowSource names a source in a shadowing line: a repository by its
+// address, any other by its kind.
+func shadowSource(s catalog.Source) string {
+	if s.Kind == catalog.Repo {
+		return "repository " + s.Repo.URL
+	}
+	return string(s.Kind)
 }

@@ -76,6 +76,11 @@ type Config struct {
 	// redacted copy, for `workrail scrub` (nil: not served; socket only).
 	Secrets func() (any, *protocol.ErrorResult)
 	Scrub   func(session string) (any, *protocol.ErrorResult)
+	// Sources lists the workflow sources with each repository's state, for
+	// `workrail sources`; SyncSources fetches the repositories now and
+	// lists them again (nil: not served).
+	Sources     func() any
+	SyncSources func(ctx context.Context) any
 	// Log gets a line per tool call and the daemon's own events.
 	Log *slog.Logger
 	Now func() time.Time

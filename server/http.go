@@ -27,6 +27,7 @@ func (d *Daemon) router(port int, mcpHTTP http.Handler) chi.Router {
 	r.With(bearer(d.cfg.Token)).Get("/api/doctor", d.doctor)
 	r.With(bearer(d.cfg.Token)).Get("/api/status", d.status)
 	r.With(bearer(d.cfg.Token)).Group(d.shareRoutes)
+	r.With(bearer(d.cfg.Token)).Group(d.sourceRoutes)
 	r.Get("/login", d.owner.login)
 	// Every Console route is the owner's, and so is every other path: the
 	// not-found answer goes through the group's check (the Console may set
@@ -41,7 +42,7 @@ func (d *Daemon) router(port int, mcpHTTP http.Handler) chi.Router {
 
 // socketRouter is the unix socket surface, reachable only by this user:
 // MCP for shims, the daemon's identity, doctor, status, stop, restart,
-// sessions, export and import, a Console login link and the end of every
+// sessions, export and import, workflow sources, a Console login link and the end of every
 // login for the CLI, and retiring for a newer shim (never on TCP: a web
 // page could ask it).
 func (d *Daemon) socketRouter(mcpHTTP http.Handler) http.Handler {
@@ -57,6 +58,7 @@ func (d *Daemon) socketRouter(mcpHTTP http.Handler) http.Handler {
 	r.Post("/api/login-link", d.loginLink)
 	r.Post("/api/logout-all", d.logoutAll)
 	d.shareRoutes(r)
+	d.sourceRoutes(r)
 	d.secretRoutes(r)
 	return r
 }

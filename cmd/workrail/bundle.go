@@ -19,9 +19,7 @@ import (
 	"github.com/workrail/workrail/engine/execute"
 	"github.com/workrail/workrail/server/config"
 	"github.com/workrail/workrail/server/home"
-	"github.com/workrail/workrail/server/sources"
 	"github.com/workrail/workrail/store"
-	"github.com/workrail/workrail/workflows"
 )
 
 // maxBundle bounds a bundle's JSON, read from a file (unpacked), sent to
@@ -323,7 +321,7 @@ func offlineService(h home.Dir, st *store.Store, stderr io.Writer, opts ...execu
 	if err != nil {
 		return nil, err
 	}
-	reg, err := sources.New(workflows.FS, workflowDirs(h, cfg))
+	reg, err := newRegistry(h, cfg, openRepos(h, cfg, nil))
 	if err != nil {
 		return nil, err
 	}

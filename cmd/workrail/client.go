@@ -34,7 +34,12 @@ func daemonClient(h home.Dir, timeout time.Duration) *http.Client {
 // into out (when out is not nil). A daemon that cannot be reached is
 // errNotRunning; a refusal carrying an error result is that error.
 func askDaemon(h home.Dir, method, path string, out any) error {
-	body, err := exchange(h, method, path, nil, 16<<20)
+	return askDaemonWithin(h, time.Minute, method, path, out)
+}
+
+// askDaemonWithin is askDaemon waiting up to timeout for the answer.
+func askDaemonWithin(h home.Dir, timeout time.Duration, method, path string, out any) error {
+	body, err := exchangeWithin(h, timeout, method, path, nil, 16<<20)
 	if err != nil || out == nil {
 		return err
 	}
@@ -45,11 +50,15 @@ func askDaemon(h home.Dir, method, path string, out any) error {
 // answer's body, refusing one longer than limit bytes. Its errors are
 // askDaemon's.
 func exchange(h home.Dir, method, path string, body io.Reader, limit int64) ([]byte, error) {
+	return exchangeWithin(h, time.Minute, method, path, body, limit)
+}
+
+func exchangeWithin(h home.Dir, timeout time.Duration, method, path string, body io.Reader, limit int64) ([]byte, error) {
 	req, err := http.NewRequest(method, "http://workrail"+path, body)
 	if err != nil {
 		return nil, err
 	}
-	resp, err := daemonClient(h, time.Minute).Do(req)
+	resp, err := daemonClient(h, timeout).Do(req)
 	var op *net.OpError
 	if errors.As(err, &op) && op.Op == "dial" {
 		return nil, errNotRunning

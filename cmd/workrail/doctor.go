@@ -20,9 +20,7 @@ import (
 	"github.com/workrail/workrail/engine/execute"
 	"github.com/workrail/workrail/server/config"
 	"github.com/workrail/workrail/server/home"
-	"github.com/workrail/workrail/server/sources"
 	"github.com/workrail/workrail/store"
-	"github.com/workrail/workrail/workflows"
 )
 
 // runDoctor verifies every session: through the running daemon when there
@@ -347,7 +345,8 @@ func printInstead(w io.Writer, h home.Dir, out string, rep store.SalvageReport) 
 
 // diskWorkflows looks for a pinned workflow where the daemon reads
 // workflow files (bundled, the user's folder, the session's project
-// folder, config.json's workflowPaths), compiled as a start compiles
+// folder, config.json's workflowPaths, and the copies of its
+// workflowRepos the cache holds), compiled as a start compiles
 // them. When config.json cannot be read, its folders are left out and
 // unread says why.
 func diskWorkflows(h home.Dir) (find func(string, store.Pin) (compile.Compiled, bool), unread error) {
@@ -355,7 +354,7 @@ func diskWorkflows(h home.Dir) (find func(string, store.Pin) (compile.Compiled, 
 	if err != nil {
 		cfg, unread = config.Defaults(), fmt.Errorf("config.json could not be read (%v), so the folders its workflowPaths name were left out", err)
 	}
-	reg, err := sources.New(workflows.FS, workflowDirs(h, cfg))
+	reg, err := newRegistry(h, cfg, openRepos(h, cfg, nil))
 	if err != nil {
 		return nil, fmt.Errorf("the bundled workflows do not load: %v", err)
 	}

@@ -39,6 +39,7 @@ func commands() []command {
 		{"stop", "workrail stop [--json]", "stop the daemon (an IDE's next WorkRail call starts it again)", runStop},
 		{"restart", "workrail restart [--json]", "restart the daemon in place, reading config.json afresh (starts it if none runs)", runRestart},
 		{"config", "workrail config [show | get KEY | set KEY VALUE | unset KEY | schema]", "show or change config.json: desired vs applied, restart-required or runtime-safe", runConfig},
+		{"sources", "workrail sources [sync] [--json]", "list where workflows come from, each repository with its commit, last fetch and error; sync fetches the repositories now (exit 1 when one failed)", runSources},
 		{"sessions", "workrail sessions [--json]", "list the sessions, newest first: id, status, workflow, last activity, title", runSessions},
 		{"export", "workrail export SESSION [-o FILE] [--redact-notes | --redact] [--markdown] | export --schema",
 			"write a session as one bundle file (gzip when FILE ends in .json.gz) to move or share it, or as Markdown for a pull request", runExport},

@@ -20,10 +20,8 @@ import (
 	"github.com/workrail/workrail/server/home"
 	"github.com/workrail/workrail/server/login"
 	"github.com/workrail/workrail/server/secrets"
-	"github.com/workrail/workrail/server/sources"
 	"github.com/workrail/workrail/store"
 	"github.com/workrail/workrail/web"
-	"github.com/workrail/workrail/workflows"
 )
 
 // errAlreadyRunning means another daemon holds this home's database.
@@ -47,7 +45,7 @@ func startDaemon(h home.Dir, port portChoice, anyPort bool, logger *daemonLog) (
 	if err != nil {
 		return nil, nil, err
 	}
-	d, live, err := serveStore(h, port, anyPort, st, logger)
+	d, live, stopRepos, err := serveStore(h, port, anyPort, st, logger)
 	if err != nil {
 		st.Close()
 		return nil, nil, err
@@ -58,7 +56,7 @@ func startDaemon(h home.Dir, port portChoice, anyPort bool, logger *daemonLog) (
 	// once the records of another definition are rebuilt.
 	stopRefresh := refreshDerived(st, logger, live.Applied().Features.ResumeSession)
 	logger.Info("daemon started", "version", version, "url", d.URL())
-	return d, func() error { stopSweep(); stopRefresh(); return st.Close() }, nil
+	return d, func() error { stopSweep(); stopRefresh(); stopRepos(); return st.Close() }, nil
 }
 
 // refreshDerived rebuilds, in the background, the derived records of
@@ -94,25 +92,28 @@ func refreshDerived(st *store.Store, logger *daemonLog, warm bool) (stop func())
 // so the page that says so loads whole.
 const consoleRestartWait = 500 * time.Millisecond
 
-func serveStore(h home.Dir, port portChoice, anyPort bool, st *store.Store, logger *daemonLog) (*server.Daemon, *config.Live, error) {
+// serveStore builds the daemon over st and starts it; stopRepos ends the
+// background fetches of the workflow repositories, which it starts.
+func serveStore(h home.Dir, port portChoice, anyPort bool, st *store.Store, logger *daemonLog) (_ *server.Daemon, _ *config.Live, stopRepos func(), _ error) {
 	keys, err := home.LoadKeyRing(string(h))
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	cfg, err := config.Load(h.Path("config.json"))
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	if !port.given {
 		port.port = cfg.Port
 	}
-	reg, err := sources.New(workflows.FS, workflowDirs(h, cfg))
+	repos := openRepos(h, cfg, logger.Logger)
+	reg, err := newRegistry(h, cfg, repos)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	token, err := h.AuthToken()
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	live := config.NewLive(h.Path("config.json"), cfg)
 	// The hooks are built before the daemon they serve, and may be called
@@ -137,8 +138,17 @@ func serveStore(h home.Dir, port portChoice, anyPort bool, st *store.Store, logg
 		resumer = uc
 	}
 	imports := budget.New(budget.DefaultBytes, budget.DefaultWaiting, budget.DefaultWait) // the Console's previews and the import API share it
+	// A sync that moves a repository tells the clients listening that the
+	// prompts may have changed.
+	changed := func() {
+		if d := running.Load(); d != nil {
+			d.NotifyListChanged()
+		}
+	}
+	srcs := sourcesAPI{h: h, cfg: cfg, repos: repos, changed: changed}
 	con := console.New(console.Config{Store: st, Workflows: reg, Runs: uc, Files: reg, Secret: []byte(token), Now: time.Now, Logf: logger.printf, Errors: logger, ImportBudget: imports,
 		Logins:   consoleLogins{},
+		Sources:  srcs,
 		Resumer:  resumer,
 		Bundles:  uc,
 		About:    console.About{Version: version, Home: string(h), StartedAt: started, Log: h.Log(), Snippets: snippets(executable(), h)},
@@ -159,9 +169,10 @@ func serveStore(h home.Dir, port portChoice, anyPort bool, st *store.Store, logg
 		AppliedConfigHash: func(bound int) string { return live.Listening(bound, port.given) }, Restart: restart,
 		Sessions: share.sessions, Export: share.export, Import: share.importBundle, Secrets: scan.list, Scrub: scan.scrub,
 		ImportBudget: imports,
-		Status:       func() any { return daemonStatus(h, running.Load(), st, live.Snapshot()) }})
+		Sources:      func() any { return srcs.List() }, SyncSources: func(ctx context.Context) any { return srcs.Sync(ctx) },
+		Status: func() any { return daemonStatus(h, running.Load(), st, live.Snapshot()) }})
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	running.Store(d)
 	live.OnApply(func(c config.Config) {
@@ -170,7 +181,7 @@ func serveStore(h home.Dir, port portChoice, anyPort bool, st *store.Store, logg
 			logger.Error("daemon.json could not be written", "err", err)
 		}
 	})
-	return d, live, nil
+	return d, live, syncRepos(repos, cfg.WorkflowReposSyncMinutes, changed), nil
 }
 
 // workflowDirs lists the folder sources: the user's workflows folder, then

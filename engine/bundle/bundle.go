@@ -94,14 +94,17 @@ type Run struct {
 	WorkflowID   engine.WorkflowID   `json:"workflowId"`
 	WorkflowHash engine.WorkflowHash `json:"workflowHash"`
 	RestartOf    engine.RunID        `json:"restartOf,omitzero"`
-	StartedBy    engine.EventID      `json:"startedBy"`
-	Root         engine.NodeID       `json:"rootNodeId"`
-	PreferredTip engine.NodeID       `json:"preferredTipNodeId"`
-	Status       project.RunStatus   `json:"status"`
-	Pending      workflow.StepID     `json:"pendingStepId,omitempty"`
-	IsComplete   bool                `json:"isComplete"`
-	Nodes        []Node              `json:"nodes"`
-	Edges        []Edge              `json:"edges"`
+	// Repo is the repository and commit the workflow was read from, when
+	// a repository defined it.
+	Repo         event.RepoPin     `json:"repo,omitzero"`
+	StartedBy    engine.EventID    `json:"startedBy"`
+	Root         engine.NodeID     `json:"rootNodeId"`
+	PreferredTip engine.NodeID     `json:"preferredTipNodeId"`
+	Status       project.RunStatus `json:"status"`
+	Pending      workflow.StepID   `json:"pendingStepId,omitempty"`
+	IsComplete   bool              `json:"isComplete"`
+	Nodes        []Node            `json:"nodes"`
+	Edges        []Edge            `json:"edges"`
 }
 
 // Node is one node of a run's DAG.

@@ -92,7 +92,7 @@ func deriveRun(g *project.Graph, r project.Run, edges []Edge) (Run, error) {
 	if err != nil {
 		return Run{}, err
 	}
-	out := Run{ID: r.ID, WorkflowID: r.WorkflowID, WorkflowHash: r.WorkflowHash, RestartOf: r.RestartOf,
+	out := Run{ID: r.ID, WorkflowID: r.WorkflowID, WorkflowHash: r.WorkflowHash, RestartOf: r.RestartOf, Repo: r.Repo,
 		StartedBy: engine.NewEventID(g.Session, r.StartedAt), Root: r.Root, PreferredTip: sum.Tip.ID,
 		Status: sum.Status, Pending: sum.Pending, IsComplete: sum.Status == project.Complete,
 		Nodes: []Node{}, Edges: edges}

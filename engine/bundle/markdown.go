@@ -76,6 +76,9 @@ func (m *markdown) run(r Run) {
 	m.f("## %s: %s (%s v%s)\n\n", r.ID, inline(c.Name), code(string(r.WorkflowID)), inline(c.Version))
 	m.f("- Status: %s\n", m.status(r, c))
 	m.f("- Pinned workflow: `%s`\n", short(r.WorkflowHash.String()))
+	if r.Repo != (event.RepoPin{}) {
+		m.f("- Read from repository %s at commit %s\n", code(r.Repo.URL), code(r.Repo.Commit))
+	}
 	if r.RestartOf != 0 {
 		m.f("- Starts %s over\n", r.RestartOf)
 	}

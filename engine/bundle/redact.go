@@ -162,7 +162,14 @@ func (m masker) payload(p event.Payload, refs map[engine.SnapshotRef]engine.Snap
 		return &c, nil
 	case *event.AdvanceRecordedData:
 		return maskAdvance(d), nil
-	case *event.RunStartedData, *event.EdgeCreatedData, *event.PreferencesChangedData:
+	case *event.RunStartedData:
+		if d.Repo == (event.RepoPin{}) {
+			return p, nil
+		}
+		c := *d // a repository's address names a host, as an observation does; its commit is a version
+		c.Repo.URL = marked(c.Repo.URL)
+		return &c, nil
+	case *event.EdgeCreatedData, *event.PreferencesChangedData:
 		return p, nil // ids, closed sets and structure only
 	}
 	return nil, fmt.Errorf("no redaction rule for a %T", p)

@@ -32,10 +32,15 @@ const (
 	User    SourceKind = "user"
 	Project SourceKind = "project"
 	Config  SourceKind = "config"
+	// Repo is a git repository of config.json's workflowRepos, read at
+	// the commit last fetched. Unlike the other kinds, of two
+	// repositories defining one id the later in the list wins, as a
+	// team's repository layered over a company's is meant to.
+	Repo SourceKind = "repo"
 )
 
 // SourceKinds lists every source kind, highest precedence first.
-func SourceKinds() []SourceKind { return []SourceKind{Bundled, User, Project, Config} }
+func SourceKinds() []SourceKind { return []SourceKind{Bundled, User, Project, Config, Repo} }
 
 func precedence(k SourceKind) int {
 	switch k {
@@ -45,15 +50,44 @@ func precedence(k SourceKind) int {
 		return 1
 	case Project:
 		return 2
+	case Config:
+		return 3
 	}
-	return 3
+	return 4
 }
 
 // Source is one place workflows are read from.
 type Source struct {
 	Kind SourceKind `json:"kind"`
 	Path string     `json:"path,omitempty"` // folder; empty for bundled
+	// Repo names the repository and commit a Repo source's folder holds.
+	Repo RepoRef `json:"repo,omitzero"`
 }
+
+// RepoRef is where a repository source's files come from: the
+// repository's address (never with credentials), the ref followed as
+// config.json names it (empty: the remote's default branch), and the
+// 40-hex commit they were read at.
+type RepoRef struct {
+	URL    string `json:"url"`
+	Ref    string `json:"ref,omitempty"`
+	Commit string `json:"commit"`
+}
+
+// Label names s for a person: its kind, and the repository and short
+// commit of a Repo source or the folder of any other.
+func (s Source) Label() string {
+	switch {
+	case s.Kind == Repo:
+		return fmt.Sprintf("repo %s@%s", s.Repo.URL, s.Repo.Short())
+	case s.Path != "":
+		return fmt.Sprintf("%s %s", s.Kind, s.Path)
+	}
+	return string(s.Kind)
+}
+
+// Short is the commit's first 12 hex digits.
+func (r RepoRef) Short() string { return r.Commit[:min(len(r.Commit), 12)] }
 
 // Entry is one workflow that can be started.
 type Entry struct {
@@ -115,15 +149,20 @@ type Catalog struct {
 	losers   map[engine.WorkflowID][]Entry
 	Shadowed []Shadow
 	Problems []LoadProblem
+	// Warnings are about sources that serve less than they name (a
+	// repository that could not be fetched), set by WithWarnings.
+	Warnings []SourceWarning
 }
 
 // New assembles a catalog: on an id defined twice the source of higher
-// precedence wins (of two of the same kind, the one given first), and
-// every other definition is reported as shadowed by the winner.
+// precedence wins (of two of the same kind, the one given first, but for
+// repositories, where the later wins; within one source, the file given
+// first), and every other definition is reported as shadowed by the
+// winner.
 func New(entries []Entry, problems []LoadProblem) *Catalog {
 	c := &Catalog{entries: map[engine.WorkflowID]Entry{}, Problems: problems}
 	for _, e := range entries {
-		if prev, dup := c.entries[e.Compiled.ID]; !dup || precedence(e.Source.Kind) < precedence(prev.Source.Kind) {
+		if prev, dup := c.entries[e.Compiled.ID]; !dup || wins(e.Source, prev.Source) {
 			c.entries[e.Compiled.ID] = e
 		}
 	}
@@ -138,6 +177,15 @@ func New(entries []Entry, problems []LoadProblem) *Catalog {
 	}
 	c.sort()
 	return c
+}
+
+// wins reports whether a definition from a, given after one from b,
+// takes the id from it.
+func wins(a, b Source) bool {
+	if pa, pb := precedence(a.Kind), precedence(b.Kind); pa != pb {
+		return pa < pb
+	}
+	return a.Kind == Repo && a != b
 }
 
 func sameEntry(a, b Entry) bool { return a.Source == b.Source && a.File == b.File }
@@ -284,7 +332,7 @@ func SuggestedID(id engine.WorkflowID, kind SourceKind) engine.WorkflowID {
 	switch kind {
 	case Project:
 		ns = "project"
-	case Config:
+	case Config, Repo:
 		ns = "repo"
 	}
 	return engine.WorkflowID(ns + "." + string(id))

@@ -20,10 +20,11 @@ var paths = map[catalog.SourceKind]string{
 	catalog.User:    "/home/u/.workrail/workflows",
 	catalog.Project: "/ws/.workrail/workflows",
 	catalog.Config:  "/etc/workrail/extra",
+	catalog.Repo:    "/home/u/.local/share/workrail/repos/0a1b2c/tree",
 }
 
 // byPrecedence lists the source kinds, highest precedence first.
-var byPrecedence = []catalog.SourceKind{catalog.Bundled, catalog.User, catalog.Project, catalog.Config}
+var byPrecedence = []catalog.SourceKind{catalog.Bundled, catalog.User, catalog.Project, catalog.Config, catalog.Repo}
 
 func src(k catalog.SourceKind) catalog.Source { return catalog.Source{Kind: k, Path: paths[k]} }
 
@@ -64,7 +65,7 @@ func TestNewPrecedenceEveryPair(t *testing.T) {
 	}
 }
 
-// Whatever order four same-id entries arrive in, bundled is used and the
+// Whatever order five same-id entries arrive in, bundled is used and the
 // other three are each reported once.
 func TestNewPrecedenceAllKindsAnyOrder(t *testing.T) {
 	const id = "team.shared"
@@ -90,7 +91,7 @@ func TestNewPrecedenceAllKindsAnyOrder(t *testing.T) {
 				shadowed = append(shadowed, string(s.Shadowed.Kind))
 			}
 			slices.Sort(shadowed)
-			if want := []string{"config", "project", "user"}; !slices.Equal(shadowed, want) {
+			if want := []string{"config", "project", "repo", "user"}; !slices.Equal(shadowed, want) {
 				t.Errorf("shadowed kinds = %v, want %v", shadowed, want)
 			}
 			if !slices.Equal(c.IDs(), []string{id}) {
@@ -150,6 +151,38 @@ func TestNewSameKindFirstGivenWins(t *testing.T) {
 				t.Errorf("Shadowed = %+v, want %+v", c.Shadowed, want)
 			}
 		})
+	}
+}
+
+// Of two repositories defining one id the later in workflowRepos wins,
+// as in the TypeScript WorkRail (a team's repository layered over a
+// company's); the conflict is listed naming both, and within one
+// repository the file given first keeps the id, as in a folder.
+func TestNewRepoLaterWins(t *testing.T) {
+	repo := func(url, file, name string) catalog.Entry {
+		e := entry(catalog.Repo, "/cache/"+url, file, "team.review", name, workflow.KindWorkflow)
+		e.Source.Repo = catalog.RepoRef{URL: "https://example.com/" + url, Commit: strings.Repeat("a", 40)}
+		return e
+	}
+	company, team, again := repo("company.git", "review.json", "company's"), repo("team.git", "review.json", "team's"), repo("team.git", "z-review.json", "team's other")
+	c := catalog.New([]catalog.Entry{company, team, again}, nil)
+	if got, _ := c.Get("team.review"); got.Compiled.Name != "team's" {
+		t.Fatalf("used %q from %s", got.Compiled.Name, got.File)
+	}
+	want := []catalog.Shadow{
+		{ID: "team.review", Winner: team.Source, Shadowed: company.Source, File: "review.json"},
+		{ID: "team.review", Winner: team.Source, Shadowed: team.Source, File: "z-review.json"},
+	}
+	if !reflect.DeepEqual(c.Shadowed, want) {
+		t.Errorf("Shadowed = %+v\nwant %+v", c.Shadowed, want)
+	}
+	if l := team.Source.Label(); l != "repo https://example.com/team.git@aaaaaaaaaaaa" {
+		t.Errorf("label %q", l)
+	}
+	// A folder of higher precedence still wins over both.
+	user := entry(catalog.User, paths[catalog.User], "review.json", "team.review", "mine", workflow.KindWorkflow)
+	if got, _ := catalog.New([]catalog.Entry{company, user, team}, nil).Get("team.review"); got.Compiled.Name != "mine" {
+		t.Errorf("used %q over the user's own", got.Compiled.Name)
 	}
 }
 

@@ -16,8 +16,9 @@ import (
 // what a file may be called, and the errors a person can act on.
 
 // Writable says whether files of a source kind may be written. Bundled
-// workflows are WorkRail's own: they are forked, never edited.
-func Writable(k SourceKind) bool { return k != Bundled }
+// workflows are WorkRail's own: they are forked, never edited; a
+// repository's are changed in the repository, and fetched.
+func Writable(k SourceKind) bool { return k != Bundled && k != Repo }
 
 // FileHash is the sha256 of a workflow file's bytes as an editor loaded
 // them: a save replaces the file only while it still has that hash, so an

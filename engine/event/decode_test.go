@@ -20,6 +20,7 @@ func FuzzDecodeCanonical(f *testing.F) {
 		&SessionCreatedData{CreatedAt: "2026-01-02T03:04:05Z", ImportedFrom: &ImportSource{Session: 3, ChainHead: engine.Sum([]byte("head"))}},
 		&RunStartedData{WorkflowID: "wr.hello", WorkflowHash: engine.WorkflowHash(ref)},
 		&RunStartedData{WorkflowID: "wr.hello", WorkflowHash: engine.WorkflowHash(ref), RestartOf: 1},
+		&RunStartedData{WorkflowID: "repo.hello", WorkflowHash: engine.WorkflowHash(ref), Repo: RepoPin{URL: "https://example.com/f.git", Commit: "0123456789abcdef0123456789abcdef01234567"}},
 		&NodeCreatedData{NodeKind: NodeStep, Snapshot: ref},
 		&EdgeCreatedData{EdgeKind: EdgeAckedStep, From: 1, To: 2},
 		&NodeOutputAppendedData{StepID: "s", NotesMarkdown: "a <b> & \"c\"", Artifacts: []json.RawMessage{json.RawMessage(`{"kind":"x","n":1}`)}},

@@ -31,6 +31,7 @@ func sample() []event.Event {
 		&event.NodeCreatedData{NodeKind: event.NodeCheckpoint, Snapshot: ref},
 		&event.EdgeCreatedData{EdgeKind: event.EdgeCheckpoint, From: 1, To: 3, Attempt: 2, KeyID: 1},
 		&event.ObservationRecordedData{Key: event.ObsRepoRoot, Value: "/home/u/src/app"},
+		&event.RunStartedData{WorkflowID: "repo.hello", WorkflowHash: hash, Repo: event.RepoPin{URL: "https://example.com/flows.git", Commit: strings.Repeat("ab", 20)}},
 		&event.RunStartedData{WorkflowID: "wr.hello", WorkflowHash: hash, RestartOf: 1}, // last: TestRestartOfIsOptional
 	}
 	var out []event.Event
@@ -124,6 +125,34 @@ func TestRestartOfIsOptional(t *testing.T) {
 		"run_0":      strings.Replace(string(b), `"run_1","workflowHash"`, `"run_0","workflowHash"`, 1),
 		"not an id":  strings.Replace(string(b), `"run_1","workflowHash"`, `"1","workflowHash"`, 1),
 		"wrong case": strings.Replace(string(b), `"restartOf"`, `"RestartOf"`, 1),
+	} {
+		if _, err := event.Decode([]byte(in)); err == nil {
+			t.Errorf("%s: Decode(%s) succeeded; want an error", name, in)
+		}
+	}
+}
+
+// TestRepoIsOptional: a run whose workflow a repository defined names
+// the repository and commit before its workflow, and one read from any
+// other source encodes exactly as before the field existed, as every
+// log written before it does; an empty repo is not what Encode writes.
+func TestRepoIsOptional(t *testing.T) {
+	evs := sample()
+	b, err := event.Encode(evs[len(evs)-2])
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `"data":{"repo":{"commit":"` + strings.Repeat("ab", 20) + `","url":"https://example.com/flows.git"},"workflowHash":"`
+	if !strings.Contains(string(b), want) {
+		t.Fatalf("repo is not encoded in key order: %s", b)
+	}
+	plain, _ := event.Encode(evs[2])
+	if strings.Contains(string(plain), "repo") {
+		t.Fatalf("a run of no repository names repo: %s", plain)
+	}
+	for name, in := range map[string]string{
+		"empty":   strings.Replace(string(plain), `"data":{`, `"data":{"repo":{"commit":"","url":""},`, 1),
+		"unknown": strings.Replace(string(b), `"commit":`, `"ref":"main","commit":`, 1),
 	} {
 		if _, err := event.Decode([]byte(in)); err == nil {
 			t.Errorf("%s: Decode(%s) succeeded; want an error", name, in)

@@ -51,11 +51,26 @@ func ObservationKeys() []ObservationKey {
 // run of the same session this one starts over (from the Console: a fork
 // at a run's first node, or a restart on the current version); it is
 // absent otherwise, so a run started by start_workflow encodes as before.
+// Repo names the repository and commit the workflow was read from, when
+// a repository of workflowRepos defined it; absent for every other
+// source, so those runs, and every log written before, encode as before.
 type RunStartedData struct {
+	Repo         RepoPin             `json:"repo,omitzero"`
 	WorkflowID   engine.WorkflowID   `json:"workflowId"`
 	WorkflowHash engine.WorkflowHash `json:"workflowHash"`
 	RestartOf    engine.RunID        `json:"restartOf,omitzero"`
 }
+
+// RepoPin is where a run's workflow was read from: a repository's address
+// (never with credentials) and the commit, 40 hex digits (64 for a
+// SHA-256 repository), whose files were read.
+type RepoPin struct {
+	URL    string `json:"url"`
+	Commit string `json:"commit"`
+}
+
+// Short is the commit's first 12 hex digits.
+func (p RepoPin) Short() string { return p.Commit[:min(len(p.Commit), 12)] }
 
 // NodeKind is the closed set of node kinds.
 type NodeKind string

@@ -5,6 +5,7 @@ import (
 
 	"github.com/workrail/workrail/engine"
 	"github.com/workrail/workrail/engine/catalog"
+	"github.com/workrail/workrail/engine/event"
 	"github.com/workrail/workrail/engine/protocol"
 	"github.com/workrail/workrail/engine/token"
 	"github.com/workrail/workrail/engine/workflow"
@@ -50,7 +51,11 @@ func (s *Service) inspectPinned(in protocol.InspectInput) (protocol.Result, erro
 		return nil, err
 	}
 	var l loaded
+	var from event.RepoPin
 	err = s.store.View(n.session, func(tx ReadTx) error {
+		if r, err := tx.Run(n.run); err == nil {
+			from = r.Repo
+		}
 		l, err = s.load(tx, n)
 		return err
 	})
@@ -66,7 +71,7 @@ func (s *Service) inspectPinned(in protocol.InspectInput) (protocol.Result, erro
 	drift, workspace, drifted := s.runDrift(n)
 	if !drifted {
 		if e, ok := s.workflows.Catalog(workspace).Get(c.ID); ok && e.Compiled.Hash == c.Hash {
-			return protocol.NewInspectPinned(e, in.Mode, nil), nil
+			return protocol.NewInspectPinned(e, in.Mode, nil, from), nil
 		}
 	}
 	status, _ := workflow.StatusOf(c.ID)
@@ -75,5 +80,5 @@ func (s *Service) inspectPinned(in protocol.InspectInput) (protocol.Result, erro
 	if drifted {
 		warnings = append(warnings, protocol.DriftWarning(c.Version, drift))
 	}
-	return protocol.NewInspectPinned(e, in.Mode, warnings), nil
+	return protocol.NewInspectPinned(e, in.Mode, warnings, from), nil
 }

@@ -311,6 +311,7 @@ func (s *Service) startIn(ctx context.Context, sid engine.SessionID, raw []byte,
 			With("pointer", "/workspacePath")
 	}
 	var entry catalog.Entry
+	var from event.RepoPin // a pinned version's repository: the run restarted's
 	if pin == (engine.WorkflowHash{}) {
 		cat := s.workflows.Catalog(workspace)
 		var ok bool
@@ -318,7 +319,13 @@ func (s *Service) startIn(ctx context.Context, sid engine.SessionID, raw []byte,
 			return nil, unknownWorkflow(cat, in.WorkflowID)
 		}
 	} else {
-		read := func(tx ReadTx) (err error) { entry.Compiled, err = s.pinnedWorkflow(tx, pin); return err }
+		read := func(tx ReadTx) (err error) {
+			if r, err := tx.Run(restartOf); err == nil && r.WorkflowHash == pin {
+				from = r.Repo
+			}
+			entry.Compiled, err = s.pinnedWorkflow(tx, pin)
+			return err
+		}
 		if err := s.store.View(sid, read); err != nil {
 			return nil, err
 		}
@@ -330,6 +337,9 @@ func (s *Service) startIn(ctx context.Context, sid engine.SessionID, raw []byte,
 	b, e := s.begin(in, entry)
 	if e != nil {
 		return nil, e
+	}
+	if pin != (engine.WorkflowHash{}) {
+		b.repo = from
 	}
 	b.warnings = append(secrets, b.warnings...)
 	once := startOnce(ctx, protocol.ToolStart, raw)

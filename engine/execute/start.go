@@ -130,6 +130,7 @@ func (s *Service) create(ctx context.Context, once onceKey, b beginning, workspa
 // move, the preferences the start asked for and what to warn about.
 type beginning struct {
 	c        compile.Compiled
+	repo     event.RepoPin // where c was read from, when a repository defined it
 	move     run.Move
 	delta    workflow.Preferences
 	warnings []protocol.Warning
@@ -154,7 +155,16 @@ func (s *Service) begin(in protocol.StartInput, entry catalog.Entry) (beginning,
 	if err != nil {
 		return beginning{}, engine.AsError(err)
 	}
-	return beginning{c: c, move: move, delta: delta, warnings: warnings}, nil
+	return beginning{c: c, repo: repoPin(entry.Source), move: move, delta: delta, warnings: warnings}, nil
+}
+
+// repoPin is the repository and commit a workflow of src was read from;
+// none for any other source.
+func repoPin(src catalog.Source) event.RepoPin {
+	if src.Kind != catalog.Repo {
+		return event.RepoPin{}
+	}
+	return event.RepoPin{URL: src.Repo.URL, Commit: src.Repo.Commit}
 }
 
 // startRun appends a new session's first events: the session, what its
@@ -183,7 +193,7 @@ func (s *Service) addRun(tx Tx, b beginning, restartOf engine.RunID) (node, erro
 	if err != nil {
 		return node{}, err
 	}
-	if _, err := tx.Append(rid, 0, &event.RunStartedData{WorkflowID: b.c.ID, WorkflowHash: b.c.Hash, RestartOf: restartOf}); err != nil {
+	if _, err := tx.Append(rid, 0, &event.RunStartedData{WorkflowID: b.c.ID, WorkflowHash: b.c.Hash, RestartOf: restartOf, Repo: b.repo}); err != nil {
 		return node{}, err
 	}
 	snap := b.move.Snapshot

@@ -55,6 +55,10 @@ type Run struct {
 	// RestartOf is the run of the same session this one starts over
 	// (run_started's restartOf); 0 for a run started afresh.
 	RestartOf engine.RunID `json:"restartOf,omitzero"`
+	// Repo is the repository and commit the run's workflow was read from
+	// (run_started's repo); absent for every other source, so the record
+	// of a log written before it is as it was.
+	Repo event.RepoPin `json:"repo,omitzero"`
 }
 
 // Indexes is where Index keeps the derived records: the store's buckets,
@@ -93,7 +97,7 @@ func Index(ix Indexes, e event.Event) error {
 				return err
 			}
 		}
-		return ix.PutRun(Run{ID: e.Run, WorkflowID: d.WorkflowID, WorkflowHash: d.WorkflowHash, StartedAt: e.Index, StartedTime: e.AppendedAt, RestartOf: d.RestartOf})
+		return ix.PutRun(Run{ID: e.Run, WorkflowID: d.WorkflowID, WorkflowHash: d.WorkflowHash, StartedAt: e.Index, StartedTime: e.AppendedAt, RestartOf: d.RestartOf, Repo: d.Repo})
 	case *event.NodeCreatedData:
 		if err := ix.PutNode(Node{ID: e.Node, Run: e.Run, Kind: d.NodeKind, Snapshot: d.Snapshot, CreatedAt: e.Index, CreatedTime: e.AppendedAt, LastActivity: e.Index}); err != nil {
 			return err

@@ -46,6 +46,9 @@ type ListResult struct {
 	// ProblemCount counts them all.
 	Problems     []ListedProblem `json:"problems,omitempty"`
 	ProblemCount int             `json:"problemCount,omitempty"`
+	// SourceWarnings name the sources serving less than they hold: a
+	// repository that could not be fetched, and since when.
+	SourceWarnings []catalog.SourceWarning `json:"sourceWarnings,omitempty"`
 }
 
 // ListedProblem is a file a list could not load, with its first problems.
@@ -72,13 +75,20 @@ func (l ListResult) RenderedText() string { return l.Text }
 
 // NewList renders the workflows of a catalog.
 func NewList(cat *catalog.Catalog) ListResult {
-	out := ListResult{Kind: KindWorkflows, Workflows: []WorkflowSummary{}, Shadowed: cat.Shadowed, ProblemCount: len(cat.Problems)}
+	out := ListResult{Kind: KindWorkflows, Workflows: []WorkflowSummary{}, Shadowed: cat.Shadowed, ProblemCount: len(cat.Problems),
+		SourceWarnings: cat.Warnings}
 	var b strings.Builder
 	b.WriteString("# Workflows\n\n")
+	for _, w := range cat.Warnings {
+		fmt.Fprintf(&b, "Warning %s: %s\n\n", w.Code, w.Message)
+	}
 	for _, e := range cat.All() {
 		s := listed(e)
 		out.Workflows = append(out.Workflows, s)
 		fmt.Fprintf(&b, "- %s (%s): %s. %s\n", s.ID, s.Kind, s.Name, s.Description)
+		if s.Source.Kind == catalog.Repo {
+			fmt.Fprintf(&b, "  from %s\n", repoText(s.Source.Repo))
+		}
 		for _, w := range s.Warnings {
 			fmt.Fprintf(&b, "  warning %s\n", noticeText(w))
 		}
@@ -87,7 +97,7 @@ func NewList(cat *catalog.Catalog) ListResult {
 		}
 	}
 	for _, sh := range cat.Shadowed {
-		fmt.Fprintf(&b, "\nNote: %s from %s (%s) is shadowed by the %s one.\n", sh.ID, sh.Shadowed.Kind, sh.File, sh.Winner.Kind)
+		fmt.Fprintf(&b, "\nNote: %s from %s (%s) is shadowed by the %s one.%s\n", sh.ID, sourceText(sh.Shadowed), sh.File, sourceText(sh.Winner), shadowRule(sh))
 	}
 	out.Problems = listedProblems(cat.Problems)
 	for _, p := range out.Problems {
@@ -103,6 +113,35 @@ func NewList(cat *catalog.Catalog) ListResult {
 	b.WriteString("\nTo begin, call start_workflow with {\"workflowId\": \"<id>\"}.\n")
 	out.Text = b.String()
 	return out
+}
+
+// repoText names a repository and the commit read: "repository
+// https://host/flows.git (main) at commit 0123456789ab".
+func repoText(r catalog.RepoRef) string {
+	ref := ""
+	if r.Ref != "" {
+		ref = " (" + r.Ref + ")"
+	}
+	return fmt.Sprintf("repository %s%s at commit %s", r.URL, ref, r.Short())
+}
+
+// sourceText names a source: a repository by its address, any other by
+// its kind.
+func sourceText(s catalog.Source) string {
+	if s.Kind == catalog.Repo {
+		return "repository " + s.Repo.URL
+	}
+	return string(s.Kind)
+}
+
+// shadowRule says why the winner of two repositories wins: of two folders
+// the higher kind wins, as everyone expects, but of repositories the
+// later one.
+func shadowRule(sh catalog.Shadow) string {
+	if sh.Winner.Kind == catalog.Repo && sh.Shadowed.Kind == catalog.Repo && sh.Winner != sh.Shadowed {
+		return " Of two repositories the later in workflowRepos wins."
+	}
+	return ""
 }
 
 // listedProblems is the first MaxListedProblems of problems, each with
@@ -186,6 +225,10 @@ type InspectResult struct {
 	Steps                  []StepOutline                         `json:"steps"`
 	Warnings               []Warning                             `json:"warnings"`
 	pinned                 bool                                  // the version a run is pinned to
+	// ReadFrom is where the run's version was read from, when inspected
+	// with a run's stateToken and a repository defined it: the commit
+	// the run recorded, whatever the repository serves now.
+	ReadFrom event.RepoPin `json:"readFrom,omitzero"`
 
 	// Rewrites are the codes of what reading a file in another dialect
 	// changed (Workflow.Dialect says which); empty for a canonical file.
@@ -252,16 +295,17 @@ func (r InspectResult) RenderedText() string { return r.Text }
 
 // NewInspect renders one workflow's outline; preview adds every prompt.
 func NewInspect(e catalog.Entry, mode InspectMode) InspectResult {
-	return newInspect(e, mode, false, nil)
+	return newInspect(e, mode, false, nil, event.RepoPin{})
 }
 
 // NewInspectPinned renders the version a run is pinned to, with the
-// drift warning when its id now means something else.
-func NewInspectPinned(e catalog.Entry, mode InspectMode, warnings []Warning) InspectResult {
-	return newInspect(e, mode, true, warnings)
+// drift warning when its id now means something else, and the repository
+// and commit the run read it from, if a repository defined it.
+func NewInspectPinned(e catalog.Entry, mode InspectMode, warnings []Warning, from event.RepoPin) InspectResult {
+	return newInspect(e, mode, true, warnings, from)
 }
 
-func newInspect(e catalog.Entry, mode InspectMode, pinned bool, warnings []Warning) InspectResult {
+func newInspect(e catalog.Entry, mode InspectMode, pinned bool, warnings []Warning, from event.RepoPin) InspectResult {
 	c := e.Compiled
 	r := InspectResult{Kind: KindWorkflow, Mode: mode, Workflow: summary(e), WorkflowHash: c.Hash,
 		AppliedFeatures: c.AppliedFeatures, Capabilities: c.Capabilities, RecommendedPreferences: c.RecommendedPreferences,
@@ -269,7 +313,7 @@ func newInspect(e catalog.Entry, mode InspectMode, pinned bool, warnings []Warni
 		Rewrites: c.Rewrites, About: c.About, Examples: c.Examples, Preconditions: c.Preconditions,
 		ClarificationPrompts: c.ClarificationPrompts, MetaGuidance: c.MetaGuidance, References: c.References,
 		MetricsProfile: c.MetricsProfile, FunctionDefinitions: c.FunctionDefinitions, Assessments: c.Assessments,
-		Contracts: contractOutlines(c.Workflow), Notes: c.Notes}
+		Contracts: contractOutlines(c.Workflow), Notes: c.Notes, ReadFrom: from}
 	if r.Context == nil {
 		r.Context = []workflow.ContextInput{}
 	}
@@ -316,8 +360,11 @@ func inspectText(r InspectResult) string {
 	var b strings.Builder
 	w := r.Workflow
 	from := "from " + string(w.Source.Kind)
-	if w.Source == (catalog.Source{}) {
+	switch {
+	case w.Source == (catalog.Source{}):
 		from = "no longer defined by any source"
+	case w.Source.Kind == catalog.Repo:
+		from = "from " + repoText(w.Source.Repo)
 	}
 	fmt.Fprintf(&b, "# %s (%s)\n%s\nversion %s, %s %s, hash %s\n", w.Name, w.ID, w.Description, w.Version, w.Kind, from, r.WorkflowHash)
 	if w.Dialect != "" {
@@ -347,6 +394,9 @@ func inspectText(r InspectResult) string {
 	}
 	stepsSections(&b, r)
 	if r.pinned {
+		if r.ReadFrom != (event.RepoPin{}) {
+			fmt.Fprintf(&b, "\nYour run read this version from repository %s at commit %s.", r.ReadFrom.URL, r.ReadFrom.Commit)
+		}
 		b.WriteString("\nYour run is pinned to this version: keep calling continue_workflow with its tokens.\n")
 	} else {
 		fmt.Fprintf(&b, "\nTo run it, call start_workflow with {\"workflowId\": %q}.\n", w.ID)

@@ -1,6 +1,7 @@
 package protocol_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -320,5 +321,42 @@ func TestNewListBoundsWhatItCouldNotLoad(t *testing.T) {
 	}
 	if n := len(mustJSON(t, r)); n > 64<<10 {
 		t.Errorf("the answer is %d bytes", n)
+	}
+}
+
+// A workflow of a repository lists with the repository, ref and commit;
+// two repositories defining one id are a conflict naming both and the
+// rule that picked; a repository not fetched is a warning saying since
+// when, in the text and in JSON.
+func TestNewListRepositories(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("testdata", "workflows", "project.review.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	repo := func(name, commit string) catalog.Source {
+		return catalog.Source{Kind: catalog.Repo, Path: "/cache/" + name, Repo: catalog.RepoRef{URL: "https://example.com/" + name + ".git", Ref: "main", Commit: commit}}
+	}
+	a, b2 := repo("company", strings.Repeat("a", 40)), repo("team", strings.Repeat("b", 40))
+	ea, _ := catalog.Load(b, a, "/cache/company/review.json")
+	eb, _ := catalog.Load(b, b2, "/cache/team/review.json")
+	cat := catalog.New([]catalog.Entry{ea, eb}, nil).WithWarnings([]catalog.SourceWarning{{Code: catalog.SourceStale, Source: b2,
+		LastSynced: "2025-03-01T12:00:00Z", Message: "https://example.com/team.git could not be fetched; its workflows are those of commit bbbbbbbbbbbb, fetched 2025-03-01T12:00:00Z: connection refused"}})
+	r := protocol.NewList(cat)
+	for _, want := range []string{
+		"Warning SOURCE_STALE: https://example.com/team.git could not be fetched",
+		"  from repository https://example.com/team.git (main) at commit bbbbbbbbbbbb\n",
+		"Note: project.review from repository https://example.com/company.git (/cache/company/review.json) is shadowed by the repository https://example.com/team.git one. Of two repositories the later in workflowRepos wins.",
+	} {
+		if !strings.Contains(r.Text, want) {
+			t.Errorf("the text lacks %q:\n%s", want, r.Text)
+		}
+	}
+	compact, _ := json.Marshal(r)
+	js := string(compact)
+	for _, want := range []string{`"repo":{"url":"https://example.com/team.git","ref":"main","commit":"bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"}`,
+		`"sourceWarnings":[{"code":"SOURCE_STALE","source":{"kind":"repo"`, `"lastSynced":"2025-03-01T12:00:00Z"`} {
+		if !strings.Contains(js, want) {
+			t.Errorf("the JSON lacks %s:\n%s", want, js)
+		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/workrail/workrail/engine"
+	"github.com/workrail/workrail/engine/catalog"
 	"github.com/workrail/workrail/engine/event"
 	"github.com/workrail/workrail/engine/outcome"
 	"github.com/workrail/workrail/engine/project"
@@ -85,7 +86,9 @@ func defs() obj {
 			"id": str(), "name": str(), "description": str(), "version": str(), "kind": str(), "idStatus": str(), "source": obj{"type": "object"},
 			"dialect": str(), "rewrites": obj{"type": "integer", "minimum": 1},
 			"warnings": array(object(obj{"code": str(), "message": str(), "pointer": str(), "suggestedId": str(), "rewrite": str()}, "code", "message"))},
-			"id", "name", "kind", "idStatus", "source")), "shadowed": array(obj{"type": "object"}), "problems": array(obj{"type": "object"})},
+			"id", "name", "kind", "idStatus", "source")), "shadowed": array(obj{"type": "object"}), "problems": array(obj{"type": "object"}),
+			"sourceWarnings": array(object(obj{"code": enum(catalog.SourceWarningCodes()), "source": obj{"type": "object"}, "lastSynced": str(), "message": str()},
+				"code", "source", "message"))},
 			"kind", "text", "workflows"),
 		"candidates": object(obj{"kind": constant("candidates"), "text": str(),
 			"candidates": obj{"type": "array", "items": ref("candidate"), "maxItems": resume.MaxCandidates}}, "kind", "text", "candidates"),

@@ -25,6 +25,7 @@ import (
 	"github.com/workrail/workrail/engine/canon"
 	"github.com/workrail/workrail/engine/outcome"
 	"github.com/workrail/workrail/engine/workflow"
+	"github.com/workrail/workrail/server/giturl"
 )
 
 // Schema is config.json's JSON Schema, published by `workrail config
@@ -37,13 +38,36 @@ var Schema []byte
 // what the file leaves out), so two configs compare key by key and hash
 // the same whenever they mean the same.
 type Config struct {
-	WorkflowPaths      []string             `json:"workflowPaths"`
-	Features           Features             `json:"features"`
-	DefaultMode        outcome.ModeID       `json:"defaultMode"`
-	DefaultPreferences workflow.Preferences `json:"defaultPreferences"`
-	RetentionDays      int                  `json:"retentionDays"`
-	Port               int                  `json:"port"`
-	Console            Console              `json:"console"`
+	WorkflowPaths []string `json:"workflowPaths"`
+	// WorkflowRepos are git repositories of workflows, after the folders
+	// (a later one wins an id two of them define).
+	WorkflowRepos []Repo `json:"workflowRepos"`
+	// WorkflowReposSyncMinutes is how often the daemon fetches them; 0
+	// fetches only a repository it holds no copy of, and when asked.
+	WorkflowReposSyncMinutes int                  `json:"workflowReposSyncMinutes"`
+	Features                 Features             `json:"features"`
+	DefaultMode              outcome.ModeID       `json:"defaultMode"`
+	DefaultPreferences       workflow.Preferences `json:"defaultPreferences"`
+	RetentionDays            int                  `json:"retentionDays"`
+	Port                     int                  `json:"port"`
+	Console                  Console              `json:"console"`
+}
+
+// Repo is one repository of workflows: its address (which may carry
+// credentials: never shown, see Shown), the branch, tag or commit
+// followed (the remote's default branch when empty), and the folder of
+// the repository its workflows are in (its top when empty).
+type Repo struct {
+	URL  string `json:"url"`
+	Ref  string `json:"ref,omitempty"`
+	Path string `json:"path,omitempty"`
+}
+
+// Shown is r with its address's credentials left out: what a page, a
+// log line or `workrail config` may show.
+func (r Repo) Shown() Repo {
+	r.URL = giturl.Shown(r.URL)
+	return r
 }
 
 // Features are the flags that gate tools.
@@ -66,12 +90,14 @@ const DefaultPort = 7421
 // Defaults is the configuration of an empty config.json.
 func Defaults() Config {
 	return Config{
-		WorkflowPaths: []string{},
-		Features:      Features{CheckpointWorkflow: true, ResumeSession: true},
-		DefaultMode:   outcome.ModeGuided,
-		RetentionDays: 60,
-		Port:          DefaultPort,
-		Console:       Console{PageSize: 50, PollSeconds: 2},
+		WorkflowPaths:            []string{},
+		WorkflowRepos:            []Repo{},
+		WorkflowReposSyncMinutes: 15,
+		Features:                 Features{CheckpointWorkflow: true, ResumeSession: true},
+		DefaultMode:              outcome.ModeGuided,
+		RetentionDays:            60,
+		Port:                     DefaultPort,
+		Console:                  Console{PageSize: 50, PollSeconds: 2},
 	}
 }
 
@@ -112,6 +138,17 @@ func Parse(b []byte) (Config, *engine.Error) {
 	}
 	if cfg.WorkflowPaths == nil {
 		cfg.WorkflowPaths = []string{}
+	}
+	if cfg.WorkflowRepos == nil {
+		cfg.WorkflowRepos = []Repo{}
+	}
+	// The schema's pattern lets through what only reading the address
+	// tells apart (plain http to another machine, a file:// host).
+	for i, r := range cfg.WorkflowRepos {
+		if _, err := giturl.Parse(r.URL); err != nil {
+			ptr := fmt.Sprintf("/workflowRepos/%d/url", i)
+			return Defaults(), engine.Errorf(engine.CodeInvalidInput, "config.json at %s: %v", ptr, err).With("pointer", ptr)
+		}
 	}
 	return cfg, nil
 }

@@ -131,6 +131,9 @@ func TestParse(t *testing.T) {
 	paths.WorkflowPaths = []string{"/srv/flows"}
 	never := Defaults()
 	never.DefaultMode = outcome.ModeNeverStop
+	repos := Defaults()
+	repos.WorkflowRepos = []Repo{{URL: "https://tok3n@example.com/acme/flows.git", Ref: "release/2", Path: "workflows/team"}, {URL: "git@example.com:acme/more.git"}}
+	repos.WorkflowReposSyncMinutes = 0
 	cases := []struct {
 		name, file string
 		want       Config
@@ -152,6 +155,16 @@ func TestParse(t *testing.T) {
 		{name: "out of range", file: `{"console": {"pollSeconds": 0}}`, code: engine.CodeInvalidInput, pointer: "/console/pollSeconds"},
 		{name: "relative path", file: `{"workflowPaths": ["flows"]}`, code: engine.CodeInvalidInput, pointer: "/workflowPaths/0"},
 		{name: "unknown mode", file: `{"defaultMode": "guided"}`, code: engine.CodeInvalidInput, pointer: "/defaultMode"},
+		{name: "repos", want: repos, file: `{"workflowReposSyncMinutes": 0, "workflowRepos": [
+			{"url": "https://tok3n@example.com/acme/flows.git", "ref": "release/2", "path": "workflows/team"},
+			{"url": "git@example.com:acme/more.git"}]}`},
+		{name: "repo without url", file: `{"workflowRepos": [{"ref": "main"}]}`, code: engine.CodeInvalidInput, pointer: "/workflowRepos/0"},
+		{name: "repo url of no scheme", file: `{"workflowRepos": [{"url": "example.com/flows"}]}`, code: engine.CodeInvalidInput, pointer: "/workflowRepos/0/url"},
+		{name: "repo over plain http", file: `{"workflowRepos": [{"url": "http://example.com/flows.git"}]}`, code: engine.CodeInvalidInput, pointer: "/workflowRepos/0/url"},
+		{name: "repo ref climbing", file: `{"workflowRepos": [{"url": "https://example.com/f.git", "ref": "a/../b"}]}`, code: engine.CodeInvalidInput, pointer: "/workflowRepos/0/ref"},
+		{name: "repo path climbing", file: `{"workflowRepos": [{"url": "https://example.com/f.git", "path": "flows/../../etc"}]}`, code: engine.CodeInvalidInput, pointer: "/workflowRepos/0/path"},
+		{name: "repo path absolute", file: `{"workflowRepos": [{"url": "https://example.com/f.git", "path": "/etc"}]}`, code: engine.CodeInvalidInput, pointer: "/workflowRepos/0/path"},
+		{name: "repo key unknown", file: `{"workflowRepos": [{"url": "https://example.com/f.git", "branch": "main"}]}`, code: engine.CodeUnknownKey, pointer: "/workflowRepos/0/branch"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -189,7 +202,7 @@ func TestHash(t *testing.T) {
 	}
 	// The defaults' hash is pinned: a new key, or a new default, changes it
 	// on purpose.
-	const want = "sha256:37419ed961adc44b2c36dde805c6ab6e66202eb5777e0e3f0ab16bfbd0d23d06"
+	const want = "sha256:e4e0af17d517cbd7a688866978470635df257923147855df08f9efc40322a416"
 	if got := Defaults().Hash(); got != want {
 		t.Errorf("Defaults().Hash() = %s, want %s", got, want)
 	}
@@ -335,5 +348,28 @@ func TestListening(t *testing.T) {
 		if !slices.Equal(s.Pending, tc.pending) {
 			t.Errorf("kept %v: pending %v, want %v", tc.kept, s.Pending, tc.pending)
 		}
+	}
+}
+
+// A repository address's token is never shown (`workrail config`, the
+// Console's settings), yet a change of token alone is a change that
+// waits for a restart.
+func TestRepoCredentialsNeverShown(t *testing.T) {
+	before, _ := Parse([]byte(`{"workflowRepos": [{"url": "https://x-access-token:tok3n-one@example.com/f.git"}]}`))
+	after, _ := Parse([]byte(`{"workflowRepos": [{"url": "https://x-access-token:tok3n-two@example.com/f.git"}]}`))
+	entries := Compare(after, before)
+	for _, e := range entries {
+		if strings.Contains(e.Desired+e.Applied, "tok3n") || strings.Contains(e.Desired+e.Applied, "x-access-token") {
+			t.Errorf("%s shows a credential: %s / %s", e.Key, e.Desired, e.Applied)
+		}
+		if e.Key == "workflowRepos" && (!e.Differs || e.Desired != `[{"url":"https://example.com/f.git"}]`) {
+			t.Errorf("workflowRepos: %+v", e)
+		}
+	}
+	if got := PendingRestart(entries); !slices.Equal(got, []string{"workflowRepos"}) {
+		t.Errorf("pending %v", got)
+	}
+	if _, e := Parse([]byte(`{"workflowRepos": [{"url": "http://tok3n@example.com/f.git"}]}`)); e == nil || strings.Contains(e.Message, "tok3n") {
+		t.Errorf("a refused address: %v", e)
 	}
 }

@@ -30,6 +30,9 @@ type Key struct {
 	// Why says what the key governs, in the words the Console shows.
 	Why string
 	get func(Config) any
+	// show is what of the value may be shown, when not all of it may (an
+	// address's credentials); nil shows it whole.
+	show func(any) any
 	// apply copies the key from src onto dst; runtime-safe keys only.
 	apply func(dst *Config, src Config)
 }
@@ -37,9 +40,22 @@ type Key struct {
 // Pointer is the key's JSON pointer in config.json.
 func (k Key) Pointer() string { return "/" + strings.ReplaceAll(k.Name, ".", "/") }
 
-// Value is the key's value in c as JSON text.
+// Value is the key's value in c as JSON text, as it may be shown: a
+// repository address without its credentials.
 func (k Key) Value(c Config) string {
-	b, err := json.Marshal(k.get(c))
+	v := k.get(c)
+	if k.show != nil {
+		v = k.show(v)
+	}
+	return encode(k, v)
+}
+
+// differs reports whether the key's value in a and b differs, credentials
+// included: a new token takes a restart too.
+func (k Key) differs(a, b Config) bool { return encode(k, k.get(a)) != encode(k, k.get(b)) }
+
+func encode(k Key, v any) string {
+	b, err := json.Marshal(v)
 	if err != nil {
 		panic(fmt.Sprintf("config: key %s: %v", k.Name, err)) // plain fields always encode
 	}
@@ -62,6 +78,16 @@ func Keys() []Key {
 	return []Key{
 		restart("workflowPaths", "source registration: which workflows can be listed and started",
 			func(c Config) any { return c.WorkflowPaths }),
+		{Name: "workflowRepos", Class: RestartRequired, Why: "source registration: which repositories workflows are fetched from",
+			get: func(c Config) any { return c.WorkflowRepos }, show: func(v any) any {
+				out := []Repo{}
+				for _, r := range v.([]Repo) {
+					out = append(out, r.Shown())
+				}
+				return out
+			}},
+		restart("workflowReposSyncMinutes", "how often the daemon fetches workflowRepos: neither presentation nor retention, so read at start",
+			func(c Config) any { return c.WorkflowReposSyncMinutes }),
 		restart("features.checkpoint_workflow", "feature flag: gates the checkpoint_workflow tool",
 			func(c Config) any { return c.Features.CheckpointWorkflow }),
 		restart("features.resume_session", "feature flag: gates the resume_session tool",
@@ -110,8 +136,7 @@ func Compare(desired, applied Config) []Entry {
 	keys := Keys()
 	out := make([]Entry, len(keys))
 	for i, k := range keys {
-		d, a := k.Value(desired), k.Value(applied)
-		out[i] = Entry{Key: k.Name, Class: k.Class, Why: k.Why, Desired: d, Applied: a, Differs: d != a}
+		out[i] = Entry{Key: k.Name, Class: k.Class, Why: k.Why, Desired: k.Value(desired), Applied: k.Value(applied), Differs: k.differs(desired, applied)}
 	}
 	return out
 }

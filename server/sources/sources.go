@@ -47,6 +47,8 @@ type Registry struct {
 	cache map[string]*dirCache // folder → parsed files; a dirCache is never changed once stored
 
 	assembled assembled // workspace → its last catalog, while its folders' stamps are unchanged
+
+	repos func() []Repository // the repository sources as they are now (repos.go)
 }
 
 // New compiles the bundled workflows (a bad bundled file is a programmer
@@ -63,34 +65,38 @@ func New(bundled fs.FS, dirs []catalog.Source) (*Registry, error) {
 }
 
 // Catalog assembles the workflows visible from workspace ("" for none):
-// bundled, user, the workspace's .workrail/workflows, then config folders.
-// Every call first takes the stamps of those folders' files (stamp.go):
-// while they are those of the catalog last assembled for workspace, that
-// catalog is what the files hold and is answered again; any change, or a
-// stamp that could not be taken, assembles it anew.
+// bundled, user, the workspace's .workrail/workflows, config folders, then
+// the repositories' folders. Every call first takes the stamps of those
+// folders' files (stamp.go): while they are those of the catalog last
+// assembled for workspace, that catalog is what the files hold and is
+// answered again; any change, or a stamp that could not be taken,
+// assembles it anew. A repository fetched at another commit has another
+// folder. The warnings about repositories that could not be fetched are
+// those of the moment.
 func (r *Registry) Catalog(workspace string) *catalog.Catalog {
-	stamps, ok := r.stamps(workspace)
+	repos := r.repositories()
+	stamps, ok := r.stamps(workspace, repos)
 	if ok {
 		if c := r.assembled.get(workspace, stamps); c != nil {
-			return c
+			return c.WithWarnings(repoWarnings(repos))
 		}
 	}
-	c, complete := r.assemble(workspace)
+	c, complete := r.assemble(workspace, repos)
 	// The stamps were taken before the files were read: a file changed in
 	// between has a stamp other than the one kept, so the next call
 	// assembles again.
 	if ok && complete {
 		r.assembled.put(workspace, stamps, c)
 	}
-	return c
+	return c.WithWarnings(repoWarnings(repos))
 }
 
 // assemble reads the catalog workspace sees; complete is false when a
 // read failed (slow, or not a file that can be read), so the catalog
 // may change with no file's stamp changing.
-func (r *Registry) assemble(workspace string) (*catalog.Catalog, bool) {
+func (r *Registry) assemble(workspace string, repos []Repository) (*catalog.Catalog, bool) {
 	entries := append([]catalog.Entry(nil), r.bundled...)
-	var problems []catalog.LoadProblem
+	problems := skippedProblems(repos)
 	complete := true
 	if workspace != "" {
 		if p, slow := r.checkWorkspace(workspace); p != nil {
@@ -100,7 +106,7 @@ func (r *Registry) assemble(workspace string) (*catalog.Catalog, bool) {
 		}
 	}
 	var failed []failedFile
-	for _, src := range r.sources(workspace) {
+	for _, src := range r.sources(workspace, repos) {
 		e, p, f, ok := r.readDir(src)
 		entries, problems, failed = append(entries, e...), append(problems, p...), append(failed, f...)
 		complete = complete && ok
@@ -216,7 +222,9 @@ func (r *Registry) checkWorkspace(workspace string) (*catalog.LoadProblem, bool)
 		Problems: workflow.Problems{{Message: msg}}}, slow != nil
 }
 
-func (r *Registry) sources(workspace string) []catalog.Source {
+// sources are the folders workspace's catalog is read from, in
+// precedence order.
+func (r *Registry) sources(workspace string, repos []Repository) []catalog.Source {
 	var out []catalog.Source
 	for _, s := range r.dirs {
 		if s.Kind == catalog.User {
@@ -231,7 +239,7 @@ func (r *Registry) sources(workspace string) []catalog.Source {
 			out = append(out, s)
 		}
 	}
-	return out
+	return append(out, repoSources(repos)...)
 }
 
 // dirCache remembers the parsed files of one folder by name, size and

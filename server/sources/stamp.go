@@ -18,12 +18,12 @@ import (
 // re-read a file. Taking them costs a listing and a stat per file, on one
 // goroutine with one deadline; ok is false when they could not all be
 // taken, and the caller then reads the folders as before.
-func (r *Registry) stamps(workspace string) (stamps string, ok bool) {
-	s, err := within(&r.stuck, "\x00stamps "+workspace, r.timeout, func() (string, error) { return r.takeStamps(workspace) })
+func (r *Registry) stamps(workspace string, repos []Repository) (stamps string, ok bool) {
+	s, err := within(&r.stuck, "\x00stamps "+workspace, r.timeout, func() (string, error) { return r.takeStamps(workspace, repos) })
 	return s, err == nil
 }
 
-func (r *Registry) takeStamps(workspace string) (string, error) {
+func (r *Registry) takeStamps(workspace string, repos []Repository) (string, error) {
 	var b []byte
 	if workspace != "" {
 		if info, err := os.Stat(workspace); err != nil || !info.IsDir() {
@@ -32,7 +32,7 @@ func (r *Registry) takeStamps(workspace string) (string, error) {
 			workspace, b = "", append(b, "no workspace\n"...)
 		}
 	}
-	for _, src := range r.sources(workspace) {
+	for _, src := range r.sources(workspace, repos) {
 		b = append(append(b, src.Path...), '\n')
 		names, err := listJSON(src.Path)
 		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
