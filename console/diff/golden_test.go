@@ -3,7 +3,6 @@ package diff_test
 import (
 	"bytes"
 	"errors"
-	"flag"
 	"fmt"
 	"os"
 	"os/exec"
@@ -11,9 +10,8 @@ import (
 	"testing"
 
 	"github.com/workrail/workrail/console/diff"
+	"github.com/workrail/workrail/engine/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden .diff files under testdata by running GNU diff")
 
 // goldens are the pairs testdata/NAME.a and NAME.b, with the context each
 // is diffed with. NAME.U<context>.diff is what GNU diff 3.8 printed for
@@ -59,7 +57,7 @@ func TestGoldenGNU(t *testing.T) {
 	for _, g := range goldens {
 		t.Run(fmt.Sprintf("%s/U%d", g.name, g.context), func(t *testing.T) {
 			pa, pb, pw := goldenPaths(g.name, g.context)
-			if *update {
+			if golden.Update() {
 				out, err := gnuDiff(t, g.context, pa, pb)
 				if err != nil {
 					t.Fatal(err)

@@ -1,7 +1,6 @@
 package markdown_test
 
 import (
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,10 +9,9 @@ import (
 	"unicode/utf8"
 
 	"github.com/workrail/workrail/console/markdown"
+	"github.com/workrail/workrail/engine/golden"
 	"github.com/workrail/workrail/engine/protocol"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files in testdata")
 
 const relAttr = `rel="nofollow noopener noreferrer"`
 
@@ -69,19 +67,7 @@ func TestRenderGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := mustRender(t, string(src))
-	golden := filepath.Join("testdata", "note.html")
-	if *update {
-		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got != string(want) {
-		t.Errorf("Render(testdata/note.md) differs from %s:\n%s", golden, got)
-	}
+	golden.Check(t, filepath.Join("testdata", "note.html"), []byte(got))
 	if err := inert(got); err != nil {
 		t.Error(err)
 	}

@@ -1,13 +1,12 @@
 package main
 
 import (
-	"flag"
 	"os"
 	"path/filepath"
 	"testing"
-)
 
-var update = flag.Bool("update", false, "rewrite testdata/page.md from the current rendering")
+	"github.com/workrail/workrail/engine/golden"
+)
 
 func TestQuantiles(t *testing.T) {
 	for _, c := range []struct {
@@ -149,19 +148,7 @@ func TestPage(t *testing.T) {
 		date: "2026-01-02", command: "go run ./e2e/perf -count=3 -pkg=./... -bench=. -throughput=30s",
 		commands: []string{"go test -run=NONE -bench=. -benchmem -count=3 -timeout=0 github.com/workrail/workrail/store"}}
 	got := page(parse(string(raw), 2), m, 3, "github.com/workrail/workrail", "performance.txt", "")
-	golden := filepath.Join("testdata", "page.md")
-	if *update {
-		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got != string(want) {
-		t.Errorf("the page differs from %s (-update rewrites it):\n%s", golden, got)
-	}
+	golden.Check(t, filepath.Join("testdata", "page.md"), []byte(got))
 	// Rendering twice gives the same page: map order does not leak.
 	if again := page(parse(string(raw), 2), m, 3, "github.com/workrail/workrail", "performance.txt", ""); again != got {
 		t.Error("two renderings of the same run differ")

@@ -3,8 +3,6 @@ package catalog_test
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
-	"os"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -14,9 +12,8 @@ import (
 
 	"github.com/workrail/workrail/engine"
 	"github.com/workrail/workrail/engine/catalog"
+	"github.com/workrail/workrail/engine/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files under testdata")
 
 // greet is a version of user.greet: each version compiles to its own hash.
 func greet(version string) []byte {
@@ -234,19 +231,7 @@ func TestDriftJSONGolden(t *testing.T) {
 		s := strings.NewReplacer(hashOf(t, v1).String(), "<hash of v1>", hashOf(t, v2).String(), "<hash of v2>").Replace(string(b))
 		out.WriteString("// " + tc.name + "\n" + s + "\n")
 	}
-	path := filepath.Join("testdata", "drift.golden.json")
-	if *update {
-		if err := os.WriteFile(path, out.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./engine/catalog -run DriftJSON -update to create it)", err)
-	}
-	if !bytes.Equal(out.Bytes(), want) {
-		t.Errorf("%s differs; run with -update if intended and review the diff:\n%s", path, out.Bytes())
-	}
+	golden.Check(t, filepath.Join("testdata", "drift.golden.json"), out.Bytes())
 }
 
 // A pinned version is found again where a source still defines it,

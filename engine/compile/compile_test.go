@@ -3,17 +3,14 @@ package compile_test
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/workrail/workrail/engine/compile"
+	"github.com/workrail/workrail/engine/golden"
 	"github.com/workrail/workrail/engine/workflow"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
 
 func mustCompile(t *testing.T, src string) compile.Compiled {
 	t.Helper()
@@ -105,17 +102,5 @@ func TestCompiledGolden(t *testing.T) {
 	for _, n := range c.Steps {
 		pretty.WriteString("\n==== " + string(n.ID()) + "\n" + n.Step.Prompt + "\n")
 	}
-	path := filepath.Join("testdata", "sample.golden")
-	if *update {
-		if err := os.WriteFile(path, pretty.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if !bytes.Equal(pretty.Bytes(), want) {
-		t.Fatalf("compiled output differs from %s; if intended, run go test ./engine/compile -update and review the diff", path)
-	}
+	golden.Check(t, filepath.Join("testdata", "sample.golden"), pretty.Bytes())
 }

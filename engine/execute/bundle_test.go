@@ -17,6 +17,7 @@ import (
 	"github.com/workrail/workrail/engine/execute"
 	"github.com/workrail/workrail/engine/execute/executetest"
 	"github.com/workrail/workrail/engine/execute/memstore"
+	"github.com/workrail/workrail/engine/golden"
 	"github.com/workrail/workrail/engine/project"
 	"github.com/workrail/workrail/engine/protocol"
 	"github.com/workrail/workrail/engine/run"
@@ -484,7 +485,7 @@ func TestExportMarkdownGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	compareGolden(t, filepath.Join("testdata", "golden", "bundle_markdown.md"), []byte(md))
+	golden.Check(t, filepath.Join("testdata", "golden", "bundle_markdown.md"), []byte(md))
 	again, _ := r.x.ExportMarkdown(id, bundle.ExportOptions{})
 	if again != md {
 		t.Fatal("two renderings of one session differ")

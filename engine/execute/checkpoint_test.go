@@ -14,6 +14,7 @@ import (
 	"github.com/workrail/workrail/engine/execute"
 	"github.com/workrail/workrail/engine/execute/executetest"
 	"github.com/workrail/workrail/engine/execute/memstore"
+	"github.com/workrail/workrail/engine/golden"
 	"github.com/workrail/workrail/engine/project"
 	"github.com/workrail/workrail/engine/protocol"
 	"github.com/workrail/workrail/engine/token"
@@ -345,7 +346,7 @@ func TestCheckpointTextGolden(t *testing.T) {
 	s := x.Start(context.Background(), []byte(`{"workflowId":"wr.hello"}`)).(protocol.StepResult)
 	raw, _ := json.Marshal(checkpointArgs(s.StateToken, s.CheckpointToken, "Greeted the user.\nNext: look around."))
 	cp := x.Checkpoint(context.Background(), raw)
-	compareGolden(t, filepath.Join("testdata", "golden", "checkpoint.txt"), []byte(cp.RenderedText()))
+	golden.Check(t, filepath.Join("testdata", "golden", "checkpoint.txt"), []byte(cp.RenderedText()))
 }
 
 // The same checkpoint sent many times at once records one checkpoint,

@@ -12,6 +12,7 @@ import (
 	"github.com/workrail/workrail/engine/event"
 	"github.com/workrail/workrail/engine/execute"
 	"github.com/workrail/workrail/engine/execute/executetest"
+	"github.com/workrail/workrail/engine/golden"
 	"github.com/workrail/workrail/engine/protocol"
 )
 
@@ -93,7 +94,7 @@ func TestConstructsGolden(t *testing.T) {
 	st := res.(protocol.StepResult)
 	show("rehydrate", r.step(t, "continue", map[string]any{"stateToken": st.StateToken}))
 	send("delegations", res, `{}`)
-	compareGolden(t, filepath.Join("testdata", "golden", "constructs.txt"), got.Bytes())
+	golden.Check(t, filepath.Join("testdata", "golden", "constructs.txt"), got.Bytes())
 }
 
 // In full_auto_never_stop, unmet criteria, missing notes and a follow-up

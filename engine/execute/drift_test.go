@@ -15,6 +15,7 @@ import (
 	"github.com/workrail/workrail/engine/catalog"
 	"github.com/workrail/workrail/engine/event"
 	"github.com/workrail/workrail/engine/execute"
+	"github.com/workrail/workrail/engine/golden"
 	"github.com/workrail/workrail/engine/protocol"
 )
 
@@ -262,7 +263,7 @@ func TestDriftRehydrateGolden(t *testing.T) {
 	r, d, s := startGreet(t, "user")
 	d.put("user", "greet.json", greetV("1.1.0"))
 	re := r.step(t, "continue", map[string]any{"stateToken": s.StateToken})
-	compareGolden(t, filepath.Join("testdata", "golden", "drift_rehydrate.txt"), []byte(re.Text))
+	golden.Check(t, filepath.Join("testdata", "golden", "drift_rehydrate.txt"), []byte(re.Text))
 }
 
 // The Console's entry point reads through the Workflows port it is given,

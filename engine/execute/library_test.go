@@ -12,6 +12,7 @@ import (
 	"github.com/workrail/workrail/engine/execute"
 	"github.com/workrail/workrail/engine/execute/executetest"
 	"github.com/workrail/workrail/engine/execute/memstore"
+	"github.com/workrail/workrail/engine/golden"
 	"github.com/workrail/workrail/engine/protocol"
 	"github.com/workrail/workrail/engine/workflow"
 )
@@ -26,7 +27,7 @@ func TestRunMarkdownGolden(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		compareGolden(t, filepath.Join("testdata", "golden", "run_markdown_"+run.String()+".md"), []byte(md))
+		golden.Check(t, filepath.Join("testdata", "golden", "run_markdown_"+run.String()+".md"), []byte(md))
 		if again, _ := r.x.RunMarkdown(id, run); again != md {
 			t.Fatal("two renderings of one run differ")
 		}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/workrail/workrail/engine/golden"
 	"github.com/workrail/workrail/engine/protocol"
 )
 
@@ -35,6 +36,6 @@ func TestRewindSaysWhatItDid(t *testing.T) {
 	if _, again := r.call(t, "continue", args); !bytes.Equal(again, first) {
 		t.Fatalf("the replay differs:\n%s\n---\n%s", again, first)
 	}
-	compareGolden(t, filepath.Join("testdata", "golden", "rewind.txt"),
+	golden.Check(t, filepath.Join("testdata", "golden", "rewind.txt"),
 		[]byte("======== rehydrate\n"+re.Text+"\n======== advance\n"+b.Text))
 }

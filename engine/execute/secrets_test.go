@@ -13,6 +13,7 @@ import (
 	"github.com/workrail/workrail/engine/execute"
 	"github.com/workrail/workrail/engine/execute/executetest"
 	"github.com/workrail/workrail/engine/execute/memstore"
+	"github.com/workrail/workrail/engine/golden"
 	"github.com/workrail/workrail/engine/protocol"
 	"github.com/workrail/workrail/engine/workflow"
 	"github.com/workrail/workrail/server/secrets"
@@ -190,7 +191,7 @@ func TestSecretStepTextGolden(t *testing.T) {
 	for i, res := range executetest.Drive(t, secretRig(t).x, "wr.sec", "") {
 		fmt.Fprintf(&got, "======== %02d %s\n%s\n", i, res.ResultKind(), res.RenderedText())
 	}
-	compareGolden(t, filepath.Join("testdata", "golden", "secret-step.txt"), []byte(got.String()))
+	golden.Check(t, filepath.Join("testdata", "golden", "secret-step.txt"), []byte(got.String()))
 }
 
 // A secret used as an object key (of a context value or an artifact) is

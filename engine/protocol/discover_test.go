@@ -13,6 +13,7 @@ import (
 
 	"github.com/workrail/workrail/engine"
 	"github.com/workrail/workrail/engine/catalog"
+	"github.com/workrail/workrail/engine/golden"
 	"github.com/workrail/workrail/engine/protocol"
 	"github.com/workrail/workrail/engine/workflow"
 )
@@ -47,8 +48,8 @@ func reviewEntry(t *testing.T) catalog.Entry {
 func TestNewList(t *testing.T) {
 	cat := testCatalog(t)
 	r := protocol.NewList(cat)
-	compareGolden(t, "list.txt", []byte(r.Text))
-	compareGolden(t, "list.json", mustJSON(t, r))
+	golden.Check(t, filepath.Join("testdata", "golden", "list.txt"), []byte(r.Text))
+	golden.Check(t, filepath.Join("testdata", "golden", "list.json"), mustJSON(t, r))
 
 	if r.ResultKind() != protocol.KindWorkflows || r.Kind != protocol.KindWorkflows || r.RenderedText() != r.Text {
 		t.Errorf("kind %q/%q, or RenderedText is not Text", r.ResultKind(), r.Kind)
@@ -107,7 +108,7 @@ func TestNewInspect(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(string(tt.mode), func(t *testing.T) {
 			r := protocol.NewInspect(e, tt.mode)
-			compareGolden(t, "inspect_"+string(tt.mode)+".txt", []byte(r.Text))
+			golden.Check(t, filepath.Join("testdata", "golden", "inspect_"+string(tt.mode)+".txt"), []byte(r.Text))
 			if r.ResultKind() != protocol.KindWorkflow || r.RenderedText() != r.Text || r.Mode != tt.mode {
 				t.Errorf("kind %q, mode %q", r.ResultKind(), r.Mode)
 			}
@@ -224,7 +225,7 @@ func TestNewInspectShowsWhatTheWorkflowSays(t *testing.T) {
 	}
 	e.Warnings = append(e.Warnings, catalog.Notice{Code: "LEGACY_WORKFLOW_ID", Pointer: "/steps/0/prompt", Message: "a warning that points"})
 	r := protocol.NewInspect(e, protocol.InspectMetadata)
-	compareGolden(t, "inspect_rich.txt", []byte(r.Text))
+	golden.Check(t, filepath.Join("testdata", "golden", "inspect_rich.txt"), []byte(r.Text))
 	if r.About == "" || len(r.Examples) != 2 || len(r.Preconditions) != 2 || len(r.ClarificationPrompts) != 1 || len(r.MetaGuidance) != 2 {
 		t.Errorf("metadata lists: %+v", r)
 	}

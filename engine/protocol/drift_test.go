@@ -3,12 +3,14 @@ package protocol_test
 import (
 	"bytes"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/workrail/workrail/engine"
 	"github.com/workrail/workrail/engine/catalog"
 	"github.com/workrail/workrail/engine/event"
+	"github.com/workrail/workrail/engine/golden"
 	"github.com/workrail/workrail/engine/protocol"
 	"github.com/workrail/workrail/engine/workflow"
 )
@@ -57,7 +59,7 @@ func TestDriftWarningGolden(t *testing.T) {
 			t.Errorf("no golden case for drift kind %s", k)
 		}
 	}
-	compareGolden(t, "drift_warnings.txt", b.Bytes())
+	golden.Check(t, filepath.Join("testdata", "golden", "drift_warnings.txt"), b.Bytes())
 }
 
 func TestShortHash(t *testing.T) {

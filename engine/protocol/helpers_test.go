@@ -3,46 +3,12 @@ package protocol_test
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
-	"os"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/workrail/workrail/engine"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files under testdata/golden")
-
-// compareGolden checks got against testdata/golden/name, rewriting the file
-// first when -update is set.
-func compareGolden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", "golden", name)
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./engine/protocol -update to create it)", err)
-	}
-	if bytes.Equal(got, want) {
-		return
-	}
-	g, w := strings.Split(string(got), "\n"), strings.Split(string(want), "\n")
-	for i := 0; i < len(g) && i < len(w); i++ {
-		if g[i] != w[i] {
-			t.Fatalf("%s differs at line %d:\n got %q\nwant %q\nIf the change is intended, run go test ./engine/protocol -update and review the diff.", path, i+1, g[i], w[i])
-		}
-	}
-	t.Fatalf("%s differs in length (%d vs %d lines); run with -update if intended", path, len(g), len(w))
-}
 
 // mustJSON marshals v as indented JSON ending in a newline, without HTML
 // escapes so goldens stay readable.

@@ -1,6 +1,7 @@
 package protocol_test
 
 import (
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -8,6 +9,7 @@ import (
 	"github.com/workrail/workrail/engine"
 	"github.com/workrail/workrail/engine/event"
 	"github.com/workrail/workrail/engine/fill"
+	"github.com/workrail/workrail/engine/golden"
 	"github.com/workrail/workrail/engine/outcome"
 	"github.com/workrail/workrail/engine/project"
 	"github.com/workrail/workrail/engine/protocol"
@@ -147,8 +149,8 @@ func goldenCases() []goldenCase {
 func TestResultsGolden(t *testing.T) {
 	for _, tc := range goldenCases() {
 		t.Run(tc.name, func(t *testing.T) {
-			compareGolden(t, tc.name+".txt", []byte(tc.result.RenderedText()))
-			compareGolden(t, tc.name+".json", mustJSON(t, tc.result))
+			golden.Check(t, filepath.Join("testdata", "golden", tc.name+".txt"), []byte(tc.result.RenderedText()))
+			golden.Check(t, filepath.Join("testdata", "golden", tc.name+".json"), mustJSON(t, tc.result))
 		})
 	}
 }

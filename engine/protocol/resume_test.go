@@ -1,10 +1,12 @@
 package protocol_test
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/workrail/workrail/engine"
+	"github.com/workrail/workrail/engine/golden"
 	"github.com/workrail/workrail/engine/project"
 	"github.com/workrail/workrail/engine/protocol"
 	"github.com/workrail/workrail/engine/resume"
@@ -39,8 +41,8 @@ func TestResumeGolden(t *testing.T) {
 			if c.r.ResultKind() != protocol.KindCandidates || c.r.Kind != protocol.KindCandidates || c.r.RenderedText() != c.r.Text {
 				t.Fatalf("kind %s/%s, text field differs from RenderedText", c.r.ResultKind(), c.r.Kind)
 			}
-			compareGolden(t, c.name+".txt", []byte(c.r.Text))
-			compareGolden(t, c.name+".json", mustJSON(t, c.r))
+			golden.Check(t, filepath.Join("testdata", "golden", c.name+".txt"), []byte(c.r.Text))
+			golden.Check(t, filepath.Join("testdata", "golden", c.name+".json"), mustJSON(t, c.r))
 		})
 	}
 }
