@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -136,7 +137,9 @@ func (s *Service) record(tx Tx, a attemptIn) (event.Event, error) {
 	if len(dec.Blockers) > 0 {
 		return s.recordBlocked(tx, a, ev, dec, notes)
 	}
-	move, err := run.Advance(a.c, a.snap, a.in.Context, ev.Stop)
+	at := a.snap
+	at.Preferences = a.prefs // the walk decides in the attempt's mode
+	move, err := run.Advance(a.c, at, a.in.Context, ev.Stop)
 	if err != nil {
 		return event.Event{}, err
 	}
@@ -163,7 +166,7 @@ func (s *Service) record(tx Tx, a attemptIn) (event.Event, error) {
 	if err := appendChild(tx, a, child, next, ev); err != nil {
 		return event.Event{}, err
 	}
-	return rec, appendFacts(tx, a, child, ev, dec, move.LoopExits)
+	return rec, appendFacts(tx, a, child, ev, dec, move)
 }
 
 // recordBlocked records an attempt the mode matrix blocked: the step stays
@@ -261,7 +264,7 @@ func appendEdge(tx Tx, n node, child engine.NodeID, siblings int) error {
 
 // appendFacts records, on the child, what the attempt disclosed: changed
 // preferences, capability observations, divergences and gaps.
-func appendFacts(tx Tx, a attemptIn, child engine.NodeID, ev outcome.Evaluation, dec outcome.Decision, exits []event.LoopExit) error {
+func appendFacts(tx Tx, a attemptIn, child engine.NodeID, ev outcome.Evaluation, dec outcome.Decision, move run.Move) error {
 	var ps []event.Payload
 	if a.changed {
 		ps = append(ps, &event.PreferencesChangedData{Delta: *a.in.Preferences, Effective: a.prefs})
@@ -272,7 +275,7 @@ func appendFacts(tx Tx, a attemptIn, child engine.NodeID, ev outcome.Evaluation,
 	for i := range ev.Divergences {
 		ps = append(ps, &ev.Divergences[i])
 	}
-	gaps := append(append(append([]event.GapRecordedData(nil), dec.Gaps...), ev.Disclosed...), loopGaps(exits)...)
+	gaps := append(append(append([]event.GapRecordedData(nil), dec.Gaps...), ev.Disclosed...), moveGaps(move)...)
 	gaps = append(gaps, a.resolves...)
 	for i := range gaps {
 		ps = append(ps, &gaps[i])
@@ -288,11 +291,12 @@ func appendFacts(tx Tx, a attemptIn, child engine.NodeID, ev outcome.Evaluation,
 	return nil
 }
 
-// loopGaps discloses loops that ended at their bound instead of their
-// condition: the work may be unfinished.
-func loopGaps(exits []event.LoopExit) []event.GapRecordedData {
-	var out []event.GapRecordedData
-	for _, e := range exits {
+// moveGaps are the gaps a move leaves: the loops it skipped for want of
+// their input (full_auto_never_stop), and those that ended at their
+// bound instead of their condition, whose work may be unfinished.
+func moveGaps(move run.Move) []event.GapRecordedData {
+	out := slices.Clone(move.Gaps)
+	for _, e := range move.LoopExits {
 		if e.Reason == event.MaxIterations {
 			out = append(out, event.GapRecordedData{Reason: event.GapAssumptionMade, Severity: event.SeverityWarning, RelatedStepID: e.LoopID,
 				Summary:      fmt.Sprintf("loop %s stopped at its maximum of %d iterations, not because its condition was met", e.LoopID, e.Iterations),

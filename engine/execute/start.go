@@ -205,7 +205,7 @@ func (s *Service) addRun(tx Tx, b beginning, restartOf engine.RunID) (node, erro
 	if _, err := tx.Append(rid, nid, &event.PreferencesChangedData{Delta: b.delta, Effective: snap.Preferences}); err != nil {
 		return n, err
 	}
-	for _, g := range loopGaps(b.move.LoopExits) {
+	for _, g := range moveGaps(b.move) {
 		if _, err := tx.Append(rid, nid, &g); err != nil {
 			return n, err
 		}

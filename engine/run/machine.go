@@ -2,6 +2,8 @@ package run
 
 import (
 	"encoding/json"
+	"fmt"
+	"math"
 	"slices"
 
 	"github.com/workrail/workrail/engine"
@@ -19,8 +21,10 @@ type machine struct {
 	caps  map[workflow.Capability]event.CapabilityStatus
 	skips []event.Skip
 	exits []event.LoopExit
+	gaps  []event.GapRecordedData
 	// err is set when the walk reached a loop it cannot run (a forEach
-	// whose required array is missing); nothing of the move is recorded.
+	// whose required array is missing, a for loop whose countVar holds no
+	// count) and the mode stops for it; nothing of the move is recorded.
 	err *engine.Error
 }
 
@@ -29,7 +33,7 @@ func (m *machine) finish(p Position) (Move, error) {
 		return Move{}, m.err
 	}
 	move := Move{Snapshot: Snapshot{V: SnapshotVersion, WorkflowHash: m.c.Hash, Position: p, Context: m.ctx,
-		Preferences: m.prefs, Capabilities: m.caps}, Skipped: m.skips, LoopExits: m.exits}
+		Preferences: m.prefs, Capabilities: m.caps}, Skipped: m.skips, LoopExits: m.exits, Gaps: m.gaps}
 	if err := CheckRender(m.c, move.Snapshot); err != nil { // the step moved to could not be shown
 		return Move{}, err
 	}
@@ -135,12 +139,16 @@ func (m *machine) enters(l *compile.Loop, path []Frame) bool {
 		// Without a condition the loop is driven by its loop_control step.
 		enters = s.Condition == nil || s.Condition.Eval(scope)
 	case workflow.For:
-		enters = s.Count > 0
+		n, ok := m.count(l, false)
+		if !ok {
+			return false
+		}
+		enters = n > 0
 	case workflow.ForEach:
 		items, ok := m.ctx[s.Over].([]any)
 		if !ok && s.ItemsRequired {
-			m.err = engine.Errorf(engine.CodeInvalidInput, "loop %s (%s) runs once per item of context.%s, which is %s: send it as a JSON array in \"context\" with this call",
-				l.ID, l.Title, s.Over, describe(m.ctx, s.Over)).With("pointer", "/context/"+s.Over)
+			m.unrunnable(l, s.Over, fmt.Sprintf("runs once per item of context.%s, which is %s", s.Over, describe(m.ctx, s.Over, "an array")),
+				"send it as a JSON array", false)
 			return false
 		}
 		enters = len(items) > 0
@@ -153,14 +161,78 @@ func (m *machine) enters(l *compile.Loop, path []Frame) bool {
 	return enters
 }
 
-// describe says what a context value that should be an array is instead.
-func describe(ctx map[string]any, name string) string {
+// count is how many times for loop l runs: its count, or the whole number
+// of 0 or more its countVar holds now (when it is reached, and again at
+// the end of each iteration). Any other value makes the loop unrunnable
+// (ok false); entered says whether it has run already.
+func (m *machine) count(l *compile.Loop, entered bool) (n int, ok bool) {
+	s := l.Spec
+	if s.CountVar == "" {
+		return s.Count, true
+	}
+	if n, ok := wholeNumber(m.ctx[s.CountVar]); ok {
+		return n, true
+	}
+	m.unrunnable(l, s.CountVar, fmt.Sprintf("runs as many times as context.%s says, which is %s", s.CountVar, describe(m.ctx, s.CountVar, "a whole number of 0 or more")),
+		"send it as a whole number of 0 or more", entered)
+	return 0, false
+}
+
+// wholeNumber reads a count: a JSON number with no fractional part, 0 or
+// more (anything above a loop's bound counts as the bound).
+func wholeNumber(v any) (int, bool) {
+	var f float64
+	switch x := v.(type) {
+	case json.Number:
+		var err error
+		if f, err = x.Float64(); err != nil {
+			return 0, false
+		}
+	case float64:
+		f = x
+	case int:
+		f = float64(x)
+	default:
+		return 0, false
+	}
+	if f < 0 || f != math.Trunc(f) {
+		return 0, false
+	}
+	return int(min(f, workflow.MaxLoopIterations+1)), true
+}
+
+// unrunnable is reaching loop l (entered: again, at the end of an
+// iteration) while the context input it needs (name) holds nothing it
+// can run on: what says why. The mode decides, as for a step's unmet
+// requirement: in guided and full_auto_stop_on_user_deps it is an
+// INVALID_INPUT error naming the input, and nothing of the move is
+// recorded (the same call with the input goes on); in
+// full_auto_never_stop the loop is skipped (or left) and a critical gap
+// says so.
+func (m *machine) unrunnable(l *compile.Loop, name, what, fix string, entered bool) {
+	if m.prefs.Autonomy != workflow.FullAutoNeverStop {
+		m.err = engine.Errorf(engine.CodeInvalidInput, "loop %s (%s) %s: %s in \"context\" with this call",
+			l.ID, l.Title, what, fix).With("pointer", "/context/"+name)
+		return
+	}
+	done := "left"
+	if !entered {
+		done = "skipped"
+		m.skips = append(m.skips, event.Skip{StepID: l.ID, Reason: event.LoopNotEntered, Unset: []string{name}})
+	}
+	m.gaps = append(m.gaps, event.GapRecordedData{Reason: event.GapAssumptionMade, Severity: event.SeverityCritical, RelatedStepID: l.ID,
+		Summary:      fmt.Sprintf("loop %s (%s) was %s: it %s, and the run went on without it", l.ID, l.Title, done, what),
+		HowToResolve: fmt.Sprintf("Find what context.%s should hold (%s) and do the loop's work, in a new run or by hand", name, fix)})
+}
+
+// describe says what a context value that should be want is instead.
+func describe(ctx map[string]any, name, want string) string {
 	v, ok := ctx[name]
 	if !ok || v == nil {
 		return "not set"
 	}
 	b, _ := json.Marshal(v)
-	return "not an array but " + clip(string(b), 40)
+	return "not " + want + " but " + clip(string(b), 40)
 }
 
 func clip(s string, n int) string {
@@ -189,7 +261,11 @@ func (m *machine) again(l *compile.Loop, done int, stop bool, loopPath []Frame) 
 	case workflow.Until:
 		more, reason = s.Condition == nil || !s.Condition.Eval(scope), event.ConditionMet
 	case workflow.For:
-		more, reason = done < s.Count, event.CountDone
+		n, ok := m.count(l, true)
+		if !ok {
+			return event.CountDone, false
+		}
+		more, reason = done < n, event.CountDone
 	case workflow.ForEach:
 		more, reason = done < len(m.items(l)), event.ItemsDone
 	}

@@ -64,13 +64,18 @@ type Move struct {
 	Snapshot  Snapshot
 	Skipped   []event.Skip
 	LoopExits []event.LoopExit
+	// Gaps are the critical gaps the walk left: in full_auto_never_stop,
+	// each loop skipped for want of the context input it runs on.
+	Gaps []event.GapRecordedData
 }
 
 // Start returns the first move of a new run under the given effective
 // preferences. It fails (an INVALID_INPUT *engine.Error) when the run
-// reaches a forEach loop whose required array ctx lacks, and (a
-// PAYLOAD_TOO_LARGE one, CheckRender) when the step it reaches would
-// render past the limit of a prompt.
+// reaches a loop that cannot run on ctx (a forEach whose required array
+// is missing, a for loop whose countVar holds no count) and the mode
+// stops for it (full_auto_never_stop skips the loop with a critical gap),
+// and (a PAYLOAD_TOO_LARGE one, CheckRender) when the step it reaches
+// would render past the limit of a prompt.
 func Start(c compile.Compiled, ctx map[string]any, prefs workflow.Preferences) (Move, error) {
 	m := machine{c: c, ctx: ctx, prefs: prefs}
 	return m.finish(m.resolve([]Frame{{}}))
@@ -78,10 +83,11 @@ func Start(c compile.Compiled, ctx map[string]any, prefs workflow.Preferences) (
 
 // Advance moves past the pending step of s, with ctx merged over the
 // snapshot's context. stop records the agent's request (a loop_control
-// artifact) to end the innermost loop after this iteration. Like Start, it
-// fails with an INVALID_INPUT *engine.Error at a forEach loop whose
-// required array is missing, and with a PAYLOAD_TOO_LARGE one at a step
-// that would render past the limit of a prompt.
+// artifact) to end the innermost loop after this iteration. The mode is
+// s's preferences (the attempt's, which the caller sets there). Like
+// Start, it fails with an INVALID_INPUT *engine.Error at a loop that
+// cannot run, and with a PAYLOAD_TOO_LARGE one at a step that would
+// render past the limit of a prompt.
 func Advance(c compile.Compiled, s Snapshot, ctx map[string]any, stop bool) (Move, error) {
 	if err := Check(c, s); err != nil {
 		return Move{}, err
