@@ -136,10 +136,14 @@ func titleAt(st *compile.Step, scope map[string]any) string {
 func notesBlock(c compile.Compiled, st *compile.Step, scope map[string]any) string {
 	rules := outcome.NotesCriteria(st, scope)
 	if len(rules) == 0 {
-		if outcome.NotesRequired(c, st) {
-			return "Notes are required at this step: write in output.notesMarkdown what you did and what you found."
+		switch {
+		case !outcome.NotesRequired(c, st):
+			return ""
+		case c.TSRules():
+			return "Notes are required at this step: write in output.notesMarkdown, in 10 to 30 lines, what you did, what you found and what you decided, " +
+				"with the evidence (files, commands, numbers). They are what a later session reads instead of this chat: too short is worse than too long."
 		}
-		return ""
+		return "Notes are required at this step: write in output.notesMarkdown what you did and what you found."
 	}
 	var b strings.Builder
 	b.WriteString("Your notes (output.notesMarkdown) must:")

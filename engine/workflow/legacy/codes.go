@@ -45,6 +45,7 @@ const (
 	FunctionRefDropped Code = "FUNCTION_REF_UNDEFINED" // a functionReferences name no definition in scope has: dropped, as the TypeScript tools filter it out
 	FunctionCallsDrop  Code = "FUNCTION_CALLS_DROPPED" // functionCalls, checked against the definitions: dropped, as neither WorkRail shows them
 	VirtualStep        Code = "VIRTUAL_STEP"           // audit, verification or a parallel step's synthesis → a step of its own after the step
+	FormatByConstruct  Code = "FORMAT_BY_CONSTRUCT"    // nothing to rewrite, but a construct the format introduced and nothing only WorkRail's own format has: read in that format
 )
 
 // Codes lists every rewrite code in declaration order.
@@ -54,5 +55,5 @@ func Codes() []Code {
 		CriteriaWrapped, OutputContract, OutputOptionalHint, OutputOptionalKept, PromptPartsJoined, PromptRefInlined,
 		OutputRequiredList, GoalFromTitle, ConfirmationGate, NotEqualsRewritten, ArrayOperand, EmptyCondition,
 		TemplateCall, ParallelStep, LoopType, LoopKeyDropped, ForEachVars, ArtifactWhile, ContextWhile,
-		IterationVar, CountVar, BodyByID, UntilPrechecked, FunctionRefDropped, FunctionCallsDrop, VirtualStep}
+		IterationVar, CountVar, BodyByID, UntilPrechecked, FunctionRefDropped, FunctionCallsDrop, VirtualStep, FormatByConstruct}
 }

@@ -120,6 +120,9 @@ func rewrite(src []byte) (any, []Warning, workflow.Problems) {
 	}
 	n := &normalizer{origin: map[*object]string{}}
 	n.workflow(root)
+	if len(n.warnings) == 0 && len(n.problems) == 0 {
+		n.detect(root)
+	}
 	switch {
 	case len(n.warnings) > 0 || len(n.problems) > 0:
 		n.featureOrder(root)

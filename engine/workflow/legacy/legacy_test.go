@@ -67,6 +67,7 @@ func TestEveryCodeIsReached(t *testing.T) {
 		{legacy.FunctionRefDropped, "", `{"id":"a","title":"A","prompt":"p","functionReferences":["nowhere()"]}`, "/steps/0/functionReferences/0"},
 		{legacy.FunctionCallsDrop, `"functionDefinitions":[{"name":"f","definition":"d"}]`, `{"id":"a","title":"A","prompt":"p","functionCalls":[{"name":"f","args":{}}]}`, "/steps/0/functionCalls"},
 		{legacy.VirtualStep, "", `{"id":"a","title":"A","prompt":"p","audit":{"rubric":["Tests pass."]}}`, "/steps/0/audit"},
+		{legacy.FormatByConstruct, "", `{"id":"a","title":"A","prompt":"p","promptFragments":[{"id":"f","text":"More."}]}`, "/steps/0/promptFragments"},
 	}
 	reached := map[legacy.Code]bool{}
 	for _, tc := range cases {
@@ -185,7 +186,7 @@ func TestCanonicalUntouched(t *testing.T) {
 // inputs set during the run (the agent sets them as it goes), and it gets
 // that format's notes policy.
 func TestNoContextIsTheOldFormat(t *testing.T) {
-	src := []byte(`{"id":"user.x","name":"X","description":"d","version":"1","metaGuidance":["m"],
+	src := []byte(`{"id":"user.x","name":"X","description":"d","version":"1",
 		"steps":[{"id":"a","title":"A","prompt":"p","runCondition":{"var":"size","equals":"big"}}]}`)
 	r, err := legacy.Normalize(src)
 	if err != nil || !r.Legacy() || len(r.Warnings) != 1 || r.Warnings[0].Code != legacy.ContextSynthesized {
@@ -200,6 +201,42 @@ func TestNoContextIsTheOldFormat(t *testing.T) {
 	plain := []byte(`{"id":"user.x","name":"X","description":"d","version":"1","steps":[{"id":"a","title":"A","prompt":"p"}]}`)
 	if r, err := legacy.Normalize(plain); err != nil || r.Legacy() {
 		t.Errorf("a file that reads no variable: %+v, %v; want canonical", r, err)
+	}
+}
+
+// TestFormatByConstruct: a file that needs no rewrite but uses a
+// construct the TypeScript format introduced (WorkRail's format took it
+// over later) is read in that format, with its notes policy, unless
+// anything in it is WorkRail's own; the warning points at the construct.
+func TestFormatByConstruct(t *testing.T) {
+	for _, tc := range []struct {
+		name, top, steps string
+		pointer          string // "" when the file reads as WorkRail's own
+	}{
+		{"a workflow key", `"metricsProfile":"none"`, plain, "/metricsProfile"},
+		{"a step key", "", `{"id":"a","title":"A","prompt":"p","notesOptional":true}`, "/steps/0/notesOptional"},
+		{"a loop body's step key", "", `{"id":"l","title":"L","loop":{"kind":"for","count":2,"maxIterations":2},"body":[{"id":"a","title":"A","prompt":"p","guidance":["g"]}]}`, ""},
+		{"with $schema", `"$schema":"x","metaGuidance":["m"]`, plain, ""},
+		{"with context", `"context":[],"about":"a"`, plain, ""},
+		{"with a canonical step key", `"about":"a"`, `{"id":"a","title":"A","prompt":"p","output":{"contractRef":"wr.contracts.gaps"}}`, ""},
+		{"with nothing of either", "", plain, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			src := []byte(strings.Replace(string(doc(tc.top, tc.steps)), "ts-sample", "user.sample", 1))
+			r, err := legacy.Normalize(src)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.pointer == "" {
+				if r.Legacy() {
+					t.Fatalf("read in the TypeScript format: %+v", r.Warnings)
+				}
+				return
+			}
+			if len(r.Warnings) != 1 || r.Warnings[0].Code != legacy.FormatByConstruct || r.Warnings[0].Pointer != tc.pointer || r.Workflow.Notes != workflow.NotesRequired {
+				t.Fatalf("warnings %+v, notes %q; want FORMAT_BY_CONSTRUCT at %s and the format's notes policy", r.Warnings, r.Workflow.Notes, tc.pointer)
+			}
+		})
 	}
 }
 
