@@ -143,7 +143,10 @@ type legacyCase struct {
 	notes func(stepID string, attempt int) (string, bool)
 	// loopArtifact rewrites a loop decision before it is sent.
 	loopArtifact func(map[string]any) map[string]any
-	check        func(t *testing.T, mode string, r *legacyRun)
+	// sends is the context the agent sends with its first answer of a
+	// step, by step id.
+	sends map[string]map[string]any
+	check func(t *testing.T, mode string, r *legacyRun)
 }
 
 // legacyRun is what the literal agent saw during one run.
@@ -154,6 +157,7 @@ type legacyRun struct {
 	gaps     []map[string]any
 	skipped  []string
 	warnings []string // codes of every warning shown
+	late     []string // steps run after they were skipped (the format reconsiders a skip)
 	start    result
 	complete result
 	session  string
@@ -232,6 +236,9 @@ func driveLegacy(t *testing.T, c *client.Client, tc legacyCase, f fixture, mode 
 		}
 		for _, w := range asList(r.S["warnings"]) {
 			run.warnings = append(run.warnings, str(w.(map[string]any), "code"))
+			if str(w.(map[string]any), "code") == "SKIPPED_STEP_RUNS_LATE" {
+				run.late = append(run.late, str(r.S, "pending", "stepId"))
+			}
 		}
 		for _, g := range asList(r.S["gapsRecorded"]) {
 			run.gaps = append(run.gaps, g.(map[string]any))
@@ -272,6 +279,9 @@ func driveLegacy(t *testing.T, c *client.Client, tc legacyCase, f fixture, mode 
 					out["artifacts"].([]any)[i] = tc.loopArtifact(m)
 				}
 			}
+		}
+		if ctx := tc.sends[stepID]; ctx != nil && first {
+			args["context"] = ctx
 		}
 		answered[stepID]++
 		r = call(t, c, "continue_workflow", args)
@@ -433,7 +443,7 @@ func TestLegacyWorkflowsLiteralAgent(t *testing.T) {
 					}
 				}
 				for _, s := range run.skipped {
-					if slices.Contains(run.ran(), s) && !f.inLoop[s] {
+					if slices.Contains(run.ran(), s) && !f.inLoop[s] && !slices.Contains(run.late, s) {
 						t.Errorf("%s both ran and was skipped", s)
 					}
 				}
@@ -773,6 +783,18 @@ func legacyCases() []legacyCase {
 					t.Errorf("review-pr asks for %v; want the verdict and the rating", kinds)
 				}
 			}},
+		{file: "skipped-reconsidered.json", id: "legacy.skipped-reconsidered",
+			sends: map[string]map[string]any{"triage-slowness": {"needsProfiling": true}},
+			ran:   []string{"triage-slowness", "profile-deeply", "write-findings"},
+			check: func(t *testing.T, mode string, r *legacyRun) {
+				late := r.step(t, "profile-deeply", 0)
+				warn, _ := json.Marshal(late.S["warnings"])
+				mustContain(t, "the late step's warnings", string(warn), "SKIPPED_STEP_RUNS_LATE", "profile-deeply (Profile the page deeply) was skipped earlier")
+			}},
+		{file: "canonical/skipped-stays-skipped.json", id: "canonical.skipped-stays-skipped",
+			sends:   map[string]map[string]any{"triage-slowness": {"needsProfiling": true}},
+			ran:     []string{"triage-slowness", "write-findings"},
+			skipped: []string{"profile-deeply"}},
 		{file: "canonical/loop-iteration-vars.json", id: "canonical.loop-iteration-vars",
 			ran:   cat([]string{"write-draft", "revise", "revise", "revise", "read-aloud"}, stepsOf(2, "collect-feedback"), []string{"publish"}),
 			exits: map[string]string{"revision-loop": "count_done", "feedback-loop": "max_iterations"},

@@ -68,6 +68,8 @@ var legacyWant = map[string]struct {
 	"function-refs.json":                      {"legacy.function-refs", workflow.KindWorkflow, []string{"FUNCTION_CALLS_DROPPED", "FUNCTION_REF_PARENS", "FUNCTION_REF_UNDEFINED"}},
 	"virtual-steps.json":                      {"legacy.virtual-steps", workflow.KindWorkflow, []string{"DELEGATION_RETARGETED", "OUTPUT_CONTRACT", "PARALLEL_STEP", "VIRTUAL_STEP"}},
 	"contract-and-assessments.json":           {"legacy.contract-and-assessments", workflow.KindWorkflow, []string{"OUTPUT_CONTRACT"}},
+	"skipped-reconsidered.json":               {"legacy.skipped-reconsidered", workflow.KindWorkflow, []string{"CONTEXT_SYNTHESIZED"}},
+	"canonical/skipped-stays-skipped.json":    {"canonical.skipped-stays-skipped", workflow.KindWorkflow, nil},
 	"canonical/loop-iteration-vars.json":      {"canonical.loop-iteration-vars", workflow.KindWorkflow, nil},
 	"canonical/loop-count-var.json":           {"canonical.loop-count-var", workflow.KindWorkflow, nil},
 	"canonical/loop-until.json":               {"canonical.loop-until", workflow.KindWorkflow, nil},

@@ -145,6 +145,7 @@ func (s *Service) record(tx Tx, a attemptIn) (event.Event, error) {
 	}
 	next := move.Snapshot
 	next.Preferences, next.Capabilities = a.prefs, observe(a.snap.Capabilities, ev.Observations)
+	notes = append(notes, lateNotices(move.Late)...)
 	if a.changed {
 		notes = append(notes, protocol.Notices(recommendationWarnings(a.c, a.prefs))...)
 	}
@@ -167,6 +168,21 @@ func (s *Service) record(tx Tx, a attemptIn) (event.Event, error) {
 		return event.Event{}, err
 	}
 	return rec, appendFacts(tx, a, child, ev, dec, move)
+}
+
+// lateNotices tell the agent (and the log) of each step or loop skipped
+// earlier that the move runs now, out of order.
+func lateNotices(late []run.Late) []event.Notice {
+	var out []event.Notice
+	for _, l := range late {
+		out = append(out, event.Notice{Code: event.NoticeSkippedStepRunsLate, Message: lateText(l)})
+	}
+	return out
+}
+
+func lateText(l run.Late) string {
+	return fmt.Sprintf("%s (%s) was skipped earlier, for its condition %s did not hold; the context sent since satisfies it, so it runs now, out of order "+
+		"(a workflow in the TypeScript WorkRail's format reconsiders a skipped step after each advance)", l.StepID, l.Title, l.Condition)
 }
 
 // recordBlocked records an attempt the mode matrix blocked: the step stays
@@ -282,6 +298,12 @@ func appendFacts(tx Tx, a attemptIn, child engine.NodeID, ev outcome.Evaluation,
 	}
 	for _, p := range ps {
 		if _, err := tx.Append(a.n.run, child, p); err != nil {
+			return err
+		}
+	}
+	for _, l := range move.Late { // the Console's record of a step run out of order
+		trace := &event.DecisionTraceAppendedData{TraceKind: event.TraceSkippedStepRunsLate, Summary: lateText(l)}
+		if _, err := tx.Append(a.n.run, child, trace); err != nil {
 			return err
 		}
 	}

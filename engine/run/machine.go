@@ -22,6 +22,14 @@ type machine struct {
 	skips []event.Skip
 	exits []event.LoopExit
 	gaps  []event.GapRecordedData
+	late  []Late
+	// open and resume are Position's: the top-level nodes skipped by their
+	// condition and not run since, and where the walk forward goes on
+	// after the one run late (workrail-ts rules only). reconsidered says
+	// whether open was looked at since the walk last came to the top level.
+	open         []int
+	resume       int
+	reconsidered bool
 	// err is set when the walk reached a loop it cannot run (a forEach
 	// whose required array is missing, a for loop whose countVar holds no
 	// count) and the mode stops for it; nothing of the move is recorded.
@@ -32,8 +40,11 @@ func (m *machine) finish(p Position) (Move, error) {
 	if m.err != nil {
 		return Move{}, m.err
 	}
+	if p.Kind == Pending {
+		p.Open, p.Resume = m.open, m.resume
+	}
 	move := Move{Snapshot: Snapshot{V: SnapshotVersion, WorkflowHash: m.c.Hash, Position: p, Context: m.ctx,
-		Preferences: m.prefs, Capabilities: m.caps}, Skipped: m.skips, LoopExits: m.exits, Gaps: m.gaps}
+		Preferences: m.prefs, Capabilities: m.caps}, Skipped: m.skips, LoopExits: m.exits, Gaps: m.gaps, Late: m.late}
 	if err := CheckRender(m.c, move.Snapshot); err != nil { // the step moved to could not be shown
 		return Move{}, err
 	}
@@ -46,6 +57,10 @@ func (m *machine) finish(p Position) (Move, error) {
 func (m *machine) resolve(path []Frame) Position {
 	for m.err == nil {
 		d := len(path) - 1
+		if d == 0 && !m.reconsidered {
+			m.reconsidered = true
+			m.reconsider(path)
+		}
 		list := m.list(path[:d])
 		f := path[d]
 		if f.Index >= len(list) {
@@ -60,14 +75,68 @@ func (m *machine) resolve(path []Frame) Position {
 		case n.Step != nil && m.runs(n.Step, path):
 			return Position{Kind: Pending, Step: n.Step.ID, Path: slices.Clone(path)}
 		case n.Step != nil:
-			path[d].Index++
+			m.skipped(d, f.Index, n.Step.RunCondition)
+			m.pass(path)
 		case m.enters(n.Loop, path):
 			path = append(path, Frame{})
 		default:
-			path[d].Index++
+			m.skipped(d, f.Index, n.Loop.RunCondition)
+			m.pass(path)
 		}
 	}
 	return Position{}
+}
+
+// runCondition is a top-level node's runCondition and title.
+func runCondition(n compile.Node) (*workflow.Condition, string) {
+	if n.Step != nil {
+		return n.Step.RunCondition, n.Step.Title
+	}
+	return n.Loop.RunCondition, n.Loop.Title
+}
+
+// pass moves path past the node it points at. At the top level, past a
+// node run late, the walk goes on where it was (resume), and the skipped
+// nodes are reconsidered again before it does.
+func (m *machine) pass(path []Frame) {
+	last := len(path) - 1
+	path[last].Index++
+	if last == 0 && m.resume > 0 {
+		path[0].Index, m.resume, m.reconsidered = m.resume, 0, false
+	}
+}
+
+// skipped keeps a top-level node skipped by its runCondition (its index
+// i, at depth d) open, to be reconsidered after each advance, under the
+// workrail-ts dialect's rules. A loop its own condition, count or items
+// do not enter is done, as there.
+func (m *machine) skipped(d, i int, cond *workflow.Condition) {
+	if d > 0 || !m.c.TSRules() || cond == nil || cond.Eval(m.ctx) || slices.Contains(m.open, i) {
+		return
+	}
+	m.open = append(m.open, i)
+}
+
+// reconsider points path, at the top level, at the first node of open
+// whose runCondition now holds, as the TypeScript WorkRail picks the
+// first eligible top-level step in the file's order on every advance;
+// the walk forward resumes where path pointed once it is done. It is
+// recorded as run late. Nodes still skipped stay open.
+func (m *machine) reconsider(path []Frame) {
+	for k, i := range m.open {
+		n := m.c.Steps[i]
+		cond, title := runCondition(n)
+		if !cond.Eval(m.ctx) {
+			continue
+		}
+		m.open = slices.Delete(slices.Clone(m.open), k, k+1)
+		if m.resume == 0 {
+			m.resume = path[0].Index
+		}
+		path[0] = Frame{Index: i}
+		m.late = append(m.late, Late{StepID: n.ID(), Title: title, Condition: cond.String()})
+		return
+	}
 }
 
 // list returns the step list the cursor prefix points into.
@@ -115,7 +184,7 @@ func (m *machine) endIteration(path []Frame) []Frame {
 		return append(loopPath, Frame{Iteration: done})
 	}
 	m.exits = append(m.exits, event.LoopExit{LoopID: loop.ID, Reason: reason, Iterations: done})
-	loopPath[d-1].Index++
+	m.pass(loopPath)
 	return loopPath
 }
 
