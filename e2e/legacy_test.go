@@ -521,6 +521,11 @@ func legacyCases() []legacyCase {
 				mustNotContain(t, "the second step", r.steps[1].Text, "Read the dependency's changelog before planning")
 				again := rehydrate(t, r.c, str(r.steps[1].S, "stateToken"))
 				mustContain(t, "a rehydrate", again.Text, "Read the dependency's changelog before planning", "Dependency upgrade policy")
+				// The document the workflow reads from its package (the
+				// fixtures' folder stands for it) is found, and its path given.
+				guide, _ := filepath.Abs(filepath.Join(legacyDir, "guides", "reading-changelogs.md"))
+				mustContain(t, "the start", r.start.Text, "[from the package, at "+guide+"]")
+				mustContain(t, "a rehydrate", again.Text, "[from the package, at "+guide+"]")
 			}},
 		{file: "prompt-blocks.json", id: "legacy.prompt-blocks", ran: []string{"frame-rule", "challenge-rule"},
 			check: func(t *testing.T, mode string, r *legacyRun) {
@@ -576,6 +581,12 @@ func legacyCases() []legacyCase {
 		{file: "loop-while-artifact.json", id: "legacy.loop-while-artifact",
 			ran:   []string{"first-draft", "polish-round", "polish-decision", "polish-round", "polish-decision", "publish"},
 			exits: map[string]string{"polish-loop": "stop_requested"},
+			// Each pass is told where it stands, as the format's loops tell it.
+			check: func(t *testing.T, mode string, r *legacyRun) {
+				mustContain(t, "the first pass", r.prompt(t, "polish-round", 0), "the loop's deciding step says whether another pass is needed")
+				mustContain(t, "the second pass", r.prompt(t, "polish-round", 1), "Pass 2 of at most", "Look for what the first pass missed")
+				mustNotContain(t, "the deciding step", r.prompt(t, "polish-decision", 1), "Pass 2 of")
+			},
 			// The decision is sent as the TypeScript format's prompt asks for it.
 			loopArtifact: func(a map[string]any) map[string]any {
 				return map[string]any{"kind": "wr.loop_control", "decision": a["decision"], "metadata": map[string]any{"reason": "the draft was read once more"}}

@@ -102,6 +102,30 @@ type Entry struct {
 	// Workflow is the source as read (normalized, for a legacy file, and
 	// under its loaded id): what a routine call in another file expands.
 	Workflow workflow.Workflow
+	// RefPlaces say where each reference read from the package
+	// (resolveFrom "package") was found, or where it was looked for: the
+	// sources, which read folders, fill them in (not part of the
+	// compiled form, whose hash must not depend on where a library sits).
+	RefPlaces []RefPlace
+}
+
+// RefPlace is where a workflow's reference to a document of the package
+// it came with was found (Path), or, when it was not, every place it was
+// looked for (LookedIn).
+type RefPlace struct {
+	ID       string   `json:"id"`
+	Path     string   `json:"path,omitempty"`
+	LookedIn []string `json:"lookedIn,omitempty"`
+}
+
+// Place is the place of reference id, if one was looked for.
+func (e Entry) Place(id string) (RefPlace, bool) {
+	for _, p := range e.RefPlaces {
+		if p.ID == id {
+			return p, true
+		}
+	}
+	return RefPlace{}, false
 }
 
 // Legacy reports whether the entry's file is in the TypeScript WorkRail

@@ -236,15 +236,21 @@ func (m *machine) enters(l *compile.Loop, path []Frame) bool {
 // (ok false); entered says whether it has run already.
 func (m *machine) count(l *compile.Loop, entered bool) (n int, ok bool) {
 	s := l.Spec
-	if s.CountVar == "" {
-		return s.Count, true
-	}
-	if n, ok := wholeNumber(m.ctx[s.CountVar]); ok {
+	if n, ok := countOf(s, m.ctx); ok {
 		return n, true
 	}
 	m.unrunnable(l, s.CountVar, fmt.Sprintf("runs as many times as context.%s says, which is %s", s.CountVar, describe(m.ctx, s.CountVar, "a whole number of 0 or more")),
 		"send it as a whole number of 0 or more", entered)
 	return 0, false
+}
+
+// countOf is how many times a for loop of spec s runs on ctx: its count,
+// or what its countVar holds when that is a whole number of 0 or more.
+func countOf(s workflow.LoopSpec, ctx map[string]any) (int, bool) {
+	if s.CountVar == "" {
+		return s.Count, true
+	}
+	return wholeNumber(ctx[s.CountVar])
 }
 
 // wholeNumber reads a count: a JSON number with no fractional part, 0 or

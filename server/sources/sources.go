@@ -114,6 +114,7 @@ func (r *Registry) assemble(workspace string, repos []Repository) (*catalog.Cata
 		looked = append(looked, src.Path+" (and its subfolders)")
 	}
 	entries, problems, retried := r.retryWithRoutines(entries, problems, failed, looked)
+	r.placeRefs(entries)
 	return catalog.New(entries, problems), complete && retried
 }
 

@@ -450,10 +450,10 @@ func (n *normalizer) promptValue(v any, ptr string) any {
 			texts = append(texts, strings.TrimSpace(po.str("text")))
 		case po.str("kind") == "ref":
 			id := po.str("refId")
-			text, known := refText(id)
+			text, known := workflow.PromptRefText(id)
 			if !known {
 				var ids []string
-				for _, r := range Refs() {
+				for _, r := range workflow.PromptRefs() {
 					ids = append(ids, r.ID)
 				}
 				n.problems = append(n.problems, workflow.Problem{Pointer: pp + "/refId",
