@@ -462,6 +462,10 @@ func driveTS(t *testing.T, ts *tsServer, id, workspace string, d *decider) ([]se
 		}
 		out = append(out, s)
 		if s.kind != "step" {
+			if s.kind != "complete" {
+				raw, _ := json.Marshal(r)
+				t.Logf("%s: the TypeScript WorkRail answered %s: %.800s", id, s.kind, raw)
+			}
 			return out, times
 		}
 		args := map[string]any{"continueToken": str(r, "continueToken"), "output": d.output(s.step)}
@@ -482,7 +486,8 @@ func tsSeen(r map[string]any) seen {
 		return seen{kind: "complete"}
 	case r["kind"] == "blocked":
 		s := seen{kind: "blocked", step: str(r, "pending", "stepId")}
-		if b := asList(r["blockers"]); len(b) > 0 {
+		// Its blockers come wrapped: {"blockers": {"blockers": [...]}}.
+		if b := asList(dig(r, "blockers", "blockers")); len(b) > 0 {
 			s.code = str(b[0].(map[string]any), "code")
 		}
 		return s
@@ -547,8 +552,10 @@ func sequence(run []seen) []string {
 			out = append(out, s.step)
 		case "complete":
 			out = append(out, "(complete)")
-		default:
-			out = append(out, fmt.Sprintf("(%s at %s: %s)", s.kind, s.step, s.code))
+		case "blocked":
+			out = append(out, fmt.Sprintf("(blocked at %s: %s)", s.step, s.code))
+		default: // an error names no step
+			out = append(out, fmt.Sprintf("(%s: %s)", s.kind, s.code))
 		}
 	}
 	return out
