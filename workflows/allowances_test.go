@@ -19,12 +19,32 @@ import (
 
 // An allowance is a prompt saying a value may be empty: `"field": "<…,
 // or empty string>"`, "`field` … (empty string otherwise)", "field may be
-// empty", "leave field empty", "leave empty string if …" after a field.
+// empty", "leave field empty", "leave empty string if …" after a field,
+// "field (empty string if none)", "field is set (empty string is valid)",
+// "field is set (may be empty object)". The second group, when there is
+// one, says what kind of empty value (string, object, list or array).
 var allowances = []*regexp.Regexp{
 	regexp.MustCompile(`"(\w+)"\s*:\s*"<[^">]*\bor (?:an )?empty(?: string)?\b[^">]*>"`),
 	regexp.MustCompile("`(\\w+)`[^.\\n]*\\((?:an )?empty string otherwise\\)"),
 	regexp.MustCompile("`?(\\w+)`?\\s+(?:may|can) be (?:an )?empty"),
 	regexp.MustCompile("`(\\w+)`[^.\\n]*\\. Leave (?:it )?empty(?: string)?"),
+	regexp.MustCompile("`?(\\w+)`?(?:\\s+is set)?\\s*\\((?:use )?(?:an )?empty (string|object|list|array) (?:if none|is valid|otherwise)\\)"),
+	regexp.MustCompile("`?(\\w+)`?\\s+is set \\((?:it )?(?:may|can) be (?:an )?empty (string|object|list|array)\\)"),
+}
+
+// emptyOf is the empty value an allowance's match names: "" unless it
+// says object, list or array.
+func emptyOf(m []string) any {
+	if len(m) < 3 {
+		return ""
+	}
+	switch m[2] {
+	case "object":
+		return map[string]any{}
+	case "list", "array":
+		return []any{}
+	}
+	return ""
 }
 
 // library lists the workflow files of a library folder, as the daemon
@@ -78,7 +98,7 @@ func TestPromptAllowancesAreAccepted(t *testing.T) {
 				for _, re := range allowances {
 					for _, m := range re.FindAllStringSubmatch(text, -1) {
 						found++
-						checkEmptyAccepted(t, e, n.Step, m[1])
+						checkEmptyAccepted(t, e, n.Step, m[1], emptyOf(m))
 					}
 				}
 			})
@@ -90,12 +110,13 @@ func TestPromptAllowancesAreAccepted(t *testing.T) {
 	t.Logf("%d allowances checked", found)
 }
 
-// checkEmptyAccepted checks that field may be "" where step s asks for it.
-func checkEmptyAccepted(t *testing.T, e catalog.Entry, s *compile.Step, field string) {
+// checkEmptyAccepted checks that field may be the empty value zero where
+// step s asks for it.
+func checkEmptyAccepted(t *testing.T, e catalog.Entry, s *compile.Step, field string, zero any) {
 	t.Helper()
 	where := string(e.Compiled.ID) + "/" + string(s.ID) + " " + field
 	if s.Output == nil || s.Output.ContractRef == "" || !inExample(e.Compiled, s.Output.ContractRef, field) {
-		ctx := map[string]any{field: ""}
+		ctx := map[string]any{field: zero}
 		if _, err := protocol.CheckContext(e.Compiled.Workflow, ctx, false); err != nil {
 			t.Errorf("%s: an empty context value is refused: %v", where, err)
 		}
@@ -103,7 +124,7 @@ func checkEmptyAccepted(t *testing.T, e catalog.Entry, s *compile.Step, field st
 	}
 	var art map[string]any
 	json.Unmarshal(e.Compiled.Contracts[s.Output.ContractRef].Example, &art)
-	empty(art, field)
+	empty(art, field, zero)
 	b, _ := json.Marshal(art)
 	ev := outcome.Judge(e.Compiled, s, outcome.Attempt{Notes: "Did the step.", Artifacts: []json.RawMessage{b}})
 	for _, r := range ev.Reasons {
@@ -119,20 +140,20 @@ func inExample(c compile.Compiled, ref workflow.ContractRef, field string) bool 
 	return strings.Contains(string(c.Contracts[ref].Example), `"`+field+`":`)
 }
 
-// empty sets every member named field in v to "".
-func empty(v any, field string) {
+// empty sets every member named field in v to zero.
+func empty(v any, field string, zero any) {
 	switch x := v.(type) {
 	case map[string]any:
 		for k, val := range x {
 			if k == field {
-				x[k] = ""
+				x[k] = zero
 				continue
 			}
-			empty(val, field)
+			empty(val, field, zero)
 		}
 	case []any:
 		for _, val := range x {
-			empty(val, field)
+			empty(val, field, zero)
 		}
 	}
 }
