@@ -27,7 +27,7 @@ func (r *Registry) placeRefs(entries []catalog.Entry) {
 			continue
 		}
 		places, err := within(&r.stuck, "\x00refs "+e.File, r.timeout, func() ([]catalog.RefPlace, error) {
-			return placesOf(e.Compiled.References, packageRoots(e.Source.Path)), nil
+			return placesOf(e.Compiled.References, packageRoots(e.Source)), nil
 		})
 		if err == nil {
 			e.RefPlaces = places
@@ -45,10 +45,13 @@ func hasPackageRefs(refs []workflow.Reference) bool {
 }
 
 // packageRoots are the folders a source folder's package may be rooted
-// at: the folder itself, and the folder above it.
-func packageRoots(dir string) []string {
-	dir = filepath.Clean(dir)
-	if parent := filepath.Dir(dir); parent != dir {
+// at: the folder itself, and the folder above it. A repository's folder
+// is the copy WorkRail fetched of it, and the folder above that is
+// WorkRail's own storage (other repositories' copies): only the copy is
+// the package.
+func packageRoots(src catalog.Source) []string {
+	dir := filepath.Clean(src.Path)
+	if parent := filepath.Dir(dir); parent != dir && src.Kind != catalog.Repo {
 		return []string{dir, parent}
 	}
 	return []string{dir}

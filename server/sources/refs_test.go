@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/workrail/workrail/engine/catalog"
+	"github.com/workrail/workrail/server/sources"
 )
 
 // A reference read from the package a library came with is found when
@@ -41,5 +42,23 @@ func TestPackageReferencesArePlaced(t *testing.T) {
 	}
 	if _, ok := e.Place("ws"); ok {
 		t.Error("a workspace reference was placed from the library's folder")
+	}
+}
+
+// A folder's package may be rooted at the folder or the one above it; a
+// repository's copy is its own package: the folder above it is
+// WorkRail's storage, where other repositories' copies are.
+func TestPackageRootsOfARepositoryStayInItsCopy(t *testing.T) {
+	for _, tc := range []struct {
+		src  catalog.Source
+		want []string
+	}{
+		{catalog.Source{Kind: catalog.Config, Path: "/lib/workflows"}, []string{"/lib/workflows", "/lib"}},
+		{catalog.Source{Kind: catalog.User, Path: "/home/u/.workrail/workflows/"}, []string{"/home/u/.workrail/workflows", "/home/u/.workrail"}},
+		{catalog.Source{Kind: catalog.Repo, Path: "/data/repos/ab12/workflows"}, []string{"/data/repos/ab12/workflows"}},
+	} {
+		if got := sources.PackageRoots(tc.src); !slices.Equal(got, tc.want) {
+			t.Errorf("%s %s: roots %v; want %v", tc.src.Kind, tc.src.Path, got, tc.want)
+		}
 	}
 }
