@@ -252,14 +252,24 @@ func (c *Console) knownWorkspace(ws string) (bool, error) {
 // that names it.
 func fileOf(cat *catalog.Catalog, id engine.WorkflowID) (catalog.Source, string, bool) {
 	if e, ok := cat.Get(id); ok {
-		return e.Source, filepath.Base(e.File), true
+		return e.Source, inFolder(e.Source, e.File), true
 	}
 	for _, p := range cat.Problems {
 		if p.ID == id && catalog.Writable(p.Source.Kind) {
-			return p.Source, filepath.Base(p.File), true
+			return p.Source, inFolder(p.Source, p.File), true
 		}
 	}
 	return catalog.Source{}, "", false
+}
+
+// inFolder is file's path within its source folder: its name, or
+// "routines/check.json" for a file of a subfolder the folder is read
+// with.
+func inFolder(src catalog.Source, file string) string {
+	if rel, err := filepath.Rel(src.Path, file); err == nil && src.Path != "" && !strings.HasPrefix(rel, "..") {
+		return rel
+	}
+	return filepath.Base(file)
 }
 
 // workflowEdit renders the editor of a workflow's file, or, for a bundled

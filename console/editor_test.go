@@ -430,6 +430,31 @@ func TestSaveKeepsLineEnds(t *testing.T) {
 	}
 }
 
+// TestSaveInSubfolder: a workflow whose file is in a subfolder of its
+// source folder (a library's routines/) is edited in place, never
+// written as a new file at the top of the folder, even when a file of
+// the same name is there.
+func TestSaveInSubfolder(t *testing.T) {
+	d := newDesk(t)
+	sub := filepath.Join(d.user, "routines")
+	deep := strings.ReplaceAll(greetFile("1"), "user.greet", "user.deep")
+	if err := os.MkdirAll(sub, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(sub, "greet.json"), []byte(deep), 0o644)
+	_, editor := getPath(t, d.h, "/workflows/user.deep/edit")
+	saved := strings.ReplaceAll(greetFile("2"), "user.greet", "user.deep")
+	if rec := d.post(t, "/workflows/user.deep/edit", editForm(t, editor, saved)); rec.Code != http.StatusSeeOther {
+		t.Fatalf("save = %d:\n%s", rec.Code, rec.Body.String())
+	}
+	if b, _ := os.ReadFile(filepath.Join(sub, "greet.json")); string(b) != saved {
+		t.Fatalf("routines/greet.json holds %q", b)
+	}
+	if b, _ := os.ReadFile(filepath.Join(d.user, "greet.json")); string(b) != d.greetBytes {
+		t.Fatalf("the file of the same name at the top was changed: %q", b)
+	}
+}
+
 // TestForkAndNew: a bundled workflow is forked, id renamed and every
 // other byte kept, into the user's or a project's namespace, and a new
 // workflow starts from the starter; each opens in the editor and loads.

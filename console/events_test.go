@@ -4,16 +4,20 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/workrail/workrail/engine/catalog"
 	"github.com/workrail/workrail/engine/event"
 	"github.com/workrail/workrail/engine/execute"
 	"github.com/workrail/workrail/engine/execute/executetest"
 	"github.com/workrail/workrail/engine/execute/memstore"
 	"github.com/workrail/workrail/engine/protocol"
 	"github.com/workrail/workrail/engine/workflow"
+	"github.com/workrail/workrail/server/sources"
 	"github.com/workrail/workrail/workflows"
 )
 
@@ -169,5 +173,41 @@ func TestRunRowsSayWhenAndHowLong(t *testing.T) {
 	}
 	if !strings.Contains(page, `<time datetime="PT180S" data-testid="took">3 min</time>`) { // the fork, now the preferred branch
 		t.Fatalf("node_3 row does not say its step took 3 min: %s", page)
+	}
+}
+
+// A step of a file in the TypeScript format, skipped by its condition,
+// that runs later because the context sent since satisfies it, is in the
+// session's event history: the decision trace says which step ran out of
+// order and why.
+func TestEventsPageShowsAStepRunLate(t *testing.T) {
+	user := t.TempDir()
+	os.WriteFile(filepath.Join(user, "late.json"), []byte(`{"id":"wr.late","name":"Late","description":"d","version":"1","metricsProfile":"none",
+		"steps":[{"id":"deep-dive","title":"Dive deep","prompt":"Dive.","runCondition":{"var":"depth","equals":"deep"}},
+		{"id":"triage","title":"Triage","prompt":"Triage and send depth."},{"id":"wrap-up","title":"Wrap up","prompt":"Wrap up."}]}`), 0o644)
+	reg, err := sources.New(workflows.FS, []catalog.Source{{Kind: catalog.User, Path: user}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := memstore.New()
+	x := execute.New(st, executetest.Ring(t), reg, workflow.Preferences{}, executetest.Clock, t.Logf)
+	s, ok := x.Start(context.Background(), json.RawMessage(`{"workflowId":"user.late"}`)).(protocol.StepResult)
+	if !ok || s.Pending.StepID != "triage" {
+		t.Fatalf("start: %+v", s)
+	}
+	b, _ := json.Marshal(map[string]any{"stateToken": s.NextCall.Arguments.StateToken, "ackToken": s.NextCall.Arguments.AckToken,
+		"output": map[string]any{"notesMarkdown": "Triaged: the bug needs a deep look."}, "context": map[string]any{"depth": "deep"}})
+	next, ok := x.Continue(context.Background(), b).(protocol.StepResult)
+	if !ok || next.Pending.StepID != "deep-dive" {
+		t.Fatalf("the advance that satisfied deep-dive went to %+v", next)
+	}
+	code, body := getPath(t, serve(t, st, reg), "/sessions/ses_1/events")
+	if code != http.StatusOK {
+		t.Fatalf("GET events = %d", code)
+	}
+	for _, want := range []string{"skipped step runs late", "deep-dive (Dive deep) was skipped earlier"} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the event history lacks %q", want)
+		}
 	}
 }

@@ -112,3 +112,87 @@ func listLibrary(b *testing.B, home string, n int) {
 		b.Fatalf("%d workflows from the library, want %d", fromConfig, want)
 	}
 }
+
+// BenchmarkDaemonStartTSLibrary measures a daemon's start on a home whose
+// config.json lists the TypeScript WorkRail's workflows/ folder as it is
+// laid out (its workflows, and its routines in routines/, read
+// recursively; internal/ and examples/ left out as there), from the
+// checkout WORKRAIL_TS_DIR names: from exec until the socket answers
+// /health (health-ms), how long the first list_workflows then takes,
+// reading and compiling every file (first-list-ms, goal: at most 250 ms),
+// and from exec until it has answered (listed-ms). Medians of at least 7
+// starts. Skipped without the checkout.
+func BenchmarkDaemonStartTSLibrary(b *testing.B) {
+	dir := os.Getenv("WORKRAIL_TS_DIR")
+	if dir == "" {
+		b.Skip("WORKRAIL_TS_DIR is not set: point it at a checkout of the TypeScript WorkRail to load its library")
+	}
+	lib := filepath.Join(dir, "workflows")
+	want := 0
+	err := filepath.WalkDir(lib, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == "internal" || d.Name() == "examples") {
+			return filepath.SkipDir
+		}
+		if !d.IsDir() && filepath.Ext(p) == ".json" {
+			want++
+		}
+		return nil
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	home := newHome(b)
+	cfg, _ := json.Marshal(map[string]any{"workflowPaths": []string{lib}})
+	if err := os.WriteFile(filepath.Join(home, "config.json"), cfg, 0o600); err != nil {
+		b.Fatal(err)
+	}
+	startAnswering(b, home).terminate(b)
+	var health, first, listed []time.Duration
+	sample := func() {
+		t0 := time.Now()
+		d := startAnswering(b, home)
+		health = append(health, time.Since(t0))
+		t1 := time.Now()
+		if got := listConfigWorkflows(b, home); got != want {
+			b.Fatalf("%d workflows and routines from %s, want its %d files", got, lib, want)
+		}
+		first = append(first, time.Since(t1))
+		listed = append(listed, time.Since(t0))
+		d.terminate(b)
+	}
+	for b.Loop() {
+		sample()
+	}
+	for len(listed) < 7 {
+		sample()
+	}
+	b.ReportMetric(float64(want), "files")
+	b.ReportMetric(float64(quantile(health, 0.5).Microseconds())/1000, "health-ms")
+	b.ReportMetric(float64(quantile(first, 0.5).Microseconds())/1000, "first-list-ms")
+	b.ReportMetric(float64(quantile(listed, 0.5).Microseconds())/1000, "listed-ms")
+}
+
+// listConfigWorkflows calls list_workflows on home's daemon socket and
+// counts the workflows from config folders, failing on any load problem.
+func listConfigWorkflows(b *testing.B, home string) int {
+	b.Helper()
+	ep := &mcpEndpoint{url: "http://localhost/mcp", hc: socketHTTP(home)}
+	sc, err := ep.call(1, "list_workflows", map[string]any{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if p := asList(sc["problems"]); len(p) > 0 {
+		raw, _ := json.Marshal(p[0])
+		b.Fatalf("%d file(s) of the library did not load; the first: %.600s", len(p), raw)
+	}
+	n := 0
+	for _, w := range asList(sc["workflows"]) {
+		if str(w.(map[string]any), "source", "kind") == "config" {
+			n++
+		}
+	}
+	return n
+}

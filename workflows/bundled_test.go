@@ -159,9 +159,9 @@ func TestBundledSetCoverage(t *testing.T) {
 			t.Errorf("no bundled step uses contract %s", c)
 		}
 	}
-	// The TypeScript format's two features are there for files in that
+	// The TypeScript format's features are there for files in that
 	// format; the bundled set shows WorkRail's own.
-	tsOnly := map[workflow.FeatureID]bool{workflow.FeatureCapabilities: true, workflow.FeatureSubagentGuidance: true}
+	tsOnly := map[workflow.FeatureID]bool{workflow.FeatureMemoryContext: true, workflow.FeatureCapabilities: true, workflow.FeatureSubagentGuidance: true}
 	for _, x := range workflow.Features() {
 		if !features[x] && !tsOnly[x] {
 			t.Errorf("no bundled workflow uses feature %s", x)

@@ -52,18 +52,31 @@ var legacyWant = map[string]struct {
 	"mixed-platform-migration.json": {"user.platform-migration", workflow.KindWorkflow, []string{"ARTIFACT_WHILE", "CONFIRMATION_GATE", "CONTEXT_SYNTHESIZED", "DELEGATION_RETARGETED", "FEATURE_ORDER_FIXED", "FOREACH_VARS",
 		"FUNCTION_REF_PARENS", "LOOP_TYPE", "NOT_EQUALS", "OUTPUT_CONTRACT", "OUTPUT_REQUIRED_LIST", "PARALLEL_STEP", "PREFERENCES_RENAMED", "PROMPT_PARTS_JOINED",
 		"PROMPT_REF_INLINED", "RESERVED_ID_RENAMED", "SPEC_VERSION_DROPPED", "TEMPLATE_CALL"}},
-	"notes-optional.json":          {"legacy.notes-optional", workflow.KindWorkflow, []string{"SPEC_VERSION_DROPPED"}},
-	"output-contracts.json":        {"legacy.output-contracts", workflow.KindWorkflow, []string{"OUTPUT_CONTRACT"}},
-	"parallel.json":                {"legacy.parallel", workflow.KindWorkflow, []string{"CONTEXT_SYNTHESIZED", "DELEGATION_RETARGETED", "PARALLEL_STEP"}},
-	"prompt-blocks.json":           {"legacy.prompt-blocks", workflow.KindWorkflow, []string{"OUTPUT_REQUIRED_LIST", "PROMPT_PARTS_JOINED", "PROMPT_REF_INLINED"}},
-	"prompt-fragments.json":        {"legacy.prompt-fragments", workflow.KindWorkflow, []string{"CONTEXT_SYNTHESIZED", "FOREACH_VARS", "LOOP_TYPE"}},
-	"template-call.json":           {"legacy.template-call", workflow.KindWorkflow, []string{"CONTEXT_SYNTHESIZED", "NOT_EQUALS", "ROUTINE_ARG_UNUSED", "TEMPLATE_CALL"}},
-	"templates.json":               {"legacy.templates", workflow.KindWorkflow, nil},
-	"validation.json":              {"legacy.validation", workflow.KindWorkflow, []string{"CONTEXT_SYNTHESIZED", "CRITERIA_WRAPPED", "HAS_VALIDATION_DROPPED"}},
-	"wr-id.json":                   {"user.fixture-reserved-claim", workflow.KindWorkflow, []string{"RESERVED_ID_RENAMED"}},
-	"routines/checklist-pass.json": {"user.routine-checklist-pass", workflow.KindRoutine, []string{"CONTEXT_SYNTHESIZED", "RESERVED_ID_RENAMED", "ROUTINE_KIND_FROM_ID"}},
-	"routines/quick-scan.json":     {"routine-quick-scan", workflow.KindRoutine, []string{"LEGACY_WORKFLOW_ID", "ROUTINE_KIND_FROM_ID"}},
-	"routines/second-opinion.json": {"user.routine-second-opinion", workflow.KindRoutine, []string{"RESERVED_ID_RENAMED", "ROUTINE_KIND_FROM_ID"}},
+	"notes-optional.json":                     {"legacy.notes-optional", workflow.KindWorkflow, []string{"SPEC_VERSION_DROPPED"}},
+	"output-contracts.json":                   {"legacy.output-contracts", workflow.KindWorkflow, []string{"OUTPUT_CONTRACT"}},
+	"parallel.json":                           {"legacy.parallel", workflow.KindWorkflow, []string{"CONTEXT_SYNTHESIZED", "DELEGATION_RETARGETED", "PARALLEL_STEP"}},
+	"prompt-blocks.json":                      {"legacy.prompt-blocks", workflow.KindWorkflow, []string{"OUTPUT_REQUIRED_LIST", "PROMPT_PARTS_JOINED", "PROMPT_REF_INLINED"}},
+	"prompt-fragments.json":                   {"legacy.prompt-fragments", workflow.KindWorkflow, []string{"CONTEXT_SYNTHESIZED", "FOREACH_VARS", "LOOP_TYPE"}},
+	"template-call.json":                      {"legacy.template-call", workflow.KindWorkflow, []string{"CONTEXT_SYNTHESIZED", "NOT_EQUALS", "ROUTINE_ARG_UNUSED", "TEMPLATE_CALL"}},
+	"templates.json":                          {"legacy.templates", workflow.KindWorkflow, []string{"FORMAT_BY_CONSTRUCT"}},
+	"validation.json":                         {"legacy.validation", workflow.KindWorkflow, []string{"CONTEXT_SYNTHESIZED", "CRITERIA_WRAPPED", "HAS_VALIDATION_DROPPED"}},
+	"wr-id.json":                              {"user.fixture-reserved-claim", workflow.KindWorkflow, []string{"FORMAT_BY_CONSTRUCT", "RESERVED_ID_RENAMED"}},
+	"loop-iteration-vars.json":                {"legacy.loop-iteration-vars", workflow.KindWorkflow, []string{"CONTEXT_SYNTHESIZED", "CONTEXT_WHILE", "ITERATION_VAR", "LOOP_TYPE", "NOT_EQUALS"}},
+	"loop-count-var.json":                     {"legacy.loop-count-var", workflow.KindWorkflow, []string{"CONTEXT_SYNTHESIZED", "COUNT_VAR", "LOOP_TYPE"}},
+	"loop-body-by-id.json":                    {"legacy.loop-body-by-id", workflow.KindWorkflow, []string{"BODY_STEP_MOVED", "LOOP_TYPE"}},
+	"loop-until.json":                         {"legacy.loop-until", workflow.KindWorkflow, []string{"ARTIFACT_WHILE", "CONTEXT_SYNTHESIZED", "LOOP_TYPE", "OUTPUT_CONTRACT", "UNTIL_PRECHECKED"}},
+	"function-refs.json":                      {"legacy.function-refs", workflow.KindWorkflow, []string{"FUNCTION_CALLS_DROPPED", "FUNCTION_REF_PARENS", "FUNCTION_REF_UNDEFINED"}},
+	"virtual-steps.json":                      {"legacy.virtual-steps", workflow.KindWorkflow, []string{"DELEGATION_RETARGETED", "OUTPUT_CONTRACT", "PARALLEL_STEP", "VIRTUAL_STEP"}},
+	"contract-and-assessments.json":           {"legacy.contract-and-assessments", workflow.KindWorkflow, []string{"OUTPUT_CONTRACT"}},
+	"skipped-reconsidered.json":               {"legacy.skipped-reconsidered", workflow.KindWorkflow, []string{"CONTEXT_SYNTHESIZED"}},
+	"canonical/skipped-stays-skipped.json":    {"canonical.skipped-stays-skipped", workflow.KindWorkflow, nil},
+	"canonical/loop-iteration-vars.json":      {"canonical.loop-iteration-vars", workflow.KindWorkflow, nil},
+	"canonical/loop-count-var.json":           {"canonical.loop-count-var", workflow.KindWorkflow, nil},
+	"canonical/loop-until.json":               {"canonical.loop-until", workflow.KindWorkflow, nil},
+	"canonical/contract-and-assessments.json": {"canonical.contract-and-assessments", workflow.KindWorkflow, nil},
+	"routines/checklist-pass.json":            {"user.routine-checklist-pass", workflow.KindRoutine, []string{"CONTEXT_SYNTHESIZED", "RESERVED_ID_RENAMED", "ROUTINE_KIND_FROM_ID"}},
+	"routines/quick-scan.json":                {"routine-quick-scan", workflow.KindRoutine, []string{"LEGACY_WORKFLOW_ID", "ROUTINE_KIND_FROM_ID"}},
+	"routines/second-opinion.json":            {"user.routine-second-opinion", workflow.KindRoutine, []string{"RESERVED_ID_RENAMED", "ROUTINE_KIND_FROM_ID"}},
 }
 
 // legacyFiles reads every fixture and routine, named relative to
@@ -71,7 +84,7 @@ var legacyWant = map[string]struct {
 func legacyFiles(tb testing.TB) []catalog.File {
 	tb.Helper()
 	var files []catalog.File
-	for _, pattern := range []string{"*.json", filepath.Join("routines", "*.json")} {
+	for _, pattern := range []string{"*.json", filepath.Join("routines", "*.json"), filepath.Join("canonical", "*.json")} {
 		names, err := filepath.Glob(filepath.Join(legacyDir, pattern))
 		if err != nil {
 			tb.Fatal(err)

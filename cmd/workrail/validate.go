@@ -7,11 +7,11 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"sort"
 
 	"github.com/workrail/workrail/engine/catalog"
 	"github.com/workrail/workrail/engine/workflow"
 	"github.com/workrail/workrail/engine/workflow/legacy"
+	"github.com/workrail/workrail/server/sources"
 	"github.com/workrail/workrail/workflows"
 )
 
@@ -74,13 +74,18 @@ func runValidate(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
-// validateFiles checks the files named, and the *.json files at the top
-// of each folder named, as one set: a routine call resolves among them,
-// then among the bundled routines.
+// validateFiles checks the files named, and the *.json files of each
+// folder named with its subfolders (as the daemon reads a source
+// folder), as one set: a routine call resolves among them, then among
+// the bundled routines.
 func validateFiles(args []string, kind catalog.SourceKind) []fileReport {
 	var reports []fileReport
 	var files []catalog.File
-	for _, path := range expand(args) {
+	paths, unread := expand(args)
+	for _, u := range unread {
+		reports = append(reports, fileReport{File: u.File, Problems: u.Problems})
+	}
+	for _, path := range paths {
 		b, err := os.ReadFile(path)
 		if err != nil {
 			reports = append(reports, fileReport{File: path, Problems: workflow.Problems{{Message: err.Error()}}})
@@ -89,7 +94,7 @@ func validateFiles(args []string, kind catalog.SourceKind) []fileReport {
 		files = append(files, catalog.File{Name: path, Data: b})
 	}
 	bundled, _ := catalog.LoadFS(workflows.FS, catalog.Source{Kind: catalog.Bundled})
-	entries, problems := catalog.LoadSet(files, catalog.Source{Kind: kind}, catalog.RoutinesOf(bundled))
+	entries, problems := catalog.LoadSet(files, catalog.Source{Kind: kind}, catalog.RoutinesOf(bundled), places(args)...)
 	byFile := map[string]fileReport{}
 	for _, e := range entries {
 		byFile[e.File] = fileReport{File: e.File, Valid: true, WorkflowID: string(e.Compiled.ID),
@@ -115,20 +120,48 @@ func validateFiles(args []string, kind catalog.SourceKind) []fileReport {
 	return reports
 }
 
-// expand replaces each folder by the *.json files at its top, sorted.
-func expand(args []string) []string {
-	var out []string
+// places names the files and folders given, as a routine call's problem
+// says where it was looked for.
+func places(args []string) []string {
+	out := make([]string, len(args))
+	for i, a := range args {
+		out[i] = a
+		if info, err := os.Stat(a); err == nil && info.IsDir() {
+			out[i] += " (and its subfolders)"
+		}
+	}
+	return out
+}
+
+// expand replaces each folder by its workflow files, as the daemon lists
+// a source folder (sources.Files): its *.json files and its subfolders',
+// sorted; unread are the subfolders it leaves out, and why. A file named
+// twice (a folder and a folder inside it) is checked once.
+func expand(args []string) (paths []string, unread []catalog.LoadProblem) {
+	seen := map[string]bool{}
+	add := func(p string) {
+		if !seen[p] {
+			seen[p] = true
+			paths = append(paths, p)
+		}
+	}
 	for _, a := range args {
 		info, err := os.Stat(a)
 		if err != nil || !info.IsDir() {
-			out = append(out, a)
+			add(a)
 			continue
 		}
-		names, _ := filepath.Glob(filepath.Join(a, "*.json"))
-		sort.Strings(names)
-		out = append(out, names...)
+		files, u, err := sources.Files(a)
+		if err != nil {
+			unread = append(unread, catalog.LoadProblem{File: a, Problems: workflow.Problems{{Message: err.Error()}}})
+			continue
+		}
+		for _, f := range files {
+			add(filepath.Clean(f))
+		}
+		unread = append(unread, u...)
 	}
-	return out
+	return paths, unread
 }
 
 func printValidation(w io.Writer, reports []fileReport) {

@@ -47,8 +47,59 @@ func TestValidateFolderResolvesRoutines(t *testing.T) {
 		}
 	}
 	out.Reset()
-	if code := runValidate([]string{filepath.Join(dir, "mixed.json")}, &out, &errOut); code != 1 || !strings.Contains(out.String(), "neither among the workflows loaded with it nor bundled") {
+	alone := filepath.Join(dir, "mixed.json")
+	if code := runValidate([]string{alone}, &out, &errOut); code != 1 {
 		t.Fatalf("exit %d: %s", code, out.String())
+	}
+	// The problem names the routine, where it was looked for and the fix.
+	for _, want := range []string{`calls routine "wr.routine-check", which is not loaded`, "looked for it in " + alone + " and among its bundled routines",
+		"Add the folder that holds the routine's file"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("the problem lacks %q:\n%s", want, out.String())
+		}
+	}
+}
+
+// TestValidateFolderReadsSubfolders: a folder is read as the daemon reads
+// a source folder, subfolders included (a library keeps its routines in
+// routines/), but for hidden ones, examples/ and internal/; a routine in
+// a subfolder resolves the calls of the files above it.
+func TestValidateFolderReadsSubfolders(t *testing.T) {
+	dir := t.TempDir()
+	for name, target := range map[string]string{"mixed.json": "mixed.json", "routine.json": filepath.Join("routines", "routine.json")} {
+		b, err := os.ReadFile(filepath.Join("..", "..", "engine", "workflow", "legacy", "testdata", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, target)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, target), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, skipped := range []string{".git", "examples", "internal"} {
+		if err := os.MkdirAll(filepath.Join(dir, skipped), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, skipped, "broken.json"), []byte("{"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var out, errOut bytes.Buffer
+	if code := runValidate([]string{"--json", dir}, &out, &errOut); code != 0 {
+		t.Fatalf("exit %d: %s%s", code, out.String(), errOut.String())
+	}
+	var res struct{ Files []fileReport }
+	if err := json.Unmarshal(out.Bytes(), &res); err != nil {
+		t.Fatal(err)
+	}
+	var files []string
+	for _, f := range res.Files {
+		files = append(files, strings.TrimPrefix(f.File, dir+string(filepath.Separator)))
+	}
+	if want := []string{"mixed.json", filepath.Join("routines", "routine.json")}; !slices.Equal(files, want) {
+		t.Errorf("validated %v, want %v", files, want)
 	}
 }
 

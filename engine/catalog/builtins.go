@@ -8,7 +8,6 @@ import (
 
 	"github.com/workrail/workrail/engine/compile"
 	"github.com/workrail/workrail/engine/workflow"
-	"github.com/workrail/workrail/engine/workflow/legacy"
 )
 
 // Builtins is the builtins catalog as this catalog's authors see it:
@@ -18,11 +17,11 @@ import (
 // read from.
 func (c *Catalog) Builtins() []compile.Builtin {
 	out := compile.Builtins()
-	for _, r := range legacy.Refs() {
-		out = append(out, compile.Builtin{Kind: compile.BuiltinRef, Name: r.ID, Description: r.Text,
+	for _, r := range workflow.PromptRefs() {
+		out = append(out, compile.Builtin{Kind: compile.BuiltinRef, Name: r.ID, Description: r.Text(),
 			Where:   `a part of a promptBlocks value, in a file in the TypeScript WorkRail's format; reading the file puts this text in its place`,
 			Snippet: `{ "kind": "ref", "refId": "` + r.ID + `" }`,
-			Origin:  compile.BuiltinOrigin{By: compile.ByWorkRail, File: "engine/workflow/legacy/refs.go"}})
+			Origin:  compile.BuiltinOrigin{By: compile.ByWorkRail, File: "engine/workflow/refs.go"}})
 	}
 	for _, e := range c.All() {
 		if e.Compiled.Kind != workflow.KindRoutine {

@@ -10,7 +10,7 @@ import (
 
 	"github.com/workrail/workrail/engine/catalog"
 	"github.com/workrail/workrail/engine/compile"
-	"github.com/workrail/workrail/engine/workflow/legacy"
+	"github.com/workrail/workrail/engine/workflow"
 )
 
 // TestBuiltinsListRoutines: the catalog's builtins are WorkRail's, then
@@ -26,7 +26,7 @@ func TestBuiltinsListRoutines(t *testing.T) {
 		MustLoad(t, wfJSON("user.plain", "Plain", ""), user, "plain.json"),
 	}
 	all := catalog.New(entries, nil).Builtins()
-	if n := len(compile.Builtins()) + len(legacy.Refs()); len(all) != n+1 {
+	if n := len(compile.Builtins()) + len(workflow.PromptRefs()); len(all) != n+1 {
 		t.Fatalf("%d builtins; want WorkRail's %d and one routine", len(all), n)
 	}
 	r := all[len(all)-1]
@@ -58,18 +58,18 @@ func TestBuiltinsListRoutines(t *testing.T) {
 // knows is a builtin, with its text and the file that holds it.
 func TestBuiltinsListPromptRefs(t *testing.T) {
 	all := catalog.New(nil, nil).Builtins()
-	src, err := os.ReadFile(filepath.Join("..", "workflow", "legacy", "refs.go"))
+	src, err := os.ReadFile(filepath.Join("..", "workflow", "refs.go"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, r := range legacy.Refs() {
+	for _, r := range workflow.PromptRefs() {
 		i := slices.IndexFunc(all, func(b compile.Builtin) bool { return b.Kind == compile.BuiltinRef && b.Name == r.ID })
 		if i < 0 {
 			t.Errorf("%s is not a builtin", r.ID)
 			continue
 		}
 		b := all[i]
-		if b.Description != r.Text || !strings.Contains(b.Snippet, `"refId": "`+r.ID+`"`) || b.Origin.File != "engine/workflow/legacy/refs.go" ||
+		if b.Description != r.Text() || !strings.Contains(b.Snippet, `"refId": "`+r.ID+`"`) || b.Origin.File != "engine/workflow/refs.go" ||
 			!strings.Contains(string(src), `"`+r.ID+`"`) {
 			t.Errorf("builtin %+v", b)
 		}

@@ -102,6 +102,30 @@ type Entry struct {
 	// Workflow is the source as read (normalized, for a legacy file, and
 	// under its loaded id): what a routine call in another file expands.
 	Workflow workflow.Workflow
+	// RefPlaces say where each reference read from the package
+	// (resolveFrom "package") was found, or where it was looked for: the
+	// sources, which read folders, fill them in (not part of the
+	// compiled form, whose hash must not depend on where a library sits).
+	RefPlaces []RefPlace
+}
+
+// RefPlace is where a workflow's reference to a document of the package
+// it came with was found (Path), or, when it was not, every place it was
+// looked for (LookedIn).
+type RefPlace struct {
+	ID       string   `json:"id"`
+	Path     string   `json:"path,omitempty"`
+	LookedIn []string `json:"lookedIn,omitempty"`
+}
+
+// Place is the place of reference id, if one was looked for.
+func (e Entry) Place(id string) (RefPlace, bool) {
+	for _, p := range e.RefPlaces {
+		if p.ID == id {
+			return p, true
+		}
+	}
+	return RefPlace{}, false
 }
 
 // Legacy reports whether the entry's file is in the TypeScript WorkRail
@@ -261,8 +285,11 @@ func Load(b []byte, src Source, file string) (Entry, workflow.Problems) {
 	return LoadWith(b, src, file, nil)
 }
 
-// LoadWith is Load with the routines template calls may expand.
-func LoadWith(b []byte, src Source, file string, routines Routines) (Entry, workflow.Problems) {
+// LoadWith is Load with the routines template calls may expand. looked
+// says where those routines were read from (besides the bundled ones),
+// e.g. "/lib (and its subfolders)": the problem of a call that none of
+// them resolves names it.
+func LoadWith(b []byte, src Source, file string, routines Routines, looked ...string) (Entry, workflow.Problems) {
 	w, res, p := read(b, src)
 	if p != nil {
 		return Entry{}, p
@@ -274,9 +301,12 @@ func LoadWith(b []byte, src Source, file string, routines Routines) (Entry, work
 	}
 	c, warnings, err := compile.CompileWith(w, opts)
 	var over *compile.LimitError
+	var missing *compile.MissingRoutineError
 	switch {
 	case errors.As(err, &over):
 		return Entry{}, workflow.Problems{workflow.Locate(b, workflow.Problem{Pointer: over.Pointer, Message: over.Error()})}
+	case errors.As(err, &missing):
+		return Entry{}, workflow.Problems{workflow.Locate(b, workflow.Problem{Pointer: missing.Pointer, Message: missingRoutine(missing, looked)})}
 	case err != nil:
 		return Entry{}, workflow.Problems{{Message: err.Error()}}
 	}
@@ -301,6 +331,19 @@ func LoadWith(b []byte, src Source, file string, routines Routines) (Entry, work
 			Message: fmt.Sprintf("workflow id %q has no namespace; it still runs, but rename it to %q", w.ID, s)})
 	}
 	return e, nil
+}
+
+// missingRoutine says which routine a call names, where WorkRail looked
+// for it, and what to do: most often, add the folder that holds it.
+func missingRoutine(m *compile.MissingRoutineError, looked []string) string {
+	where := "the files loaded with this one"
+	if len(looked) > 0 {
+		where = strings.Join(looked, ", ")
+	}
+	return fmt.Sprintf("step %s calls routine %q, which is not loaded: WorkRail looked for it in %s and among its bundled routines. "+
+		"Add the folder that holds the routine's file (a library keeps its routines in routines/ beside its workflows) "+
+		"to the folders WorkRail reads (workflowPaths in config.json, or the folders given to workrail validate), or check the routine's id",
+		m.Step, m.Routine, where)
 }
 
 // read normalizes one file and applies its source's id rules: a file
@@ -362,8 +405,8 @@ type File struct {
 // given to validate) as a source of kind src.Kind, in the order given: a
 // routine call resolves among them (by the id the routine's file claims,
 // or the one it loads under), then among fallback (e.g. the bundled
-// routines).
-func LoadSet(files []File, src Source, fallback Routines) ([]Entry, []LoadProblem) {
+// routines). looked names where the files were read from (LoadWith).
+func LoadSet(files []File, src Source, fallback Routines, looked ...string) ([]Entry, []LoadProblem) {
 	set := map[engine.WorkflowID]workflow.Workflow{}
 	for _, f := range files {
 		w, _, p := read(f.Data, src)
@@ -388,7 +431,7 @@ func LoadSet(files []File, src Source, fallback Routines) ([]Entry, []LoadProble
 	var entries []Entry
 	var problems []LoadProblem
 	for _, f := range files {
-		e, p := LoadWith(f.Data, src, f.Name, find)
+		e, p := LoadWith(f.Data, src, f.Name, find, looked...)
 		if p != nil {
 			problems = append(problems, LoadProblem{Source: src, File: f.Name, ID: IDOf(f.Data), Problems: p})
 			continue

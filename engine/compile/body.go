@@ -53,6 +53,20 @@ func (e *expander) body(id engine.WorkflowID, step workflow.StepID) (*body, erro
 	return b, err
 }
 
+// MissingRoutineError is a call of a routine that the routines the
+// compiler was given (Options.Routines) do not hold; the caller knows
+// where those were looked for, and says it.
+type MissingRoutineError struct {
+	Step    workflow.StepID
+	Routine engine.WorkflowID
+	// Pointer is the calling step in the source.
+	Pointer string
+}
+
+func (e *MissingRoutineError) Error() string {
+	return fmt.Sprintf("compile: step %s calls routine %q, which is neither among the workflows loaded with it nor bundled", e.Step, e.Routine)
+}
+
 // lowered is a routine lowered for its calls, or why it cannot be.
 type lowered struct {
 	b   *body
@@ -67,7 +81,7 @@ func (e *expander) lowerBody(id engine.WorkflowID, step workflow.StepID) (*body,
 	}
 	switch {
 	case !found:
-		return nil, fmt.Errorf("compile: step %s calls routine %q, which is neither among the workflows loaded with it nor bundled", step, id)
+		return nil, &MissingRoutineError{Step: step, Routine: id}
 	case r.Kind != workflow.KindRoutine:
 		return nil, fmt.Errorf("compile: step %s calls %q, which is a workflow, not a routine (kind \"routine\")", step, id)
 	case len(r.Assessments) > 0 || len(r.Contracts) > 0:

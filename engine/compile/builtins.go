@@ -165,12 +165,16 @@ var featureDocs = map[workflow.FeatureID]builtinDoc{
 			string(workflow.ContractWorkflowDivergence) + " artifact, with a reason.",
 		snippet: `"` + string(workflow.FeatureDivergenceReporting) + `"`,
 	},
+	workflow.FeatureMemoryContext: {
+		description: "Steps written with promptBlocks tell the agent how to use a memory tool when one is there: ask it first, store what was learned, never wait on it.",
+		snippet:     `"` + string(workflow.FeatureMemoryContext) + `"`,
+	},
 	workflow.FeatureCapabilities: {
-		description: "Steps written with promptBlocks ask the agent to check that a tool or capability is there before relying on it, and to say so when it is not.",
+		description: "Steps written with promptBlocks ask the agent to check that an optional capability is there before relying on it, to record why it took or skipped it, and to keep the synthesis to itself (constraints, procedure and checks).",
 		snippet:     `"` + string(workflow.FeatureCapabilities) + `"`,
 	},
 	workflow.FeatureSubagentGuidance: {
-		description: "Steps written with promptBlocks tell the agent how to hand bounded parts of the work to subagents while keeping decisions and synthesis to itself.",
+		description: "Steps written with promptBlocks tell the agent how to hand bounded parts of the work to WorkRail Executor subagents while keeping decisions and synthesis to itself (constraints, procedure and checks).",
 		snippet:     `"` + string(workflow.FeatureSubagentGuidance) + `"`,
 	},
 	workflow.FeatureFinalReview: {

@@ -36,6 +36,11 @@ type Workflow struct {
 	// twin never share a hash.
 	Dialect  Dialect  `json:"dialect,omitempty"`
 	Rewrites []string `json:"rewrites,omitempty"`
+	// DialectRules is the revision of the dialect's run-time rules the
+	// workflow runs under (DESIGN §6): a run keeps the rules of the
+	// compiled form it is pinned to, so a form compiled before a revision
+	// (0) runs as it did then. Canonical files have none.
+	DialectRules int `json:"dialectRules,omitempty"`
 
 	About                string                  `json:"about,omitempty"`
 	Examples             []string                `json:"examples,omitempty"`
@@ -56,6 +61,19 @@ type Dialect string
 const (
 	DialectTS Dialect = "workrail-ts"
 )
+
+// TSRulesRevision is the revision of the workrail-ts dialect's run-time
+// rules a legacy file compiles to today. Revision 2 runs it as the
+// TypeScript WorkRail does in four more ways: notes are required at a
+// step that rates assessments (only an output contract spares them), the
+// notes asked for are 10 to 30 lines, a step skipped by its condition is
+// reconsidered after each advance, and an agent's value is read as a
+// number or a text only where that engine compares it as one.
+const TSRulesRevision = 2
+
+// TSRules reports whether w runs under the workrail-ts dialect's rules of
+// revision 2 or later (TSRulesRevision).
+func (w Workflow) TSRules() bool { return w.Dialect == DialectTS && w.DialectRules >= 2 }
 
 // Node is a compiled step or loop: a tagged union with exactly one set.
 type Node struct {
@@ -223,6 +241,9 @@ func CompileWith(src workflow.Workflow, opts Options) (Compiled, []Warning, erro
 	}
 	w := lower(src)
 	w.Dialect, w.Rewrites = opts.Dialect, opts.Rewrites
+	if w.Dialect == DialectTS {
+		w.DialectRules = TSRulesRevision
+	}
 	w, warnings, err := e.expand(w)
 	if err != nil {
 		return Compiled{}, nil, err

@@ -104,7 +104,7 @@ var packs = map[workflow.ContractRef]ContractPack{
 			"kind":{"enum":["wr.contracts.discovery_handoff","wr.discovery_handoff"]},
 			"version":{"const":1},
 			"selectedDirection":{"type":"string","minLength":1,"maxLength":500},
-			"designDocPath":{"type":"string","minLength":1,"maxLength":300},
+			"designDocPath":{"type":"string","maxLength":300},
 			"confidenceBand":{"type":"string","minLength":1,"maxLength":32},
 			"keyInvariants":{"type":"array","maxItems":12,"items":{"type":"string","maxLength":300}},
 			"rejectedDirections":{"type":"array","maxItems":5,"items":{"type":"object","additionalProperties":false,"required":["direction","reason"],"properties":{
@@ -132,22 +132,26 @@ var packs = map[workflow.ContractRef]ContractPack{
 		Kinds:   []string{"wr.shaping_handoff"},
 	},
 	workflow.ContractDifferentiationHandoff: {
-		Description: "What a differentiation study hands to shaping: how fresh its evidence is, a checklist, and the idea restated as a problem with its baseline, limits and claimed advantage.",
+		Description: "What a differentiation study hands to shaping: when its evidence was captured, a checklist, and the idea restated as a pitch: problem, baseline, appetite, no-gos, limits, evidence and claimed advantage.",
 		Schema: raw(`{"type":"object","additionalProperties":false,"required":["kind","version","schemaVersion","generatedAt","evidenceFreshness","validationChecklist","shapingHandoff"],"properties":{
 			"kind":{"enum":["wr.contracts.differentiation_handoff","wr.differentiation_handoff"]},
 			"version":{"const":1},
 			"schemaVersion":{"const":"1.0.0"},
 			"generatedAt":{"type":"string","minLength":1,"maxLength":64},
-			"evidenceFreshness":{"type":"object","required":["oldest","newest"],"properties":{"oldest":{"type":"string"},"newest":{"type":"string"}}},
-			"validationChecklist":{"type":"array","maxItems":10,"items":{"type":"string","maxLength":300}},
-			"shapingHandoff":{"type":"object","required":["rawIdea","problem","baseline","appetiteHint","noGosHints","constraints","evidenceTopK","defensibilityClaim"],"properties":{
-				"rawIdea":{"type":"string"},"problem":{"type":"string"},"baseline":{"type":"string"},"appetiteHint":{"type":"string"},
+			"evidenceFreshness":{"type":"object","additionalProperties":false,"required":["oldestCapturedAt","newestCapturedAt"],"properties":{
+				"oldestCapturedAt":{"type":"string","minLength":1,"maxLength":64},"newestCapturedAt":{"type":"string","minLength":1,"maxLength":64}}},
+			"validationChecklist":{"type":"array","maxItems":10,"items":{"type":"string","minLength":1,"maxLength":200}},
+			"shapingHandoff":{"type":"object","additionalProperties":false,"required":["rawIdea","problem","baseline","appetiteHint","noGosHints","constraints","evidenceTopK","defensibilityClaim"],"properties":{
+				"rawIdea":{"type":"string","minLength":1},"problem":{"type":"string","minLength":1},"baseline":{"type":"string","minLength":1},
+				"appetiteHint":{"enum":["small_batch","big_batch"]},
 				"noGosHints":{"type":"array","items":{"type":"string"}},
-				"constraints":{"type":"object","required":["teamSize","technicalCapabilities","exclusions"],"properties":{
-					"technicalCapabilities":{"type":"array","minItems":1,"items":{"type":"string"}},"exclusions":{"type":"array","items":{"type":"string"}}}},
+				"constraints":{"type":"object","additionalProperties":false,"required":["teamSize","technicalCapabilities"],"properties":{
+					"teamSize":{"type":"integer","minimum":1},"technicalCapabilities":{"type":"array","minItems":1,"items":{"type":"string"}},"exclusions":{"type":"array","items":{"type":"string"}}}},
 				"evidenceTopK":{"type":"array","maxItems":10,"items":{"type":"string"}},
-				"defensibilityClaim":{"type":"object","required":["power","cannibalization"],"properties":{"power":{"type":"string"},"cannibalization":{"type":"string"}}}}}}}`),
-		Example: raw(`{"kind":"wr.contracts.differentiation_handoff","version":1,"schemaVersion":"1.0.0","generatedAt":"2026-11-20T10:00:00Z","evidenceFreshness":{"oldest":"2026-09-01","newest":"2026-11-18"},"validationChecklist":["Three teams confirm the problem."],"shapingHandoff":{"rawIdea":"Offline mode","problem":"Field staff lose work without signal.","baseline":"Paper notes typed in later.","appetiteHint":"six weeks","noGosHints":["No sync conflicts UI."],"constraints":{"teamSize":2,"technicalCapabilities":["local storage"],"exclusions":["desktop"]},"evidenceTopK":["interview-07"],"defensibilityClaim":{"power":"switching costs","cannibalization":"none"}}}`),
+				"defensibilityClaim":{"type":"object","additionalProperties":false,"required":["power","cannibalization"],"properties":{
+					"power":{"enum":["Counter-Positioning","Switching Costs","Network Economies","Scale Economies","Cornered Resource","Process Power","Branding","None_Imitable"]},
+					"cannibalization":{"type":"string"}}}}}}}`),
+		Example: raw(`{"kind":"wr.contracts.differentiation_handoff","version":1,"schemaVersion":"1.0.0","generatedAt":"2026-11-20T10:00:00Z","evidenceFreshness":{"oldestCapturedAt":"2026-09-01T00:00:00Z","newestCapturedAt":"2026-11-18T00:00:00Z"},"validationChecklist":["Three teams confirm the problem."],"shapingHandoff":{"rawIdea":"Offline mode","problem":"Field staff lose work without signal.","baseline":"Paper notes typed in later.","appetiteHint":"big_batch","noGosHints":["No sync conflicts UI."],"constraints":{"teamSize":2,"technicalCapabilities":["local storage"],"exclusions":["desktop"]},"evidenceTopK":["interview-07"],"defensibilityClaim":{"power":"Switching Costs","cannibalization":"none"}}}`),
 		Kinds:   []string{"wr.differentiation_handoff"},
 	},
 }

@@ -2,7 +2,9 @@ package compile
 
 import (
 	"fmt"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/workrail/workrail/engine/workflow"
@@ -77,16 +79,64 @@ var features = map[workflow.FeatureID]feature{
 	workflow.FeatureDurableNotes:        injectEverywhere(workflow.FeatureDurableNotes, "notes", durableNotesText),
 	workflow.FeatureDivergenceReporting: injectEverywhere(workflow.FeatureDivergenceReporting, "divergence", divergenceText),
 	workflow.FeatureFinalReview:         finalReview,
-	workflow.FeatureCapabilities:        injectIntoBlocks(workflow.FeatureCapabilities, "capabilities", capabilitiesText),
-	workflow.FeatureSubagentGuidance:    injectIntoBlocks(workflow.FeatureSubagentGuidance, "subagents", subagentText),
+	workflow.FeatureMemoryContext:       injectIntoBlocks(workflow.FeatureMemoryContext, blockRules{constraints: []string{refText("wr.refs.memory_usage")}}),
+	workflow.FeatureCapabilities:        injectIntoBlocks(workflow.FeatureCapabilities, capabilitiesRules),
+	workflow.FeatureSubagentGuidance:    injectIntoBlocks(workflow.FeatureSubagentGuidance, subagentRules),
 }
 
 const (
 	durableNotesText = "Before calling continue_workflow, put 1-10 lines in output.notesMarkdown: what you did, what you found, what comes next. WorkRail keeps them when the chat forgets."
 	divergenceText   = "If you deviate from these instructions, say so: add an artifact of kind wr.contracts.workflow_divergence to output.artifacts with a reason and a one-line summary."
-	capabilitiesText = "Before relying on a tool or capability (subagents, web access, a build or test command), check that this environment has it; if it does not, do the step without it and say so in your notes."
-	subagentText     = "If you can start subagents, hand them independent, well-bounded parts of this step with everything they need in the request; keep the decisions and the final synthesis to yourself, and check what they return before you use it."
 )
+
+// The features of the TypeScript format carry every rule its features
+// carry there, in WorkRail's words, each where it put it: a constraint,
+// a procedure step or a check (features_test.go lists them by their
+// substance).
+var (
+	capabilitiesRules = blockRules{
+		constraints: []string{
+			"Do not take an optional capability for granted because this workflow can use it.",
+			"When subagents, web access or another optional capability matters here, make sure it works with a real probe or a real attempt before you rely on it.",
+			"When a capability is not there, say so and take the path without it; never act as if you had it.",
+		},
+		procedure: []string{
+			"When an optional capability would change the quality of this step, decide whether it is worth using here.",
+			"When you take a path that depends on a capability, record the observation or attempt that showed it works.",
+			"When you skip subagents or another optional capability, do the work yourself and record why that path is enough.",
+		},
+		verify: []string{
+			"No path that depends on a capability was taken without an observation, a probe or an attempt behind it.",
+			"Where a capability was missing or skipped, the path taken instead and what it cannot do are said plainly.",
+			"The synthesis and the final judgment are still yours, the main agent's.",
+		},
+	}
+	subagentRules = blockRules{
+		constraints: []string{
+			"The WorkRail Executor is the only kind of subagent: do not name or count on others (a Builder, a Researcher, …).",
+			"You, the main agent, own the strategy, the decisions, the synthesis and the final outputs; subagents bring independent ways of looking at the work, nothing more.",
+			refText("wr.refs.parallelize_cognition_serialize_synthesis"),
+		},
+		procedure: []string{
+			"When you hand work to WorkRail Executors, give each a clear focus that does not overlap another's, and the shared packet of facts or context as the truth they start from.",
+			"When their results come back, merge them yourself: no single subagent's result becomes the answer without your review.",
+		},
+		verify: []string{
+			"Every result handed back was merged by you, not taken over word for word.",
+			"No subagent was given the final say over the findings, recommendations or artifacts that count.",
+		},
+	}
+)
+
+// refText is a prompt reference's text (workflow.PromptRefs), which a
+// feature carries as one of its constraints.
+func refText(id string) string {
+	t, ok := workflow.PromptRefText(id)
+	if !ok {
+		panic("compile: no prompt reference " + id)
+	}
+	return t
+}
 
 // applyFeatures applies the declared features in the fixed order of
 // workflow.Features(), whatever order the author listed them in.
@@ -119,16 +169,36 @@ func injectEverywhere(id workflow.FeatureID, name, text string) feature {
 	}
 }
 
-// injectIntoBlocks adds text to the steps written with promptBlocks only,
-// as the TypeScript format's features do.
-func injectIntoBlocks(id workflow.FeatureID, name, text string) feature {
+// blockRules are what a feature adds to a step's blocks.
+type blockRules struct{ constraints, procedure, verify []string }
+
+// Where an injected block goes in the prompt (pieces): its id holds the
+// part, "<feature>/procedure/<n>" or "<feature>/verify/<n>"; any other
+// is a constraint.
+const (
+	procedurePart = "/procedure/"
+	verifyPart    = "/verify/"
+)
+
+// injectIntoBlocks adds rules to the steps written with promptBlocks only,
+// as the TypeScript format's features do: each rule where the feature
+// puts it.
+func injectIntoBlocks(id workflow.FeatureID, rules blockRules) feature {
+	var add []Injection
+	for _, part := range []struct {
+		name  string
+		rules []string
+	}{{"/constraint/", rules.constraints}, {procedurePart, rules.procedure}, {verifyPart, rules.verify}} {
+		for i, r := range part.rules {
+			add = append(add, Injection{ID: string(id) + part.name + strconv.Itoa(i+1), Text: r, Provenance: Provenance{Origin: FromFeature, By: string(id)}})
+		}
+	}
 	return func(w Workflow) (Workflow, error) {
 		w.Steps = mapSteps(w.Steps, func(s Step) Step {
 			if s.blocks == nil {
 				return s
 			}
-			s.Injections = append(append([]Injection(nil), s.Injections...),
-				Injection{ID: string(id) + "/" + name, Text: text, Provenance: Provenance{Origin: FromFeature, By: string(id)}})
+			s.Injections = append(slices.Clip(s.Injections), add...)
 			return s
 		})
 		return w, nil

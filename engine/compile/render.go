@@ -60,21 +60,26 @@ func pieces(s Step, packs map[workflow.ContractRef]ContractPack, templates map[w
 	} else {
 		p = append(p, strings.TrimSpace(s.raw), "\n")
 	}
-	var guidance, functions []string
+	var guidance, functions, procedure, verify []string
+	if s.blocks != nil {
+		procedure, verify = s.blocks.Procedure, s.blocks.Verify
+	}
 	for _, inj := range s.Injections {
 		switch {
 		case strings.HasPrefix(inj.ID, guidancePrefix):
 			guidance = append(guidance, inj.Text)
 		case strings.HasPrefix(inj.ID, functionsPrefix):
 			functions = append(functions, inj.Text)
+		case strings.Contains(inj.ID, procedurePart):
+			procedure = append(slices.Clip(procedure), inj.Text)
+		case strings.Contains(inj.ID, verifyPart):
+			verify = append(slices.Clip(verify), inj.Text)
 		default:
 			constraints = append(slices.Clip(constraints), inj.Text)
 		}
 	}
 	p = p.list("Constraints", constraints, false)
-	if s.blocks != nil {
-		p = p.list("Procedure", s.blocks.Procedure, true)
-	}
+	p = p.list("Procedure", procedure, true)
 	p = p.list("Guidance", guidance, false)
 	p = p.list("Functions", functions, false)
 	var required []string
@@ -90,9 +95,7 @@ func pieces(s Step, packs map[workflow.ContractRef]ContractPack, templates map[w
 		}
 	}
 	p = p.list("Output required", required, false, contract...)
-	if s.blocks != nil {
-		p = p.list("Verify", s.blocks.Verify, false)
-	}
+	p = p.list("Verify", verify, false)
 	return p.TrimRight(func(r rune) bool { return r == '\n' })
 }
 

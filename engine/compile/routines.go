@@ -2,6 +2,7 @@ package compile
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -85,6 +86,9 @@ func (e *expander) nodes(list []Node, ptr string) ([]Node, error) {
 func (e *expander) call(s Step, ptr string) ([]Node, error) {
 	id := engine.WorkflowID(s.template.ID)
 	b, err := e.body(id, s.ID)
+	if missing := (*MissingRoutineError)(nil); errors.As(err, &missing) {
+		return nil, &MissingRoutineError{Step: s.ID, Routine: id, Pointer: ptr}
+	}
 	if err != nil {
 		return nil, err
 	}

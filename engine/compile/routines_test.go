@@ -104,12 +104,14 @@ func TestGuidanceFunctionsAndFormatFeatures(t *testing.T) {
 	  {"id":"l","title":"L","functionDefinitions":[{"name":"shadowed","definition":"loop"}],"loop":{"kind":"for","count":1,"maxIterations":1},
 	   "body":[{"id":"b","title":"B","prompt":"Do b.","functionReferences":["shadowed"]}]}]}`)
 	a, _ := c.Step("a")
-	for _, want := range []string{"Guidance:\n- Be brief.", "Functions:\n- note(what string): Write it down.", "check that this environment has it", "subagents"} {
+	for _, want := range []string{"Guidance:\n- Be brief.", "Functions:\n- note(what string): Write it down.",
+		"Constraints:\n- Do not take an optional capability for granted", "Procedure:\n1. When an optional capability would change",
+		"Verify:\n- No path that depends on a capability", "The WorkRail Executor is the only kind of subagent"} {
 		if !strings.Contains(a.Prompt, want) {
 			t.Errorf("step a lacks %q:\n%s", want, a.Prompt)
 		}
 	}
-	if strings.Index(a.Prompt, "check that this environment") > strings.Index(a.Prompt, "hand them independent") {
+	if strings.Index(a.Prompt, "Do not take an optional capability") > strings.Index(a.Prompt, "The WorkRail Executor is the only") {
 		t.Error("features are not in WorkRail's fixed order (capabilities before subagent_guidance)")
 	}
 	b, _ := c.Step("b")

@@ -61,6 +61,10 @@ const (
 	// not read anywhere: recorded as sent; the notice names the kinds the
 	// step expects.
 	NoticeArtifactKindUnexpected NoticeCode = "ARTIFACT_KIND_UNEXPECTED"
+	// A step or loop skipped earlier by its condition runs now, out of
+	// order, because the context sent since satisfies it (a file in the
+	// TypeScript WorkRail's format, which reconsiders skipped steps).
+	NoticeSkippedStepRunsLate NoticeCode = "SKIPPED_STEP_RUNS_LATE"
 )
 
 // NoticeCodes lists every notice code in a fixed order.
@@ -70,5 +74,5 @@ func NoticeCodes() []NoticeCode {
 		NoticeUserResponseInvalid, NoticeArtifactInvalid, NoticeCapabilityDegraded, NoticeLegacyWorkflowID,
 		NoticePinnedWorkflowDrifted, NoticeSecretRedacted, NoticeArtifactKindAliased, NoticeAssessmentLevelNormalized,
 		NoticeContextValueCanonicalized, NoticeLegacyFormat, NoticeReservedIDRenamed, NoticeRoutineArgUnused,
-		NoticeDelegationRetargeted, NoticeTemplateUnfilled, NoticeArtifactKindUnexpected}
+		NoticeDelegationRetargeted, NoticeTemplateUnfilled, NoticeArtifactKindUnexpected, NoticeSkippedStepRunsLate}
 }

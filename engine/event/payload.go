@@ -256,11 +256,12 @@ const (
 	TraceDetectedNonTipAdvance  TraceKind = "detected_non_tip_advance"
 	TraceRecommendationExceeded TraceKind = "recommendation_exceeded"
 	TraceLoopExitedAtMax        TraceKind = "loop_exited_at_max_iterations"
+	TraceSkippedStepRunsLate    TraceKind = "skipped_step_runs_late"
 )
 
 // TraceKinds lists the decision trace kinds in a fixed order.
 func TraceKinds() []TraceKind {
-	return []TraceKind{TraceDetectedNonTipAdvance, TraceRecommendationExceeded, TraceLoopExitedAtMax}
+	return []TraceKind{TraceDetectedNonTipAdvance, TraceRecommendationExceeded, TraceLoopExitedAtMax, TraceSkippedStepRunsLate}
 }
 
 // DecisionTraceAppendedData explains a decision; never needed for

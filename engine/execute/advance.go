@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -136,12 +137,15 @@ func (s *Service) record(tx Tx, a attemptIn) (event.Event, error) {
 	if len(dec.Blockers) > 0 {
 		return s.recordBlocked(tx, a, ev, dec, notes)
 	}
-	move, err := run.Advance(a.c, a.snap, a.in.Context, ev.Stop)
+	at := a.snap
+	at.Preferences = a.prefs // the walk decides in the attempt's mode
+	move, err := run.Advance(a.c, at, a.in.Context, ev.Stop)
 	if err != nil {
 		return event.Event{}, err
 	}
 	next := move.Snapshot
 	next.Preferences, next.Capabilities = a.prefs, observe(a.snap.Capabilities, ev.Observations)
+	notes = append(notes, lateNotices(move.Late)...)
 	if a.changed {
 		notes = append(notes, protocol.Notices(recommendationWarnings(a.c, a.prefs))...)
 	}
@@ -163,7 +167,22 @@ func (s *Service) record(tx Tx, a attemptIn) (event.Event, error) {
 	if err := appendChild(tx, a, child, next, ev); err != nil {
 		return event.Event{}, err
 	}
-	return rec, appendFacts(tx, a, child, ev, dec, move.LoopExits)
+	return rec, appendFacts(tx, a, child, ev, dec, move)
+}
+
+// lateNotices tell the agent (and the log) of each step or loop skipped
+// earlier that the move runs now, out of order.
+func lateNotices(late []run.Late) []event.Notice {
+	var out []event.Notice
+	for _, l := range late {
+		out = append(out, event.Notice{Code: event.NoticeSkippedStepRunsLate, Message: lateText(l)})
+	}
+	return out
+}
+
+func lateText(l run.Late) string {
+	return fmt.Sprintf("%s (%s) was skipped earlier, for its condition %s did not hold; the context sent since satisfies it, so it runs now, out of order "+
+		"(a workflow in the TypeScript WorkRail's format reconsiders a skipped step after each advance)", l.StepID, l.Title, l.Condition)
 }
 
 // recordBlocked records an attempt the mode matrix blocked: the step stays
@@ -261,7 +280,7 @@ func appendEdge(tx Tx, n node, child engine.NodeID, siblings int) error {
 
 // appendFacts records, on the child, what the attempt disclosed: changed
 // preferences, capability observations, divergences and gaps.
-func appendFacts(tx Tx, a attemptIn, child engine.NodeID, ev outcome.Evaluation, dec outcome.Decision, exits []event.LoopExit) error {
+func appendFacts(tx Tx, a attemptIn, child engine.NodeID, ev outcome.Evaluation, dec outcome.Decision, move run.Move) error {
 	var ps []event.Payload
 	if a.changed {
 		ps = append(ps, &event.PreferencesChangedData{Delta: *a.in.Preferences, Effective: a.prefs})
@@ -272,7 +291,7 @@ func appendFacts(tx Tx, a attemptIn, child engine.NodeID, ev outcome.Evaluation,
 	for i := range ev.Divergences {
 		ps = append(ps, &ev.Divergences[i])
 	}
-	gaps := append(append(append([]event.GapRecordedData(nil), dec.Gaps...), ev.Disclosed...), loopGaps(exits)...)
+	gaps := append(append(append([]event.GapRecordedData(nil), dec.Gaps...), ev.Disclosed...), moveGaps(move)...)
 	gaps = append(gaps, a.resolves...)
 	for i := range gaps {
 		ps = append(ps, &gaps[i])
@@ -282,17 +301,24 @@ func appendFacts(tx Tx, a attemptIn, child engine.NodeID, ev outcome.Evaluation,
 			return err
 		}
 	}
+	for _, l := range move.Late { // the Console's record of a step run out of order
+		trace := &event.DecisionTraceAppendedData{TraceKind: event.TraceSkippedStepRunsLate, Summary: lateText(l)}
+		if _, err := tx.Append(a.n.run, child, trace); err != nil {
+			return err
+		}
+	}
 	if a.changed {
 		return traceRecommendation(tx, node{session: a.n.session, run: a.n.run, id: child}, a.c, a.prefs)
 	}
 	return nil
 }
 
-// loopGaps discloses loops that ended at their bound instead of their
-// condition: the work may be unfinished.
-func loopGaps(exits []event.LoopExit) []event.GapRecordedData {
-	var out []event.GapRecordedData
-	for _, e := range exits {
+// moveGaps are the gaps a move leaves: the loops it skipped for want of
+// their input (full_auto_never_stop), and those that ended at their
+// bound instead of their condition, whose work may be unfinished.
+func moveGaps(move run.Move) []event.GapRecordedData {
+	out := slices.Clone(move.Gaps)
+	for _, e := range move.LoopExits {
 		if e.Reason == event.MaxIterations {
 			out = append(out, event.GapRecordedData{Reason: event.GapAssumptionMade, Severity: event.SeverityWarning, RelatedStepID: e.LoopID,
 				Summary:      fmt.Sprintf("loop %s stopped at its maximum of %d iterations, not because its condition was met", e.LoopID, e.Iterations),

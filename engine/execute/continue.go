@@ -83,6 +83,7 @@ func (s *Service) rehydrate(n node, in protocol.ContinueInput) (protocol.Result,
 	if d, drifted := p.drift(s); drifted && d.PinnedHash == rep.l.c.Hash {
 		rep.warnings = append(rep.warnings, protocol.DriftWarning(rep.l.c.Version, d))
 	}
+	rep.facts.places = p.places(s)
 	return s.render(rep)
 }
 

@@ -67,3 +67,17 @@ func (p pin) drift(s *Service) (catalog.Drift, bool) {
 	}
 	return s.Drift(p.workspace, p.id, p.hash)
 }
+
+// places are where the package references of p's pinned version are, as
+// the catalog its workspace sees now reads them (I/O: never under a
+// transaction); none when that version is no longer defined.
+func (p pin) places(s *Service) []catalog.RefPlace {
+	if p.id == "" {
+		return nil
+	}
+	e, ok := s.workflows.Catalog(p.workspace).Definition(p.id, p.hash)
+	if !ok {
+		return nil
+	}
+	return e.RefPlaces
+}

@@ -358,7 +358,7 @@ func (s *Service) startIn(ctx context.Context, sid engine.SessionID, raw []byte,
 		if err := once.record(tx, n); err != nil {
 			return reply{}, err
 		}
-		return fresh(tx, loaded{c: b.c, snap: b.move.Snapshot}, n, s.keys.Active(), moveFacts{skipped: b.move.Skipped, rules: true}, b.warnings)
+		return fresh(tx, loaded{c: b.c, snap: b.move.Snapshot}, n, s.keys.Active(), moveFacts{skipped: b.move.Skipped, rules: true, places: b.places}, b.warnings)
 	})
 	return s.startedOnce(r, err, b)
 }

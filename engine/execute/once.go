@@ -91,7 +91,7 @@ func (s *Service) startAgain(prior Started, b beginning) (protocol.Result, error
 		if err != nil {
 			return reply{}, err
 		}
-		facts, warnings := moveFacts{rules: true}, []protocol.Warning(nil)
+		facts, warnings := moveFacts{rules: true, places: b.places}, []protocol.Warning(nil)
 		if _, d, err := canon.Digest(b.move.Snapshot); err == nil && l.c.Hash == b.c.Hash && engine.SnapshotRef(d) == l.info.Snapshot {
 			facts.skipped, warnings = b.move.Skipped, b.warnings
 		}

@@ -4,12 +4,14 @@ import (
 	"fmt"
 
 	"github.com/workrail/workrail/engine"
+	"github.com/workrail/workrail/engine/catalog"
 	"github.com/workrail/workrail/engine/event"
 	"github.com/workrail/workrail/engine/outcome"
 	"github.com/workrail/workrail/engine/project"
 	"github.com/workrail/workrail/engine/protocol"
 	"github.com/workrail/workrail/engine/run"
 	"github.com/workrail/workrail/engine/token"
+	"github.com/workrail/workrail/engine/workflow"
 )
 
 // moveFacts is what a result reports besides the node itself: what the
@@ -22,8 +24,10 @@ type moveFacts struct {
 	fork       *event.Fork
 	checkpoint *protocol.Checkpointed
 	// rules: the run starts or is rehydrated here, so the answer shows
-	// the workflow's rules and references.
-	rules bool
+	// the workflow's rules and references, with where those read from the
+	// workflow's package are (places, from the catalog entry).
+	rules  bool
+	places []catalog.RefPlace
 	// open: the run is complete here, and these gaps of its path are
 	// still open (worst first), for the answer to name.
 	open []project.GapState
@@ -138,7 +142,7 @@ func (s *Service) render(r reply) (protocol.Result, error) {
 	v.Skipped, v.Recap, v.Fork, v.Gaps, v.Checkpoint, v.Rehydrate = f.skipped, f.recap, f.fork, f.gaps, f.checkpoint, f.rehydrate
 	v.OpenGaps = openGaps(l, f.open)
 	if f.rules {
-		v.Rules, v.References = l.c.MetaGuidance, l.c.References
+		v.Rules, v.References = l.c.MetaGuidance, references(l.c.References, f.places)
 	}
 	if !pending {
 		return protocol.NewComplete(v), nil
@@ -149,6 +153,22 @@ func (s *Service) render(r reply) (protocol.Result, error) {
 		return nil, err
 	}
 	return protocol.NewStep(v, p, protocol.Progress{Part: l.snap.Position.Path[0].Index + 1, Parts: len(l.c.Steps)}), nil
+}
+
+// references are a workflow's references as the agent is shown them,
+// each read from the package with its place, when one was looked for.
+func references(refs []workflow.Reference, places []catalog.RefPlace) []protocol.Reference {
+	var out []protocol.Reference
+	for _, r := range refs {
+		ref := protocol.Reference{Reference: r}
+		for _, p := range places {
+			if p.ID == r.ID {
+				ref.Path, ref.LookedIn = p.Path, p.LookedIn
+			}
+		}
+		out = append(out, ref)
+	}
+	return out
 }
 
 // openGaps are the gaps a complete answer names, each with the title of

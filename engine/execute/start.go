@@ -121,7 +121,7 @@ func (s *Service) create(ctx context.Context, once onceKey, b beginning, workspa
 		if err := once.record(tx, n); err != nil {
 			return reply{}, err
 		}
-		return fresh(tx, loaded{c: b.c, snap: b.move.Snapshot}, n, s.keys.Active(), moveFacts{skipped: b.move.Skipped, rules: true}, b.warnings)
+		return fresh(tx, loaded{c: b.c, snap: b.move.Snapshot}, n, s.keys.Active(), moveFacts{skipped: b.move.Skipped, rules: true, places: b.places}, b.warnings)
 	})
 	return s.startedOnce(r, err, b)
 }
@@ -134,6 +134,7 @@ type beginning struct {
 	move     run.Move
 	delta    workflow.Preferences
 	warnings []protocol.Warning
+	places   []catalog.RefPlace // where the entry's package references are
 }
 
 // begin checks a start's preferences and context against the workflow
@@ -155,7 +156,7 @@ func (s *Service) begin(in protocol.StartInput, entry catalog.Entry) (beginning,
 	if err != nil {
 		return beginning{}, engine.AsError(err)
 	}
-	return beginning{c: c, repo: repoPin(entry.Source), move: move, delta: delta, warnings: warnings}, nil
+	return beginning{c: c, repo: repoPin(entry.Source), move: move, delta: delta, warnings: warnings, places: entry.RefPlaces}, nil
 }
 
 // repoPin is the repository and commit a workflow of src was read from;
@@ -205,7 +206,7 @@ func (s *Service) addRun(tx Tx, b beginning, restartOf engine.RunID) (node, erro
 	if _, err := tx.Append(rid, nid, &event.PreferencesChangedData{Delta: b.delta, Effective: snap.Preferences}); err != nil {
 		return n, err
 	}
-	for _, g := range loopGaps(b.move.LoopExits) {
+	for _, g := range moveGaps(b.move) {
 		if _, err := tx.Append(rid, nid, &g); err != nil {
 			return n, err
 		}

@@ -67,6 +67,7 @@ func (a Ask) form(k string) (fill.Artifact, bool) {
 // What the fixed slots ask.
 const (
 	notesAsks        = "1-10 lines: what you did in this step and what you found"
+	tsNotesAsks      = "10-30 lines: what you did in this step, what you found and what you decided, with the evidence"
 	responseAsks     = "the user's answer, in their words (ask them and wait for it)"
 	secretAsks       = "that the user provided it, never the secret itself"
 	confirmationAsks = "the user's confirmation, in their words (ask them to confirm and wait for it)"
@@ -77,7 +78,7 @@ const (
 	artifactsPointer = "/output/artifacts"
 )
 
-var fixedAsks = []string{notesAsks, fill.Optional(notesAsks), responseAsks, secretAsks, confirmationAsks, CheckpointAsks}
+var fixedAsks = []string{notesAsks, fill.Optional(notesAsks), tsNotesAsks, fill.Optional(tsNotesAsks), responseAsks, secretAsks, confirmationAsks, CheckpointAsks}
 
 func artifactPointer(i int) string { return artifactsPointer + "/" + strconv.Itoa(i) }
 
@@ -87,9 +88,13 @@ func artifactPointer(i int) string { return artifactsPointer + "/" + strconv.Ito
 // contract, one per assessment it rates, and, where the mode stops for
 // the user, the user's answer.
 func AskOf(c compile.Compiled, s *compile.Step, a workflow.Autonomy, need UserNeed) Ask {
-	ask := Ask{Notes: fill.Slot{Pointer: NotesPointer, Asks: notesAsks, Required: NotesRequired(c, s)}}
+	asks := notesAsks
+	if c.TSRules() { // the length the TypeScript WorkRail asks for
+		asks = tsNotesAsks
+	}
+	ask := Ask{Notes: fill.Slot{Pointer: NotesPointer, Asks: asks, Required: NotesRequired(c, s)}}
 	if !ask.Notes.Required {
-		ask.Notes.Asks = fill.Optional(notesAsks)
+		ask.Notes.Asks = fill.Optional(asks)
 	}
 	ask.Artifacts = append(ask.Artifacts, stepForms(c, s)...)
 	if !need.None() && a != workflow.FullAutoNeverStop {

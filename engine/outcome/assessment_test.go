@@ -177,3 +177,45 @@ func TestArtifactKindAliases(t *testing.T) {
 		}
 	}
 }
+
+// A step may both require an output contract and rate assessments: each
+// is checked on its own, and each missing or invalid one is its own
+// reason; nextCall carries both templates.
+func TestContractAndAssessmentsOnOneStep(t *testing.T) {
+	c := canonical(t, `{"id":"user.both","name":"B","description":"d","version":"1",
+	"assessments":[{"id":"depth","purpose":"How deep.","dimensions":[{"id":"coverage","purpose":"c","levels":["skimmed","read"]}]}],
+	"steps":[{"id":"review","title":"Review","prompt":"p","output":{"contractRef":"wr.contracts.gaps"},"assessmentRefs":["depth"]}]}`)
+	s := MustStep(t, c, "review")
+	gaps, rating := `{"kind":"wr.contracts.gaps","gaps":[]}`, `{"kind":"wr.assessment","dimensions":{"coverage":"read"}}`
+	for _, tc := range []struct {
+		name string
+		sent []string
+		want []workflow.ContractRef
+	}{
+		{"both", []string{gaps, rating}, nil},
+		{"the contract only", []string{gaps}, []workflow.ContractRef{workflow.ContractAssessment}},
+		{"the rating only", []string{rating}, []workflow.ContractRef{workflow.ContractGaps}},
+		{"neither", nil, []workflow.ContractRef{workflow.ContractGaps, workflow.ContractAssessment}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ev := evaluate(c, s, arts(tc.sent...), nothingObserved)
+			var refs []workflow.ContractRef
+			for _, r := range ev.Reasons {
+				if r.Code != outcome.MissingRequiredOutput {
+					t.Fatalf("reason %+v; want only missing outputs", r)
+				}
+				refs = append(refs, r.ContractRef)
+			}
+			if !reflect.DeepEqual(refs, tc.want) {
+				t.Fatalf("missing %v; want %v", refs, tc.want)
+			}
+		})
+	}
+	var kinds []string
+	for _, a := range outcome.AskOf(c, s, workflow.Guided, outcome.UserNeed{}).Artifacts {
+		kinds = append(kinds, a.Kind)
+	}
+	if want := []string{string(workflow.ContractGaps), workflow.AssessmentKind}; !reflect.DeepEqual(kinds, want) {
+		t.Fatalf("nextCall asks for %v; want %v", kinds, want)
+	}
+}

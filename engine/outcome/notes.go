@@ -14,9 +14,10 @@ import (
 // NotesRequired reports whether step s's advance needs non-blank notes:
 // under the workflow's notes policy "required" unless the step says
 // notesOptional or requires an output contract (an artifact is then the
-// step's record), and at any step whose notes have criteria unless it
-// says notesOptional (criteria about notes that were never written would
-// pass vacuously).
+// step's record; so is a rating, but not under the workrail-ts dialect's
+// rules, where only a contract spares the notes, as there), and at any
+// step whose notes have criteria unless it says notesOptional (criteria
+// about notes that were never written would pass vacuously).
 func NotesRequired(c compile.Compiled, s *compile.Step) bool {
 	if s.NotesOptional {
 		return false
@@ -24,8 +25,19 @@ func NotesRequired(c compile.Compiled, s *compile.Step) bool {
 	if len(s.Criteria) > 0 {
 		return true
 	}
-	contract := (s.Output != nil && s.Output.ContractRef != "") || len(s.AssessmentRefs) > 0
+	contract := (s.Output != nil && s.Output.ContractRef != "") || len(s.AssessmentRefs) > 0 && !c.TSRules()
 	return c.Notes == workflow.NotesRequired && !contract
+}
+
+// NotesLength is how long the notes of c's steps are asked to be: 1 to
+// 10 lines, or 10 to 30 under the workrail-ts dialect's rules, which ask
+// what the TypeScript WorkRail asked (too short loses what a later
+// session needs).
+func NotesLength(c compile.Compiled) string {
+	if c.TSRules() {
+		return "10-30 lines"
+	}
+	return "1-10 lines"
 }
 
 // Notes checks the notes sent with an ack of step s: present when the
@@ -34,7 +46,7 @@ func NotesRequired(c compile.Compiled, s *compile.Step) bool {
 func Notes(c compile.Compiled, s *compile.Step, notes string, scope map[string]any) []Reason {
 	if strings.TrimSpace(notes) == "" {
 		if NotesRequired(c, s) {
-			return []Reason{{Code: MissingNotes, Step: s.ID, Detail: strings.Join(NotesCriteria(s, scope), "; ")}}
+			return []Reason{{Code: MissingNotes, Step: s.ID, Detail: strings.Join(NotesCriteria(s, scope), "; "), Length: NotesLength(c)}}
 		}
 		return nil
 	}

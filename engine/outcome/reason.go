@@ -1,6 +1,7 @@
 package outcome
 
 import (
+	"cmp"
 	"fmt"
 	"sort"
 	"strings"
@@ -57,6 +58,9 @@ type Reason struct {
 	// Confirm: the dependency is, or includes, the user's confirmation
 	// of the step.
 	Confirm bool
+	// Length is how long the notes are asked to be (NotesLength), for
+	// missing_notes.
+	Length string
 }
 
 // Followup says which rating fired an assessment consequence and what the
@@ -194,7 +198,7 @@ func fix(r Reason) string {
 	case InvalidRequiredOutput:
 		return fmt.Sprintf("Retry with the call below, its %s artifact as the contract asks, each marker replaced by your own answer.", artifactKind(r.ContractRef))
 	case MissingNotes:
-		fix := "Write in output.notesMarkdown what you did in this step and what you found (1-10 lines)"
+		fix := "Write in output.notesMarkdown what you did in this step and what you found (" + cmp.Or(r.Length, "1-10 lines") + ")"
 		if r.Detail != "" {
 			fix += "; your notes must: " + r.Detail
 		}

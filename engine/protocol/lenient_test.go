@@ -75,3 +75,59 @@ func TestLenientInputsAreCanonicalised(t *testing.T) {
 		t.Fatal("a strict input accepted a value outside its enum")
 	}
 }
+
+// Under the workrail-ts dialect's rules a value is read as the
+// TypeScript WorkRail compares it: a text becomes a number only where a
+// condition compares it by equality with a number (in order, gt and the
+// like compare numbers only there, and a loop's count is a number or
+// nothing), and a number or a boolean compared only with texts becomes
+// the one text it equals there ("3" for 3, "yes" for true).
+func TestLenientInputsUnderTheTypeScriptRules(t *testing.T) {
+	var src workflow.Workflow
+	if err := json.Unmarshal([]byte(`{"id":"user.l","name":"L","description":"d","version":"1",
+	"context":[
+		{"name":"depth","type":"number","description":"d","lenient":true},
+		{"name":"score","type":"number","description":"s","lenient":true},
+		{"name":"rounds","type":"number","description":"r","lenient":true},
+		{"name":"answer","type":"string","description":"a","lenient":true},
+		{"name":"tier","type":"string","description":"t","lenient":true}],
+	"steps":[
+		{"id":"a","title":"A","prompt":"p","runCondition":{"or":[{"var":"depth","gte":2},{"var":"score","equals":3},
+			{"var":"answer","in":["yes","later"]},{"var":"tier","equals":"2"}]}},
+		{"id":"l","title":"L","loop":{"kind":"for","countVar":"rounds","maxIterations":3},"body":[{"id":"b","title":"B","prompt":"p"}]}]}`), &src); err != nil {
+		t.Fatal(err)
+	}
+	c, _, err := compile.CompileWith(src, compile.Options{Dialect: compile.DialectTS})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !c.TSRules() {
+		t.Fatal("a workflow compiled in the dialect does not run under its rules")
+	}
+	for _, tc := range []struct {
+		name    string
+		key     string
+		in, out any
+	}{
+		{"compared in order, a text stays a text", "depth", "2", "2"},
+		{"a count, a text stays a text", "rounds", "3", "3"},
+		{"compared by equality with a number, it is one", "score", " 3 ", json.Number("3")},
+		{"true equals yes among texts", "answer", true, "yes"},
+		{"a number equals its text", "tier", json.Number("2"), "2"},
+		{"a number equal to no text is kept", "tier", json.Number("5"), json.Number("5")},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := map[string]any{tc.key: tc.in}
+			ws, e := protocol.CheckContext(c.Workflow, ctx, false)
+			if e != nil {
+				t.Fatalf("refused: %v", e)
+			}
+			if !reflect.DeepEqual(ctx[tc.key], tc.out) {
+				t.Fatalf("context.%s = %#v; want %#v", tc.key, ctx[tc.key], tc.out)
+			}
+			if changed := !reflect.DeepEqual(tc.in, tc.out); changed != (len(ws) == 1) {
+				t.Fatalf("warnings %+v for a value changed: %v", ws, changed)
+			}
+		})
+	}
+}

@@ -45,7 +45,7 @@ type View struct {
 	// Rules (the workflow's metaGuidance) and References are shown when
 	// a run starts and on rehydrate, not with every step.
 	Rules      []string
-	References []workflow.Reference
+	References []Reference
 }
 
 // NewStep builds the step result for a pending step, text included.
@@ -213,9 +213,18 @@ func renderStep(r StepResult, checkpointToken string, rehydrate bool) string {
 	return b.String()
 }
 
+// Reference is a document a workflow points to, as the agent is shown it:
+// for one read from the package the workflow came with (resolveFrom
+// "package"), where it was found, or every place it was looked for.
+type Reference struct {
+	workflow.Reference
+	Path     string   `json:"path,omitempty"`
+	LookedIn []string `json:"lookedIn,omitempty"`
+}
+
 // rulesSection shows the workflow's rules and the documents it points to,
 // when it has any.
-func rulesSection(b *strings.Builder, rules []string, refs []workflow.Reference) {
+func rulesSection(b *strings.Builder, rules []string, refs []Reference) {
 	if len(rules) > 0 {
 		section(b, "Workflow rules")
 		b.WriteString("These hold for every step of this workflow (they are shown when the run starts and on rehydrate):\n")
@@ -230,7 +239,12 @@ func rulesSection(b *strings.Builder, rules []string, refs []workflow.Reference)
 	b.WriteString("Documents this workflow points to; read one when a step needs it:\n")
 	for _, r := range refs {
 		fmt.Fprintf(b, "- %s (%s): %s", r.Title, r.ID, r.Source)
-		if r.ResolveFrom != "" {
+		switch {
+		case r.Path != "":
+			fmt.Fprintf(b, " [from the %s, at %s]", r.ResolveFrom, r.Path)
+		case len(r.LookedIn) > 0:
+			fmt.Fprintf(b, " [from the %s, which is not beside this workflow's folder: not found at %s]", r.ResolveFrom, strings.Join(r.LookedIn, " or "))
+		case r.ResolveFrom != "":
 			fmt.Fprintf(b, " [from the %s]", r.ResolveFrom)
 		}
 		if r.Authoritative {

@@ -141,8 +141,8 @@ type StepResult struct {
 	Warnings []Warning   `json:"warnings"`
 	// Rules (the workflow's metaGuidance) and References: at start and
 	// on rehydrate, when the workflow has them.
-	Rules      []string             `json:"workflowRules,omitempty"`
-	References []workflow.Reference `json:"references,omitempty"`
+	Rules      []string    `json:"workflowRules,omitempty"`
+	References []Reference `json:"references,omitempty"`
 	// ConsoleURL is the run's page in the Console, set by the transport
 	// that knows where the Console listens (WithConsoleLink).
 	ConsoleURL string `json:"consoleUrl,omitempty"`

@@ -65,6 +65,19 @@ func TestLoopRunTimeRules(t *testing.T) {
 			steps: `[{"id":"l","title":"L","loop":{"kind":"forEach","over":"items","as":"","maxIterations":5},"body":[
 				{"id":"y","title":"Y","prompt":"y","runCondition":{"and":[{"var":"currentIndex","equals":1},{"var":"currentIteration","equals":2},{"var":"currentItem","equals":"q"}]}}]}]`,
 			ctx: map[string]any{"items": []any{"p", "q"}}, want: "y@2=q", exit: event.ItemsDone},
+		{name: "any loop kind shows its iteration under its iterationVar",
+			steps: `[{"id":"l","title":"L","loop":{"kind":"for","count":3,"iterationVar":"pass","maxIterations":3},"body":[
+				{"id":"late","title":"Late","prompt":"l","runCondition":{"var":"pass","gte":2}}]}]`,
+			want: "late@2 late@3", exit: event.CountDone},
+		{name: "a for loop runs as many times as its countVar holds when reached",
+			steps: `[{"id":"l","title":"L","loop":{"kind":"for","countVar":"n","maxIterations":5},"body":[` + x + `]},{"id":"e","title":"E","prompt":"e"}]`,
+			ctx:   map[string]any{"n": json.Number("2")}, want: "x@1 x@2 e", exit: event.CountDone},
+		{name: "a countVar above maxIterations runs maxIterations",
+			steps: `[{"id":"l","title":"L","loop":{"kind":"for","countVar":"n","maxIterations":2},"body":[` + x + `]}]`,
+			ctx:   map[string]any{"n": json.Number("7")}, want: "x@1 x@2", exit: event.MaxIterations},
+		{name: "a countVar of 0 skips the loop",
+			steps: `[{"id":"l","title":"L","loop":{"kind":"for","countVar":"n","maxIterations":2},"body":[` + x + `]},{"id":"e","title":"E","prompt":"e"}]`,
+			ctx:   map[string]any{"n": json.Number("0")}, want: "e", skip: "loop_not_entered: "},
 		{name: "an empty required array skips the loop",
 			steps: `[{"id":"l","title":"L","loop":{"kind":"forEach","over":"items","as":"it","itemsRequired":true,"maxIterations":5},"body":[` + x + `]},{"id":"e","title":"E","prompt":"e"}]`,
 			ctx:   map[string]any{"items": []any{}}, want: "e", skip: "loop_not_entered: "},
@@ -140,4 +153,62 @@ func TestOptionalItemsStillSkip(t *testing.T) {
 	if err != nil || m.Snapshot.Position.Step != "e" || len(m.Skipped) != 1 || m.Skipped[0].Reason != event.LoopNotEntered {
 		t.Fatalf("start = %+v, %v; want e with the loop skipped", m, err)
 	}
+}
+
+// A loop that cannot run on the context it reaches (a forEach whose
+// required array, a for loop whose countVar, holds nothing it can run on)
+// is an INVALID_INPUT error in the modes that stop, and, in
+// full_auto_never_stop, skipped with a critical gap naming the input; a
+// countVar that stops holding a count while the loop runs leaves it the
+// same way.
+func TestUnrunnableLoops(t *testing.T) {
+	never := workflow.Preferences{Autonomy: workflow.FullAutoNeverStop}
+	for _, tc := range []struct {
+		name, loop string
+		ctx        map[string]any
+		want       string
+	}{
+		{"forEach without its array", `{"kind":"forEach","over":"items","as":"it","itemsRequired":true,"maxIterations":5}`, nil, "context.items, which is not set"},
+		{"countVar not set", `{"kind":"for","countVar":"n","maxIterations":5}`, nil, "context.n says, which is not set"},
+		{"countVar a fraction", `{"kind":"for","countVar":"n","maxIterations":5}`, map[string]any{"n": json.Number("1.5")}, "which is not a whole number of 0 or more but 1.5"},
+		{"countVar negative", `{"kind":"for","countVar":"n","maxIterations":5}`, map[string]any{"n": json.Number("-1")}, "but -1"},
+		{"countVar a text", `{"kind":"for","countVar":"n","maxIterations":5}`, map[string]any{"n": "2"}, `but "2"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cw := canonical(t, "", `[{"id":"l","title":"L","loop":`+tc.loop+`,"body":[{"id":"x","title":"X","prompt":"x"}]},{"id":"e","title":"E","prompt":"e"}]`)
+			if _, err := run.Start(cw, tc.ctx, workflow.Preferences{Autonomy: workflow.Guided}); !isInput(err, tc.want) {
+				t.Fatalf("guided start: %v; want INVALID_INPUT naming %q", err, tc.want)
+			}
+			m, err := run.Start(cw, tc.ctx, never)
+			if err != nil {
+				t.Fatalf("never-stop start: %v", err)
+			}
+			if m.Snapshot.Position.Step != "e" || len(m.Skipped) != 1 || m.Skipped[0].StepID != "l" || len(m.Gaps) != 1 {
+				t.Fatalf("never-stop start = at %s, skipped %+v, gaps %+v; want e, the loop skipped and one gap", m.Snapshot.Position.Step, m.Skipped, m.Gaps)
+			}
+			if g := m.Gaps[0]; g.Severity != event.SeverityCritical || g.RelatedStepID != "l" || !strings.Contains(g.Summary, tc.want) {
+				t.Errorf("gap %+v; want a critical one for l saying %q", g, tc.want)
+			}
+		})
+	}
+	t.Run("countVar that stops holding a count", func(t *testing.T) {
+		cw := canonical(t, "", `[{"id":"l","title":"L","loop":{"kind":"for","countVar":"n","maxIterations":5},"body":[{"id":"x","title":"X","prompt":"x"}]},{"id":"e","title":"E","prompt":"e"}]`)
+		m, err := run.Start(cw, map[string]any{"n": json.Number("3")}, never)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := run.Advance(cw, withAutonomy(m.Snapshot, workflow.Guided), map[string]any{"n": "many"}, false); !isInput(err, `but "many"`) {
+			t.Fatalf("guided advance: %v", err)
+		}
+		next, err := run.Advance(cw, m.Snapshot, map[string]any{"n": "many"}, false)
+		if err != nil || next.Snapshot.Position.Step != "e" || len(next.Gaps) != 1 || len(next.Skipped) != 0 {
+			t.Fatalf("never-stop advance = at %s, gaps %+v, skipped %+v, %v; want e, one gap and no skip (the loop ran)",
+				next.Snapshot.Position.Step, next.Gaps, next.Skipped, err)
+		}
+	})
+}
+
+func withAutonomy(s run.Snapshot, a workflow.Autonomy) run.Snapshot {
+	s.Preferences.Autonomy = a
+	return s
 }

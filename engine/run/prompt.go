@@ -62,7 +62,7 @@ func compose(c compile.Compiled, s Snapshot, p Place) (title, prompt compile.Tex
 	st := p.Step
 	scope = Scope(c, s)
 	v := values{scope: scope}
-	blocks := []compile.Text{v.substitute(st.Prompt)}
+	blocks := []compile.Text{{loopGuidance(c, s, st)}, v.substitute(st.Prompt)}
 	for _, f := range st.Fragments {
 		if f.When == nil || f.When.Eval(scope) {
 			blocks = append(blocks, v.substitute(f.Text))
@@ -131,15 +131,68 @@ func titleAt(st *compile.Step, scope map[string]any) string {
 	return st.Title
 }
 
+// loopGuidance is what a step in a loop's body is told of the pass it is
+// in, under the workrail-ts dialect's rules, as the TypeScript WorkRail
+// tells it (in WorkRail's words): on the first pass, that the loop
+// repeats and what ends it; on later passes, which pass of how many, what
+// to look at in it (what the first pass missed; then gaps and
+// regressions; on the last, whether the earlier changes landed), and to
+// build on the earlier passes. A loop's deciding step, which asks for
+// the decision instead, and a forEach loop's steps, each pass on its own
+// item, are told nothing.
+func loopGuidance(c compile.Compiled, s Snapshot, st *compile.Step) string {
+	path := s.Position.Path
+	if !c.TSRules() || len(path) < 2 || st.Output != nil && st.Output.ContractRef == workflow.ContractLoopControl {
+		return ""
+	}
+	l := c.Steps[path[0].Index].Loop
+	for _, f := range path[1 : len(path)-1] {
+		l = l.Body[f.Index].Loop
+	}
+	spec := l.Spec
+	if spec.Kind == workflow.ForEach {
+		return ""
+	}
+	pass, total, upTo := path[len(path)-1].Iteration+1, spec.MaxIterations, "at most "
+	if spec.Kind == workflow.For {
+		if n, ok := countOf(spec, s.Context); ok {
+			total, upTo = min(n, spec.MaxIterations), ""
+		}
+	}
+	if pass == 1 {
+		switch {
+		case spec.Kind == workflow.For:
+			return fmt.Sprintf("This is pass 1 of %s%d of a loop: the same work is done again in each pass.", upTo, total)
+		case spec.Condition == nil:
+			return fmt.Sprintf("This step is in a loop of at most %d passes: after your work, the loop's deciding step says whether another pass is needed.", total)
+		}
+		return fmt.Sprintf("This step is in a loop of at most %d passes, which goes on while its condition holds.", total)
+	}
+	var focus string
+	switch {
+	case pass == 2:
+		focus = "Look for what the first pass missed; do not reopen what it settled."
+	case pass >= total:
+		focus = "This is the last pass: check that the changes of the earlier passes landed correctly, and raise only regressions or plain misses."
+	default:
+		focus = "Expect less to find now: look at gaps and regressions, not new ground."
+	}
+	return fmt.Sprintf("Pass %d of %s%d. %s Build on what the earlier passes found (your notes of them); do not redo finished work.", pass, upTo, total, focus)
+}
+
 // notesBlock says what the step's notes must be: required, and what its
 // criteria that apply ask. Empty when the step asks nothing of them.
 func notesBlock(c compile.Compiled, st *compile.Step, scope map[string]any) string {
 	rules := outcome.NotesCriteria(st, scope)
 	if len(rules) == 0 {
-		if outcome.NotesRequired(c, st) {
-			return "Notes are required at this step: write in output.notesMarkdown what you did and what you found."
+		switch {
+		case !outcome.NotesRequired(c, st):
+			return ""
+		case c.TSRules():
+			return "Notes are required at this step: write in output.notesMarkdown, in 10 to 30 lines, what you did, what you found and what you decided, " +
+				"with the evidence (files, commands, numbers). They are what a later session reads instead of this chat: too short is worse than too long."
 		}
-		return ""
+		return "Notes are required at this step: write in output.notesMarkdown what you did and what you found."
 	}
 	var b strings.Builder
 	b.WriteString("Your notes (output.notesMarkdown) must:")

@@ -133,3 +133,62 @@ func TestRenderInsideLoops(t *testing.T) {
 		t.Fatalf("renders:\n%s\nwant:\n%s", strings.Join(got, "\n---\n"), strings.Join(want, "\n---\n"))
 	}
 }
+
+// TestLoopGuidance: under the workrail-ts dialect's rules a step of a
+// loop's body is told of its pass as the TypeScript WorkRail tells it:
+// what ends the loop on the first pass; then the pass of how many, what
+// to look at (what the first pass missed; gaps and regressions; on the
+// last, whether the earlier changes landed); nothing on the deciding step
+// or in a forEach loop, and nothing in a canonical file.
+func TestLoopGuidance(t *testing.T) {
+	work := `{"id":"w","title":"Work","prompt":"Work."}`
+	decide := `{"id":"d","title":"Decide","prompt":"Decide.","output":{"contractRef":"wr.contracts.loop_control"}}`
+	for _, tc := range []struct {
+		name, loop string
+		ts         bool
+		want       []string // per pass of w, what its prompt opens with ("" for nothing)
+		decision   bool
+	}{
+		{"a loop its deciding step drives", `{"kind":"while","maxIterations":4},"body":[` + work + `,` + decide + `]`, true, []string{
+			"This step is in a loop of at most 4 passes: after your work, the loop's deciding step says whether another pass is needed.",
+			"Pass 2 of at most 4. Look for what the first pass missed; do not reopen what it settled.",
+			"Pass 3 of at most 4. Expect less to find now: look at gaps and regressions, not new ground.",
+			"Pass 4 of at most 4. This is the last pass: check that the changes of the earlier passes landed correctly"}, true},
+		{"a counted loop", `{"kind":"for","count":3,"maxIterations":5},"body":[` + work + `]`, true, []string{
+			"This is pass 1 of 3 of a loop: the same work is done again in each pass.",
+			"Pass 2 of 3. Look for what the first pass missed",
+			"Pass 3 of 3. This is the last pass"}, false},
+		{"a forEach loop", `{"kind":"forEach","over":"items","as":"it","maxIterations":5},"body":[` + work + `]`, true, []string{"", ""}, false},
+		{"a canonical file", `{"kind":"for","count":2,"maxIterations":2},"body":[` + work + `]`, false, []string{"", ""}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := dialect(t, tc.ts, `[{"id":"l","title":"L","loop":`+tc.loop+`}]`)
+			m, err := run.Start(c, map[string]any{"items": []any{"a", "b"}}, workflow.Preferences{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for pass := 0; m.Snapshot.Position.Kind == run.Pending; {
+				p, _ := run.PendingStep(c, m.Snapshot)
+				r, err := run.Render(c, m.Snapshot, p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				switch p.Step.ID {
+				case "w":
+					want := tc.want[pass]
+					if want == "" && !strings.HasPrefix(r.Prompt, "Work.") || want != "" && !strings.HasPrefix(r.Prompt, want) {
+						t.Errorf("pass %d opens:\n%s\nwant %q", pass+1, r.Prompt, want)
+					}
+					pass++
+				case "d":
+					if !strings.HasPrefix(r.Prompt, "Decide.") {
+						t.Errorf("the deciding step is told of its pass:\n%s", r.Prompt)
+					}
+				}
+				if m, err = run.Advance(c, m.Snapshot, nil, false); err != nil {
+					t.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -42,6 +42,14 @@ type Position struct {
 	Kind PositionKind    `json:"kind"`
 	Step workflow.StepID `json:"stepId,omitempty"`
 	Path []Frame         `json:"path,omitempty"`
+	// Under the workrail-ts dialect's rules, which reconsider a skipped
+	// step after each advance: Open lists the top-level steps and loops
+	// skipped by their runCondition and not run since, in order, and
+	// Resume, while the pending node is one of them run late, is the
+	// top-level index the walk goes on from once it is done (0 when the
+	// pending node is on the walk forward).
+	Open   []int `json:"open,omitempty"`
+	Resume int   `json:"resume,omitempty"`
 }
 
 // Snapshot is the typed, versioned, minimal state of one node: enough to
@@ -64,13 +72,29 @@ type Move struct {
 	Snapshot  Snapshot
 	Skipped   []event.Skip
 	LoopExits []event.LoopExit
+	// Gaps are the critical gaps the walk left: in full_auto_never_stop,
+	// each loop skipped for want of the context input it runs on.
+	Gaps []event.GapRecordedData
+	// Late are the steps and loops skipped earlier that the move runs now,
+	// out of order, because the context now satisfies their condition
+	// (the workrail-ts dialect's rules).
+	Late []Late
+}
+
+// Late is a top-level step or loop run after it was skipped.
+type Late struct {
+	StepID    workflow.StepID
+	Title     string
+	Condition string // its runCondition, as a skip shows it
 }
 
 // Start returns the first move of a new run under the given effective
 // preferences. It fails (an INVALID_INPUT *engine.Error) when the run
-// reaches a forEach loop whose required array ctx lacks, and (a
-// PAYLOAD_TOO_LARGE one, CheckRender) when the step it reaches would
-// render past the limit of a prompt.
+// reaches a loop that cannot run on ctx (a forEach whose required array
+// is missing, a for loop whose countVar holds no count) and the mode
+// stops for it (full_auto_never_stop skips the loop with a critical gap),
+// and (a PAYLOAD_TOO_LARGE one, CheckRender) when the step it reaches
+// would render past the limit of a prompt.
 func Start(c compile.Compiled, ctx map[string]any, prefs workflow.Preferences) (Move, error) {
 	m := machine{c: c, ctx: ctx, prefs: prefs}
 	return m.finish(m.resolve([]Frame{{}}))
@@ -78,10 +102,11 @@ func Start(c compile.Compiled, ctx map[string]any, prefs workflow.Preferences) (
 
 // Advance moves past the pending step of s, with ctx merged over the
 // snapshot's context. stop records the agent's request (a loop_control
-// artifact) to end the innermost loop after this iteration. Like Start, it
-// fails with an INVALID_INPUT *engine.Error at a forEach loop whose
-// required array is missing, and with a PAYLOAD_TOO_LARGE one at a step
-// that would render past the limit of a prompt.
+// artifact) to end the innermost loop after this iteration. The mode is
+// s's preferences (the attempt's, which the caller sets there). Like
+// Start, it fails with an INVALID_INPUT *engine.Error at a loop that
+// cannot run, and with a PAYLOAD_TOO_LARGE one at a step that would
+// render past the limit of a prompt.
 func Advance(c compile.Compiled, s Snapshot, ctx map[string]any, stop bool) (Move, error) {
 	if err := Check(c, s); err != nil {
 		return Move{}, err
@@ -89,13 +114,14 @@ func Advance(c compile.Compiled, s Snapshot, ctx map[string]any, stop bool) (Mov
 	if s.Position.Kind == Complete {
 		return Move{}, fmt.Errorf("run: advance: the run is already complete")
 	}
-	m := machine{c: c, ctx: merge(s.Context, ctx), prefs: s.Preferences, caps: s.Capabilities}
+	m := machine{c: c, ctx: merge(s.Context, ctx), prefs: s.Preferences, caps: s.Capabilities,
+		open: slices.Clone(s.Position.Open), resume: s.Position.Resume}
 	path := slices.Clone(s.Position.Path)
 	last := len(path) - 1
 	if stop && last > 0 {
 		path[last].Stop = true
 	}
-	path[last].Index++
+	m.pass(path)
 	return m.finish(m.resolve(path))
 }
 

@@ -249,7 +249,7 @@ func (c *checker) loop(l Loop, ptr string) {
 	c.functions = append(c.functions, c.functionDefs(l.FunctionDefinitions, ptr+"/functionDefinitions"))
 	defer func() { c.functions = c.functions[:len(c.functions)-1] }()
 	s, sp := l.Loop, ptr+"/loop"
-	if s.Kind == "" && s.MaxIterations == 0 && s.Condition == nil && s.Count == 0 && s.Over == "" {
+	if s.Kind == "" && s.MaxIterations == 0 && s.Condition == nil && s.Count == 0 && s.CountVar == "" && s.Over == "" {
 		c.add(sp, "a node with a body is a loop and needs \"loop\": {\"kind\": while|until|for|forEach, \"maxIterations\": 1-%d, …}", MaxLoopIterations)
 		c.nodes(l.Body, ptr+"/body")
 		return
@@ -266,7 +266,7 @@ func (c *checker) loop(l Loop, ptr string) {
 		c.add(sp+"/kind", "must be while, until, for or forEach, not %q", s.Kind)
 		fields = nil
 	}
-	has := map[string]bool{"condition": s.Condition != nil, "count": s.Count != 0, "over": s.Over != "", "as": s.As != ""}
+	has := map[string]bool{"condition": s.Condition != nil, "count": s.Count != 0 || s.CountVar != "", "over": s.Over != "", "as": s.As != ""}
 	for _, f := range []string{"condition", "count", "over", "as"} {
 		needed := contains(fields, f)
 		switch {
@@ -274,10 +274,15 @@ func (c *checker) loop(l Loop, ptr string) {
 			if !loopControlled(l.Body) {
 				c.add(sp+"/condition", "a while loop needs condition, or a body step whose output.contractRef is %s to decide when it stops", ContractLoopControl)
 			}
+		case needed && !has[f] && f == "count":
+			c.add(sp+"/count", "a for loop needs count, or countVar naming the context input that holds it")
 		case needed && !has[f]:
 			c.add(sp+"/"+f, "a %s loop needs %s", s.Kind, f)
 		}
 		if !needed && has[f] && ok {
+			if f == "count" && s.Count == 0 {
+				f = "countVar"
+			}
 			c.add(sp+"/"+f, "%s does not apply to a %s loop", f, s.Kind)
 		}
 	}
@@ -285,10 +290,14 @@ func (c *checker) loop(l Loop, ptr string) {
 		c.condition(*s.Condition, sp+"/condition")
 	}
 	switch {
+	case s.Kind == For && s.Count != 0 && s.CountVar != "":
+		c.add(sp+"/countVar", "a for loop takes count or countVar, not both")
 	case s.Kind == For && s.Count < 0:
 		c.add(sp+"/count", "count must be at least 1, not %d", s.Count)
 	case s.Kind == For && s.Count > s.MaxIterations && s.MaxIterations > 0:
 		c.add(sp+"/count", "count %d exceeds maxIterations %d", s.Count, s.MaxIterations)
+	case s.Kind == For && s.CountVar != "":
+		c.countInput(s.CountVar, sp+"/countVar")
 	}
 	if s.Kind == ForEach && s.Over != "" {
 		c.arrayInput(s.Over, sp+"/over")
@@ -300,7 +309,7 @@ func (c *checker) loop(l Loop, ptr string) {
 		for _, f := range []struct {
 			name string
 			set  bool
-		}{{"indexVar", s.IndexVar != ""}, {"iterationVar", s.IterationVar != ""}, {"itemsRequired", s.ItemsRequired}} {
+		}{{"indexVar", s.IndexVar != ""}, {"itemsRequired", s.ItemsRequired}} {
 			if f.set {
 				c.add(sp+"/"+f.name, "%s applies only to a forEach loop", f.name)
 			}
@@ -326,9 +335,9 @@ func loopControlled(body []Node) bool {
 	return false
 }
 
-// loopVars makes a forEach loop's variables readable by conditions in its
-// body (the item of any type, the index and iteration as integers) and
-// returns what puts the scope back.
+// loopVars makes a loop's variables readable by conditions in its body
+// (a forEach loop's item of any type and its index, any loop's iteration,
+// as integers) and returns what puts the scope back.
 func (c *checker) loopVars(s LoopSpec, ptr string) func() {
 	var declared []string
 	declare := func(name, field string, t ValueType) {
@@ -348,8 +357,8 @@ func (c *checker) loopVars(s LoopSpec, ptr string) func() {
 	if s.Kind == ForEach {
 		declare(s.As, "as", "")
 		declare(s.IndexVar, "indexVar", TypeInteger)
-		declare(s.IterationVar, "iterationVar", TypeInteger)
 	}
+	declare(s.IterationVar, "iterationVar", TypeInteger)
 	return func() {
 		for _, name := range declared {
 			delete(c.inputs, name)
@@ -364,6 +373,18 @@ func (c *checker) arrayInput(name, ptr string) {
 		c.suggest(ptr, fmt.Sprintf("forEach reads %q, which is not declared in context", name), engine.Closest(name, c.inputNames()))
 	case in.Type != TypeArray:
 		c.add(ptr, "forEach needs an array input; %q is %s", name, in.Type)
+	}
+}
+
+// countInput checks the input a for loop's countVar names: a declared
+// integer or number input (its value is read when the loop is reached).
+func (c *checker) countInput(name, ptr string) {
+	in, ok := c.inputs[name]
+	switch {
+	case !ok:
+		c.suggest(ptr, fmt.Sprintf("countVar reads %q, which is not declared in context", name), engine.Closest(name, c.inputNames()))
+	case in.Type != TypeInteger && in.Type != TypeNumber:
+		c.add(ptr, "countVar needs an integer or number input; %q is %s", name, in.Type)
 	}
 }
 

@@ -56,9 +56,6 @@ func (c *checker) assessmentUse(s Step, ptr string) {
 		}
 		refs[id] = true
 	}
-	if len(s.AssessmentRefs) > 0 && s.Output != nil && s.Output.ContractRef != "" {
-		c.add(ptr+"/assessmentRefs", "a step requires either an output contract or assessments, not both")
-	}
 	if len(s.AssessmentConsequences) > 0 && len(s.AssessmentRefs) == 0 {
 		c.add(ptr+"/assessmentConsequences", "consequences need the step's assessmentRefs: they fire on the levels recorded for them")
 	}

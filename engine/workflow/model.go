@@ -495,9 +495,9 @@ const (
 // LoopKinds lists every loop kind.
 func LoopKinds() []LoopKind { return []LoopKind{While, Until, For, ForEach} }
 
-// LoopVariables lists the keys of a forEach loop's spec that name a
-// variable its body reads: the item, its 0-based index, the 1-based
-// iteration.
+// LoopVariables lists the keys of a loop's spec that name a variable its
+// body reads: a forEach loop's item and its 0-based index, and any loop's
+// 1-based iteration.
 func LoopVariables() []string { return []string{"as", "indexVar", "iterationVar"} }
 
 // MaxLoopIterations bounds every loop's maxIterations.
@@ -515,19 +515,22 @@ type Loop struct {
 }
 
 // LoopSpec says how a loop repeats. Exactly the fields of its kind are set:
-// while/until: condition; for: count; forEach: over (a context array) and
-// as (the name the current item is shown under). A while loop may omit its
+// while/until: condition; for: count, or countVar (a context input read
+// when the loop is reached); forEach: over (a context array) and as (the
+// name the current item is shown under). A while loop may omit its
 // condition when a body step requires wr.contracts.loop_control: the
 // agent's decision then drives it.
 type LoopSpec struct {
 	Kind          LoopKind   `json:"kind"`
 	Condition     *Condition `json:"condition,omitempty"`
 	Count         int        `json:"count,omitempty"`
+	CountVar      string     `json:"countVar,omitempty"`
 	Over          string     `json:"over,omitempty"`
 	As            string     `json:"as,omitempty"`
 	MaxIterations int        `json:"maxIterations"`
-	// IndexVar and IterationVar name the 0-based item index and the
-	// 1-based iteration, visible to conditions and {{}} in the body.
+	// IterationVar names the 1-based iteration (any loop), IndexVar the
+	// 0-based item index (forEach), visible to conditions and {{}} in the
+	// body.
 	IndexVar     string `json:"indexVar,omitempty"`
 	IterationVar string `json:"iterationVar,omitempty"`
 	// ItemsRequired makes reaching a forEach loop without its array an

@@ -11,6 +11,7 @@ const (
 	FeatureFinalReview         FeatureID = "wr.features.final_review"
 	// Features of the TypeScript format, applied (with their meaning
 	// there) to promptBlocks steps only.
+	FeatureMemoryContext    FeatureID = "wr.features.memory_context"
 	FeatureCapabilities     FeatureID = "wr.features.capabilities"
 	FeatureSubagentGuidance FeatureID = "wr.features.subagent_guidance"
 )
@@ -18,7 +19,7 @@ const (
 // Features lists every feature in application order. final_review comes
 // last so the step it adds gets no other feature's text.
 func Features() []FeatureID {
-	return []FeatureID{FeatureDurableNotes, FeatureDivergenceReporting, FeatureCapabilities, FeatureSubagentGuidance, FeatureFinalReview}
+	return []FeatureID{FeatureDurableNotes, FeatureDivergenceReporting, FeatureMemoryContext, FeatureCapabilities, FeatureSubagentGuidance, FeatureFinalReview}
 }
 
 // Builtin template ids.

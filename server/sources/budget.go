@@ -106,8 +106,8 @@ func (r *Registry) notYet(src catalog.Source, path string) cachedFile {
 
 // compile loads one file's bytes, holding one of the daemon's compile
 // slots meanwhile.
-func (r *Registry) compile(b []byte, src catalog.Source, path string, routines catalog.Routines) (catalog.Entry, workflow.Problems) {
+func (r *Registry) compile(b []byte, src catalog.Source, path string, routines catalog.Routines, looked ...string) (catalog.Entry, workflow.Problems) {
 	r.compiling <- struct{}{}
 	defer func() { <-r.compiling }()
-	return catalog.LoadWith(b, src, path, routines)
+	return catalog.LoadWith(b, src, path, routines, looked...)
 }

@@ -25,3 +25,6 @@ const ReadTimeout = readTimeout
 func SetBudget(r *Registry, bytes int, d time.Duration) {
 	r.folderBytes, r.compileTime = bytes, d
 }
+
+// PackageRoots is packageRoots.
+var PackageRoots = packageRoots

@@ -7,9 +7,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"path/filepath"
-	"sort"
-	"strings"
 	"syscall"
 	"time"
 )
@@ -40,34 +37,6 @@ type fileRead struct {
 // named pipe returns at once instead of waiting for a writer.
 func openFile(path string) (*os.File, error) {
 	return os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-}
-
-// listJSON names the *.json files of folder dir, sorted. A folder that
-// does not exist has none: the error then matches fs.ErrNotExist or
-// syscall.ENOTDIR.
-func listJSON(dir string) ([]string, error) {
-	f, err := openFile(dir)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	if info, err := f.Stat(); err != nil {
-		return nil, err
-	} else if !info.IsDir() {
-		return nil, fmt.Errorf("is %s, not a folder; workflows go in a folder of *.json files", kindOf(info.Mode()))
-	}
-	names, err := f.Readdirnames(-1)
-	if err != nil {
-		return nil, err
-	}
-	var out []string
-	for _, n := range names {
-		if strings.HasSuffix(n, ".json") {
-			out = append(out, filepath.Join(dir, n))
-		}
-	}
-	sort.Strings(out)
-	return out, nil
 }
 
 // readFile reads the workflow file at path with open, if, after

@@ -106,12 +106,15 @@ func (r *Registry) assemble(workspace string, repos []Repository) (*catalog.Cata
 		}
 	}
 	var failed []failedFile
+	var looked []string
 	for _, src := range r.sources(workspace, repos) {
 		e, p, f, ok := r.readDir(src)
 		entries, problems, failed = append(entries, e...), append(problems, p...), append(failed, f...)
 		complete = complete && ok
+		looked = append(looked, src.Path+" (and its subfolders)")
 	}
-	entries, problems, retried := r.retryWithRoutines(entries, problems, failed)
+	entries, problems, retried := r.retryWithRoutines(entries, problems, failed, looked)
+	r.placeRefs(entries)
 	return catalog.New(entries, problems), complete && retried
 }
 
@@ -149,11 +152,14 @@ type failedFile struct {
 }
 
 // retryWithRoutines loads again the files that did not load, now that the
-// routines of every source are known (the files loaded together resolve
-// before the bundled ones); a file that loads replaces its problem. The
-// files are loaded again within their folders' budgets and for at most
+// routines of every source (looked, the folders read) are known: the
+// files loaded together resolve before the bundled ones, wherever in
+// those folders they are. A file that loads replaces its problem; one
+// that does not gets its problem as it is now (a call of a routine still
+// not found names every folder it was looked for in). The files are
+// loaded again within their folders' budgets and for at most
 // compileTime; one left out says why instead (complete is false then).
-func (r *Registry) retryWithRoutines(entries []catalog.Entry, problems []catalog.LoadProblem, failed []failedFile) (_ []catalog.Entry, _ []catalog.LoadProblem, complete bool) {
+func (r *Registry) retryWithRoutines(entries []catalog.Entry, problems []catalog.LoadProblem, failed []failedFile, looked []string) (_ []catalog.Entry, _ []catalog.LoadProblem, complete bool) {
 	bundled := r.bundled
 	var routines []catalog.Entry
 	for _, e := range entries[len(bundled):] {
@@ -161,13 +167,13 @@ func (r *Registry) retryWithRoutines(entries []catalog.Entry, problems []catalog
 			routines = append(routines, e)
 		}
 	}
-	if len(routines) == 0 {
+	if len(failed) == 0 && len(routines) == 0 {
 		return entries, problems, true
 	}
 	find := catalog.RoutinesOf(routines, bundled)
 	// A file that delegates to a routine by the id its file claims loaded
 	// without knowing where that routine went: load it again.
-	for i := len(bundled); i < len(entries); i++ {
+	for i := len(bundled); i < len(entries) && len(routines) > 0; i++ {
 		if e := entries[i]; retargets(e, find) {
 			if again, p := r.compile(e.Text, e.Source, e.File, find); p == nil {
 				entries[i] = again
@@ -176,16 +182,18 @@ func (r *Registry) retryWithRoutines(entries []catalog.Entry, problems []catalog
 	}
 	deadline := time.Now().Add(r.compileTime)
 	again := map[string]*catalog.LoadProblem{}
+	leftOut := map[string]bool{}
 	for _, f := range failed {
 		if time.Now().After(deadline) {
-			again[f.path] = r.notYet(f.src, f.path).problem
+			again[f.path], leftOut[f.path] = r.notYet(f.src, f.path).problem, true
 			continue
 		}
-		e, p := r.compile(f.data, f.src, f.path, find)
+		e, p := r.compile(f.data, f.src, f.path, find, looked...)
 		switch {
 		case p != nil:
+			again[f.path] = &catalog.LoadProblem{Source: f.src, File: f.path, ID: catalog.IDOf(f.data), Problems: p}
 		case len(e.Compiled.Canonical) > *f.left: // its bytes are counted already
-			again[f.path] = r.overBudget(f.src, f.path).problem
+			again[f.path], leftOut[f.path] = r.overBudget(f.src, f.path).problem, true
 		default:
 			*f.left -= len(e.Compiled.Canonical)
 			entries = append(entries, e)
@@ -200,7 +208,8 @@ func (r *Registry) retryWithRoutines(entries []catalog.Entry, problems []catalog
 		case !retried:
 			kept = append(kept, p)
 		case q != nil:
-			kept, complete = append(kept, *q), false
+			kept = append(kept, *q)
+			complete = complete && !leftOut[p.File]
 		}
 	}
 	return entries, kept, complete
@@ -260,25 +269,30 @@ func problemOf(src catalog.Source, path string, err error) *catalog.LoadProblem 
 	return &catalog.LoadProblem{Source: src, File: path, Problems: workflow.Problems{{Message: err.Error()}}}
 }
 
-// readDir loads the *.json files of one folder, re-parsing only those
+// readDir loads the *.json files of one folder and its subfolders
+// (listTree), re-parsing only those
 // changed since the last call, within the folder's budget (budget.go);
 // ok is false when a read failed or a file was left out. The lock is
 // held only to look up and store the folder's cache.
 func (r *Registry) readDir(src catalog.Source) (_ []catalog.Entry, _ []catalog.LoadProblem, _ []failedFile, ok bool) {
-	names, err := within(&r.stuck, src.Path, r.timeout, func() ([]string, error) { return listJSON(src.Path) })
+	t, err := within(&r.stuck, src.Path, r.timeout, func() (tree, error) { return listTree(src.Path) })
 	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
 		err = nil
 	}
 	if err != nil {
 		return nil, []catalog.LoadProblem{*problemOf(src, src.Path, err)}, nil, false
 	}
+	var problems []catalog.LoadProblem
+	for _, u := range t.unread {
+		problems = append(problems, catalog.LoadProblem{Source: src, File: u.path, Problems: workflow.Problems{{Message: u.why}}})
+	}
+	names := t.files
 	if len(names) == 0 {
 		r.setCache(src.Path, nil)
-		return nil, nil, nil, true
+		return nil, problems, nil, true
 	}
 	fresh := &dirCache{files: make(map[string]cachedFile, len(names))}
 	var entries []catalog.Entry
-	var problems []catalog.LoadProblem
 	var failed []failedFile
 	ok = true
 	loaded, left := r.loadAll(r.cached(src.Path), src, names)

@@ -14,8 +14,8 @@ import (
 // stamps lists what tells that the catalog workspace sees may have
 // changed: whether workspace is a folder, and the name, size,
 // modification time and mode of every *.json file of every folder the
-// catalog is read from: the stamps by which readDir already decides to
-// re-read a file. Taking them costs a listing and a stat per file, on one
+// catalog is read from, subfolders included (listTree): the stamps by
+// which readDir already decides to re-read a file. Taking them costs a listing and a stat per file, on one
 // goroutine with one deadline; ok is false when they could not all be
 // taken, and the caller then reads the folders as before.
 func (r *Registry) stamps(workspace string, repos []Repository) (stamps string, ok bool) {
@@ -34,14 +34,14 @@ func (r *Registry) takeStamps(workspace string, repos []Repository) (string, err
 	}
 	for _, src := range r.sources(workspace, repos) {
 		b = append(append(b, src.Path...), '\n')
-		names, err := listJSON(src.Path)
+		t, err := listTree(src.Path)
 		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
 			continue
 		}
 		if err != nil {
 			return "", err
 		}
-		for _, name := range names {
+		for _, name := range t.files {
 			info, err := os.Stat(name)
 			if err != nil {
 				return "", err

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -49,15 +50,40 @@ func projectSource(workspace string) catalog.Source {
 }
 
 // file is the path of the workflow file name in src, if src is a folder
-// this registry reads and may write.
+// this registry reads and may write. name is a file name, or the path of
+// a file in a subfolder the folder is read with ("routines/check.json"):
+// each folder of it a real one (never a symbolic link, which could lead
+// out of the folder) that listTree reads.
 func (r *Registry) file(src catalog.Source, name string) (string, error) {
 	if !catalog.Writable(src.Kind) {
 		return "", &catalog.WriteError{Kind: catalog.WriteNotWritable,
 			Message: "bundled workflows are read-only: fork one to your namespace to change it"}
 	}
+	folders := strings.Split(filepath.ToSlash(name), "/")
+	name, folders = folders[len(folders)-1], folders[:len(folders)-1]
 	if err := catalog.CheckFileName(name); err != nil {
 		return "", err
 	}
+	if len(folders) > maxDepth {
+		return "", &catalog.WriteError{Kind: catalog.WriteBadName, Message: fmt.Sprintf("a workflow file is at most %d folders below its workflow folder", maxDepth)}
+	}
+	for i, f := range folders {
+		if err := catalog.CheckFileName(f + ".json"); err != nil {
+			return "", err
+		}
+		if passedOver(f) {
+			return "", &catalog.WriteError{Kind: catalog.WriteBadName, Message: fmt.Sprintf("WorkRail does not read workflows from folders named %q", f)}
+		}
+		dir := filepath.Join(append([]string{src.Path}, folders[:i+1]...)...)
+		switch info, err := os.Lstat(dir); {
+		case err != nil || !info.IsDir() && info.Mode()&fs.ModeSymlink == 0:
+			return "", &catalog.WriteError{Kind: catalog.WriteNotWritable, Message: fmt.Sprintf("there is no folder %s to write in", dir)}
+		case info.Mode()&fs.ModeSymlink != 0:
+			return "", &catalog.WriteError{Kind: catalog.WriteNotWritable, Message: fmt.Sprintf(
+				"%s is a symbolic link; WorkRail writes workflow files only into real folders, so edit the file where the link points", dir)}
+		}
+	}
+	name = filepath.Join(append(folders, name)...)
 	known := slices.Contains(r.dirs, src)
 	if src.Kind == catalog.Project {
 		known = filepath.IsAbs(src.Path) && src == projectSource(filepath.Dir(filepath.Dir(src.Path)))

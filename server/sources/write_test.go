@@ -94,7 +94,9 @@ func TestSave(t *testing.T) {
 		{name: "wr outside bundled", file: "greet.json", base: loaded, text: strings.Replace(greetText("2"), "user.greet", "wr.greet", 1), want: catalog.WriteInvalid},
 		{name: "too big", file: "greet.json", base: loaded, text: greetText("2") + strings.Repeat(" ", 1<<20), want: catalog.WriteInvalid},
 		{name: "parent", file: "../greet.json", base: loaded, text: greetText("2"), want: catalog.WriteBadName},
-		{name: "subfolder", file: "sub/greet.json", base: loaded, text: greetText("2"), want: catalog.WriteBadName},
+		// A file of a subfolder is saved in place (TestSaveInSubfolder),
+		// but only in a folder that is there.
+		{name: "subfolder", file: "sub/greet.json", base: loaded, text: greetText("2"), want: catalog.WriteNotWritable},
 		{name: "hidden", file: ".greet.json", base: loaded, text: greetText("2"), want: catalog.WriteBadName},
 		{name: "not json", file: "greet.txt", base: loaded, text: greetText("2"), want: catalog.WriteBadName},
 		{name: "bundled", src: func(folders) catalog.Source { return catalog.Source{Kind: catalog.Bundled} },
@@ -388,4 +390,45 @@ func equalMaps(a, b map[string]string) bool {
 		}
 	}
 	return true
+}
+
+// A file in a subfolder the folder is read with is saved in place, by
+// its path within the folder; a path through a symbolic link, out of the
+// folder or into a folder WorkRail does not read is refused, and nothing
+// is written.
+func TestSaveInSubfolder(t *testing.T) {
+	f := newFolders(t)
+	sub := filepath.Join(f.config, "routines")
+	writeFile(t, sub, "greet.json", strings.ReplaceAll(greetText("1"), "user.greet", "repo.deep-greet"))
+	text := []byte(strings.ReplaceAll(greetText("2"), "user.greet", "repo.deep-greet"))
+	old, err := f.reg.Read(f.configSrc, "routines/greet.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.reg.Save(f.configSrc, "routines/greet.json", catalog.HashFile(old), text); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(sub, "greet.json")); !bytes.Equal(b, text) {
+		t.Fatalf("saved %s", b)
+	}
+	if _, err := os.Stat(filepath.Join(f.config, "greet.json")); err == nil {
+		t.Fatal("the save wrote a file at the top of the folder")
+	}
+	if err := os.Symlink(t.TempDir(), filepath.Join(f.config, "linked")); err != nil {
+		t.Fatal(err)
+	}
+	before := snapshot(t, filepath.Dir(f.config))
+	for name, kind := range map[string]catalog.WriteErrorKind{
+		"linked/greet.json": catalog.WriteNotWritable, "../user/greet.json": catalog.WriteBadName, "missing/greet.json": catalog.WriteNotWritable,
+		"examples/greet.json": catalog.WriteBadName, ".hidden/greet.json": catalog.WriteBadName, "a/b/c/d/e/greet.json": catalog.WriteBadName,
+	} {
+		err := f.reg.Create(f.configSrc, name, text)
+		var we *catalog.WriteError
+		if !errors.As(err, &we) || we.Kind != kind {
+			t.Errorf("%s: %v, want a %s error", name, err, kind)
+		}
+	}
+	if after := snapshot(t, filepath.Dir(f.config)); len(after) != len(before) {
+		t.Errorf("a refused write wrote something: %d files before, %d after", len(before), len(after))
+	}
 }

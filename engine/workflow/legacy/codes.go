@@ -38,6 +38,14 @@ const (
 	ForEachVars        Code = "FOREACH_VARS"           // items/itemVar → over/as, the TypeScript default variable names made explicit, itemsRequired set
 	ArtifactWhile      Code = "ARTIFACT_WHILE"         // a loop driven by its loop_control step → a while without condition
 	ContextWhile       Code = "CONTEXT_WHILE"          // a while on a context condition: checked before each iteration, not before each step
+	IterationVar       Code = "ITERATION_VAR"          // a loop whose body reads currentIteration, the format's default name: iterationVar written out
+	CountVar           Code = "COUNT_VAR"              // a for loop's count naming a context variable → countVar
+	BodyByID           Code = "BODY_STEP_MOVED"        // a loop body naming a step id → that step moved into the loop (it no longer runs at its own place)
+	UntilPrechecked    Code = "UNTIL_PRECHECKED"       // an until loop, checked before each iteration there → a while on not(condition)
+	FunctionRefDropped Code = "FUNCTION_REF_UNDEFINED" // a functionReferences name no definition in scope has: dropped, as the TypeScript tools filter it out
+	FunctionCallsDrop  Code = "FUNCTION_CALLS_DROPPED" // functionCalls, checked against the definitions: dropped, as neither WorkRail shows them
+	VirtualStep        Code = "VIRTUAL_STEP"           // audit, verification or a parallel step's synthesis → a step of its own after the step
+	FormatByConstruct  Code = "FORMAT_BY_CONSTRUCT"    // nothing to rewrite, but a construct the format introduced and nothing only WorkRail's own format has: read in that format
 )
 
 // Codes lists every rewrite code in declaration order.
@@ -46,5 +54,6 @@ func Codes() []Code {
 		FeatureOrderFixed, ContextSynthesized, DimensionRequired, HasValidationDrop, StepTypeDropped, FunctionRefParens,
 		CriteriaWrapped, OutputContract, OutputOptionalHint, OutputOptionalKept, PromptPartsJoined, PromptRefInlined,
 		OutputRequiredList, GoalFromTitle, ConfirmationGate, NotEqualsRewritten, ArrayOperand, EmptyCondition,
-		TemplateCall, ParallelStep, LoopType, LoopKeyDropped, ForEachVars, ArtifactWhile, ContextWhile}
+		TemplateCall, ParallelStep, LoopType, LoopKeyDropped, ForEachVars, ArtifactWhile, ContextWhile,
+		IterationVar, CountVar, BodyByID, UntilPrechecked, FunctionRefDropped, FunctionCallsDrop, VirtualStep, FormatByConstruct}
 }

@@ -28,8 +28,9 @@ type use struct {
 }
 
 type uses struct {
-	order []*use
-	by    map[string]*use
+	order  []*use
+	by     map[string]*use
+	origin map[*object]string // where each node is written (normalizer.origin)
 }
 
 func (u *uses) add(name string, t workflow.ValueType, ptr string) {
@@ -52,7 +53,7 @@ func (n *normalizer) synthesize(root *object) {
 			declared[co.str("name")] = true
 		}
 	}
-	u := &uses{by: map[string]*use{}}
+	u := &uses{by: map[string]*use{}, origin: n.origin}
 	collectNodes(u, root.get("steps"), "/steps", declared)
 	for _, x := range u.order {
 		t := workflow.TypeString
@@ -96,13 +97,19 @@ func collectNodes(u *uses, v any, ptr string, scope map[string]bool) {
 			continue
 		}
 		p := fmt.Sprintf("%s/%d", ptr, i)
+		if at, ok := u.origin[o]; ok {
+			p = at
+		}
 		collectCond(u, o.get("runCondition"), p+"/runCondition", scope)
 		if spec := o.obj("loop"); spec != nil || o.has("body") {
 			inner := scope
 			if spec != nil {
 				collectCond(u, spec.get("condition"), p+"/loop/condition", scope)
 				if over := spec.str("over"); over != "" && !scope[over] {
-					u.add(over, workflow.TypeArray, p+"/loop/over")
+					u.add(over, workflow.TypeArray, p+"/loop/items")
+				}
+				if count := spec.str("countVar"); count != "" && !scope[count] {
+					u.add(count, workflow.TypeNumber, p+"/loop/count")
 				}
 				inner = withLoopVars(scope, spec)
 			}
@@ -129,15 +136,14 @@ func collectNodes(u *uses, v any, ptr string, scope map[string]bool) {
 	}
 }
 
+// withLoopVars is scope with the variables loop spec names: any loop's
+// iteration, a forEach loop's item and index.
 func withLoopVars(scope map[string]bool, spec *object) map[string]bool {
-	if spec.str("kind") != string(workflow.ForEach) {
-		return scope
-	}
 	inner := map[string]bool{}
 	for k := range scope {
 		inner[k] = true
 	}
-	for _, k := range []string{"as", "indexVar", "iterationVar"} {
+	for _, k := range workflow.LoopVariables() {
 		if s := spec.str(k); s != "" {
 			inner[s] = true
 		}

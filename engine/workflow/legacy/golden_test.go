@@ -106,7 +106,8 @@ func golden(t *testing.T, path string, got []byte) {
 
 // TestHandConvertedTwinHasAnotherHash: the normalized file, written out by
 // hand as a canonical file, compiles to the same steps but never to the
-// same hash as the legacy file, whose dialect and rewrites are pinned.
+// same hash as the legacy file, whose dialect, rewrites and rules are
+// pinned.
 func TestHandConvertedTwinHasAnotherHash(t *testing.T) {
 	all := fixtures(t)
 	r := all["mixed"]
@@ -126,7 +127,7 @@ func TestHandConvertedTwinHasAnotherHash(t *testing.T) {
 		t.Fatal("a legacy file and its canonical twin share a hash")
 	}
 	a, b := legacyC.Workflow, twinC.Workflow
-	a.Dialect, a.Rewrites = "", nil
+	a.Dialect, a.Rewrites, a.DialectRules = "", nil, 0
 	if sa, _ := json.Marshal(a); !bytes.Equal(sa, mustJSON(t, b)) {
 		t.Error("the twin compiles to other steps than the legacy file, beyond dialect and rewrites")
 	}

@@ -118,8 +118,11 @@ func rewrite(src []byte) (any, []Warning, workflow.Problems) {
 	if !ok {
 		return nil, nil, nil
 	}
-	n := &normalizer{}
+	n := &normalizer{origin: map[*object]string{}}
 	n.workflow(root)
+	if len(n.warnings) == 0 && len(n.problems) == 0 {
+		n.detect(root)
+	}
 	switch {
 	case len(n.warnings) > 0 || len(n.problems) > 0:
 		n.featureOrder(root)
@@ -143,6 +146,13 @@ func rewrite(src []byte) (any, []Warning, workflow.Problems) {
 type normalizer struct {
 	warnings []Warning
 	problems workflow.Problems
+	// origin is where each step and loop object is in the file as
+	// written: a step moved into a loop's body, or one after a step that
+	// gained steps of its own, is not where its list now puts it.
+	origin map[*object]string
+	// defs are the functionDefinitions of the workflow and of each loop
+	// around the node being read.
+	defs []any
 }
 
 func (n *normalizer) warn(code Code, ptr, format string, args ...any) {

@@ -60,6 +60,14 @@ func TestEveryCodeIsReached(t *testing.T) {
 		{legacy.ForEachVars, "", `{"id":"l","title":"L","loop":{"type":"forEach","items":"files","maxIterations":5},"body":[` + plain + `]}`, "/steps/0/loop"},
 		{legacy.ArtifactWhile, "", `{"id":"l","title":"L","loop":{"type":"while","maxIterations":5},"body":[{"id":"a","title":"A","prompt":"p","outputContract":{"contractRef":"wr.contracts.loop_control"}}]}`, "/steps/0/loop/type"},
 		{legacy.ContextWhile, "", `{"id":"l","title":"L","loop":{"type":"while","maxIterations":5,"conditionSource":{"kind":"context_variable","condition":{"var":"more","equals":true}}},"body":[` + plain + `]}`, "/steps/0/loop/conditionSource"},
+		{legacy.IterationVar, "", `{"id":"l","type":"loop","title":"L","loop":{"type":"for","count":3,"maxIterations":3},"body":[{"id":"a","title":"A","prompt":"p","runCondition":{"var":"currentIteration","gt":1}}]}`, "/steps/0/loop"},
+		{legacy.CountVar, "", `{"id":"l","type":"loop","title":"L","loop":{"type":"for","count":"rounds","maxIterations":3},"body":[` + plain + `]}`, "/steps/0/loop/count"},
+		{legacy.BodyByID, "", `{"id":"l","type":"loop","title":"L","loop":{"type":"for","count":2,"maxIterations":2},"body":"a"},` + plain, "/steps/0/body"},
+		{legacy.UntilPrechecked, "", `{"id":"l","type":"loop","title":"L","loop":{"type":"until","condition":{"var":"done","equals":true},"maxIterations":3},"body":[` + plain + `]}`, "/steps/0/loop/type"},
+		{legacy.FunctionRefDropped, "", `{"id":"a","title":"A","prompt":"p","functionReferences":["nowhere()"]}`, "/steps/0/functionReferences/0"},
+		{legacy.FunctionCallsDrop, `"functionDefinitions":[{"name":"f","definition":"d"}]`, `{"id":"a","title":"A","prompt":"p","functionCalls":[{"name":"f","args":{}}]}`, "/steps/0/functionCalls"},
+		{legacy.VirtualStep, "", `{"id":"a","title":"A","prompt":"p","audit":{"rubric":["Tests pass."]}}`, "/steps/0/audit"},
+		{legacy.FormatByConstruct, "", `{"id":"a","title":"A","prompt":"p","promptFragments":[{"id":"f","text":"More."}]}`, "/steps/0/promptFragments"},
 	}
 	reached := map[legacy.Code]bool{}
 	for _, tc := range cases {
@@ -108,14 +116,20 @@ func TestRefusals(t *testing.T) {
 		name, top, steps, pointer, message string
 	}{
 		{"extension points", `"extensionPoints":[{"slotId":"x"}]`, plain, "/extensionPoints", "bindings.json"},
-		{"until", "", loop(`{"type":"until","condition":{"var":"x","equals":1},"maxIterations":3}`), "/steps/0/loop/type", "at least once"},
-		{"for over a variable", "", loop(`{"type":"for","count":"n","maxIterations":3}`), "/steps/0/loop/count", "as a number"},
 		{"too many iterations", "", loop(`{"type":"for","count":2,"maxIterations":500}`), "/steps/0/loop/maxIterations", "above WorkRail's bound"},
-		{"string body", "", `{"id":"l","type":"loop","title":"L","loop":{"type":"for","count":2,"maxIterations":2},"body":"a"}`, "/steps/0/body", "inline"},
-		{"audit", "", `{"id":"a","title":"A","prompt":"p","audit":{}}`, "/steps/0/audit", "not supported"},
-		{"verification", "", `{"id":"a","title":"A","prompt":"p","verification":{}}`, "/steps/0/verification", "not supported"},
-		{"function calls", "", `{"id":"a","title":"A","prompt":"p","functionCalls":[]}`, "/steps/0/functionCalls", "not supported"},
-		{"synthesis", "", `{"id":"a","type":"parallel","title":"A","synthesis":{},"parallelDelegations":[{"workflowId":"user.x"}]}`, "/steps/0/synthesis", "next step"},
+		{"body naming no step", "", `{"id":"l","type":"loop","title":"L","loop":{"type":"for","count":2,"maxIterations":2},"body":"a"}`, "/steps/0/body", "not a step of this workflow"},
+		{"body naming a loop", "", `{"id":"l","type":"loop","title":"L","loop":{"type":"for","count":2,"maxIterations":2},"body":"m"},` + strings.Replace(loop(`{"type":"for","count":2,"maxIterations":2}`), `"id":"l"`, `"id":"m"`, 1), "/steps/0/body", "loops do not nest"},
+		{"body named twice", "", `{"id":"l","type":"loop","title":"L","loop":{"type":"for","count":2,"maxIterations":2},"body":"a"},{"id":"m","type":"loop","title":"M","loop":{"type":"for","count":2,"maxIterations":2},"body":"a"},` + plain, "/steps/1/body", "already the body of loop"},
+		{"audit without prompt or rubric", "", `{"id":"a","title":"A","prompt":"p","audit":{}}`, "/steps/0/audit", "a prompt or at least one rubric item"},
+		{"verification with a blank command", "", `{"id":"a","title":"A","prompt":"p","verification":{"command":" "}}`, "/steps/0/verification", "non-empty"},
+		{"verification on a parallel step", "", `{"id":"a","type":"parallel","title":"A","verification":{},"parallelDelegations":[{"workflowId":"user.x"}]}`, "/steps/0/verification", "not allowed on a parallel step"},
+		{"function call of nothing", "", `{"id":"a","title":"A","prompt":"p","functionCalls":[{"name":"f","args":{}}]}`, "/steps/0/functionCalls/0/name", "no functionDefinitions in scope"},
+		{"function call without a required argument", `"functionDefinitions":[{"name":"f","definition":"d","parameters":[{"name":"x","type":"string","required":true}]}]`,
+			`{"id":"a","title":"A","prompt":"p","functionCalls":[{"name":"f","args":{}}]}`, "/steps/0/functionCalls/0/args", "required parameter x"},
+		{"synthesis without prompt or contract", "", `{"id":"a","type":"parallel","title":"A","synthesis":{},"parallelDelegations":[{"workflowId":"user.x"}]}`, "/steps/0/synthesis", "a prompt or an outputContract"},
+		{"synthesis on a standard step", "", `{"id":"a","title":"A","prompt":"p","synthesis":{"prompt":"Merge."}}`, "/steps/0/synthesis", "only for a parallel step"},
+		{"artifact loop without a decision step", "", loop(`{"type":"while","maxIterations":3,"conditionSource":{"kind":"artifact_contract","contractRef":"wr.contracts.other"}}`),
+			"/steps/0/loop/conditionSource/contractRef", "by wr.contracts.loop_control artifacts only"},
 		{"unknown ref", "", `{"id":"a","title":"A","promptBlocks":{"goal":[{"kind":"ref","refId":"wr.refs.nope"}]}}`, "/steps/0/promptBlocks/goal/0/refId", "unknown prompt reference"},
 		{"unknown template", "", `{"id":"a","title":"A","templateCall":{"templateId":"wr.templates.other"}}`, "/steps/0/templateCall/templateId", "unknown template"},
 		{"truthiness", "", `{"id":"a","title":"A","prompt":"p","runCondition":{"var":"x"},"hasValidation":true}`, "/steps/0/runCondition", "exactly one operator"},
@@ -172,7 +186,7 @@ func TestCanonicalUntouched(t *testing.T) {
 // inputs set during the run (the agent sets them as it goes), and it gets
 // that format's notes policy.
 func TestNoContextIsTheOldFormat(t *testing.T) {
-	src := []byte(`{"id":"user.x","name":"X","description":"d","version":"1","metaGuidance":["m"],
+	src := []byte(`{"id":"user.x","name":"X","description":"d","version":"1",
 		"steps":[{"id":"a","title":"A","prompt":"p","runCondition":{"var":"size","equals":"big"}}]}`)
 	r, err := legacy.Normalize(src)
 	if err != nil || !r.Legacy() || len(r.Warnings) != 1 || r.Warnings[0].Code != legacy.ContextSynthesized {
@@ -187,6 +201,42 @@ func TestNoContextIsTheOldFormat(t *testing.T) {
 	plain := []byte(`{"id":"user.x","name":"X","description":"d","version":"1","steps":[{"id":"a","title":"A","prompt":"p"}]}`)
 	if r, err := legacy.Normalize(plain); err != nil || r.Legacy() {
 		t.Errorf("a file that reads no variable: %+v, %v; want canonical", r, err)
+	}
+}
+
+// TestFormatByConstruct: a file that needs no rewrite but uses a
+// construct the TypeScript format introduced (WorkRail's format took it
+// over later) is read in that format, with its notes policy, unless
+// anything in it is WorkRail's own; the warning points at the construct.
+func TestFormatByConstruct(t *testing.T) {
+	for _, tc := range []struct {
+		name, top, steps string
+		pointer          string // "" when the file reads as WorkRail's own
+	}{
+		{"a workflow key", `"metricsProfile":"none"`, plain, "/metricsProfile"},
+		{"a step key", "", `{"id":"a","title":"A","prompt":"p","notesOptional":true}`, "/steps/0/notesOptional"},
+		{"a loop body's step key", "", `{"id":"l","title":"L","loop":{"kind":"for","count":2,"maxIterations":2},"body":[{"id":"a","title":"A","prompt":"p","guidance":["g"]}]}`, ""},
+		{"with $schema", `"$schema":"x","metaGuidance":["m"]`, plain, ""},
+		{"with context", `"context":[],"about":"a"`, plain, ""},
+		{"with a canonical step key", `"about":"a"`, `{"id":"a","title":"A","prompt":"p","output":{"contractRef":"wr.contracts.gaps"}}`, ""},
+		{"with nothing of either", "", plain, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			src := []byte(strings.Replace(string(doc(tc.top, tc.steps)), "ts-sample", "user.sample", 1))
+			r, err := legacy.Normalize(src)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.pointer == "" {
+				if r.Legacy() {
+					t.Fatalf("read in the TypeScript format: %+v", r.Warnings)
+				}
+				return
+			}
+			if len(r.Warnings) != 1 || r.Warnings[0].Code != legacy.FormatByConstruct || r.Warnings[0].Pointer != tc.pointer || r.Workflow.Notes != workflow.NotesRequired {
+				t.Fatalf("warnings %+v, notes %q; want FORMAT_BY_CONSTRUCT at %s and the format's notes policy", r.Warnings, r.Workflow.Notes, tc.pointer)
+			}
+		})
 	}
 }
 

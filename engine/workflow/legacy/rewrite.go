@@ -34,7 +34,11 @@ func (n *normalizer) workflow(o *object) {
 			n.assessment(a, fmt.Sprintf("/assessments/%d", i))
 		}
 	}
-	n.nodes(o.get("steps"), "/steps")
+	n.defs = []any{o.get("functionDefinitions")}
+	n.bodiesByID(o)
+	if o.has("steps") {
+		o.set("steps", n.nodes(o.get("steps"), "/steps"))
+	}
 }
 
 // drop deletes key k of o with a warning.
@@ -99,19 +103,38 @@ func (n *normalizer) assessment(v any, ptr string) {
 	}
 }
 
-func (n *normalizer) nodes(v any, ptr string) {
-	list, _ := v.([]any)
-	for i, x := range list {
-		if o, ok := x.(*object); ok {
-			n.node(o, fmt.Sprintf("%s/%d", ptr, i))
-		}
+// nodes rewrites a list of steps and loops and returns it with the steps
+// the format adds after a step (virtualSteps) in their places. A node
+// keeps the pointer of where it is written (origin).
+func (n *normalizer) nodes(v any, ptr string) any {
+	list, ok := v.([]any)
+	if !ok {
+		return v
 	}
+	out := make([]any, 0, len(list))
+	for i, x := range list {
+		out = append(out, x)
+		o, ok := x.(*object)
+		if !ok {
+			continue
+		}
+		p := fmt.Sprintf("%s/%d", ptr, i)
+		if at, ok := n.origin[o]; ok {
+			p = at
+		}
+		n.origin[o] = p
+		out = append(out, n.node(o, p)...)
+	}
+	return out
 }
 
-func (n *normalizer) node(o *object, ptr string) {
+// node rewrites one step or loop, and returns the steps the format runs
+// after it.
+func (n *normalizer) node(o *object, ptr string) []any {
 	switch t := o.str("type"); {
 	case t == "loop" || o.has("loop") || o.has("body"):
 		n.loop(o, ptr)
+		return nil
 	case t == "parallel":
 		o.del("type")
 		msg := "a parallel step is read as a step with parallelDelegations"
@@ -120,16 +143,23 @@ func (n *normalizer) node(o *object, ptr string) {
 			msg += "; its requireConfirmation is dropped (a parallel step never asks)"
 		}
 		n.warn(ParallelStep, ptr+"/type", "%s", msg)
-		if o.has("synthesis") {
-			n.refuse(ptr+"/synthesis", "synthesis on a parallel step is not supported: put the synthesis in the next step")
+		for _, k := range []string{"audit", "verification"} {
+			if o.has(k) {
+				n.refuse(ptr+"/"+k, "%s is not allowed on a parallel step (nor in the TypeScript WorkRail): put it on a step of its own", k)
+			}
 		}
 		n.step(o, ptr)
+		return n.virtualSteps(o, ptr, "synthesis")
 	default:
 		if t == "standard" {
 			o.del("type")
 			n.warn(StepTypeDropped, ptr+"/type", "type \"standard\" is dropped: every step is one")
 		}
+		if o.has("synthesis") {
+			n.refuse(ptr+"/synthesis", "synthesis is only for a parallel step (as in the TypeScript WorkRail): put it in the next step's prompt")
+		}
 		n.step(o, ptr)
+		return n.virtualSteps(o, ptr, "verification", "audit")
 	}
 }
 
@@ -142,14 +172,18 @@ func (n *normalizer) loop(o *object, ptr string) {
 		n.drop(o, k, ptr, LoopKeyDropped, k+" on a loop is dropped: it applies to steps, so put it on the body's steps")
 	}
 	n.condField(o, "runCondition", ptr)
-	if _, ok := o.get("body").(string); ok {
-		n.refuse(ptr+"/body", "a body naming a step id is not supported: write the body's steps inline")
+	if _, ok := o.get("body").(string); ok { // bodiesByID moves the steps the top-level loops name
+		n.refuse(ptr+"/body", "only a top-level loop's body may name a step id (the TypeScript WorkRail does not nest loops either): write the body's steps inline")
 	}
+	n.defs = append(n.defs, o.get("functionDefinitions"))
+	defer func() { n.defs = n.defs[:len(n.defs)-1] }()
 	body, _ := o.get("body").([]any)
 	if spec := o.obj("loop"); spec != nil {
 		n.loopSpec(spec, body, ptr+"/loop")
 	}
-	n.nodes(body, ptr+"/body")
+	if body != nil {
+		o.set("body", n.nodes(body, ptr+"/body"))
+	}
 }
 
 func (n *normalizer) loopSpec(s *object, body []any, ptr string) {
@@ -165,17 +199,75 @@ func (n *normalizer) loopSpec(s *object, body []any, ptr string) {
 	}
 	switch kind := s.str("kind"); {
 	case ts && kind == "until":
-		n.refuse(ptr+"/type", "until loops are not supported in this format: the TypeScript tools check the condition before the first iteration (it may run zero times), WorkRail's until runs at least once; write a while loop with the negated condition")
+		n.until(s, body, ptr)
 	case ts && kind == "for":
-		if _, ok := s.get("count").(string); ok {
-			n.refuse(ptr+"/count", "a for loop counting to a context variable is not supported: give count as a number")
+		if name, ok := s.get("count").(string); ok {
+			s.rename("count", "countVar")
+			n.warn(CountVar, ptr+"/count", "count names the context variable %s: the loop runs as many times as %s holds when the loop is reached (a whole number of 0 or more), read as countVar", name, name)
 		}
 	case kind == "forEach" && (ts || s.has("items") || s.has("itemVar")):
 		n.forEach(s, ptr)
 	case kind == "while":
 		n.while(s, body, ts, ptr)
 	}
+	if ts && s.str("kind") != "forEach" && !s.has("iterationVar") && readsVar(body, defaultIterationVar) {
+		s.set("iterationVar", defaultIterationVar)
+		n.warn(IterationVar, ptr, "the body reads %s, the loop's 1-based iteration in this format: iterationVar is written out", defaultIterationVar)
+	}
 	n.condField(s, "condition", ptr)
+}
+
+// defaultIterationVar is the name the format shows a loop's 1-based
+// iteration under when the loop names none.
+const defaultIterationVar = "currentIteration"
+
+// until reads an until loop as the TypeScript WorkRail runs it: its
+// condition is checked before each iteration, so the body may run zero
+// times; WorkRail's own until runs its body first, so the loop becomes a
+// while on the negated condition. Driven by its loop_control step, an
+// until loop runs as a while loop does.
+func (n *normalizer) until(s *object, body []any, ptr string) {
+	s.set("kind", "while")
+	cs := s.obj("conditionSource")
+	var cond any
+	switch {
+	case cs != nil && cs.str("kind") == "context_variable":
+		cond = n.cond(cs.get("condition"), ptr+"/conditionSource/condition")
+		s.del("conditionSource")
+	case cs == nil && s.has("condition") && !loopControlled(body):
+		cond = n.cond(s.get("condition"), ptr+"/condition")
+	default:
+		n.warn(UntilPrechecked, ptr+"/type", "an until loop driven by its %s step is read as a while loop: the decision drives it either way", workflow.ContractLoopControl)
+		n.while(s, body, true, ptr)
+		return
+	}
+	negated := newObject()
+	negated.set("not", cond)
+	s.set("condition", negated)
+	n.warn(UntilPrechecked, ptr+"/type", "an until loop here checks its condition before each iteration (it may run zero times): it is read as a while loop on not(condition), "+
+		"checked before each iteration, not before each step of it")
+}
+
+// readsVar reports whether a condition in v (a loop's body) reads name.
+func readsVar(v any, name string) bool {
+	switch x := v.(type) {
+	case *object:
+		if x.str("var") == name {
+			return true
+		}
+		for _, k := range x.keys {
+			if readsVar(x.vals[k], name) {
+				return true
+			}
+		}
+	case []any:
+		for _, e := range x {
+			if readsVar(e, name) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func (n *normalizer) forEach(s *object, ptr string) {
@@ -200,12 +292,17 @@ func (n *normalizer) while(s *object, body []any, ts bool, ptr string) {
 	cs := s.obj("conditionSource")
 	switch {
 	case cs != nil && cs.str("kind") == "artifact_contract":
+		msg := "the loop runs until its %s step says stop, or maxIterations"
 		if ref := cs.str("contractRef"); ref != string(workflow.ContractLoopControl) {
-			n.refuse(ptr+"/conditionSource/contractRef", "a loop can only be driven by %s, not %q", workflow.ContractLoopControl, ref)
+			if !loopControlled(body) {
+				n.refuse(ptr+"/conditionSource/contractRef", "the TypeScript WorkRail decides an artifact loop by %s artifacts only, whatever contractRef says, and no step of this body requires one: "+
+					"require %s on the body's deciding step", workflow.ContractLoopControl, workflow.ContractLoopControl)
+			}
+			msg += "; its contractRef " + ref + " is read as that, as the TypeScript WorkRail reads only loop decisions"
 		}
 		s.del("conditionSource")
 		s.del("condition")
-		n.warn(ArtifactWhile, ptr+"/conditionSource", "the loop runs until its %s step says stop, or maxIterations", workflow.ContractLoopControl)
+		n.warn(ArtifactWhile, ptr+"/conditionSource", msg, workflow.ContractLoopControl)
 	case cs != nil && cs.str("kind") == "context_variable":
 		s.rename("conditionSource", "condition")
 		s.set("condition", cs.get("condition"))
@@ -245,11 +342,7 @@ func (n *normalizer) step(o *object, ptr string) {
 	n.drop(o, "hasValidation", ptr, HasValidationDrop, "hasValidation is dropped: neither WorkRail reads it")
 	n.drop(o, "askForFiles", ptr, AskForFilesDropped, "askForFiles is dropped: neither WorkRail reads it")
 	n.drop(o, "modelTier", ptr, ModelTierDropped, "modelTier is dropped: WorkRail does not choose the agent's model")
-	for _, k := range []string{"functionCalls", "audit", "verification", "synthesis"} {
-		if o.has(k) {
-			n.refuse(ptr+"/"+k, "%s is not supported: no workflow in the TypeScript library uses it, and WorkRail gives it no meaning", k)
-		}
-	}
+	n.functionCalls(o, ptr)
 	n.outputContract(o, ptr)
 	if pb := o.obj("promptBlocks"); pb != nil {
 		n.blocks(pb, o.str("title"), ptr+"/promptBlocks")
@@ -357,10 +450,10 @@ func (n *normalizer) promptValue(v any, ptr string) any {
 			texts = append(texts, strings.TrimSpace(po.str("text")))
 		case po.str("kind") == "ref":
 			id := po.str("refId")
-			text, known := refText(id)
+			text, known := workflow.PromptRefText(id)
 			if !known {
 				var ids []string
-				for _, r := range Refs() {
+				for _, r := range workflow.PromptRefs() {
 					ids = append(ids, r.ID)
 				}
 				n.problems = append(n.problems, workflow.Problem{Pointer: pp + "/refId",
@@ -420,14 +513,39 @@ func (n *normalizer) templateCall(o *object, ptr string) {
 	n.warn(TemplateCall, p, "templateCall %s expands the routine wr.routine-%s here, its steps named %s--<step id>", id, name, o.str("id"))
 }
 
+// functionRefs reads a step's functionReferences: "name()" names the
+// function name; a name no definition in scope has (the step's, its
+// loop's, the workflow's) is dropped, as the TypeScript tools filter it
+// out.
 func (n *normalizer) functionRefs(o *object, ptr string) {
 	refs, _ := o.get("functionReferences").([]any)
-	for i, r := range refs {
-		if s, ok := r.(string); ok && strings.HasSuffix(s, "()") {
-			refs[i] = strings.TrimSuffix(s, "()")
-			n.warn(FunctionRefParens, fmt.Sprintf("%s/functionReferences/%d", ptr, i), "%s names the function %s", s, refs[i])
-		}
+	if refs == nil {
+		return
 	}
+	defined := n.definitions(o)
+	kept := make([]any, 0, len(refs))
+	for i, r := range refs {
+		s, ok := r.(string)
+		if !ok {
+			kept = append(kept, r) // for workflow.Parse to explain
+			continue
+		}
+		p := fmt.Sprintf("%s/functionReferences/%d", ptr, i)
+		if strings.HasSuffix(s, "()") {
+			s = strings.TrimSuffix(s, "()")
+			n.warn(FunctionRefParens, p, "%s names the function %s", r, s)
+		}
+		if defined[s] == nil {
+			n.warn(FunctionRefDropped, p, "no function %s is defined for this step (in its functionDefinitions, its loop's or the workflow's): the reference is dropped, as the TypeScript WorkRail filters it out", s)
+			continue
+		}
+		kept = append(kept, s)
+	}
+	if len(kept) == 0 {
+		o.del("functionReferences")
+		return
+	}
+	o.set("functionReferences", kept)
 }
 
 func (n *normalizer) criteriaField(o *object, ptr string) {
