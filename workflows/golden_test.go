@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/workrail/workrail/engine/golden"
 )
 
 // TestCompiledGolden compares each bundled workflow's compiled canonical
@@ -24,20 +26,7 @@ func TestCompiledGolden(t *testing.T) {
 				t.Fatal(err)
 			}
 			got.WriteByte('\n')
-			path := filepath.Join("testdata", "compiled", name)
-			if *update {
-				if err := os.WriteFile(path, got.Bytes(), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			old, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run go test ./workflows -update to create it)", err)
-			}
-			if !bytes.Equal(old, got.Bytes()) {
-				t.Errorf("%s differs from the compiled workflow (hash %s); review the change and run go test ./workflows -update", path, c.Hash)
-			}
+			golden.Check(t, filepath.Join("testdata", "compiled", name), got.Bytes())
 		})
 	}
 	entries, err := os.ReadDir(filepath.Join("testdata", "compiled"))

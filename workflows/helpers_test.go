@@ -2,7 +2,6 @@ package workflows_test
 
 import (
 	"bytes"
-	"flag"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -15,8 +14,6 @@ import (
 	"github.com/workrail/workrail/engine/workflow"
 	"github.com/workrail/workrail/workflows"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/compiled")
 
 const schemaID = "https://workrail.dev/schema/workflow.schema.json"
 

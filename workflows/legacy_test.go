@@ -14,6 +14,7 @@ import (
 	"github.com/workrail/workrail/engine/catalog"
 	"github.com/workrail/workrail/engine/compile"
 	"github.com/workrail/workrail/engine/event"
+	"github.com/workrail/workrail/engine/golden"
 	"github.com/workrail/workrail/engine/workflow"
 	"github.com/workrail/workrail/engine/workflow/legacy"
 	"github.com/workrail/workrail/workflows"
@@ -248,27 +249,10 @@ func TestLegacyCompiledGolden(t *testing.T) {
 			t.Fatal(err)
 		}
 		got.WriteByte('\n')
-		path := filepath.Join(dir, name)
-		if *update {
-			if err := os.MkdirAll(dir, 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(path, got.Bytes(), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			continue
-		}
-		old, err := os.ReadFile(path)
-		if err != nil {
-			t.Errorf("%v (run go test ./workflows -run TestLegacyCompiledGolden -update to create it)", err)
-			continue
-		}
-		if !bytes.Equal(old, got.Bytes()) {
-			t.Errorf("%s differs from %s compiled (hash %s); review the change and run with -update", path, e.File, e.Compiled.Hash)
-		}
+		golden.Check(t, filepath.Join(dir, name), got.Bytes())
 	}
-	golden, _ := os.ReadDir(dir)
-	for _, g := range golden {
+	files, _ := os.ReadDir(dir)
+	for _, g := range files {
 		if !want[g.Name()] {
 			t.Errorf("%s/%s has no fixture; delete it", dir, g.Name())
 		}

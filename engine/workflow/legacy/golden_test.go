@@ -3,7 +3,6 @@ package legacy_test
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,11 +10,10 @@ import (
 
 	"github.com/workrail/workrail/engine"
 	"github.com/workrail/workrail/engine/compile"
+	"github.com/workrail/workrail/engine/golden"
 	"github.com/workrail/workrail/engine/workflow"
 	"github.com/workrail/workrail/engine/workflow/legacy"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/golden")
 
 // fixtures normalizes every testdata file, by name.
 func fixtures(tb testing.TB) map[string]legacy.Result {
@@ -71,7 +69,7 @@ func TestGolden(t *testing.T) {
 			}{r.Workflow, r.Warnings}, "", "  ")
 			b.Write(norm)
 			b.WriteString("\n")
-			golden(t, filepath.Join("testdata", "golden", name+".normalized.json"), b.Bytes())
+			golden.Check(t, filepath.Join("testdata", "golden", name+".normalized.json"), b.Bytes())
 
 			c := compileLegacy(t, r, routinesIn(all))
 			b.Reset()
@@ -82,25 +80,8 @@ func TestGolden(t *testing.T) {
 					b.WriteString("\n==== " + string(n.Step.ID) + "\n" + n.Step.Prompt + "\n")
 				}
 			})
-			golden(t, filepath.Join("testdata", "golden", name+".compiled.txt"), b.Bytes())
+			golden.Check(t, filepath.Join("testdata", "golden", name+".compiled.txt"), b.Bytes())
 		})
-	}
-}
-
-func golden(t *testing.T, path string, got []byte) {
-	t.Helper()
-	if *update {
-		os.MkdirAll(filepath.Dir(path), 0o755)
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs; if intended, run go test ./engine/workflow/legacy -update and review the diff", path)
 	}
 }
 
