@@ -5,6 +5,8 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/go-json-experiment/json/jsontext"
+
 	"github.com/workrail/workrail/console"
 	"github.com/workrail/workrail/engine/catalog"
 	"github.com/workrail/workrail/server/config"
@@ -94,4 +96,15 @@ func (a sourcesAPI) Sync(ctx context.Context) console.SourceList {
 		a.changed()
 	}
 	return a.List()
+}
+
+// sourcesAnswers is sourcesAPI as the daemon's /api/sources answers it.
+type sourcesAnswers struct{ sourcesAPI }
+
+// List is the console.SourceList.
+func (a sourcesAnswers) List() jsontext.Value { return answerOf(a.sourcesAPI.List()) }
+
+// Sync is the console.SourceList after a sync.
+func (a sourcesAnswers) Sync(ctx context.Context) jsontext.Value {
+	return answerOf(a.sourcesAPI.Sync(ctx))
 }

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/go-json-experiment/json/jsontext"
+
 	"github.com/workrail/workrail/engine"
 	"github.com/workrail/workrail/engine/bundle"
 	"github.com/workrail/workrail/engine/execute"
@@ -52,15 +54,17 @@ type secretsAPI struct {
 	logf func(string, ...any)
 }
 
-func (a secretsAPI) list() (any, *protocol.ErrorResult) {
+// Find is the secretList.
+func (a secretsAPI) Find() (jsontext.Value, *protocol.ErrorResult) {
 	l, err := findSecrets(a.uc, a.st)
 	if err != nil {
 		return nil, shareAPI{logf: a.logf}.refusal("find secrets", err)
 	}
-	return l, nil
+	return answerOf(l), nil
 }
 
-func (a secretsAPI) scrub(session string) (any, *protocol.ErrorResult) {
+// Scrub is what scrubSession did.
+func (a secretsAPI) Scrub(session string) (jsontext.Value, *protocol.ErrorResult) {
 	var id engine.SessionID
 	if err := id.UnmarshalText([]byte(session)); err != nil {
 		return nil, shareAPI{logf: a.logf}.refusal("scrub", engine.Errorf(engine.CodeInvalidInput, "%q is not a session id (ses_N)", session).With("sessionId", session))
@@ -69,7 +73,7 @@ func (a secretsAPI) scrub(session string) (any, *protocol.ErrorResult) {
 	if err != nil {
 		return nil, shareAPI{logf: a.logf}.refusal("scrub", err)
 	}
-	return s, nil
+	return answerOf(s), nil
 }
 
 // findSecrets scans every session st holds, oldest first.

@@ -1,7 +1,11 @@
 package main
 
 import (
+	"encoding/json"
+	"fmt"
 	"io"
+
+	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/workrail/workrail/engine"
 	"github.com/workrail/workrail/engine/bundle"
@@ -19,15 +23,17 @@ type shareAPI struct {
 	logf func(string, ...any)
 }
 
-func (a shareAPI) sessions() (any, *protocol.ErrorResult) {
+// List is sessionList.
+func (a shareAPI) List() (jsontext.Value, *protocol.ErrorResult) {
 	l, err := listSessions(a.st)
 	if err != nil {
 		return nil, a.refusal("list the sessions", err)
 	}
-	return l, nil
+	return answerOf(l), nil
 }
 
-func (a shareAPI) export(session string, ask server.ExportAsk) ([]byte, *protocol.ErrorResult) {
+// Export is the bundle or the Markdown.
+func (a shareAPI) Export(session string, ask server.ExportAsk) ([]byte, *protocol.ErrorResult) {
 	var id engine.SessionID
 	if err := id.UnmarshalText([]byte(session)); err != nil {
 		return nil, a.refusal("export", engine.Errorf(engine.CodeInvalidInput, "%q is not a session id (ses_N)", session).With("sessionId", session))
@@ -48,7 +54,8 @@ func (a shareAPI) export(session string, ask server.ExportAsk) ([]byte, *protoco
 	return b, nil
 }
 
-func (a shareAPI) importBundle(body io.Reader, dryRun bool) (any, *protocol.ErrorResult) {
+// Import is the bundle.ImportReport.
+func (a shareAPI) Import(body io.Reader, dryRun bool) (jsontext.Value, *protocol.ErrorResult) {
 	b, err := io.ReadAll(io.LimitReader(body, maxBundle+1))
 	if err != nil {
 		return nil, a.refusal("import", err)
@@ -60,7 +67,7 @@ func (a shareAPI) importBundle(body io.Reader, dryRun bool) (any, *protocol.Erro
 	if err != nil {
 		return nil, a.refusal("import", err)
 	}
-	return rep, nil
+	return answerOf(rep), nil
 }
 
 // refusal is err as the error result the API answers; an internal
@@ -72,4 +79,14 @@ func (a shareAPI) refusal(what string, err error) *protocol.ErrorResult {
 	}
 	r := protocol.NewError(e)
 	return &r
+}
+
+// answerOf is v encoded as the daemon's API answers it (encoding/json, as
+// the commands decode it).
+func answerOf(v any) jsontext.Value {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(fmt.Sprintf("workrail: the API answer %T cannot be encoded: %v", v, err)) // every answer is a plain struct
+	}
+	return b
 }

@@ -8,9 +8,13 @@ import (
 	"os"
 	"runtime"
 	"strings"
+	"sync/atomic"
 	"time"
 
+	"github.com/go-json-experiment/json/jsontext"
+
 	"github.com/workrail/workrail/engine"
+	"github.com/workrail/workrail/engine/protocol"
 	"github.com/workrail/workrail/server"
 	"github.com/workrail/workrail/server/config"
 	"github.com/workrail/workrail/server/home"
@@ -83,6 +87,32 @@ func daemonStatus(h home.Dir, d *server.Daemon, st *store.Store, snap config.Sna
 	}
 	return statusReport{Running: true, Home: string(h), DaemonReport: r}
 }
+
+// adminAPI answers the daemon's status, doctor and restart.
+type adminAPI struct {
+	h       home.Dir
+	st      *store.Store
+	live    *config.Live
+	running *atomic.Pointer[server.Daemon]
+	restart func() *protocol.ErrorResult
+}
+
+// Status is the statusReport.
+func (a adminAPI) Status() jsontext.Value {
+	return answerOf(daemonStatus(a.h, a.running.Load(), a.st, a.live.Snapshot()))
+}
+
+// Doctor is every session's store.Report.
+func (a adminAPI) Doctor() (jsontext.Value, error) {
+	reports, err := a.st.Doctor()
+	if err != nil {
+		return nil, err
+	}
+	return answerOf(reports), nil
+}
+
+// Restart asks for a restart unless config.json would stop one.
+func (a adminAPI) Restart() *protocol.ErrorResult { return a.restart() }
 
 // homeCommand parses the flags of a command whose only flag is --json and
 // resolves the home folder. done says the caller returns code now.

@@ -161,16 +161,17 @@ func serveStore(h home.Dir, port portChoice, anyPort bool, st *store.Store, logg
 			}
 			return nil
 		}})
-	share := shareAPI{uc: uc, st: st, logf: logger.printf}
-	scan := secretsAPI{uc: uc, st: st, logf: logger.printf}
 	d, err := server.Start(server.Config{Home: h, Port: port.port, AnyPort: anyPort, Version: version, Token: token, Tools: uc,
 		Library: libraryAPI{uc: uc, st: st, logf: logger.printf},
-		Console: con.Routes, Features: features, Static: web.Static, Doctor: st.Doctor, Log: logger.Logger, Now: time.Now,
-		AppliedConfigHash: func(bound int) string { return live.Listening(bound, port.given) }, Restart: restart,
-		Sessions: share.sessions, Export: share.export, Import: share.importBundle, Secrets: scan.list, Scrub: scan.scrub,
-		ImportBudget: imports,
-		Sources:      func() any { return srcs.List() }, SyncSources: func(ctx context.Context) any { return srcs.Sync(ctx) },
-		Status: func() any { return daemonStatus(h, running.Load(), st, live.Snapshot()) }})
+		Console: con.Routes, Features: features, Static: web.Static, Log: logger.Logger, Now: time.Now,
+		AppliedConfigHash: func(bound int) string { return live.Listening(bound, port.given) },
+		API: server.API{
+			Admin:    adminAPI{h: h, st: st, live: live, running: &running, restart: restart},
+			Sessions: shareAPI{uc: uc, st: st, logf: logger.printf},
+			Secrets:  secretsAPI{uc: uc, st: st, logf: logger.printf},
+			Sources:  sourcesAnswers{srcs},
+		},
+		ImportBudget: imports})
 	if err != nil {
 		return nil, nil, nil, err
 	}
