@@ -1,4 +1,4 @@
-package main
+package daemon
 
 import (
 	"encoding/json"
@@ -15,6 +15,11 @@ import (
 	"github.com/workrail/workrail/store"
 )
 
+// MaxBundle bounds a bundle's JSON, read from a file (unpacked), sent to
+// the daemon or answered by it: far above a session of a thousand steps,
+// and low enough to hold in memory.
+const MaxBundle = 64 << 20
+
 // shareAPI answers the daemon's API for `workrail sessions`, `export` and
 // `import` from the use cases and the store it owns.
 type shareAPI struct {
@@ -23,9 +28,9 @@ type shareAPI struct {
 	logf func(string, ...any)
 }
 
-// List is sessionList.
+// List is SessionList.
 func (a shareAPI) List() (jsontext.Value, *protocol.ErrorResult) {
-	l, err := listSessions(a.st)
+	l, err := ListSessions(a.st)
 	if err != nil {
 		return nil, a.refusal("list the sessions", err)
 	}
@@ -56,12 +61,12 @@ func (a shareAPI) Export(session string, ask server.ExportAsk) ([]byte, *protoco
 
 // Import is the bundle.ImportReport.
 func (a shareAPI) Import(body io.Reader, dryRun bool) (jsontext.Value, *protocol.ErrorResult) {
-	b, err := io.ReadAll(io.LimitReader(body, maxBundle+1))
+	b, err := io.ReadAll(io.LimitReader(body, MaxBundle+1))
 	if err != nil {
 		return nil, a.refusal("import", err)
 	}
-	if len(b) > maxBundle {
-		return nil, a.refusal("import", engine.Errorf(engine.CodePayloadTooLarge, "the bundle is larger than %d MiB", maxBundle>>20).With("limitBytes", maxBundle))
+	if len(b) > MaxBundle {
+		return nil, a.refusal("import", engine.Errorf(engine.CodePayloadTooLarge, "the bundle is larger than %d MiB", MaxBundle>>20).With("limitBytes", MaxBundle))
 	}
 	rep, err := a.uc.Import(b, dryRun)
 	if err != nil {
