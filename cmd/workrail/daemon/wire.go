@@ -63,7 +63,7 @@ const consoleRestartWait = 500 * time.Millisecond
 // store and starts serving; the repositories' background fetches start
 // with it.
 func (d *Daemon) serve(p parts) error {
-	h, port, logger, st, cfg, keys, repos, reg := d.cfg.Home, d.cfg.Port, d.cfg.Log, d.st, p.cfg, p.keys, p.repos, p.reg
+	h, logger, st, cfg := d.cfg.Home, d.cfg.Log, d.st, p.cfg
 	token, err := h.AuthToken()
 	if err != nil {
 		return err
@@ -85,7 +85,7 @@ func (d *Daemon) serve(p parts) error {
 	restart := func() *protocol.ErrorResult { return restartAfter(0) }
 	started := time.Now()
 	features := protocol.Features(cfg.Features)
-	uc := execute.New(st, keys, reg, cfg.Preferences(), time.Now, logger.printf, execute.WithObserver(gitrepo.NewObserver()), execute.WithFeatures(features),
+	uc := execute.New(st, p.keys, p.reg, cfg.Preferences(), time.Now, logger.printf, execute.WithObserver(gitrepo.NewObserver()), execute.WithFeatures(features),
 		execute.WithSecrets(secrets.Background()))
 	var resumer console.Resumer // the Console's search lists what resume_session offers, while the tool is on
 	if features.ResumeSession {
@@ -99,8 +99,8 @@ func (d *Daemon) serve(p parts) error {
 			srv.NotifyListChanged()
 		}
 	}
-	srcs := Sources{h: h, cfg: cfg, repos: repos, changed: changed}
-	con := console.New(console.Config{Store: st, Workflows: reg, Runs: uc, Files: reg, Secret: []byte(token), Now: time.Now, Logf: logger.printf, Errors: logger, ImportBudget: imports,
+	srcs := Sources{h: h, cfg: cfg, repos: p.repos, changed: changed}
+	con := console.New(console.Config{Store: st, Workflows: p.reg, Runs: uc, Files: p.reg, Secret: []byte(token), Now: time.Now, Logf: logger.printf, Errors: logger, ImportBudget: imports,
 		Logins:   consoleLogins{},
 		Sources:  srcs,
 		Resumer:  resumer,
@@ -115,10 +115,10 @@ func (d *Daemon) serve(p parts) error {
 			}
 			return nil
 		}})
-	srv, err := server.Start(server.Config{Home: h, Port: port.Port, AnyPort: d.cfg.AnyPort, Version: d.cfg.Version, Token: token, Tools: uc,
+	srv, err := server.Start(server.Config{Home: h, Port: d.cfg.Port.Port, AnyPort: d.cfg.AnyPort, Version: d.cfg.Version, Token: token, Tools: uc,
 		Library: libraryAPI{uc: uc, st: st, logf: logger.printf},
 		Console: con.Routes, Features: features, Static: web.Static, Log: logger.Logger, Now: time.Now,
-		AppliedConfigHash: func(bound int) string { return live.Listening(bound, port.Given) },
+		AppliedConfigHash: func(bound int) string { return live.Listening(bound, d.cfg.Port.Given) },
 		API: server.API{
 			Admin:    adminAPI{h: h, st: st, live: live, running: running, restart: restart},
 			Sessions: shareAPI{uc: uc, st: st, logf: logger.printf},
@@ -137,7 +137,7 @@ func (d *Daemon) serve(p parts) error {
 			logger.Error("daemon.json could not be written", "err", err)
 		}
 	})
-	d.stopRepos = syncRepos(repos, cfg.WorkflowReposSyncMinutes, changed)
+	d.stopRepos = syncRepos(p.repos, cfg.WorkflowReposSyncMinutes, changed)
 	return nil
 }
 
