@@ -48,12 +48,14 @@ func runDaemon(args []string, stdout, stderr io.Writer) int {
 	}
 	banner(stdout, h, d.Server())
 	ctx, signalled := context.WithCancelCause(context.Background())
-	sig := make(chan os.Signal, 1)
+	sig, served := make(chan os.Signal, 1), make(chan struct{})
 	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
-	defer signal.Stop(sig)
+	defer func() { signal.Stop(sig); close(served) }()
 	go func() {
-		if s, ok := <-sig; ok {
-			signalled(fmt.Errorf("%s", s))
+		select {
+		case s := <-sig:
+			signalled(fmt.Errorf("%s", s)) // the cause names the signal
+		case <-served:
 		}
 	}()
 	code, restart := 0, false
