@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,6 +17,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/workrail/workrail/cmd/workrail/daemon"
+	homedir "github.com/workrail/workrail/server/home"
 
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
@@ -273,6 +277,28 @@ func startDaemon(t testing.TB, home string) *daemonProc {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { d.terminate(t) })
+	return d
+}
+
+// startInProcess builds a daemon on home in this process, on a free
+// port, with the assembly `workrail daemon` uses (cmd/workrail/daemon):
+// for tests of what the daemon serves rather than of its process.
+// Cleanup: Close.
+func startInProcess(t testing.TB, home string) *daemon.Daemon {
+	t.Helper()
+	h := homedir.Dir(home)
+	if err := os.MkdirAll(h.Path("logs"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	d, err := daemon.New(daemon.Config{Home: h, Port: daemon.Port{Given: true}, Version: "e2e", Log: daemon.NewLog(h, false, io.Discard)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := d.Close(context.Background()); err != nil {
+			t.Errorf("closing the daemon: %v", err)
+		}
+	})
 	return d
 }
 

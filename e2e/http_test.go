@@ -93,8 +93,7 @@ func postMCP(t *testing.T, base string, hdr map[string]string, msg string) (int,
 
 func TestHTTPSurface(t *testing.T) {
 	home := newHome(t)
-	d := startDaemon(t, home)
-	base := d.info.URL
+	base := startInProcess(t, home).Server().URL()
 	u, err := url.Parse(base)
 	if err != nil {
 		t.Fatal(err)

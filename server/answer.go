@@ -16,6 +16,7 @@ import (
 
 	"github.com/workrail/workrail/engine/protocol"
 	"github.com/workrail/workrail/server/home"
+	"github.com/workrail/workrail/server/jsonrpc"
 )
 
 // answers runs a call of one of WorkRail's tools itself, ahead of the MCP
@@ -62,7 +63,7 @@ type toolCall struct {
 func (a *answers) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	body, err := io.ReadAll(r.Body)
 	if err != nil {
-		rpcReply(w, protocol.Refusal(nil, "", protocol.RPCParseError, protocol.Refuse(protocol.RefusedInvalid, "the request could not be read: %v", err)))
+		rpcReply(w, jsonrpc.Refusal(nil, "", jsonrpc.ParseError, protocol.Refuse(protocol.RefusedInvalid, "the request could not be read: %v", err)))
 		return
 	}
 	args, ok := argumentsOf(r.Context())
@@ -170,7 +171,7 @@ func (a *answers) answer(ctx context.Context, c toolCall, args []byte, workdir s
 	defer func() {
 		if p := recover(); p != nil {
 			buf.Reset()
-			json.NewEncoder(buf).Encode(protocol.Refusal(c.ID, c.Method, protocol.RPCInternalError, protocol.Refuse(protocol.RefusedInternal,
+			json.NewEncoder(buf).Encode(jsonrpc.Refusal(c.ID, c.Method, jsonrpc.InternalError, protocol.Refuse(protocol.RefusedInternal,
 				"the request was refused: %s.", fmt.Sprintf("panic recovered in %s tool handler: %v", name, p))))
 		}
 	}()

@@ -23,12 +23,12 @@ func TestImportBeyondTheBudgetIsRefused(t *testing.T) {
 	d := &Daemon{cfg: Config{Home: "/h", Version: "test", Token: testToken, Console: func(chi.Router) {},
 		Static: fstest.MapFS{}, Log: slog.New(slog.DiscardHandler),
 		ImportBudget: budget.New(budget.ParseFactor*1000, 0, time.Second),
-		Import: func(body io.Reader, dryRun bool) (any, *protocol.ErrorResult) {
+		API: API{Admin: testAdmin{}, Sessions: testSessions{imp: func(body io.Reader, dryRun bool) (any, *protocol.ErrorResult) {
 			io.ReadAll(body)
 			inside <- struct{}{}
 			<-letGo
 			return map[string]any{"dryRun": dryRun}, nil
-		}}}
+		}}}}}
 	socket := d.socketRouter(http.NotFoundHandler())
 	held := make(chan int)
 	go func() { held <- request(socket, "POST", "/api/import?dryRun=true", "", strings.Repeat("x", 800)).Code }()

@@ -58,8 +58,7 @@ func (d *Daemon) Info() home.Info {
 
 // status answers GET /api/status with what the wiring reports.
 func (d *Daemon) status(w http.ResponseWriter, _ *http.Request) {
-	w.Header().Set("Content-Type", "application/json")
-	json.NewEncoder(w).Encode(d.cfg.Status())
+	writeJSON(w, d.cfg.API.Admin.Status())
 }
 
 // stop answers POST /api/stop (socket only): `workrail stop`.
@@ -73,7 +72,7 @@ func (d *Daemon) stop(w http.ResponseWriter, _ *http.Request) {
 // The wiring refuses when the daemon could not start again (config.json
 // has a problem); the answer is then the error result.
 func (d *Daemon) restart(w http.ResponseWriter, _ *http.Request) {
-	if refused := d.cfg.Restart(); refused != nil {
+	if refused := d.cfg.API.Admin.Restart(); refused != nil {
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusConflict)
 		json.NewEncoder(w).Encode(refused)

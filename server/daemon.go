@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"log/slog"
 	"net"
@@ -22,7 +21,6 @@ import (
 	"github.com/workrail/workrail/server/budget"
 	"github.com/workrail/workrail/server/home"
 	"github.com/workrail/workrail/server/login"
-	"github.com/workrail/workrail/store"
 )
 
 // DefaultPort is where the Console and HTTP MCP endpoint listen unless
@@ -50,37 +48,13 @@ type Config struct {
 	Console func(chi.Router)
 	// Static holds the Console's assets, served under /static/.
 	Static fs.FS
-	// Doctor verifies every session for `workrail doctor`.
-	Doctor func() ([]store.Report, error)
 	// AppliedConfigHash identifies the configuration the daemon started
 	// with, for daemon.json, given the port it listens on: the port in
 	// use is the applied one (--port 0 and the free-port fallback choose).
 	// nil records none.
 	AppliedConfigHash func(port int) string
-	// Status is what GET /api/status answers, encoded as JSON.
-	Status func() any
-	// Restart checks the daemon could start again and, if so, asks for
-	// ActionRestart; otherwise it returns why not.
-	Restart func() *protocol.ErrorResult
-	// Sessions lists every session, newest first, for `workrail sessions`
-	// (nil: not served).
-	Sessions func() (any, *protocol.ErrorResult)
-	// Export is a session's bundle (JSON) or, with ask.Markdown, the
-	// session as Markdown, for `workrail export` (nil: not served).
-	Export func(session string, ask ExportAsk) ([]byte, *protocol.ErrorResult)
-	// Import reads a bundle from body and verifies it; unless dryRun it
-	// stores it as a new session, for `workrail import` (nil: not served).
-	Import func(body io.Reader, dryRun bool) (any, *protocol.ErrorResult)
-	// Secrets lists the sessions holding text the secret scanner matches,
-	// for `workrail doctor --secrets`; Scrub replaces a session by a
-	// redacted copy, for `workrail scrub` (nil: not served; socket only).
-	Secrets func() (any, *protocol.ErrorResult)
-	Scrub   func(session string) (any, *protocol.ErrorResult)
-	// Sources lists the workflow sources with each repository's state, for
-	// `workrail sources`; SyncSources fetches the repositories now and
-	// lists them again (nil: not served).
-	Sources     func() any
-	SyncSources func(ctx context.Context) any
+	// API answers the command line's requests (/api).
+	API API
 	// Log gets a line per tool call and the daemon's own events.
 	Log *slog.Logger
 	Now func() time.Time

@@ -12,10 +12,11 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/workrail/workrail/engine/protocol"
+	"github.com/workrail/workrail/server/jsonrpc"
 )
 
 // maxBody bounds one JSON-RPC message.
-const maxBody = protocol.MaxMessageBytes
+const maxBody = jsonrpc.MaxMessageBytes
 
 // guard reads a JSON-RPC message before the MCP library does, and answers
 // itself what that library would refuse opaquely or take whole: a body
@@ -26,35 +27,35 @@ const maxBody = protocol.MaxMessageBytes
 // which would fail the library's decoding, included. Whatever the library
 // still refuses (a malformed _meta, a message nested deeper than it
 // decodes, an unknown method) is answered as every refusal is: with the
-// error envelope (protocol.Refusal).
+// error envelope (jsonrpc.Refusal).
 func guard(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, err := io.ReadAll(io.LimitReader(r.Body, maxBody+1))
 		if err != nil {
-			rpcReply(w, protocol.Refusal(nil, "", protocol.RPCParseError, protocol.Refuse(protocol.RefusedInvalid, "the request could not be read: %v", err)))
+			rpcReply(w, jsonrpc.Refusal(nil, "", jsonrpc.ParseError, protocol.Refuse(protocol.RefusedInvalid, "the request could not be read: %v", err)))
 			return
 		}
-		id, method, whole := protocol.Peek(body)
+		id, method, whole := jsonrpc.Peek(body)
 		if len(body) > maxBody {
-			rpcReply(w, protocol.Refusal(id, method, protocol.RPCInvalidRequest, protocol.Refuse(protocol.RefusedTooLarge,
+			rpcReply(w, jsonrpc.Refusal(id, method, jsonrpc.InvalidRequest, protocol.Refuse(protocol.RefusedTooLarge,
 				"the request is over %d bytes; a tool call's arguments may be at most %d bytes: send less (shorter notes, fewer artifacts).", maxBody, protocol.MaxArgumentsBytes)))
 			return
 		}
 		if t := bytes.TrimLeft(body, " \t\r\n"); len(t) > 0 && t[0] == '[' {
-			rpcReply(w, protocol.Refusal(nil, "", protocol.RPCInvalidRequest, protocol.Refuse(protocol.RefusedInvalid, "JSON-RPC batches are not supported: send one message per request.")))
+			rpcReply(w, jsonrpc.Refusal(nil, "", jsonrpc.InvalidRequest, protocol.Refuse(protocol.RefusedInvalid, "JSON-RPC batches are not supported: send one message per request.")))
 			return
 		}
 		if whole && method != "" && string(id) == "null" {
 			// JSON-RPC answers a request it cannot take with Invalid
 			// Request; MCP requests never have a null id (the library
 			// would take it for a notification and answer nothing).
-			rpcReply(w, protocol.Refusal(nil, "", protocol.RPCInvalidRequest, protocol.Refuse(protocol.RefusedInvalid, nullID)))
+			rpcReply(w, jsonrpc.Refusal(nil, "", jsonrpc.InvalidRequest, protocol.Refuse(protocol.RefusedInvalid, nullID)))
 			return
 		}
-		if whole && method != "" && !protocol.KeepsID(id) {
+		if whole && method != "" && !jsonrpc.KeepsID(id) {
 			// The library would answer under the nearest double: a client
 			// waiting for its own id would never see the answer.
-			rpcReply(w, protocol.Refusal(id, method, protocol.RPCInvalidRequest, protocol.Refuse(protocol.RefusedInvalid, "%s", protocol.UnkeptID(id))))
+			rpcReply(w, jsonrpc.Refusal(id, method, jsonrpc.InvalidRequest, protocol.Refuse(protocol.RefusedInvalid, "%s", jsonrpc.UnkeptID(id))))
 			return
 		}
 		if method == "tools/call" && len(id) > 0 {
@@ -179,7 +180,7 @@ func (r *refusals) Flush() {
 }
 
 // finish writes what was held: unchanged unless it is a refusal, which
-// becomes protocol.Refusal with the library's words as the message.
+// becomes jsonrpc.Refusal with the library's words as the message.
 func (r *refusals) finish(id json.RawMessage, method string) {
 	if r.held == nil {
 		return
@@ -200,12 +201,12 @@ func (r *refusals) finish(id json.RawMessage, method string) {
 	switch {
 	case isJSON && reply.Error != nil && len(reply.Error.Data) == 0: // one with data already carries the envelope
 		kind := protocol.RefusedInvalid
-		if reply.Error.Code == protocol.RPCInternalError {
+		if reply.Error.Code == jsonrpc.InternalError {
 			kind = protocol.RefusedInternal
 		}
-		r.reply(protocol.Refusal(id, method, reply.Error.Code, protocol.Refuse(kind, "the request was refused: %s.", strings.TrimSuffix(reply.Error.Message, "."))))
+		r.reply(jsonrpc.Refusal(id, method, reply.Error.Code, protocol.Refuse(kind, "the request was refused: %s.", strings.TrimSuffix(reply.Error.Message, "."))))
 	case r.status >= 400:
-		r.reply(protocol.Refusal(id, method, protocol.RPCInvalidRequest, protocol.Refuse(protocol.RefusedInvalid, "the request was refused (HTTP %d): %s.",
+		r.reply(jsonrpc.Refusal(id, method, jsonrpc.InvalidRequest, protocol.Refuse(protocol.RefusedInvalid, "the request was refused (HTTP %d): %s.",
 			r.status, strings.TrimSuffix(strings.TrimSpace(r.held.String()), "."))))
 	default:
 		r.w.WriteHeader(r.status)

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/go-chi/chi/v5"
+	"github.com/go-json-experiment/json/jsontext"
 )
 
 // router is the loopback TCP surface: the Console behind the owner's
@@ -97,14 +98,13 @@ func (d *Daemon) health(w http.ResponseWriter, _ *http.Request) {
 // Requests that arrive while a check runs share its result: each check
 // reads every session.
 func (d *Daemon) doctor(w http.ResponseWriter, r *http.Request) {
-	reports, err, _ := d.doctors.Do("doctor", func() (any, error) { return d.cfg.Doctor() })
+	reports, err, _ := d.doctors.Do("doctor", func() (any, error) { return d.cfg.API.Admin.Doctor() })
 	if err != nil {
 		d.cfg.Log.Error("doctor failed", "err", err)
 		http.Error(w, "internal error; the daemon log has the details", http.StatusInternalServerError)
 		return
 	}
-	w.Header().Set("Content-Type", "application/json")
-	json.NewEncoder(w).Encode(reports)
+	writeJSON(w, reports.(jsontext.Value))
 }
 
 // secureHeaders tells the browser what the Console may do: load scripts,

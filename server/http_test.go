@@ -35,7 +35,7 @@ func surfaces(t *testing.T) (tcp, socket http.Handler) {
 			r.Post("/logout", Logout)
 		},
 		Static: fstest.MapFS{"static/app.css": {Data: []byte("body{}")}},
-		Doctor: func() ([]store.Report, error) { return []store.Report{}, nil },
+		API:    API{Admin: testAdmin{doctor: []store.Report{}}},
 		Log:    slog.New(slog.DiscardHandler)}, url: "http://127.0.0.1:7421", owner: testOwner(t, executetest.Clock), notes: newNotifier()}
 	mcpHTTP := mcpserver.NewStreamableHTTPServer(NewMCPServer(uc, protocol.Features{CheckpointWorkflow: true}, "test", slog.New(slog.DiscardHandler)), mcpserver.WithStateLess(true), mcpserver.WithEndpointPath("/mcp"))
 	return d.router(7421, mcpHTTP), d.socketRouter(mcpHTTP)

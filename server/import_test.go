@@ -17,7 +17,6 @@ import (
 	"github.com/workrail/workrail/engine"
 	"github.com/workrail/workrail/engine/protocol"
 	"github.com/workrail/workrail/server/budget"
-	"github.com/workrail/workrail/store"
 )
 
 // An import refused before its body is read (the budget is spent and no
@@ -31,15 +30,15 @@ func TestRefusedImportIsAnsweredNotReset(t *testing.T) {
 	h := tempHome(t)
 	b := budget.New(budget.ParseFactor*limit, 0, time.Second)
 	d, err := Start(Config{Home: h, Version: "1.0.0", Token: testToken, Tools: answering{},
-		Console: func(chi.Router) {}, Static: fstest.MapFS{}, Doctor: func() ([]store.Report, error) { return nil, nil },
+		Console: func(chi.Router) {}, Static: fstest.MapFS{},
 		Log: slog.New(slog.DiscardHandler), Now: time.Now, ImportBudget: b,
-		Import: func(body io.Reader, _ bool) (any, *protocol.ErrorResult) {
+		API: API{Admin: testAdmin{}, Sessions: testSessions{imp: func(body io.Reader, _ bool) (any, *protocol.ErrorResult) {
 			if n, _ := io.Copy(io.Discard, io.LimitReader(body, limit+1)); n > limit {
 				r := protocol.NewError(engine.Errorf(engine.CodePayloadTooLarge, "the bundle is larger than 1 MiB"))
 				return nil, &r
 			}
 			return map[string]any{}, nil
-		}})
+		}}}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/workrail/workrail/engine/protocol"
 	"github.com/workrail/workrail/server/home"
+	"github.com/workrail/workrail/server/jsonrpc"
 )
 
 // Library is what an MCP client browses besides the tools, read through
@@ -104,14 +105,14 @@ type rpcError struct {
 func (l *libraryHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	body, err := io.ReadAll(r.Body)
 	if err != nil {
-		rpcReply(w, protocol.Refusal(nil, "", protocol.RPCParseError, protocol.Refuse(protocol.RefusedInvalid, "the request could not be read: %v", err)))
+		rpcReply(w, jsonrpc.Refusal(nil, "", jsonrpc.ParseError, protocol.Refuse(protocol.RefusedInvalid, "the request could not be read: %v", err)))
 		return
 	}
 	var serve func(l *libraryHandler, r rpcRequest) (map[string]any, *rpcError)
 	var id json.RawMessage
 	var method string
 	if mayBeLibrary(body) { // spares a tool call's arguments the walk
-		id, method, _ = protocol.Peek(body)
+		id, method, _ = jsonrpc.Peek(body)
 		serve = libraryMethods[method]
 	}
 	if serve == nil || len(id) == 0 {
@@ -125,7 +126,7 @@ func (l *libraryHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	req := rpcRequest{workdir: r.Header.Get(home.WorkdirHeader)}
 	if err := json.Unmarshal(body, &req); err != nil {
-		rpcReply(w, protocol.Refusal(id, req.Method, protocol.RPCInvalidRequest, protocol.Refuse(protocol.RefusedInvalid, "the request is not a JSON-RPC request: %v", err)))
+		rpcReply(w, jsonrpc.Refusal(id, req.Method, jsonrpc.InvalidRequest, protocol.Refuse(protocol.RefusedInvalid, "the request is not a JSON-RPC request: %v", err)))
 		return
 	}
 	if req.era = eraOf(r.Header, req.Method, req.Params); req.era.modern && !req.era.valid {
@@ -135,7 +136,7 @@ func (l *libraryHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	res, rerr := serve(l, req)
 	if rerr != nil {
-		rpcReply(w, protocol.Refusal(id, req.Method, rerr.code, rerr.err.Error))
+		rpcReply(w, jsonrpc.Refusal(id, req.Method, rerr.code, rerr.err.Error))
 		return
 	}
 	if req.era.modern {
@@ -168,7 +169,7 @@ func params(r rpcRequest, v any) *rpcError {
 // code for what went wrong: the caller's input, or the server.
 func refused(e *protocol.ErrorResult, notFound int) *rpcError {
 	if e.Error != nil && protocol.IsServerFault(e.Error) {
-		return &rpcError{code: protocol.RPCInternalError, err: e}
+		return &rpcError{code: jsonrpc.InternalError, err: e}
 	}
 	return &rpcError{code: notFound, err: e}
 }

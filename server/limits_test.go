@@ -18,7 +18,6 @@ import (
 	"github.com/workrail/workrail/engine/execute/executetest"
 	"github.com/workrail/workrail/engine/execute/memstore"
 	"github.com/workrail/workrail/engine/workflow"
-	"github.com/workrail/workrail/store"
 	"github.com/workrail/workrail/workflows"
 )
 
@@ -34,7 +33,7 @@ func TestIdleTCPFloodLeavesTheSocketServed(t *testing.T) {
 		Console: func(r chi.Router) {
 			r.Get("/", func(w http.ResponseWriter, _ *http.Request) { io.WriteString(w, "console") })
 		},
-		Static: fstest.MapFS{}, Doctor: func() ([]store.Report, error) { return nil, nil },
+		Static: fstest.MapFS{}, API: API{Admin: testAdmin{}},
 		Log: slog.New(slog.DiscardHandler), Now: time.Now,
 		Limits: Limits{TCPConns: tcpCap, SocketConns: 4, HeaderTimeout: timeout, TCPIdle: timeout}})
 	if err != nil {

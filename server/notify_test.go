@@ -18,7 +18,6 @@ import (
 	"github.com/workrail/workrail/engine/execute/memstore"
 	"github.com/workrail/workrail/engine/protocol"
 	"github.com/workrail/workrail/engine/workflow"
-	"github.com/workrail/workrail/store"
 	"github.com/workrail/workrail/workflows"
 )
 
@@ -139,7 +138,7 @@ func TestModernListenHearsListChanged(t *testing.T) {
 	h := tempHome(t)
 	tools := execute.New(memstore.New(), executetest.Ring(t), executetest.Catalog(t, workflows.FS), workflow.Preferences{}, executetest.Clock, t.Logf)
 	d, err := Start(Config{Home: h, Version: "1.0.0", Token: testToken, Tools: tools, Library: shelf{},
-		Console: func(chi.Router) {}, Static: fstest.MapFS{}, Doctor: func() ([]store.Report, error) { return nil, nil },
+		Console: func(chi.Router) {}, Static: fstest.MapFS{}, API: API{Admin: testAdmin{}},
 		Log: slog.New(slog.DiscardHandler), Now: time.Now})
 	if err != nil {
 		t.Fatal(err)

@@ -21,7 +21,6 @@ import (
 	"github.com/workrail/workrail/engine/protocol"
 	"github.com/workrail/workrail/engine/workflow"
 	"github.com/workrail/workrail/server/home"
-	"github.com/workrail/workrail/store"
 	"github.com/workrail/workrail/workflows"
 )
 
@@ -57,7 +56,7 @@ func startListening(t *testing.T, h home.Dir, port int, anyPort bool, tools Tool
 		tools = execute.New(memstore.New(), executetest.Ring(t), executetest.Catalog(t, workflows.FS), workflow.Preferences{}, executetest.Clock, t.Logf)
 	}
 	d, err := Start(Config{Home: h, Port: port, AnyPort: anyPort, Version: "1.0.0", Token: testToken, Tools: tools,
-		Console: func(chi.Router) {}, Static: fstest.MapFS{}, Doctor: func() ([]store.Report, error) { return nil, nil },
+		Console: func(chi.Router) {}, Static: fstest.MapFS{}, API: API{Admin: testAdmin{}},
 		Log: slog.New(slog.DiscardHandler), Now: time.Now})
 	if err != nil {
 		return nil, err

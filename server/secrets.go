@@ -10,16 +10,16 @@ import (
 // doctor --secrets` and `workrail scrub`, when the wiring hands them in:
 // a scrub deletes a session, which no web page may ask for.
 func (d *Daemon) secretRoutes(r chi.Router) {
-	if d.cfg.Secrets != nil {
-		r.Get("/api/secrets", func(w http.ResponseWriter, _ *http.Request) {
-			v, refused := d.cfg.Secrets()
-			answerJSON(w, v, refused)
-		})
+	s := d.cfg.API.Secrets
+	if s == nil {
+		return
 	}
-	if d.cfg.Scrub != nil {
-		r.Post("/api/sessions/{session}/scrub", func(w http.ResponseWriter, r *http.Request) {
-			v, refused := d.cfg.Scrub(chi.URLParam(r, "session"))
-			answerJSON(w, v, refused)
-		})
-	}
+	r.Get("/api/secrets", func(w http.ResponseWriter, _ *http.Request) {
+		v, refused := s.Find()
+		answerJSON(w, v, refused)
+	})
+	r.Post("/api/sessions/{session}/scrub", func(w http.ResponseWriter, r *http.Request) {
+		v, refused := s.Scrub(chi.URLParam(r, "session"))
+		answerJSON(w, v, refused)
+	})
 }

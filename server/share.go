@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/go-chi/chi/v5"
+	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/workrail/workrail/engine/protocol"
 )
@@ -15,21 +16,18 @@ import (
 // `import` on r (behind whatever r's middleware checks), when the wiring
 // hands them in.
 func (d *Daemon) shareRoutes(r chi.Router) {
-	if d.cfg.Sessions != nil {
-		r.Get("/api/sessions", d.sessions)
+	if d.cfg.API.Sessions == nil {
+		return
 	}
-	if d.cfg.Export != nil {
-		r.Get("/api/sessions/{session}/bundle", d.export(false))
-		r.Get("/api/sessions/{session}/markdown", d.export(true))
-	}
-	if d.cfg.Import != nil {
-		r.Post("/api/import", d.importBundle)
-	}
+	r.Get("/api/sessions", d.sessions)
+	r.Get("/api/sessions/{session}/bundle", d.export(false))
+	r.Get("/api/sessions/{session}/markdown", d.export(true))
+	r.Post("/api/import", d.importBundle)
 }
 
 // sessions answers GET /api/sessions: every session, newest first.
 func (d *Daemon) sessions(w http.ResponseWriter, _ *http.Request) {
-	v, refused := d.cfg.Sessions()
+	v, refused := d.cfg.API.Sessions.List()
 	answerJSON(w, v, refused)
 }
 
@@ -47,7 +45,7 @@ func (d *Daemon) export(markdown bool) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		q := r.URL.Query()
 		ask := ExportAsk{RedactNotes: q.Get("redactNotes") == "true", Redact: q.Get("redact") == "true", Markdown: markdown}
-		b, refused := d.cfg.Export(chi.URLParam(r, "session"), ask)
+		b, refused := d.cfg.API.Sessions.Export(chi.URLParam(r, "session"), ask)
 		if refused != nil {
 			answerJSON(w, nil, refused)
 			return
@@ -83,7 +81,7 @@ func (d *Daemon) importBundle(w http.ResponseWriter, r *http.Request) {
 		}
 		defer release()
 	}
-	v, refused := d.cfg.Import(r.Body, r.URL.Query().Get("dryRun") == "true")
+	v, refused := d.cfg.API.Sessions.Import(r.Body, r.URL.Query().Get("dryRun") == "true")
 	if refused != nil {
 		dropBody(w, r) // a bundle over the size limit is refused unread
 	}
@@ -119,11 +117,22 @@ func dropBody(w http.ResponseWriter, r *http.Request) {
 // answerJSON writes v, or the error result with 422: the request was
 // understood and refused (an internal failure too: the wiring logged it,
 // and the envelope says whether to retry).
-func answerJSON(w http.ResponseWriter, v any, refused *protocol.ErrorResult) {
-	w.Header().Set("Content-Type", "application/json")
+func answerJSON(w http.ResponseWriter, v jsontext.Value, refused *protocol.ErrorResult) {
 	if refused != nil {
+		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusUnprocessableEntity)
-		v = refused
+		json.NewEncoder(w).Encode(refused)
+		return
 	}
-	json.NewEncoder(w).Encode(v)
+	writeJSON(w, v)
+}
+
+// writeJSON writes an answer the wiring encoded, ending in a newline as
+// every answer json.Encoder writes does.
+func writeJSON(w http.ResponseWriter, v jsontext.Value) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Write(v)
+	if len(v) == 0 || v[len(v)-1] != '\n' {
+		w.Write([]byte{'\n'})
+	}
 }

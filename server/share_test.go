@@ -32,21 +32,21 @@ func sharing(t *testing.T) (tcp, socket http.Handler) {
 	}
 	d := &Daemon{cfg: Config{Home: "/h", Version: "test", Token: testToken, Tools: uc, Console: func(chi.Router) {},
 		Static: fstest.MapFS{}, Log: slog.New(slog.DiscardHandler),
-		Sessions: func() (any, *protocol.ErrorResult) { return map[string]any{"sessions": []string{"ses_1"}}, nil },
-		Export: func(session string, ask ExportAsk) ([]byte, *protocol.ErrorResult) {
-			if session != "ses_1" {
-				return nil, refuse("no such session")
-			}
-			b, _ := json.Marshal(map[string]any{"session": session, "redactNotes": ask.RedactNotes, "redact": ask.Redact, "markdown": ask.Markdown})
-			return b, nil
-		},
-		Import: func(body io.Reader, dryRun bool) (any, *protocol.ErrorResult) {
-			b, _ := io.ReadAll(body)
-			if string(b) == "tampered" {
-				return nil, refuse("the digest of events does not match")
-			}
-			return map[string]any{"body": string(b), "dryRun": dryRun}, nil
-		}}}
+		API: API{Admin: testAdmin{}, Sessions: testSessions{list: func() (any, *protocol.ErrorResult) { return map[string]any{"sessions": []string{"ses_1"}}, nil },
+			export: func(session string, ask ExportAsk) ([]byte, *protocol.ErrorResult) {
+				if session != "ses_1" {
+					return nil, refuse("no such session")
+				}
+				b, _ := json.Marshal(map[string]any{"session": session, "redactNotes": ask.RedactNotes, "redact": ask.Redact, "markdown": ask.Markdown})
+				return b, nil
+			},
+			imp: func(body io.Reader, dryRun bool) (any, *protocol.ErrorResult) {
+				b, _ := io.ReadAll(body)
+				if string(b) == "tampered" {
+					return nil, refuse("the digest of events does not match")
+				}
+				return map[string]any{"body": string(b), "dryRun": dryRun}, nil
+			}}}}}
 	mcpHTTP := mcpserver.NewStreamableHTTPServer(NewMCPServer(uc, protocol.Features{}, "test", slog.New(slog.DiscardHandler)), mcpserver.WithStateLess(true), mcpserver.WithEndpointPath("/mcp"))
 	return d.router(7421, mcpHTTP), d.socketRouter(mcpHTTP)
 }

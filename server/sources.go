@@ -11,11 +11,12 @@ import (
 // workflow sources with each repository's state, and a sync of the
 // repositories now, answering the list as it then is.
 func (d *Daemon) sourceRoutes(r chi.Router) {
-	if d.cfg.Sources == nil {
+	s := d.cfg.API.Sources
+	if s == nil {
 		return
 	}
-	r.Get("/api/sources", func(w http.ResponseWriter, _ *http.Request) { answerJSON(w, d.cfg.Sources(), nil) })
-	r.Post("/api/sources/sync", func(w http.ResponseWriter, r *http.Request) { answerJSON(w, d.cfg.SyncSources(r.Context()), nil) })
+	r.Get("/api/sources", func(w http.ResponseWriter, _ *http.Request) { answerJSON(w, s.List(), nil) })
+	r.Post("/api/sources/sync", func(w http.ResponseWriter, r *http.Request) { answerJSON(w, s.Sync(r.Context()), nil) })
 }
 
 // NotifyListChanged tells every client listening for notifications that

@@ -20,7 +20,6 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/workrail/workrail/server/home"
-	"github.com/workrail/workrail/store"
 )
 
 // startLimited starts a daemon on h with lim, stopped when the test ends.
@@ -30,9 +29,8 @@ func startLimited(t *testing.T, h home.Dir, lim Limits) *Daemon {
 		Console: func(r chi.Router) {
 			r.Get("/", func(w http.ResponseWriter, _ *http.Request) { io.WriteString(w, "console") })
 		},
-		Static: fstest.MapFS{}, Doctor: func() ([]store.Report, error) { return nil, nil },
-		Status: func() any { return map[string]string{"status": "running"} },
-		Log:    slog.New(slog.DiscardHandler), Now: time.Now, Limits: lim})
+		Static: fstest.MapFS{}, API: API{Admin: testAdmin{status: map[string]string{"status": "running"}}},
+		Log: slog.New(slog.DiscardHandler), Now: time.Now, Limits: lim})
 	if err != nil {
 		t.Fatal(err)
 	}

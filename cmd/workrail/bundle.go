@@ -14,18 +14,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/workrail/workrail/cmd/workrail/daemon"
 	"github.com/workrail/workrail/engine"
 	"github.com/workrail/workrail/engine/bundle"
-	"github.com/workrail/workrail/engine/execute"
-	"github.com/workrail/workrail/server/config"
 	"github.com/workrail/workrail/server/home"
 	"github.com/workrail/workrail/store"
 )
-
-// maxBundle bounds a bundle's JSON, read from a file (unpacked), sent to
-// the daemon or answered by it: far above a session of a thousand steps,
-// and low enough to hold in memory.
-const maxBundle = 64 << 20
 
 // gzipped says whether a file name asks for gzip: the name alone decides,
 // so a bundle's bytes never depend on where they were written.
@@ -102,7 +96,7 @@ func exportSession(id engine.SessionID, o bundle.ExportOptions, markdown bool, s
 	case bundle.RedactNotes:
 		path += "?redactNotes=true"
 	}
-	b, err := exchange(h, "GET", path, nil, maxBundle)
+	b, err := exchange(h, "GET", path, nil, daemon.MaxBundle)
 	if !errors.Is(err, errNotRunning) {
 		return b, err
 	}
@@ -114,7 +108,7 @@ func exportSession(id engine.SessionID, o bundle.ExportOptions, markdown bool, s
 		return nil, err
 	}
 	defer st.Close()
-	uc, err := offlineService(h, st, stderr)
+	uc, err := daemon.Service(h, st, stderr)
 	if o.Redact {
 		uc, err = scanningService(h, st, stderr) // a key holding a secret is masked too
 	}
@@ -214,7 +208,7 @@ func importFile(file string, dryRun bool, stderr io.Writer) (bundle.ImportReport
 		return rep, err
 	}
 	defer st.Close()
-	uc, err := offlineService(h, st, stderr)
+	uc, err := daemon.Service(h, st, stderr)
 	if err != nil {
 		return rep, err
 	}
@@ -222,7 +216,7 @@ func importFile(file string, dryRun bool, stderr io.Writer) (bundle.ImportReport
 }
 
 // readBundle reads a bundle's JSON from file ("-": stdin), unpacking a
-// .json.gz, at most maxBundle bytes of it.
+// .json.gz, at most daemon.MaxBundle bytes of it.
 func readBundle(file string) ([]byte, error) {
 	var r io.Reader = os.Stdin
 	if file != "-" {
@@ -241,13 +235,13 @@ func readBundle(file string) ([]byte, error) {
 		defer z.Close()
 		r = z
 	}
-	b, err := io.ReadAll(io.LimitReader(r, maxBundle+1))
+	b, err := io.ReadAll(io.LimitReader(r, daemon.MaxBundle+1))
 	switch {
 	case err != nil:
 		return nil, engine.Errorf(engine.CodeInvalidInput, "cannot read the bundle %s: %v", file, err).With("path", file)
-	case len(b) > maxBundle:
-		return nil, engine.Errorf(engine.CodePayloadTooLarge, "the bundle %s is larger than %d MiB unpacked", file, maxBundle>>20).
-			With("path", file).With("limitBytes", maxBundle)
+	case len(b) > daemon.MaxBundle:
+		return nil, engine.Errorf(engine.CodePayloadTooLarge, "the bundle %s is larger than %d MiB unpacked", file, daemon.MaxBundle>>20).
+			With("path", file).With("limitBytes", daemon.MaxBundle)
 	}
 	return b, nil
 }
@@ -257,7 +251,7 @@ func importText(r bundle.ImportReport) string {
 	var b strings.Builder
 	from := "session " + r.Source.String()
 	if r.Title != "" {
-		from += fmt.Sprintf(" (%q)", clip(r.Title, 60))
+		from += fmt.Sprintf(" (%q)", daemon.Clip(r.Title, 60))
 	}
 	what := fmt.Sprintf("%s, %s, %s", plural(r.Runs, "run"), plural(r.Nodes, "node"), plural(r.Events, "event"))
 	added := fmt.Sprintf("%s and %s", plural(r.SnapshotsAdded, "snapshot"), plural(r.WorkflowsAdded, "pinned workflow"))
@@ -284,12 +278,7 @@ func importText(r bundle.ImportReport) string {
 	return b.String()
 }
 
-func plural(n int, what string) string {
-	if n == 1 {
-		return "1 " + what
-	}
-	return fmt.Sprintf("%d %ss", n, what)
-}
+func plural(n int, what string) string { return daemon.Plural(n, what) }
 
 // printRefusal says on stderr why a command was refused, with the
 // details of the error envelope (for a bundle: the manifest entry, the
@@ -308,26 +297,6 @@ func printRefusal(stderr io.Writer, command string, err error) {
 	for _, k := range keys {
 		fmt.Fprintf(stderr, "  %s: %v\n", k, e.Details[k])
 	}
-}
-
-// offlineService builds the use cases over a store this process opened,
-// as the daemon builds them (keys, configuration, workflow sources).
-func offlineService(h home.Dir, st *store.Store, stderr io.Writer, opts ...execute.Option) (*execute.Service, error) {
-	keys, err := home.LoadKeyRing(string(h))
-	if err != nil {
-		return nil, err
-	}
-	cfg, err := config.Load(h.Path("config.json"))
-	if err != nil {
-		return nil, err
-	}
-	reg, err := newRegistry(h, cfg, openRepos(h, cfg, nil))
-	if err != nil {
-		return nil, err
-	}
-	// No daemon log holds an internal error's cause here: it goes to stderr.
-	logf := func(format string, args ...any) { fmt.Fprintf(stderr, "workrail: "+format+"\n", args...) }
-	return execute.New(st, keys, reg, cfg.Preferences(), time.Now, logf, opts...), nil
 }
 
 // parseFlagsAnywhere parses flags before, between and after the

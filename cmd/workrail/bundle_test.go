@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/workrail/workrail/cmd/workrail/daemon"
 	"github.com/workrail/workrail/engine"
 	"github.com/workrail/workrail/engine/bundle"
 	"github.com/workrail/workrail/engine/event"
@@ -118,7 +119,7 @@ func seedHome(t *testing.T) string {
 func TestSessionsWithNoDaemon(t *testing.T) {
 	seedHome(t)
 	out, _ := cli(t, 0, "sessions", "--json")
-	var l sessionList
+	var l daemon.SessionList
 	if err := json.Unmarshal([]byte(out), &l); err != nil {
 		t.Fatal(err)
 	}
@@ -219,7 +220,7 @@ func TestExportThenImportWithNoDaemon(t *testing.T) {
 		t.Fatalf("import (%v):\n%s", err, out)
 	}
 	l, _ := cli(t, 0, "sessions", "--json")
-	var got sessionList
+	var got daemon.SessionList
 	json.Unmarshal([]byte(l), &got)
 	if len(got.Sessions) != 2 || got.Sessions[0].Status != "complete" {
 		t.Errorf("after two imports, the sessions:\n%s", l)
@@ -262,15 +263,15 @@ func TestImportRefusals(t *testing.T) {
 		}
 		return p
 	}
-	// bomb unpacks to more than maxBundle: one gzip member of 1 MiB of
+	// bomb unpacks to more than daemon.MaxBundle: one gzip member of 1 MiB of
 	// zeros, repeated (a gzip reader reads every member), so making it
-	// compresses 1 MiB, not maxBundle.
+	// compresses 1 MiB, not daemon.MaxBundle.
 	bomb := func() []byte {
 		var z bytes.Buffer
 		w := gzip.NewWriter(&z)
 		w.Write(make([]byte, 1<<20))
 		w.Close()
-		return bytes.Repeat(z.Bytes(), maxBundle>>20+1)
+		return bytes.Repeat(z.Bytes(), daemon.MaxBundle>>20+1)
 	}
 	t.Setenv("WORKRAIL_HOME", t.TempDir())
 	for _, tc := range []struct {
@@ -285,7 +286,7 @@ func TestImportRefusals(t *testing.T) {
 			map[string]any{"problem": string(bundle.UnsupportedVersion)}},
 		{"not JSON", write("cut.json", []byte(plain[:len(plain)/2])), engine.CodeBundleInvalid, map[string]any{"problem": string(bundle.Malformed)}},
 		{"named .json.gz but plain", write("plain.json.gz", []byte(plain)), engine.CodeInvalidInput, nil},
-		{"too large unpacked", write("bomb.json.gz", bomb()), engine.CodePayloadTooLarge, map[string]any{"limitBytes": float64(maxBundle)}},
+		{"too large unpacked", write("bomb.json.gz", bomb()), engine.CodePayloadTooLarge, map[string]any{"limitBytes": float64(daemon.MaxBundle)}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out, _ := cli(t, 1, "import", "--json", tc.file)

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/workrail/workrail/cmd/workrail/daemon"
 	"github.com/workrail/workrail/engine"
 	"github.com/workrail/workrail/server/config"
 	"github.com/workrail/workrail/server/home"
@@ -132,8 +133,8 @@ func (c configCmd) write(edit func([]byte) ([]byte, config.Config, *engine.Error
 	}
 	k, _ := config.Lookup(key) // edit checked it
 	effect := "It applies when the daemon starts."
-	var st statusReport
-	if askDaemon(c.h, "GET", "/api/status", &st) == nil && st.DaemonReport != nil {
+	var st daemon.Status
+	if askDaemon(c.h, "GET", "/api/status", &st) == nil && st.Report != nil {
 		effect = "The running daemon applied it."
 		if k.Class == config.RestartRequired && slices.Contains(st.PendingRestart, key) {
 			effect = "It needs a restart: run `workrail restart`, then reload your IDE's MCP server."
@@ -159,8 +160,8 @@ func (c configCmd) show() error {
 	}
 	// A running daemon reads the same file: its table is desired (as it
 	// reads now) against what it applies.
-	var st statusReport
-	running := askDaemon(c.h, "GET", "/api/status", &st) == nil && st.DaemonReport != nil
+	var st daemon.Status
+	running := askDaemon(c.h, "GET", "/api/status", &st) == nil && st.Report != nil
 	entries, hash := config.Compare(desired, desired), ""
 	if running {
 		entries, hash = st.Config, st.AppliedConfigHash

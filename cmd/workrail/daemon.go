@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -15,6 +14,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/workrail/workrail/cmd/workrail/daemon"
 	"github.com/workrail/workrail/server"
 	"github.com/workrail/workrail/server/config"
 	"github.com/workrail/workrail/server/home"
@@ -40,34 +40,43 @@ func runDaemon(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	listen := choosePort(fs, *port)
-	d, release, err := startDaemon(h, listen, *anyPort, newDaemonLog(h, *verbose, stderr))
+	d, err := daemon.New(daemon.Config{Home: h, Port: daemon.Port{Port: listen.port, Given: listen.given}, AnyPort: *anyPort,
+		Version: version, Snippets: snippets(executable(), h), Log: daemon.NewLog(h, *verbose, stderr)})
 	if err != nil {
 		fmt.Fprintln(stderr, "workrail:", err)
 		return 1
 	}
-	banner(stdout, h, d)
-	sig := make(chan os.Signal, 1)
+	banner(stdout, h, d.Server())
+	ctx, signalled := context.WithCancelCause(context.Background())
+	sig, served := make(chan os.Signal, 1), make(chan struct{})
 	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
+	defer func() { signal.Stop(sig); close(served) }()
+	go func() {
+		select {
+		case s := <-sig:
+			signalled(fmt.Errorf("%s", s)) // the cause names the signal
+		case <-served:
+		}
+	}()
 	code, restart := 0, false
-	select {
-	case s := <-sig:
-		fmt.Fprintf(stderr, "workrail: %s: shutting down\n", s)
-	case err := <-d.Errs():
-		fmt.Fprintln(stderr, "workrail: listener stopped:", err)
+	switch a, err := d.Run(ctx); {
+	case err != nil:
+		fmt.Fprintln(stderr, "workrail:", err)
 		code = 1
-	case a := <-d.Control():
+	case ctx.Err() != nil:
+		fmt.Fprintf(stderr, "workrail: %s: shutting down\n", context.Cause(ctx))
+	default:
 		fmt.Fprintf(stderr, "workrail: asked to %s\n", a)
 		restart = a == server.ActionRestart
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	closing, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	err = errors.Join(d.Shutdown(ctx), release())
-	if err != nil {
+	if err := d.Close(closing); err != nil {
 		fmt.Fprintln(stderr, "workrail: shutdown:", err)
 		return 1
 	}
 	if restart {
-		return restartInPlace(listen, d.Port(), stderr)
+		return restartInPlace(listen, d.Server().Port(), stderr)
 	}
 	return code
 }

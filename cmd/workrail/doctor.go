@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/workrail/workrail/cmd/workrail/daemon"
 	"github.com/workrail/workrail/engine"
 	"github.com/workrail/workrail/engine/compile"
 	"github.com/workrail/workrail/engine/execute"
@@ -354,7 +355,7 @@ func diskWorkflows(h home.Dir) (find func(string, store.Pin) (compile.Compiled, 
 	if err != nil {
 		cfg, unread = config.Defaults(), fmt.Errorf("config.json could not be read (%v), so the folders its workflowPaths name were left out", err)
 	}
-	reg, err := newRegistry(h, cfg, openRepos(h, cfg, nil))
+	reg, err := daemon.NewRegistry(h, cfg, daemon.OpenRepos(h, cfg, nil))
 	if err != nil {
 		return nil, fmt.Errorf("the bundled workflows do not load: %v", err)
 	}

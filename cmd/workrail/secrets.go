@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -11,121 +10,18 @@ import (
 	"strings"
 	"time"
 
+	"github.com/workrail/workrail/cmd/workrail/daemon"
 	"github.com/workrail/workrail/engine"
-	"github.com/workrail/workrail/engine/bundle"
 	"github.com/workrail/workrail/engine/execute"
-	"github.com/workrail/workrail/engine/project"
-	"github.com/workrail/workrail/engine/protocol"
 	"github.com/workrail/workrail/server/home"
 	"github.com/workrail/workrail/server/secrets"
 	"github.com/workrail/workrail/store"
 )
 
-// Sessions recorded before secrets were redacted on the way in (or
-// holding something a rule added since matches) are found by `workrail
-// doctor --secrets` and replaced by a redacted copy by `workrail scrub`.
-
-// secretList is what `doctor --secrets` reports: each session holding
-// something the scanner matches, where (event, JSON pointer) and which
-// rules, never the secret; and the sessions that could not be read.
-type secretList struct {
-	Sessions []sessionSecrets `json:"sessions"`
-	Scanned  int              `json:"scanned"`
-	Skipped  []skippedSession `json:"skipped"`
-}
-
-type sessionSecrets struct {
-	Session  engine.SessionID       `json:"sessionId"`
-	Findings []bundle.SecretFinding `json:"findings"`
-}
-
-type skippedSession struct {
-	Session engine.SessionID `json:"sessionId"`
-	Reason  string           `json:"reason"`
-}
-
-// secretsAPI answers the daemon's /api/secrets and
-// /api/sessions/{session}/scrub, over the daemon's own use cases and store.
-type secretsAPI struct {
-	uc   *execute.Service
-	st   *store.Store
-	logf func(string, ...any)
-}
-
-func (a secretsAPI) list() (any, *protocol.ErrorResult) {
-	l, err := findSecrets(a.uc, a.st)
-	if err != nil {
-		return nil, shareAPI{logf: a.logf}.refusal("find secrets", err)
-	}
-	return l, nil
-}
-
-func (a secretsAPI) scrub(session string) (any, *protocol.ErrorResult) {
-	var id engine.SessionID
-	if err := id.UnmarshalText([]byte(session)); err != nil {
-		return nil, shareAPI{logf: a.logf}.refusal("scrub", engine.Errorf(engine.CodeInvalidInput, "%q is not a session id (ses_N)", session).With("sessionId", session))
-	}
-	s, err := scrubSession(a.uc, a.st, id)
-	if err != nil {
-		return nil, shareAPI{logf: a.logf}.refusal("scrub", err)
-	}
-	return s, nil
-}
-
-// findSecrets scans every session st holds, oldest first.
-func findSecrets(uc *execute.Service, st *store.Store) (secretList, error) {
-	var ids []engine.SessionID
-	err := st.Overviews(0, func(id engine.SessionID, _ project.Overview, _ error) bool {
-		ids = append(ids, id)
-		return true
-	})
-	if err != nil {
-		return secretList{}, err
-	}
-	l := secretList{Sessions: []sessionSecrets{}, Skipped: []skippedSession{}}
-	for i := len(ids) - 1; i >= 0; i-- {
-		fs, err := uc.FindSecrets(ids[i])
-		if err != nil {
-			l.Skipped = append(l.Skipped, skippedSession{Session: ids[i], Reason: err.Error()})
-			continue
-		}
-		l.Scanned++
-		if len(fs) > 0 {
-			l.Sessions = append(l.Sessions, sessionSecrets{Session: ids[i], Findings: fs})
-		}
-	}
-	return l, nil
-}
-
-// scrubbed is what `workrail scrub` did: the replacement, and the
-// overwriting of the pages the original's records were in.
-type scrubbed struct {
-	execute.Scrubbed
-	Wiped *store.Wiped `json:"wiped,omitempty"`
-}
-
-// wipeWait bounds how long a scrub waits for the daemon's readers to let
-// it overwrite the freed pages.
-const wipeWait = 5 * time.Second
-
-// scrubSession replaces session id by a redacted copy (in one write) and
-// then overwrites the file's free pages, where the original's records
-// and every older copy of the pages it shared with others are.
-func scrubSession(uc *execute.Service, st *store.Store, id engine.SessionID) (scrubbed, error) {
-	s, err := uc.ScrubSecrets(id)
-	out := scrubbed{Scrubbed: s}
-	if err != nil || s.Copy == 0 {
-		return out, err
-	}
-	w, err := st.Wipe(context.Background(), wipeWait)
-	out.Wiped = &w
-	return out, err
-}
-
 // secretsDoctor is `workrail doctor --secrets`: through the running daemon,
 // or reading the file itself while none runs.
 func secretsDoctor(h home.Dir, asJSON bool, stdout, stderr io.Writer) int {
-	var l secretList
+	var l daemon.SecretList
 	err := askDaemon(h, "GET", "/api/secrets", &l)
 	if errors.Is(err, errNotRunning) {
 		l, err = secretsOffline(h, stderr)
@@ -144,20 +40,20 @@ func secretsDoctor(h home.Dir, asJSON bool, stdout, stderr io.Writer) int {
 	return 0
 }
 
-func secretsOffline(h home.Dir, stderr io.Writer) (secretList, error) {
+func secretsOffline(h home.Dir, stderr io.Writer) (daemon.SecretList, error) {
 	st, err := openReadOnly(h)
 	if errors.Is(err, os.ErrNotExist) {
-		return secretList{Sessions: []sessionSecrets{}, Skipped: []skippedSession{}}, nil
+		return daemon.SecretList{Sessions: []daemon.SessionSecrets{}, Skipped: []daemon.SkippedSession{}}, nil
 	}
 	if err != nil {
-		return secretList{}, err
+		return daemon.SecretList{}, err
 	}
 	defer st.Close()
 	uc, err := scanningService(h, st, stderr)
 	if err != nil {
-		return secretList{}, err
+		return daemon.SecretList{}, err
 	}
-	return findSecrets(uc, st)
+	return daemon.FindSecrets(uc, st)
 }
 
 // scanningService is the offline use cases with the daemon's scanner.
@@ -166,10 +62,10 @@ func scanningService(h home.Dir, st *store.Store, stderr io.Writer) (*execute.Se
 	if err != nil {
 		return nil, err
 	}
-	return offlineService(h, st, stderr, execute.WithSecrets(sc))
+	return daemon.Service(h, st, stderr, execute.WithSecrets(sc))
 }
 
-func printSecrets(w io.Writer, l secretList) {
+func printSecrets(w io.Writer, l daemon.SecretList) {
 	for _, s := range l.Sessions {
 		fmt.Fprintf(w, "%s holds %d secret(s):\n", s.Session, len(s.Findings))
 		for _, f := range s.Findings {
@@ -232,8 +128,8 @@ func wipedText(w *store.Wiped) string {
 
 // scrub asks the running daemon, or works on the file itself (holding
 // its lock) while none runs.
-func scrub(id engine.SessionID, stderr io.Writer) (scrubbed, error) {
-	var s scrubbed
+func scrub(id engine.SessionID, stderr io.Writer) (daemon.Scrubbed, error) {
+	var s daemon.Scrubbed
 	h, err := home.Resolve()
 	if err != nil {
 		return s, err
@@ -257,5 +153,5 @@ func scrub(id engine.SessionID, stderr io.Writer) (scrubbed, error) {
 	if err != nil {
 		return s, err
 	}
-	return scrubSession(uc, st, id)
+	return daemon.ScrubSession(uc, st, id)
 }

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/workrail/workrail/cmd/workrail/daemon"
 	"github.com/workrail/workrail/engine"
 	"github.com/workrail/workrail/engine/event"
 	"github.com/workrail/workrail/engine/execute"
@@ -72,7 +73,7 @@ func seedSecrets(t *testing.T) string {
 func TestDoctorSecretsAndScrub(t *testing.T) {
 	home := seedSecrets(t)
 	out, _ := cli(t, 1, "doctor", "--secrets", "--json")
-	var l secretList
+	var l daemon.SecretList
 	if err := json.Unmarshal([]byte(out), &l); err != nil {
 		t.Fatal(err)
 	}
@@ -152,7 +153,7 @@ func TestScrubWhileAnAgentWrites(t *testing.T) {
 	defer st.Close()
 	ring, wf := executetest.Ring(t), executetest.Long(t, 400)
 	old := execute.New(st, ring, wf, workflow.Preferences{}, executetest.Clock, t.Logf) // a build that stored secrets
-	daemon := execute.New(st, ring, wf, workflow.Preferences{}, executetest.Clock, t.Logf, execute.WithSecrets(secrets.MustNew()))
+	served := execute.New(st, ring, wf, workflow.Preferences{}, executetest.Clock, t.Logf, execute.WithSecrets(secrets.MustNew()))
 	var stored []string
 	for i := range 30 {
 		stored = append(stored, fmt.Sprintf("ghp_R4nd0m%02dT0k3nV4lu3sXyZ0123456789abCd", i))
@@ -188,7 +189,7 @@ func TestScrubWhileAnAgentWrites(t *testing.T) {
 			default:
 			}
 			note := fmt.Sprintf("agent advance %d", i)
-			switch r := call(daemon, map[string]any{"stateToken": s.StateToken, "ackToken": s.AckToken, "output": map[string]any{"notesMarkdown": note}}).(type) {
+			switch r := call(served, map[string]any{"stateToken": s.StateToken, "ackToken": s.AckToken, "output": map[string]any{"notesMarkdown": note}}).(type) {
 			case protocol.StepResult:
 				if r.Session.SessionID == orig {
 					acked = append(acked, note)
@@ -204,7 +205,7 @@ func TestScrubWhileAnAgentWrites(t *testing.T) {
 				replaced++
 				var args map[string]any
 				json.Unmarshal(r.NextCall.Arguments, &args)
-				if s, ok = call(daemon, args).(protocol.StepResult); !ok {
+				if s, ok = call(served, args).(protocol.StepResult); !ok {
 					t.Errorf("the nextCall of SESSION_REPLACED did not rehydrate")
 					return
 				}
@@ -217,7 +218,7 @@ func TestScrubWhileAnAgentWrites(t *testing.T) {
 		}
 	}
 	waitFor(5)
-	res, err := scrubSession(daemon, st, orig)
+	res, err := daemon.ScrubSession(served, st, orig)
 	if err != nil || len(res.Findings) != len(stored) || res.Copy == 0 {
 		t.Fatalf("scrub: %+v, %v", res, err)
 	}

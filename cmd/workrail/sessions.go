@@ -10,77 +10,11 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/workrail/workrail/cmd/workrail/daemon"
 	"github.com/workrail/workrail/engine"
-	"github.com/workrail/workrail/engine/event"
-	"github.com/workrail/workrail/engine/execute"
-	"github.com/workrail/workrail/engine/project"
 	"github.com/workrail/workrail/server/home"
 	"github.com/workrail/workrail/store"
 )
-
-// sessionList is `workrail sessions --json` and the daemon's GET
-// /api/sessions: every session, newest first (by id, never by clock).
-type sessionList struct {
-	Sessions []sessionEntry `json:"sessions"`
-}
-
-// sessionEntry is one session as its stored overview has it: enough to
-// find the one to export without reading any log.
-type sessionEntry struct {
-	Session   engine.SessionID    `json:"sessionId"`
-	Title     string              `json:"title,omitempty"`
-	Workflows []engine.WorkflowID `json:"workflows"`
-	Status    project.RunStatus   `json:"status,omitempty"`
-	Runs      int                 `json:"runs"`
-	// LastEvent and LastKind are the session's last activity: its log's
-	// length and what the last event recorded; LastTime when it was
-	// appended (absent where an earlier build recorded no time).
-	LastEvent engine.EventIndex `json:"lastEvent"`
-	LastKind  event.Kind        `json:"lastKind,omitempty"`
-	LastTime  string            `json:"lastTime,omitempty"`
-	CreatedAt string            `json:"createdAt,omitempty"`
-	Workspace string            `json:"workspace,omitempty"`
-	GitBranch string            `json:"gitBranch,omitempty"`
-	// Problem says why the overview could not be read (`workrail doctor`
-	// tells more); the other fields are then empty.
-	Problem string `json:"problem,omitempty"`
-}
-
-// overviews is the store's walk of the sessions' overviews, the most
-// recently written first.
-type overviews interface {
-	Recent(below execute.Write, fn func(engine.SessionID, execute.Write, project.Overview, error) bool) error
-}
-
-// listSessions reads every session's stored overview, the most recently
-// written first (by the store's write sequence, never by clock).
-func listSessions(st overviews) (sessionList, error) {
-	l := sessionList{Sessions: []sessionEntry{}}
-	err := st.Recent(0, func(id engine.SessionID, _ execute.Write, o project.Overview, err error) bool {
-		l.Sessions = append(l.Sessions, entryOf(id, o, err))
-		return true
-	})
-	return l, err
-}
-
-// entryOf is session id as its overview o has it (err: o could not be
-// read).
-func entryOf(id engine.SessionID, o project.Overview, err error) sessionEntry {
-	e := sessionEntry{Session: id, Workflows: []engine.WorkflowID{}}
-	if err != nil {
-		e.Problem = err.Error()
-		return e
-	}
-	e.Title, e.Status, e.Runs = o.Title, o.Status(), len(o.Runs)
-	e.LastEvent, e.LastKind, e.CreatedAt, e.Workspace, e.GitBranch = o.Last, o.LastKind, o.CreatedAt, o.Workspace, o.GitBranch
-	if t, ok := o.LastTime.Time(); ok {
-		e.LastTime = t.Format("2006-01-02T15:04:05.000Z07:00")
-	}
-	if w := o.Workflows(); w != nil {
-		e.Workflows = w
-	}
-	return e
-}
 
 func runSessions(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("sessions", flag.ContinueOnError)
@@ -98,7 +32,7 @@ func runSessions(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return printFailure(*asJSON, "sessions", err, stdout, stderr)
 	}
-	var l sessionList
+	var l daemon.SessionList
 	err = askDaemon(h, "GET", "/api/sessions", &l)
 	if errors.Is(err, errNotRunning) {
 		l, err = sessionsOffline(h)
@@ -116,16 +50,16 @@ func runSessions(args []string, stdout, stderr io.Writer) int {
 
 // sessionsOffline reads the sessions from the file itself, read-only,
 // while no daemon owns it.
-func sessionsOffline(h home.Dir) (sessionList, error) {
+func sessionsOffline(h home.Dir) (daemon.SessionList, error) {
 	st, err := openReadOnly(h)
 	if errors.Is(err, os.ErrNotExist) {
-		return sessionList{Sessions: []sessionEntry{}}, nil // nothing recorded yet
+		return daemon.SessionList{Sessions: []daemon.SessionEntry{}}, nil // nothing recorded yet
 	}
 	if err != nil {
-		return sessionList{}, err
+		return daemon.SessionList{}, err
 	}
 	defer st.Close()
-	return listSessions(st)
+	return daemon.ListSessions(st)
 }
 
 // openReadOnly opens the home's database for reading while no daemon
@@ -150,7 +84,7 @@ func heldFile(h home.Dir) error {
 
 // printSessions is the table people read: the most recently written
 // first, one line each.
-func printSessions(w io.Writer, l sessionList) {
+func printSessions(w io.Writer, l daemon.SessionList) {
 	if len(l.Sessions) == 0 {
 		fmt.Fprintln(w, "No sessions yet. Start one from your agent (for example: run wr.hello).")
 		return
@@ -159,7 +93,7 @@ func printSessions(w io.Writer, l sessionList) {
 	fmt.Fprintln(tw, "SESSION\tSTATUS\tWORKFLOW\tLAST ACTIVITY\tTITLE")
 	for _, e := range l.Sessions {
 		if e.Problem != "" {
-			fmt.Fprintf(tw, "%s\tunreadable\t-\t-\t%s\n", e.Session, clip(e.Problem, 60))
+			fmt.Fprintf(tw, "%s\tunreadable\t-\t-\t%s\n", e.Session, daemon.Clip(e.Problem, 60))
 			continue
 		}
 		wfs := make([]string, len(e.Workflows))
@@ -167,33 +101,7 @@ func printSessions(w io.Writer, l sessionList) {
 			wfs[i] = string(wf)
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", e.Session, strings.ReplaceAll(string(e.Status), "_", " "),
-			orDash(strings.Join(wfs, ", ")), activityText(e), orDash(clip(e.Title, 60)))
+			daemon.OrDash(strings.Join(wfs, ", ")), e.Activity(), daemon.OrDash(daemon.Clip(e.Title, 60)))
 	}
 	tw.Flush()
-}
-
-// activityText is a session's last activity in words: when, where
-// recorded, and its last event.
-func activityText(e sessionEntry) string {
-	s := fmt.Sprintf("event %d, %s", e.LastEvent, strings.ReplaceAll(string(e.LastKind), "_", " "))
-	if t, err := time.Parse(time.RFC3339, e.LastTime); err == nil {
-		s = t.Format("2006-01-02 15:04 UTC") + ", " + s
-	}
-	return s
-}
-
-// clip shortens s to at most n runes on one line, marking the cut.
-func clip(s string, n int) string {
-	s, _, _ = strings.Cut(s, "\n")
-	if r := []rune(s); len(r) > n {
-		return string(r[:n-1]) + "…"
-	}
-	return s
-}
-
-func orDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
 }

@@ -10,6 +10,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/workrail/workrail/cmd/workrail/daemon"
 	"github.com/workrail/workrail/console"
 	"github.com/workrail/workrail/engine/catalog"
 	"github.com/workrail/workrail/server/config"
@@ -71,7 +72,7 @@ func sourcesOf(h home.Dir, sync bool) (console.SourceList, error) {
 	if err != nil {
 		return l, err
 	}
-	api := sourcesAPI{h: h, cfg: cfg, repos: openRepos(h, cfg, nil)}
+	api := daemon.NewSources(h, cfg, daemon.OpenRepos(h, cfg, nil), nil)
 	if sync {
 		return api.Sync(context.Background()), nil
 	}
@@ -118,7 +119,7 @@ func printSources(w io.Writer, l console.SourceList) {
 				notes = append(notes, fmt.Sprintf("%s: left out %s: %s", s.URL, k.File, k.Reason))
 			}
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", s.Kind, orDash(where), commit, fetched, state)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", s.Kind, daemon.OrDash(where), commit, fetched, state)
 	}
 	tw.Flush()
 	for _, n := range notes {

@@ -5,84 +5,13 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
-	"runtime"
 	"strings"
 	"time"
 
-	"github.com/workrail/workrail/engine"
-	"github.com/workrail/workrail/server"
-	"github.com/workrail/workrail/server/config"
+	"github.com/workrail/workrail/cmd/workrail/daemon"
 	"github.com/workrail/workrail/server/home"
 	"github.com/workrail/workrail/store"
 )
-
-// statusReport is the daemon's GET /api/status and `workrail status --json`.
-// Only a running daemon has the rest: a stopped one is {running, home}.
-type statusReport struct {
-	Running bool   `json:"running"`
-	Home    string `json:"home"`
-	*DaemonReport
-}
-
-// DaemonReport is what a running daemon reports about itself.
-type DaemonReport struct {
-	URL               string        `json:"url"`
-	PID               int           `json:"pid"`
-	Version           string        `json:"version"`
-	StartedAt         string        `json:"startedAt"` // RFC 3339 to the nanosecond: tells a restarted daemon
-	UptimeSeconds     int64         `json:"uptimeSeconds"`
-	AppliedConfigHash string        `json:"appliedConfigHash"`
-	PendingRestart    []string      `json:"pendingRestart"`
-	ConfigProblem     *engine.Error `json:"configProblem,omitempty"`
-	Sessions          int           `json:"sessions"`
-	DBBytes           int64         `json:"dbBytes"`
-	// Health counts the sessions verified since the daemon started, by
-	// status (the Console's summary: status never reads every log).
-	Health map[string]int `json:"health"`
-	// Retention is the retention sweep's dry run: what it would delete now.
-	Retention store.SweepPlan `json:"retention"`
-	// RetentionProblem says why the dry run could not be read ("" when it
-	// could).
-	RetentionProblem string `json:"retentionProblem,omitempty"`
-	// Config is every key of config.json: desired, applied, and its class.
-	Config []config.Entry `json:"config"`
-	// Goroutines and OpenFiles are the daemon's own counts now: both come
-	// back to the same level whenever it is idle, so a rise that stays is
-	// a leak (the soak test watches them).
-	Goroutines int `json:"goroutines"`
-	OpenFiles  int `json:"openFiles"`
-}
-
-// daemonStatus is what the running daemon reports about itself.
-func daemonStatus(h home.Dir, d *server.Daemon, st *store.Store, snap config.Snapshot) statusReport {
-	info := d.Info()
-	r := &DaemonReport{URL: info.URL, PID: info.PID, Version: info.Version,
-		StartedAt: d.Started().UTC().Format(time.RFC3339Nano), UptimeSeconds: int64(d.Uptime() / time.Second),
-		AppliedConfigHash: snap.AppliedHash, ConfigProblem: snap.DesiredErr,
-		PendingRestart: append([]string{}, snap.Pending...),
-		Health:         map[string]int{}, Config: snap.Entries}
-	if ids, err := st.SessionIDs(); err == nil {
-		r.Sessions = len(ids)
-	}
-	if fi, err := os.Stat(h.DB()); err == nil {
-		r.DBBytes = fi.Size()
-	}
-	plan, err := st.SweepPlan(snap.Applied.RetentionDays)
-	if err != nil {
-		plan = store.SweepPlan{RetentionDays: snap.Applied.RetentionDays, Stale: []store.StaleSession{}}
-		r.RetentionProblem = err.Error()
-	}
-	r.Retention = plan
-	for status, n := range st.Checked() {
-		r.Health[string(status)] = n
-	}
-	r.Goroutines = runtime.NumGoroutine()
-	if fds, err := os.ReadDir("/proc/self/fd"); err == nil {
-		r.OpenFiles = len(fds)
-	}
-	return statusReport{Running: true, Home: string(h), DaemonReport: r}
-}
 
 // homeCommand parses the flags of a command whose only flag is --json and
 // resolves the home folder. done says the caller returns code now.
@@ -104,7 +33,7 @@ func runStatus(args []string, stdout, stderr io.Writer) int {
 	if done {
 		return code
 	}
-	r := statusReport{Home: string(h)}
+	r := daemon.Status{Home: string(h)}
 	err := askDaemon(h, "GET", "/api/status", &r)
 	if err != nil && !errors.Is(err, errNotRunning) {
 		return printFailure(asJSON, "status", err, stdout, stderr)
@@ -120,7 +49,7 @@ func runStatus(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
-func printStatus(w io.Writer, r statusReport) {
+func printStatus(w io.Writer, r daemon.Status) {
 	if !r.Running {
 		fmt.Fprintf(w, "No WorkRail daemon is running for %s.\nStart one with `workrail` (your IDE's `workrail mcp` also starts it).\n", r.Home)
 		return
@@ -179,7 +108,7 @@ func runStop(args []string, stdout, stderr io.Writer) int {
 	if done {
 		return code
 	}
-	var before statusReport
+	var before daemon.Status
 	if err := askDaemon(h, "GET", "/api/status", &before); errors.Is(err, errNotRunning) {
 		return report(asJSON, stdout, map[string]any{"stopped": false, "running": false}, "No WorkRail daemon is running for "+string(h)+".")
 	} else if err != nil {
@@ -200,7 +129,7 @@ func runRestart(args []string, stdout, stderr io.Writer) int {
 	if done {
 		return code
 	}
-	var before statusReport
+	var before daemon.Status
 	previous := "" // the startedAt of the daemon restarted, if one ran
 	switch err := askDaemon(h, "GET", "/api/status", &before); {
 	case errors.Is(err, errNotRunning):
@@ -215,9 +144,9 @@ func runRestart(args []string, stdout, stderr io.Writer) int {
 			return printFailure(asJSON, "restart", err, stdout, stderr)
 		}
 	}
-	var after statusReport
+	var after daemon.Status
 	back := waitFor(func() bool {
-		return askDaemon(h, "GET", "/api/status", &after) == nil && after.DaemonReport != nil && after.StartedAt != previous
+		return askDaemon(h, "GET", "/api/status", &after) == nil && after.Report != nil && after.StartedAt != previous
 	})
 	if !back {
 		return printFailure(asJSON, "restart", fmt.Errorf("the daemon did not come back within %s; see %s", lifecycleTimeout, h.DaemonLog()), stdout, stderr)

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/workrail/workrail/cmd/workrail/daemon"
 	"github.com/workrail/workrail/engine"
 	"github.com/workrail/workrail/server/config"
 	"github.com/workrail/workrail/store"
@@ -34,7 +35,7 @@ func TestStatusWithNoDaemon(t *testing.T) {
 
 // The status a daemon reports carries every config key.
 func TestDaemonReportShape(t *testing.T) {
-	r := statusReport{Running: true, Home: "/h", DaemonReport: &DaemonReport{Config: config.Compare(config.Defaults(), config.Defaults())}}
+	r := daemon.Status{Running: true, Home: "/h", Report: &daemon.Report{Config: config.Compare(config.Defaults(), config.Defaults())}}
 	b, err := json.Marshal(r)
 	if err != nil {
 		t.Fatal(err)

@@ -24,6 +24,7 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
+	"github.com/workrail/workrail/cmd/workrail/daemon"
 	"github.com/workrail/workrail/server"
 	"github.com/workrail/workrail/server/home"
 	"github.com/workrail/workrail/web"
@@ -135,11 +136,13 @@ func TestStrangerGetsOnlyTheLoginPage(t *testing.T) {
 	const flowName, title = "Payroll sync of the owner", "Moved the quarterly payroll export"
 	writeFile(t, h.Path("workflows/user.payroll.json"), `{"id": "user.payroll", "name": "`+flowName+`", "description": "private",
   "version": "1.0.0", "steps": [{"id": "one", "title": "One", "prompt": "Do it."}, {"id": "two", "title": "Two", "prompt": "Then this."}]}`)
-	d, release, err := startDaemon(h, portChoice{given: true}, false, newDaemonLog(h, false, io.Discard))
+	wr, err := daemon.New(daemon.Config{Home: h, Port: daemon.Port{Given: true}, Version: version, Snippets: snippets(executable(), h),
+		Log: daemon.NewLog(h, false, io.Discard)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { d.Shutdown(t.Context()); release() })
+	t.Cleanup(func() { wr.Close(t.Context()) })
+	d := wr.Server()
 
 	session, run := seedSession(t, h, "user.payroll", title)
 	token := strings.TrimSpace(string(readFile(t, h.Path("auth.token"))))

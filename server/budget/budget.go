@@ -1,7 +1,9 @@
 // Package budget owns the daemon's memory budget for imports: the bytes
 // that reading and parsing bundles may hold at once, shared by the
 // Console's previews and the import API, and the bounded queue of those
-// waiting for room. It imports nothing of the project.
+// waiting for room: what the transport's import API and the Console's
+// previews both hold before reading a bundle. It imports nothing of the
+// project.
 package budget
 
 import (

@@ -3,7 +3,8 @@
 // running daemon applies and its appliedConfigHash; and the closed
 // classification of every key as restart-required or runtime-safe, by which
 // a difference between the two is either applied live or waits for a
-// restart.
+// restart. It adapts a JSON file a person edits to the settings the
+// wiring hands the daemon's parts.
 package config
 
 import (

@@ -4,7 +4,8 @@
 // packed-refs, a worktree's or submodule's "gitdir:" file), without
 // running git. Anything it cannot read, or that git would not accept, it
 // leaves out: an observation is a hint for ranking, never a reason to
-// fail a call.
+// fail a call. It adapts a workspace's .git files to the use cases'
+// Observer port (execute.Observer).
 package gitrepo
 
 import (

@@ -2,7 +2,8 @@
 // rotated by size, written by the daemon and the shims of that home at
 // once, and read back for the Console's list of recent errors. Logging is
 // never worth a failed call: a write that fails is reported once and
-// dropped.
+// dropped. It adapts slog to a shared, rotated file, and the file back
+// to the Console's list of errors.
 package logfile
 
 import (

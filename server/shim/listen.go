@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/workrail/workrail/engine/protocol"
+	"github.com/workrail/workrail/server/jsonrpc"
 )
 
 // relistenAfter is how long the shim waits before opening the
@@ -108,6 +108,6 @@ func isInitialized(msg []byte) bool {
 	if !bytes.Contains(msg, []byte("notifications/initialized")) {
 		return false // spares every other message the walk
 	}
-	id, method, _ := protocol.Peek(msg)
+	id, method, _ := jsonrpc.Peek(msg)
 	return id == nil && method == "notifications/initialized"
 }

@@ -11,13 +11,14 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/workrail/workrail/engine/protocol"
+	"github.com/workrail/workrail/server/jsonrpc"
 )
 
 // JSON-RPC 2.0 error codes the shim answers with itself.
 const (
-	parseError     = protocol.RPCParseError     // the line is not JSON
-	invalidRequest = protocol.RPCInvalidRequest // JSON, but not one request object
-	serverError    = protocol.RPCServerError    // the daemon could not take the request
+	parseError     = jsonrpc.ParseError     // the line is not JSON
+	invalidRequest = jsonrpc.InvalidRequest // JSON, but not one request object
+	serverError    = jsonrpc.ServerError    // the daemon could not take the request
 )
 
 // statusError is the daemon refusing a message: an HTTP answer other than
@@ -50,7 +51,7 @@ func (e *statusError) refusal(in incoming) map[string]any {
 	if e.code == http.StatusRequestEntityTooLarge {
 		kind = protocol.RefusedTooLarge
 	}
-	return protocol.Refusal(in.id, in.method, code, protocol.Refuse(kind, "workrail: the daemon refused the request (%s): %s", e.status, why))
+	return jsonrpc.Refusal(in.id, in.method, code, protocol.Refuse(kind, "workrail: the daemon refused the request (%s): %s", e.status, why))
 }
 
 // wrongID is a daemon answering a request under another id than it was
@@ -65,10 +66,10 @@ func (e *wrongID) Error() string {
 // an id the daemon's MCP library cannot hold is the client's to change
 // (INVALID_INPUT); any other is the daemon's fault (INTERNAL).
 func (e *wrongID) refusal(in incoming) map[string]any {
-	if !protocol.KeepsID(e.sent) {
-		return protocol.Refusal(in.id, in.method, invalidRequest, protocol.Refuse(protocol.RefusedInvalid, "workrail: %s", protocol.UnkeptID(e.sent)))
+	if !jsonrpc.KeepsID(e.sent) {
+		return jsonrpc.Refusal(in.id, in.method, invalidRequest, protocol.Refuse(protocol.RefusedInvalid, "workrail: %s", jsonrpc.UnkeptID(e.sent)))
 	}
-	return protocol.Refusal(in.id, in.method, protocol.RPCInternalError, protocol.Refuse(protocol.RefusedInternal,
+	return jsonrpc.Refusal(in.id, in.method, jsonrpc.InternalError, protocol.Refuse(protocol.RefusedInternal,
 		"workrail: %v, so its answer was not passed on; the daemon's log may say why.", e))
 }
 
@@ -283,7 +284,7 @@ func isResponse(msg []byte) bool {
 
 // replyError answers a request the daemon did not answer; notifications
 // and responses get no answer. Every answer carries the error envelope
-// (protocol.Refusal: a tool result for a tool call, else a JSON-RPC
+// (jsonrpc.Refusal: a tool result for a tool call, else a JSON-RPC
 // error's data): a line that is not a request gets INVALID_INPUT under
 // the JSON-RPC code for it (id null when its id cannot be read); a
 // request the daemon refused gets the daemon's words and code under the
@@ -307,7 +308,7 @@ func (s *Shim) reply(msg map[string]any) {
 
 func (s *Shim) errorReply(in incoming, cause error) map[string]any {
 	if in.code != 0 {
-		return protocol.Refusal(in.id, in.method, in.code, protocol.Refuse(protocol.RefusedInvalid, "workrail: %s.", in.why))
+		return jsonrpc.Refusal(in.id, in.method, in.code, protocol.Refuse(protocol.RefusedInvalid, "workrail: %s.", in.why))
 	}
 	var wrong *wrongID
 	if errors.As(cause, &wrong) {
@@ -322,14 +323,14 @@ func (s *Shim) errorReply(in incoming, cause error) map[string]any {
 	if u := (*unanswered)(nil); errors.As(cause, &u) {
 		r = protocol.DaemonLost(why)
 	}
-	return protocol.Refusal(in.id, in.method, serverError, r.Error)
+	return jsonrpc.Refusal(in.id, in.method, serverError, r.Error)
 }
 
-// tooLong answers a line over protocol.MaxMessageBytes, of which head is
+// tooLong answers a line over jsonrpc.MaxMessageBytes, of which head is
 // the start: PAYLOAD_TOO_LARGE under its id when the start holds it.
 func (s *Shim) tooLong(head []byte, n int64) {
-	id, method, _ := protocol.Peek(head)
-	s.reply(protocol.Refusal(id, method, invalidRequest, protocol.Refuse(protocol.RefusedTooLarge,
+	id, method, _ := jsonrpc.Peek(head)
+	s.reply(jsonrpc.Refusal(id, method, invalidRequest, protocol.Refuse(protocol.RefusedTooLarge,
 		"workrail: the message is %d bytes; a message may be at most %d bytes (a tool call's arguments at most %d): send less (shorter notes, fewer artifacts).",
-		n, protocol.MaxMessageBytes, protocol.MaxArgumentsBytes)))
+		n, jsonrpc.MaxMessageBytes, protocol.MaxArgumentsBytes)))
 }

@@ -28,8 +28,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/workrail/workrail/engine/protocol"
 	"github.com/workrail/workrail/server/home"
+	"github.com/workrail/workrail/server/jsonrpc"
 )
 
 // Config is what the shim needs.
@@ -115,7 +115,7 @@ func (s *Shim) Run(ctx context.Context, in io.Reader) error {
 		case <-s.outGone:
 			return nil
 		}
-		if msg := bytes.TrimSpace(l.line); l.size > protocol.MaxMessageBytes {
+		if msg := bytes.TrimSpace(l.line); l.size > jsonrpc.MaxMessageBytes {
 			s.tooLong(msg, l.size)
 		} else if len(msg) > 0 {
 			wg.Add(1)
@@ -137,7 +137,7 @@ func (s *Shim) Run(ctx context.Context, in io.Reader) error {
 }
 
 // readLine is one line read from stdin, and the error that ended it. A
-// line over protocol.MaxMessageBytes keeps only its start.
+// line over jsonrpc.MaxMessageBytes keeps only its start.
 type readLine struct {
 	line []byte
 	size int64 // the line's length, its newline left out
@@ -147,7 +147,7 @@ type readLine struct {
 // read hands Run each line of r until r ends or stdout is gone.
 func (s *Shim) read(r *bufio.Reader, lines chan<- readLine) {
 	for {
-		line, size, err := readLimited(r, protocol.MaxMessageBytes)
+		line, size, err := readLimited(r, jsonrpc.MaxMessageBytes)
 		select {
 		case lines <- readLine{line, size, err}:
 		case <-s.outGone:
@@ -193,7 +193,7 @@ func (s *Shim) forward(ctx context.Context, msg []byte) {
 		if !whole {
 			response = isResponse(r) // an event stream's: the others are notifications
 		}
-		if response && asked && !protocol.SameID(got, want) {
+		if response && asked && !jsonrpc.SameID(got, want) {
 			bad = &wrongID{sent: want, got: got}
 			return
 		}
@@ -348,7 +348,7 @@ func (s *Shim) named(req *http.Request) {
 // readBody reads an answer's body into a buffer of its length, when the
 // daemon said it, with room for the newline oneLine adds.
 func readBody(resp *http.Response) ([]byte, error) {
-	if n := resp.ContentLength; n >= 0 && n <= protocol.MaxMessageBytes*4 {
+	if n := resp.ContentLength; n >= 0 && n <= jsonrpc.MaxMessageBytes*4 {
 		b := make([]byte, n, n+1)
 		_, err := io.ReadFull(resp.Body, b)
 		return b, err

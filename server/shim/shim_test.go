@@ -19,8 +19,8 @@ import (
 
 	mcpserver "github.com/mark3labs/mcp-go/server"
 
-	"github.com/workrail/workrail/engine/protocol"
 	"github.com/workrail/workrail/server/home"
+	"github.com/workrail/workrail/server/jsonrpc"
 	"github.com/workrail/workrail/server/shim"
 )
 
@@ -367,7 +367,7 @@ func mustEnvelope(t *testing.T, s string) envelopeReply {
 // id when the line's start holds it (else null), without reaching the
 // daemon; the lines after it are served as usual.
 func TestOverlongLineIsRefusedWithTheEnvelope(t *testing.T) {
-	pad := strings.Repeat("x", protocol.MaxMessageBytes)
+	pad := strings.Repeat("x", jsonrpc.MaxMessageBytes)
 	cases := []struct {
 		name, line, id string
 		tool           bool

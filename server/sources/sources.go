@@ -4,7 +4,8 @@
 // catalog one call sees. Folders are re-read when their files change, so
 // a new workflow appears without a restart. It is also the only writer of
 // those folders: the Console's editor saves and creates files through it
-// (write.go).
+// (write.go). It adapts the file system to the use cases' Workflows
+// port (execute.Workflows) and the Console's WorkflowFiles.
 package sources
 
 import (

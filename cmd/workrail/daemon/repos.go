@@ -1,9 +1,11 @@
-package main
+package daemon
 
 import (
 	"context"
 	"log/slog"
 	"time"
+
+	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/workrail/workrail/console"
 	"github.com/workrail/workrail/engine/catalog"
@@ -14,10 +16,10 @@ import (
 	"github.com/workrail/workrail/workflows"
 )
 
-// openRepos is the repositories cfg names, as the home's cache holds
+// OpenRepos is the repositories cfg names, as the home's cache holds
 // them: no network is touched, so a daemon serves at once what was
 // fetched before.
-func openRepos(h home.Dir, cfg config.Config, log *slog.Logger) *gitsource.Set {
+func OpenRepos(h home.Dir, cfg config.Config, log *slog.Logger) *gitsource.Set {
 	var repos []gitsource.Repo
 	for _, r := range cfg.WorkflowRepos {
 		repos = append(repos, gitsource.Repo{URL: r.URL, Ref: r.Ref, Path: r.Path})
@@ -25,11 +27,11 @@ func openRepos(h home.Dir, cfg config.Config, log *slog.Logger) *gitsource.Set {
 	return gitsource.New(repos, gitsource.Options{Dir: h.Path("repos"), Log: log})
 }
 
-// newRegistry is the workflow sources of h under cfg: the bundled ones,
+// NewRegistry is the workflow sources of h under cfg: the bundled ones,
 // the user's folder, cfg's folders and, read at the commits they serve,
 // its repositories.
-func newRegistry(h home.Dir, cfg config.Config, repos *gitsource.Set) (*sources.Registry, error) {
-	reg, err := sources.New(workflows.FS, workflowDirs(h, cfg))
+func NewRegistry(h home.Dir, cfg config.Config, repos *gitsource.Set) (*sources.Registry, error) {
+	reg, err := sources.New(workflows.FS, WorkflowDirs(h, cfg))
 	if err != nil {
 		return nil, err
 	}
@@ -60,21 +62,27 @@ func syncRepos(repos *gitsource.Set, minutes int, changed func()) (stop func()) 
 	return cancel
 }
 
-// sourcesAPI lists the workflow sources and fetches the repositories on
+// Sources lists the workflow sources and fetches the repositories on
 // demand: `workrail sources`, its API and the Console's sources page.
-type sourcesAPI struct {
+type Sources struct {
 	h       home.Dir
 	cfg     config.Config
 	repos   *gitsource.Set
 	changed func() // a sync moved a repository
 }
 
+// NewSources is the sources of h under cfg; changed (or nil) hears of a
+// sync that moved a repository.
+func NewSources(h home.Dir, cfg config.Config, repos *gitsource.Set, changed func()) Sources {
+	return Sources{h: h, cfg: cfg, repos: repos, changed: changed}
+}
+
 // List is every source: bundled, the user's folder, cfg's folders, then
 // the repositories with their state.
-func (a sourcesAPI) List() console.SourceList {
+func (a Sources) List() console.SourceList {
 	l := console.SourceList{SyncMinutes: a.cfg.WorkflowReposSyncMinutes,
 		Sources: []console.SourceState{{Kind: catalog.Bundled}}}
-	for _, d := range workflowDirs(a.h, a.cfg) {
+	for _, d := range WorkflowDirs(a.h, a.cfg) {
 		l.Sources = append(l.Sources, console.SourceState{Kind: d.Kind, Path: d.Path})
 	}
 	for _, st := range a.repos.States() {
@@ -89,9 +97,20 @@ func (a sourcesAPI) List() console.SourceList {
 }
 
 // Sync fetches every repository now and lists the sources again.
-func (a sourcesAPI) Sync(ctx context.Context) console.SourceList {
+func (a Sources) Sync(ctx context.Context) console.SourceList {
 	if a.repos.Sync(ctx, false) && a.changed != nil {
 		a.changed()
 	}
 	return a.List()
+}
+
+// sourcesAnswers is Sources as the daemon's /api/sources answers it.
+type sourcesAnswers struct{ Sources }
+
+// List is the console.SourceList.
+func (a sourcesAnswers) List() jsontext.Value { return answerOf(a.Sources.List()) }
+
+// Sync is the console.SourceList after a sync.
+func (a sourcesAnswers) Sync(ctx context.Context) jsontext.Value {
+	return answerOf(a.Sources.Sync(ctx))
 }

@@ -1,11 +1,10 @@
-package main
+package daemon
 
 import (
 	"context"
 	"errors"
 	"fmt"
 	"net/http"
-	"sync/atomic"
 	"time"
 
 	"github.com/workrail/workrail/console"
@@ -24,40 +23,8 @@ import (
 	"github.com/workrail/workrail/web"
 )
 
-// errAlreadyRunning means another daemon holds this home's database.
-var errAlreadyRunning = errors.New("another workrail daemon is already running on this home folder")
-
-// startDaemon wires the daemon: the store it owns, the token keys, the
-// configuration, the workflow sources, the use cases over them, and the
-// transport serving those and the Console. It fails fast (about a second)
-// when another daemon owns the home folder. With anyPort, a port another
-// program holds gives way to a free one. After shutting the daemon down,
-// the caller calls release: it stops the retention sweep and closes the
-// store.
-func startDaemon(h home.Dir, port portChoice, anyPort bool, logger *daemonLog) (d *server.Daemon, release func() error, err error) {
-	if err := h.CheckPrivate(); err != nil {
-		return nil, nil, err
-	}
-	st, err := store.Open(h.DB(), store.Options{Now: time.Now, Logf: logger.warnf})
-	if errors.Is(err, store.ErrLocked) {
-		return nil, nil, alreadyRunning(h)
-	}
-	if err != nil {
-		return nil, nil, err
-	}
-	d, live, stopRepos, err := serveStore(h, port, anyPort, st, logger)
-	if err != nil {
-		st.Close()
-		return nil, nil, err
-	}
-	stopSweep := startSweeper(st, func() int { return live.Applied().RetentionDays }, logger.printf)
-	// A new chat's first resume_session should not pay for reading every
-	// session's record (about 140 ms at 10,000 sessions): they are read
-	// once the records of another definition are rebuilt.
-	stopRefresh := refreshDerived(st, logger, live.Applied().Features.ResumeSession)
-	logger.Info("daemon started", "version", version, "url", d.URL())
-	return d, func() error { stopSweep(); stopRefresh(); stopRepos(); return st.Close() }, nil
-}
+// ErrAlreadyRunning means another daemon holds this home's database.
+var ErrAlreadyRunning = errors.New("another workrail daemon is already running on this home folder")
 
 // refreshDerived rebuilds, in the background, the derived records of
 // every session written under other definitions than this build's (an
@@ -65,7 +32,7 @@ func startDaemon(h home.Dir, port portChoice, anyPort bool, logger *daemonLog) (
 // session an agent touches first is rebuilt on that touch. Then, with
 // warm, it loads the resume records. stop ends it between two of its
 // transactions and waits.
-func refreshDerived(st *store.Store, logger *daemonLog, warm bool) (stop func()) {
+func refreshDerived(st *store.Store, logger *Log, warm bool) (stop func()) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() {
@@ -92,33 +59,20 @@ func refreshDerived(st *store.Store, logger *daemonLog, warm bool) (stop func())
 // so the page that says so loads whole.
 const consoleRestartWait = 500 * time.Millisecond
 
-// serveStore builds the daemon over st and starts it; stopRepos ends the
-// background fetches of the workflow repositories, which it starts.
-func serveStore(h home.Dir, port portChoice, anyPort bool, st *store.Store, logger *daemonLog) (_ *server.Daemon, _ *config.Live, stopRepos func(), _ error) {
-	keys, err := home.LoadKeyRing(string(h))
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	cfg, err := config.Load(h.Path("config.json"))
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	if !port.given {
-		port.port = cfg.Port
-	}
-	repos := openRepos(h, cfg, logger.Logger)
-	reg, err := newRegistry(h, cfg, repos)
-	if err != nil {
-		return nil, nil, nil, err
-	}
+// serve builds the use cases, the Console and the transport over the
+// store and starts serving; the repositories' background fetches start
+// with it.
+func (d *Daemon) serve(p parts) error {
+	h, logger, st, cfg := d.cfg.Home, d.cfg.Log, d.st, p.cfg
 	token, err := h.AuthToken()
 	if err != nil {
-		return nil, nil, nil, err
+		return err
 	}
 	live := config.NewLive(h.Path("config.json"), cfg)
+	d.live = live
 	// The hooks are built before the daemon they serve, and may be called
 	// as soon as it listens.
-	var running atomic.Pointer[server.Daemon]
+	running := &d.running
 	restartAfter := func(wait time.Duration) *protocol.ErrorResult {
 		if e := live.Snapshot().DesiredErr; e != nil {
 			r := protocol.NewError(engine.Errorf(engine.CodeInvalidInput,
@@ -131,7 +85,7 @@ func serveStore(h home.Dir, port portChoice, anyPort bool, st *store.Store, logg
 	restart := func() *protocol.ErrorResult { return restartAfter(0) }
 	started := time.Now()
 	features := protocol.Features(cfg.Features)
-	uc := execute.New(st, keys, reg, cfg.Preferences(), time.Now, logger.printf, execute.WithObserver(gitrepo.NewObserver()), execute.WithFeatures(features),
+	uc := execute.New(st, p.keys, p.reg, cfg.Preferences(), time.Now, logger.printf, execute.WithObserver(gitrepo.NewObserver()), execute.WithFeatures(features),
 		execute.WithSecrets(secrets.Background()))
 	var resumer console.Resumer // the Console's search lists what resume_session offers, while the tool is on
 	if features.ResumeSession {
@@ -141,17 +95,17 @@ func serveStore(h home.Dir, port portChoice, anyPort bool, st *store.Store, logg
 	// A sync that moves a repository tells the clients listening that the
 	// prompts may have changed.
 	changed := func() {
-		if d := running.Load(); d != nil {
-			d.NotifyListChanged()
+		if srv := running.Load(); srv != nil {
+			srv.NotifyListChanged()
 		}
 	}
-	srcs := sourcesAPI{h: h, cfg: cfg, repos: repos, changed: changed}
-	con := console.New(console.Config{Store: st, Workflows: reg, Runs: uc, Files: reg, Secret: []byte(token), Now: time.Now, Logf: logger.printf, Errors: logger, ImportBudget: imports,
+	srcs := Sources{h: h, cfg: cfg, repos: p.repos, changed: changed}
+	con := console.New(console.Config{Store: st, Workflows: p.reg, Runs: uc, Files: p.reg, Secret: []byte(token), Now: time.Now, Logf: logger.printf, Errors: logger, ImportBudget: imports,
 		Logins:   consoleLogins{},
 		Sources:  srcs,
 		Resumer:  resumer,
 		Bundles:  uc,
-		About:    console.About{Version: version, Home: string(h), StartedAt: started, Log: h.Log(), Snippets: snippets(executable(), h)},
+		About:    console.About{Version: d.cfg.Version, Home: string(h), StartedAt: started, Log: h.Log(), Snippets: d.cfg.Snippets},
 		Settings: func() console.Settings { return consoleSettings(live.Snapshot()) },
 		Restart: func() error {
 			// The Console's answer is a page: its stylesheet is fetched
@@ -161,32 +115,35 @@ func serveStore(h home.Dir, port portChoice, anyPort bool, st *store.Store, logg
 			}
 			return nil
 		}})
-	share := shareAPI{uc: uc, st: st, logf: logger.printf}
-	scan := secretsAPI{uc: uc, st: st, logf: logger.printf}
-	d, err := server.Start(server.Config{Home: h, Port: port.port, AnyPort: anyPort, Version: version, Token: token, Tools: uc,
+	srv, err := server.Start(server.Config{Home: h, Port: d.cfg.Port.Port, AnyPort: d.cfg.AnyPort, Version: d.cfg.Version, Token: token, Tools: uc,
 		Library: libraryAPI{uc: uc, st: st, logf: logger.printf},
-		Console: con.Routes, Features: features, Static: web.Static, Doctor: st.Doctor, Log: logger.Logger, Now: time.Now,
-		AppliedConfigHash: func(bound int) string { return live.Listening(bound, port.given) }, Restart: restart,
-		Sessions: share.sessions, Export: share.export, Import: share.importBundle, Secrets: scan.list, Scrub: scan.scrub,
-		ImportBudget: imports,
-		Sources:      func() any { return srcs.List() }, SyncSources: func(ctx context.Context) any { return srcs.Sync(ctx) },
-		Status: func() any { return daemonStatus(h, running.Load(), st, live.Snapshot()) }})
+		Console: con.Routes, Features: features, Static: web.Static, Log: logger.Logger, Now: time.Now,
+		AppliedConfigHash: func(bound int) string { return live.Listening(bound, d.cfg.Port.Given) },
+		API: server.API{
+			Admin:    adminAPI{h: h, st: st, live: live, running: running, restart: restart},
+			Sessions: shareAPI{uc: uc, st: st, logf: logger.printf},
+			Secrets:  secretsAPI{uc: uc, st: st, logf: logger.printf},
+			Sources:  sourcesAnswers{srcs},
+		},
+		ImportBudget: imports})
 	if err != nil {
-		return nil, nil, nil, err
+		return err
 	}
-	running.Store(d)
+	d.srv = srv
+	running.Store(srv)
 	live.OnApply(func(c config.Config) {
 		logger.Info("config.json: applied a runtime-safe change live", "appliedConfigHash", c.Hash())
-		if err := d.SetAppliedConfigHash(c.Hash()); err != nil {
+		if err := srv.SetAppliedConfigHash(c.Hash()); err != nil {
 			logger.Error("daemon.json could not be written", "err", err)
 		}
 	})
-	return d, live, syncRepos(repos, cfg.WorkflowReposSyncMinutes, changed), nil
+	d.stopRepos = syncRepos(p.repos, cfg.WorkflowReposSyncMinutes, changed)
+	return nil
 }
 
-// workflowDirs lists the folder sources: the user's workflows folder, then
+// WorkflowDirs lists the folder sources: the user's workflows folder, then
 // the config's extra paths.
-func workflowDirs(h home.Dir, cfg config.Config) []catalog.Source {
+func WorkflowDirs(h home.Dir, cfg config.Config) []catalog.Source {
 	dirs := []catalog.Source{{Kind: catalog.User, Path: h.Path("workflows")}}
 	for _, p := range cfg.WorkflowPaths {
 		dirs = append(dirs, catalog.Source{Kind: catalog.Config, Path: p})
@@ -197,9 +154,9 @@ func workflowDirs(h home.Dir, cfg config.Config) []catalog.Source {
 func alreadyRunning(h home.Dir) error {
 	info, err := h.ReadInfo()
 	if err != nil {
-		return fmt.Errorf("%w (%s is locked)", errAlreadyRunning, h.DB())
+		return fmt.Errorf("%w (%s is locked)", ErrAlreadyRunning, h.DB())
 	}
-	return fmt.Errorf("%w: pid %d, Console %s, started %s", errAlreadyRunning, info.PID, info.URL, info.StartedAt)
+	return fmt.Errorf("%w: pid %d, Console %s, started %s", ErrAlreadyRunning, info.PID, info.URL, info.StartedAt)
 }
 
 // consoleSettings is a configuration snapshot as the Console reads it.

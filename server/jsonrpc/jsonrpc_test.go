@@ -1,4 +1,4 @@
-package protocol_test
+package jsonrpc_test
 
 import (
 	"encoding/json"
@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/workrail/workrail/engine/protocol"
+	"github.com/workrail/workrail/server/jsonrpc"
 )
 
 func TestPeek(t *testing.T) {
@@ -24,7 +25,7 @@ func TestPeek(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			id, method, whole := protocol.Peek([]byte(c.msg))
+			id, method, whole := jsonrpc.Peek([]byte(c.msg))
 			if string(id) != c.id || method != c.method || whole != c.whole {
 				t.Errorf("Peek = %s %q %v, want %s %q %v", id, method, whole, c.id, c.method, c.whole)
 			}
@@ -49,7 +50,7 @@ func TestRefusal(t *testing.T) {
 			if c.id != "" {
 				id = json.RawMessage(c.id)
 			}
-			b, err := json.Marshal(protocol.Refusal(id, c.method, protocol.RPCInvalidRequest, e))
+			b, err := json.Marshal(jsonrpc.Refusal(id, c.method, jsonrpc.InvalidRequest, e))
 			if err != nil || string(b) != c.want {
 				t.Errorf("Refusal = %s (%v)\nwant      %s", b, err, c.want)
 			}
@@ -68,7 +69,7 @@ func TestIDsKeptAndCompared(t *testing.T) {
 		{`9007199254740992`, true}, {`-9007199254740992`, true},
 		{`9007199254740993`, false}, {`12345678901234567890123`, false}, {`1e400`, false}, {`0.10000000000000000001`, false},
 	} {
-		if got := protocol.KeepsID(json.RawMessage(c.id)); got != c.kept {
+		if got := jsonrpc.KeepsID(json.RawMessage(c.id)); got != c.kept {
 			t.Errorf("KeepsID(%s) = %v, want %v", c.id, got, c.kept)
 		}
 	}
@@ -79,7 +80,7 @@ func TestIDsKeptAndCompared(t *testing.T) {
 		{`1`, `1`, true}, {`1e2`, `100`, true}, {`1.0`, `1`, true}, {`-0`, `0`, true}, {`"a"`, `"a"`, true}, {`null`, `null`, true},
 		{`9007199254740993`, `9007199254740992`, false}, {`"1"`, `1`, false}, {`null`, `0`, false}, {`"a"`, `"b"`, false},
 	} {
-		if got := protocol.SameID(json.RawMessage(c.a), json.RawMessage(c.b)); got != c.same {
+		if got := jsonrpc.SameID(json.RawMessage(c.a), json.RawMessage(c.b)); got != c.same {
 			t.Errorf("SameID(%s, %s) = %v, want %v", c.a, c.b, got, c.same)
 		}
 	}

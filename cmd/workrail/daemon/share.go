@@ -1,7 +1,11 @@
-package main
+package daemon
 
 import (
+	"encoding/json"
+	"fmt"
 	"io"
+
+	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/workrail/workrail/engine"
 	"github.com/workrail/workrail/engine/bundle"
@@ -11,6 +15,11 @@ import (
 	"github.com/workrail/workrail/store"
 )
 
+// MaxBundle bounds a bundle's JSON, read from a file (unpacked), sent to
+// the daemon or answered by it: far above a session of a thousand steps,
+// and low enough to hold in memory.
+const MaxBundle = 64 << 20
+
 // shareAPI answers the daemon's API for `workrail sessions`, `export` and
 // `import` from the use cases and the store it owns.
 type shareAPI struct {
@@ -19,15 +28,17 @@ type shareAPI struct {
 	logf func(string, ...any)
 }
 
-func (a shareAPI) sessions() (any, *protocol.ErrorResult) {
-	l, err := listSessions(a.st)
+// List is SessionList.
+func (a shareAPI) List() (jsontext.Value, *protocol.ErrorResult) {
+	l, err := ListSessions(a.st)
 	if err != nil {
 		return nil, a.refusal("list the sessions", err)
 	}
-	return l, nil
+	return answerOf(l), nil
 }
 
-func (a shareAPI) export(session string, ask server.ExportAsk) ([]byte, *protocol.ErrorResult) {
+// Export is the bundle or the Markdown.
+func (a shareAPI) Export(session string, ask server.ExportAsk) ([]byte, *protocol.ErrorResult) {
 	var id engine.SessionID
 	if err := id.UnmarshalText([]byte(session)); err != nil {
 		return nil, a.refusal("export", engine.Errorf(engine.CodeInvalidInput, "%q is not a session id (ses_N)", session).With("sessionId", session))
@@ -48,19 +59,20 @@ func (a shareAPI) export(session string, ask server.ExportAsk) ([]byte, *protoco
 	return b, nil
 }
 
-func (a shareAPI) importBundle(body io.Reader, dryRun bool) (any, *protocol.ErrorResult) {
-	b, err := io.ReadAll(io.LimitReader(body, maxBundle+1))
+// Import is the bundle.ImportReport.
+func (a shareAPI) Import(body io.Reader, dryRun bool) (jsontext.Value, *protocol.ErrorResult) {
+	b, err := io.ReadAll(io.LimitReader(body, MaxBundle+1))
 	if err != nil {
 		return nil, a.refusal("import", err)
 	}
-	if len(b) > maxBundle {
-		return nil, a.refusal("import", engine.Errorf(engine.CodePayloadTooLarge, "the bundle is larger than %d MiB", maxBundle>>20).With("limitBytes", maxBundle))
+	if len(b) > MaxBundle {
+		return nil, a.refusal("import", engine.Errorf(engine.CodePayloadTooLarge, "the bundle is larger than %d MiB", MaxBundle>>20).With("limitBytes", MaxBundle))
 	}
 	rep, err := a.uc.Import(b, dryRun)
 	if err != nil {
 		return nil, a.refusal("import", err)
 	}
-	return rep, nil
+	return answerOf(rep), nil
 }
 
 // refusal is err as the error result the API answers; an internal
@@ -72,4 +84,14 @@ func (a shareAPI) refusal(what string, err error) *protocol.ErrorResult {
 	}
 	r := protocol.NewError(e)
 	return &r
+}
+
+// answerOf is v encoded as the daemon's API answers it (encoding/json, as
+// the commands decode it).
+func answerOf(v any) jsontext.Value {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(fmt.Sprintf("workrail: the API answer %T cannot be encoded: %v", v, err)) // every answer is a plain struct
+	}
+	return b
 }

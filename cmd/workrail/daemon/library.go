@@ -1,4 +1,4 @@
-package main
+package daemon
 
 import (
 	"fmt"
@@ -108,14 +108,14 @@ func summary(id engine.SessionID, o project.Overview, err error) server.SessionS
 		state += " at step " + string(o.Runs[last].Pending)
 	}
 	if n := len(o.OpenGaps); n > 0 {
-		state += ", " + plural(n, "open gap")
+		state += ", " + Plural(n, "open gap")
 	}
 	ws := make([]string, len(e.Workflows))
 	for i, w := range e.Workflows {
 		ws[i] = string(w)
 	}
-	return server.SessionSummary{ID: id.String(), Title: clip(strings.TrimSpace(o.Title), 60),
-		Description: fmt.Sprintf("%s · %s, %s · last activity %s", state, orDash(strings.Join(ws, ", ")), plural(e.Runs, "run"), activityText(e))}
+	return server.SessionSummary{ID: id.String(), Title: Clip(strings.TrimSpace(o.Title), 60),
+		Description: fmt.Sprintf("%s · %s, %s · last activity %s", state, OrDash(strings.Join(ws, ", ")), Plural(e.Runs, "run"), e.Activity())}
 }
 
 func (a libraryAPI) session(s string) (engine.SessionID, *protocol.ErrorResult) {

@@ -1,4 +1,4 @@
-package main
+package daemon
 
 import (
 	"bytes"
@@ -15,7 +15,7 @@ import (
 func TestDaemonLogFeedsTheConsole(t *testing.T) {
 	h := home.Dir(t.TempDir())
 	var stderr bytes.Buffer
-	l := newDaemonLog(h, false, &stderr)
+	l := NewLog(h, false, &stderr)
 	l.printf("console: render %s: %v", "/x", errors.New("boom"))
 	l.Info("tool call", "tool", "list_workflows", "kind", "workflows")
 	l.Error("tool call answered with an error", "tool", "continue_workflow", "kind", "error", "code", "TOKEN_SCOPE_MISMATCH",
@@ -26,7 +26,7 @@ func TestDaemonLogFeedsTheConsole(t *testing.T) {
 		{Tool: "continue_workflow", Code: "TOKEN_SCOPE_MISMATCH", Message: "tool call answered with an error", Session: 4},
 		{Message: "console: render /x: boom"},
 	}
-	for name, got := range map[string][]console.LoggedError{"live": l.LastErrors(), "restarted": newDaemonLog(h, false, &stderr).LastErrors()} {
+	for name, got := range map[string][]console.LoggedError{"live": l.LastErrors(), "restarted": NewLog(h, false, &stderr).LastErrors()} {
 		if len(got) != len(want) {
 			t.Fatalf("%s: %d errors; want %d: %+v", name, len(got), len(want), got)
 		}
