@@ -75,3 +75,34 @@ func TestBuiltinsListPromptRefs(t *testing.T) {
 		}
 	}
 }
+
+// TestReadCompilesAgainOnceItsRoutinesAreKnown: a file read once, whose
+// first compile fails on a routine not known yet, compiles from its Read
+// to what loading its bytes with the routine gives, byte for byte.
+func TestReadCompilesAgainOnceItsRoutinesAreKnown(t *testing.T) {
+	user := catalog.Source{Kind: catalog.User, Path: "/home/u/.workrail/workflows"}
+	routine := MustLoad(t, []byte(`{"id":"user.routine-gather","kind":"routine","name":"Gather","description":"Gathers.","version":"1",
+ "steps":[{"id":"look","title":"Look at {topic}","prompt":"Gather what is known about {topic}."}]}`), user, "gather.json")
+	all := catalog.New([]catalog.Entry{routine}, nil).Builtins()
+	host := []byte(`{"id":"user.host","name":"Host","description":"d","version":"1","steps":[
+ {"id":"first","title":"First","prompt":"Begin."},` + all[len(all)-1].Snippet + `]}`)
+	rd, p := catalog.ReadFile(host, user)
+	if p != nil {
+		t.Fatal(p)
+	}
+	if _, p := rd.Load("host.json", catalog.RoutinesOf(nil)); p == nil {
+		t.Fatal("the host compiled without its routine")
+	}
+	known := catalog.RoutinesOf([]catalog.Entry{routine})
+	again, p := rd.Load("host.json", known)
+	if p != nil {
+		t.Fatalf("the host does not compile from its Read with its routine known: %v", p)
+	}
+	want, p := catalog.LoadWith(host, user, "host.json", known)
+	if p != nil {
+		t.Fatal(p)
+	}
+	if again.Compiled.Hash != want.Compiled.Hash || string(again.Compiled.Canonical) != string(want.Compiled.Canonical) {
+		t.Errorf("compiled from its Read: %s\nfrom its bytes: %s", again.Compiled.Canonical, want.Compiled.Canonical)
+	}
+}

@@ -290,10 +290,37 @@ func Load(b []byte, src Source, file string) (Entry, workflow.Problems) {
 // e.g. "/lib (and its subfolders)": the problem of a call that none of
 // them resolves names it.
 func LoadWith(b []byte, src Source, file string, routines Routines, looked ...string) (Entry, workflow.Problems) {
-	w, res, p := read(b, src)
+	r, p := ReadFile(b, src)
 	if p != nil {
 		return Entry{}, p
 	}
+	return r.Load(file, routines, looked...)
+}
+
+// Read is one file normalized and held to its source's id rules, not yet
+// compiled: a file whose routine calls resolve only once every file of
+// its catalog is known compiles again from here, without being parsed
+// again (parsing is most of the cost of loading a file).
+type Read struct {
+	text []byte
+	src  Source
+	w    workflow.Workflow
+	res  legacy.Result
+}
+
+// ReadFile normalizes one file (in either dialect) and checks its
+// source's id rules.
+func ReadFile(b []byte, src Source) (Read, workflow.Problems) {
+	w, res, p := read(b, src)
+	if p != nil {
+		return Read{}, p
+	}
+	return Read{text: b, src: src, w: w, res: res}, nil
+}
+
+// Load compiles r as LoadWith does.
+func (r Read) Load(file string, routines Routines, looked ...string) (Entry, workflow.Problems) {
+	b, src, w, res := r.text, r.src, r.w, r.res
 	status, _ := workflow.StatusOf(w.ID)
 	opts := compile.Options{Routines: routines, Rewrites: res.Rewrites()}
 	if res.Legacy() {

@@ -105,9 +105,26 @@ func (r *Registry) notYet(src catalog.Source, path string) cachedFile {
 }
 
 // compile loads one file's bytes, holding one of the daemon's compile
-// slots meanwhile.
-func (r *Registry) compile(b []byte, src catalog.Source, path string, routines catalog.Routines, looked ...string) (catalog.Entry, workflow.Problems) {
+// slots meanwhile. A file that reads but does not compile comes back
+// with its Read, to be compiled again once the catalog's routines are
+// known (compileRead).
+func (r *Registry) compile(b []byte, src catalog.Source, path string, routines catalog.Routines, looked ...string) (catalog.Entry, *catalog.Read, workflow.Problems) {
 	r.compiling <- struct{}{}
 	defer func() { <-r.compiling }()
-	return catalog.LoadWith(b, src, path, routines, looked...)
+	rd, p := catalog.ReadFile(b, src)
+	if p != nil {
+		return catalog.Entry{}, nil, p
+	}
+	e, p := rd.Load(path, routines, looked...)
+	if p != nil {
+		return catalog.Entry{}, &rd, p
+	}
+	return e, nil, nil
+}
+
+// compileRead compiles a file read before, holding a compile slot.
+func (r *Registry) compileRead(rd catalog.Read, path string, routines catalog.Routines, looked ...string) (catalog.Entry, workflow.Problems) {
+	r.compiling <- struct{}{}
+	defer func() { <-r.compiling }()
+	return rd.Load(path, routines, looked...)
 }

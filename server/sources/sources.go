@@ -149,7 +149,18 @@ type failedFile struct {
 	src  catalog.Source
 	path string
 	data []byte
+	read *catalog.Read // nil: it did not read, and is read again
 	left *int
+}
+
+// retry loads a file that did not load again, with the routines find
+// knows: from its Read when it read and only its compile failed.
+func (r *Registry) retry(f failedFile, find catalog.Routines, looked []string) (catalog.Entry, workflow.Problems) {
+	if f.read != nil {
+		return r.compileRead(*f.read, f.path, find, looked...)
+	}
+	e, _, p := r.compile(f.data, f.src, f.path, find, looked...)
+	return e, p
 }
 
 // retryWithRoutines loads again the files that did not load, now that the
@@ -176,7 +187,7 @@ func (r *Registry) retryWithRoutines(entries []catalog.Entry, problems []catalog
 	// without knowing where that routine went: load it again.
 	for i := len(bundled); i < len(entries) && len(routines) > 0; i++ {
 		if e := entries[i]; retargets(e, find) {
-			if again, p := r.compile(e.Text, e.Source, e.File, find); p == nil {
+			if again, _, p := r.compile(e.Text, e.Source, e.File, find); p == nil {
 				entries[i] = again
 			}
 		}
@@ -189,7 +200,7 @@ func (r *Registry) retryWithRoutines(entries []catalog.Entry, problems []catalog
 			again[f.path], leftOut[f.path] = r.notYet(f.src, f.path).problem, true
 			continue
 		}
-		e, p := r.compile(f.data, f.src, f.path, find, looked...)
+		e, p := r.retry(f, find, looked)
 		switch {
 		case p != nil:
 			again[f.path] = &catalog.LoadProblem{Source: f.src, File: f.path, ID: catalog.IDOf(f.data), Problems: p}
@@ -262,8 +273,9 @@ type cachedFile struct {
 	stamp   stamp // zero when the file was not read
 	entry   *catalog.Entry
 	problem *catalog.LoadProblem
-	data    []byte // a file that did not load, kept to retry with the catalog's routines
-	failed  bool   // not read: problem says why (slow, not a regular file, gone)
+	data    []byte        // a file that did not load, kept to retry with the catalog's routines
+	read    *catalog.Read // data read, when only its compile failed
+	failed  bool          // not read: problem says why (slow, not a regular file, gone)
 }
 
 func problemOf(src catalog.Source, path string, err error) *catalog.LoadProblem {
@@ -307,7 +319,7 @@ func (r *Registry) readDir(src catalog.Source) (_ []catalog.Entry, _ []catalog.L
 			problems = append(problems, *f.problem)
 		}
 		if f.data != nil {
-			failed = append(failed, failedFile{src: src, path: names[i], data: f.data, left: &left})
+			failed = append(failed, failedFile{src: src, path: names[i], data: f.data, read: f.read, left: &left})
 		}
 	}
 	r.setCache(src.Path, fresh)
@@ -363,10 +375,10 @@ func (r *Registry) load(old *dirCache, src catalog.Source, path string, deadline
 		return r.notYet(src, path)
 	}
 	f := cachedFile{stamp: rd.stamp}
-	e, problems := r.compile(rd.data, src, path, catalog.RoutinesOf(r.bundled))
+	e, read, problems := r.compile(rd.data, src, path, catalog.RoutinesOf(r.bundled))
 	if problems != nil {
 		f.problem = &catalog.LoadProblem{Source: src, File: path, ID: catalog.IDOf(rd.data), Problems: problems}
-		f.data = rd.data
+		f.data, f.read = rd.data, read
 		return f
 	}
 	f.entry = &e
