@@ -47,6 +47,7 @@ type startRecord struct {
 type session struct {
 	graph    *project.Graph
 	overview project.Overview
+	lineage  *project.Lineage
 	record   resume.Record
 	head     engine.Digest
 	runs     engine.RunID
@@ -227,6 +228,11 @@ func (s *Store) begin(id engine.SessionID, sess *session, writable bool) *tx {
 			c.graph = sess.graph.Clone()
 		}
 		c.overview = sess.overview.Clone()
+		if sess.lineage == nil {
+			c.lineage = project.NewLineage()
+		} else {
+			c.lineage = sess.lineage.Clone()
+		}
 		c.record = sess.record.Clone()
 		t.sess, t.snapshots, t.workflows = &c, map[engine.Digest][]byte{}, map[engine.Digest][]byte{}
 	}
@@ -347,6 +353,9 @@ func (t *tx) Append(r engine.RunID, n engine.NodeID, p event.Payload) (event.Eve
 	if err := t.sess.overview.Add(t, stored); err != nil {
 		return event.Event{}, err
 	}
+	if err := project.Project(t.sess.lineage, t, &t.sess.overview, stored); err != nil {
+		return event.Event{}, err
+	}
 	if err := t.sess.record.Add(t, stored); err != nil {
 		return event.Event{}, err
 	}
@@ -429,6 +438,21 @@ func (s *Store) Overview(id engine.SessionID) (project.Overview, error) {
 		return project.Overview{}, err
 	}
 	return sess.overview.Clone(), nil
+}
+
+// Projection assembles run rid of session id from the projection every
+// append keeps.
+func (s *Store) Projection(id engine.SessionID, rid engine.RunID) (*project.Projection, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	sess, err := s.session(id)
+	if err != nil {
+		return nil, err
+	}
+	if sess.lineage == nil {
+		return nil, fmt.Errorf("memstore: run %s: %w", rid, engine.ErrNotFound)
+	}
+	return sess.lineage.Projection(rid)
 }
 
 // Overviews passes the sessions to fn newest first, below before when it
