@@ -10,6 +10,7 @@ import (
 	"github.com/workrail/workrail/engine"
 	"github.com/workrail/workrail/engine/event"
 	"github.com/workrail/workrail/engine/project"
+	"github.com/workrail/workrail/engine/run"
 )
 
 // Each session's bucket keeps its runs' projection (project.Project's
@@ -49,7 +50,7 @@ func (l *heldLineage) Part(r engine.RunID, n engine.NodeID) (project.Part, error
 		return *p, nil
 	}
 	var p project.Part
-	if err := l.t.getJSON(bucketLineage, lineageKey(r, n), &p); err != nil {
+	if err := l.t.get(bucketLineage, lineageKey(r, n), func(b []byte) error { return decodePart(b, &p) }); err != nil {
 		return p, err
 	}
 	l.parts[n] = &p
@@ -108,11 +109,13 @@ func (t *Tx) flushLineage() error {
 	slices.Sort(keys)
 	for _, k := range keys {
 		r, n := engine.RunID(binary.BigEndian.Uint32([]byte(k))), engine.NodeID(binary.BigEndian.Uint32([]byte(k)[4:]))
-		var v any = l.heads[r]
 		if n != 0 {
-			v = l.parts[n]
+			if err := t.ix.put(bucketLineage, []byte(k), encodePart(l.parts[n])); err != nil {
+				return fmt.Errorf("store: projection of %s: %w", r, err)
+			}
+			continue
 		}
-		if err := t.putJSON(bucketLineage, []byte(k), v); err != nil {
+		if err := t.putJSON(bucketLineage, []byte(k), l.heads[r]); err != nil {
 			return fmt.Errorf("store: projection of %s: %w", r, err)
 		}
 	}
@@ -124,8 +127,17 @@ func (t *Tx) flushLineage() error {
 func (s *Store) Projection(sid engine.SessionID, id engine.RunID) (*project.Projection, error) {
 	var p *project.Projection
 	err := s.view(sid, func(t *Tx) error {
-		var err error
-		p, err = t.projection(id)
+		o, err := s.overviewOf(t)
+		if err != nil {
+			return err
+		}
+		ps, err := t.projections(&o, id)
+		if err == nil && len(ps) == 0 {
+			err = fmt.Errorf("store: session %s has no projection of %s: %w", t.id, id, engine.ErrNotFound)
+		}
+		if err == nil {
+			p = ps[0]
+		}
 		return err
 	})
 	return p, err
@@ -136,27 +148,20 @@ func (s *Store) Projection(sid engine.SessionID, id engine.RunID) (*project.Proj
 func (s *Store) Projections(sid engine.SessionID) ([]*project.Projection, error) {
 	var out []*project.Projection
 	err := s.view(sid, func(t *Tx) error {
-		var err error
-		out, err = t.projections(0)
+		o, err := s.overviewOf(t)
+		if err != nil {
+			return err
+		}
+		out, err = t.projections(&o, 0)
 		return err
 	})
 	return out, err
 }
 
-func (t *Tx) projection(id engine.RunID) (*project.Projection, error) {
-	ps, err := t.projections(id)
-	if err != nil {
-		return nil, err
-	}
-	if len(ps) == 0 {
-		return nil, fmt.Errorf("store: session %s has no projection of %s: %w", t.id, id, engine.ErrNotFound)
-	}
-	return ps[0], nil
-}
-
 // projections reads the projection records of run id (every run when 0)
-// in one walk of their keys, and assembles them.
-func (t *Tx) projections(id engine.RunID) ([]*project.Projection, error) {
+// in one walk of their keys, and assembles them with the overview's
+// tips.
+func (t *Tx) projections(o *project.Overview, id engine.RunID) ([]*project.Projection, error) {
 	b := t.b.Bucket(bucketLineage)
 	if b == nil {
 		return nil, fmt.Errorf("store: session %s keeps no projection (run workrail doctor): %w", t.id, engine.ErrNotFound)
@@ -171,7 +176,11 @@ func (t *Tx) projections(id engine.RunID) ([]*project.Projection, error) {
 	var parts []project.Part
 	done := func() {
 		if head != nil {
-			out = append(out, project.Assemble(*head, parts))
+			var ro project.RunOverview
+			if r := o.Run(head.Run); r != nil {
+				ro = *r
+			}
+			out = append(out, project.Assemble(*head, ro, parts))
 		}
 		head, parts = nil, nil
 	}
@@ -188,11 +197,10 @@ func (t *Tx) projections(id engine.RunID) ([]*project.Projection, error) {
 			}
 			continue
 		}
-		var p project.Part
-		if err := json.Unmarshal(v, &p); err != nil {
+		parts = append(parts, project.Part{})
+		if err := decodePart(v, &parts[len(parts)-1]); err != nil {
 			return nil, fmt.Errorf("store: projection of %s: %w", r, err)
 		}
-		parts = append(parts, p)
 	}
 	done()
 	slices.SortFunc(out, func(a, b *project.Projection) int { return cmp.Compare(a.Run, b.Run) })
@@ -211,11 +219,17 @@ func lineageRecords(l *project.Lineage) (map[string][]byte, error) {
 		out[string(lineageKey(h.Run, 0))] = b
 	}
 	for _, p := range l.AllParts() {
-		b, err := json.Marshal(p)
-		if err != nil {
-			return nil, err
-		}
-		out[string(lineageKey(p.Run, p.Node))] = b
+		out[string(lineageKey(p.Run, p.Node))] = encodePart(&p)
 	}
 	return out, nil
+}
+
+// Position implements project.PositionReader: where a snapshot this
+// transaction put stands is known without reading it back.
+func (t *Tx) Position(ref engine.SnapshotRef) (run.Position, error) {
+	if p, ok := t.put[ref]; ok {
+		return p, nil
+	}
+	snap, err := t.Snapshot(ref)
+	return snap.Position, err
 }

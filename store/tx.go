@@ -2,6 +2,7 @@ package store
 
 import (
 	"bytes"
+	"slices"
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
@@ -37,6 +38,9 @@ type Tx struct {
 	// ln is the projection records this transaction's appends read or
 	// changed, the changed ones written when it ends (flush).
 	ln *heldLineage
+	// put are where the snapshots this transaction put stand, which the
+	// projection reads back as the nodes holding them are made.
+	put map[engine.SnapshotRef]run.Position
 	// live, in the writes of Create and Update, is told of the
 	// references appends make, which a sweep collecting meanwhile keeps.
 	live *liveRefs
@@ -297,6 +301,10 @@ func (t *Tx) PutSnapshot(snap run.Snapshot) (engine.SnapshotRef, error) {
 	if err != nil {
 		return engine.SnapshotRef{}, err
 	}
+	if t.put == nil {
+		t.put = map[engine.SnapshotRef]run.Position{}
+	}
+	t.put[engine.SnapshotRef(d)] = run.Position{Kind: snap.Position.Kind, Step: snap.Position.Step, Path: slices.Clone(snap.Position.Path)}
 	return engine.SnapshotRef(d), putCAS(t.tx.Bucket(bucketSnapshots), d, b)
 }
 

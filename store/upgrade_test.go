@@ -309,7 +309,7 @@ func projectionIsTheFold(t *testing.T, st *store.Store, id engine.SessionID) {
 		t.Fatalf("%s: %d projections, %v; the log has %d runs", id, len(got), err, len(f.Lineage.Runs()))
 	}
 	for _, p := range got {
-		want, err := f.Lineage.Projection(p.Run)
+		want, err := f.Projection(p.Run)
 		if err != nil || !reflect.DeepEqual(p, want) {
 			t.Fatalf("%s %s: the stored projection is not the fold of the log (%v)", id, p.Run, err)
 		}

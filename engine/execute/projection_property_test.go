@@ -250,7 +250,7 @@ func TestProjectionOfGeneratedRuns(t *testing.T) {
 		}
 		f := lettersNeverChange(t, id, evs, snap)
 		for _, rid := range f.Lineage.Runs() {
-			p, err := f.Lineage.Projection(rid)
+			p, err := f.Projection(rid)
 			must(err, t)
 			stored, err := r.store.Projection(id, rid)
 			must(err, t)

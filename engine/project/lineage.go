@@ -215,10 +215,10 @@ type CapabilityRef struct {
 	Missing bool              `json:"missing,omitempty"`
 }
 
-// RunHead is the projection's record of one run: its workflow, its root
-// and preferred tip with the status read there, and its branches by
-// index. It is stored as JSON, so its fields and tags are part of the
-// database format.
+// RunHead is the projection's record of one run: its workflow, its
+// root, and its branches by index. (Its preferred tip and the status
+// read there are the overview's, RunOverview.) It is stored as JSON, so
+// its fields and tags are part of the database format.
 type RunHead struct {
 	Run          engine.RunID        `json:"run"`
 	WorkflowID   engine.WorkflowID   `json:"workflowId"`
@@ -227,13 +227,7 @@ type RunHead struct {
 	StartedAt    engine.EventIndex   `json:"startedAt"`
 	StartedTime  event.Millis        `json:"startedTime,omitzero"`
 	Root         engine.NodeID       `json:"root,omitzero"`
-	// Tip is the preferred tip and Status the run's status read there
-	// (the overview's, folded just before).
-	Tip    engine.NodeID `json:"tip,omitzero"`
-	Status RunStatus     `json:"status"`
-	// LastTime is when an event of the run was last appended.
-	LastTime event.Millis `json:"lastTime,omitzero"`
-	Branches []BranchHead `json:"branches,omitempty"`
+	Branches     []BranchHead        `json:"branches,omitempty"`
 }
 
 // BranchHead is how one branch came to be.
@@ -261,39 +255,21 @@ type Parts interface {
 
 // Project folds the next event of a session into its projection records;
 // r reads the node records as Index left them after e, and o is the
-// overview after its Add of e, whose tips and statuses the heads copy.
+// overview after its Add of e.
 func Project(ps Parts, r OverviewReader, o *Overview, e event.Event) error {
-	if err := project(ps, r, e); err != nil {
-		return err
+	switch d := e.Data.(type) {
+	case *event.RunStartedData:
+		return ps.PutRunHead(RunHead{Run: e.Run, WorkflowID: d.WorkflowID, WorkflowHash: d.WorkflowHash, RestartOf: d.RestartOf,
+			StartedAt: e.Index, StartedTime: e.AppendedAt})
+	case *event.NodeCreatedData:
+		ro := o.Run(e.Run)
+		return created(ps, r, e, d, ro != nil && ro.Root == e.Node)
 	}
-	if e.Run == 0 {
-		return nil
-	}
-	ro := o.Run(e.Run)
-	if ro == nil {
-		return nil
-	}
-	h, err := ps.RunHead(e.Run)
-	if err != nil {
-		return err
-	}
-	if h.Tip == ro.Tip && h.Status == ro.Status && (e.AppendedAt == 0 || h.LastTime == e.AppendedAt) {
-		return nil
-	}
-	h.Tip, h.Status = ro.Tip, ro.Status
-	if e.AppendedAt != 0 {
-		h.LastTime = e.AppendedAt
-	}
-	return ps.PutRunHead(h)
+	return project(ps, r, e)
 }
 
 func project(ps Parts, r OverviewReader, e event.Event) error {
 	switch d := e.Data.(type) {
-	case *event.RunStartedData:
-		return ps.PutRunHead(RunHead{Run: e.Run, WorkflowID: d.WorkflowID, WorkflowHash: d.WorkflowHash, RestartOf: d.RestartOf,
-			StartedAt: e.Index, StartedTime: e.AppendedAt, Status: InProgress, LastTime: e.AppendedAt})
-	case *event.NodeCreatedData:
-		return created(ps, r, e, d)
 	case *event.EdgeCreatedData:
 		return linkedPart(ps, r, e, d)
 	case *event.AdvanceRecordedData:
@@ -319,22 +295,23 @@ func project(ps Parts, r OverviewReader, e event.Event) error {
 }
 
 // created records a new node where it stands; its row and branch are
-// known once it is linked (a run's root is linked as it is made).
-func created(ps Parts, r OverviewReader, e event.Event, d *event.NodeCreatedData) error {
-	snap, err := r.Snapshot(d.Snapshot)
+// known once it is linked, but for a run's root, which is its first
+// branch's first node.
+func created(ps Parts, r OverviewReader, e event.Event, d *event.NodeCreatedData, root bool) error {
+	pos, err := positionOf(r, d.Snapshot)
 	if err != nil {
 		return err
 	}
 	p := Part{Run: e.Run, Node: e.Node, Checkpoint: d.NodeKind == event.NodeCheckpoint, Created: e.Index, CreatedTime: e.AppendedAt,
 		Console: e.Origin == event.OriginConsole}
-	if snap.Position.Kind == run.Pending {
-		p.Step, p.At = snap.Position.Step, slices.Clone(snap.Position.Path)
+	if pos.Kind == run.Pending {
+		p.Step, p.At = pos.Step, slices.Clone(pos.Path)
 	}
-	h, err := ps.RunHead(e.Run)
-	if err != nil {
-		return err
-	}
-	if h.Root == 0 {
+	if root {
+		h, err := ps.RunHead(e.Run)
+		if err != nil {
+			return err
+		}
 		origin := OriginFirst
 		if h.RestartOf != 0 {
 			origin = OriginRestart
@@ -345,6 +322,20 @@ func created(ps Parts, r OverviewReader, e event.Event, d *event.NodeCreatedData
 		}
 	}
 	return ps.PutPart(p)
+}
+
+// PositionReader is a Reader that reads where a snapshot stands without
+// decoding all of it (a store that has it at hand).
+type PositionReader interface {
+	Position(engine.SnapshotRef) (run.Position, error)
+}
+
+func positionOf(r Reader, ref engine.SnapshotRef) (run.Position, error) {
+	if pr, ok := r.(PositionReader); ok {
+		return pr.Position(ref)
+	}
+	snap, err := r.Snapshot(ref)
+	return snap.Position, err
 }
 
 // linkedPart places a node just linked under its parent: a checkpoint on
@@ -376,7 +367,7 @@ func linkedPart(ps Parts, r OverviewReader, e event.Event, d *event.EdgeCreatedD
 		// Console gives its forks is the only mark.
 		to.Console = made.Attempt >= ConsoleAttempts
 	}
-	if head.Next == 0 {
+	if head.Next == 0 || head.Next == d.To {
 		head.Next, to.Branch = d.To, head.Branch
 		to.Continued = d.EdgeKind == event.EdgeForkedFromNonTip
 		if err := ps.PutPart(head); err != nil {

@@ -53,8 +53,9 @@ func (l *Lineage) Runs() []engine.RunID {
 	return ids
 }
 
-// Projection assembles run id's projection.
-func (l *Lineage) Projection(id engine.RunID) (*Projection, error) {
+// Projection assembles run id's projection; o is the session's
+// overview, folded from the same events.
+func (l *Lineage) Projection(o *Overview, id engine.RunID) (*Projection, error) {
 	h, err := l.RunHead(id)
 	if err != nil {
 		return nil, err
@@ -65,7 +66,11 @@ func (l *Lineage) Projection(id engine.RunID) (*Projection, error) {
 			parts = append(parts, p)
 		}
 	}
-	return Assemble(h, parts), nil
+	ro := o.Run(id)
+	if ro == nil {
+		return nil, notFound("run", id)
+	}
+	return Assemble(h, *ro, parts), nil
 }
 
 // Heads lists the run heads in run order.
@@ -137,6 +142,11 @@ func (f *Folder) Add(e event.Event) error {
 		return err
 	}
 	return Project(f.Lineage, f.Graph, &f.Overview, e)
+}
+
+// Projection assembles run id's projection.
+func (f *Folder) Projection(id engine.RunID) (*Projection, error) {
+	return f.Lineage.Projection(&f.Overview, id)
 }
 
 // FoldAll folds a whole log.

@@ -16,6 +16,12 @@ import (
 // an export or an answer shows is made.
 type Projection struct {
 	RunHead
+	// Tip is the run's preferred tip, Status the run's status read there
+	// and LastTime when an event of the run was last appended: the
+	// overview's.
+	Tip      engine.NodeID
+	Status   RunStatus
+	LastTime event.Millis
 	// Rows are the steps pending at the run's nodes, in the order those
 	// nodes were created (the root's first).
 	Rows []Row
@@ -137,10 +143,11 @@ func Letter(i int) string {
 	return string(out)
 }
 
-// Assemble builds a run's projection from its records: its head and the
-// parts of its nodes (in any order).
-func Assemble(h RunHead, parts []Part) *Projection {
-	p := &Projection{RunHead: h, parts: make(map[engine.NodeID]*Part, len(parts)), rows: map[engine.NodeID]int{}}
+// Assemble builds a run's projection from its records: its head, the
+// run's overview (its preferred tip) and the parts of its nodes (in any
+// order).
+func Assemble(h RunHead, ro RunOverview, parts []Part) *Projection {
+	p := &Projection{RunHead: h, Tip: ro.Tip, Status: ro.Status, LastTime: ro.LastTime, parts: make(map[engine.NodeID]*Part, len(parts)), rows: map[engine.NodeID]int{}}
 	sorted := make([]*Part, len(parts))
 	for i := range parts {
 		sorted[i] = &parts[i]

@@ -18,7 +18,7 @@ func projectionOf(t *testing.T, s *session, r engine.RunID) *project.Projection 
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := f.Lineage.Projection(r)
+	p, err := f.Projection(r)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -917,7 +917,7 @@ func projectionIsTheFold(t *testing.T, s Store) {
 			t.Fatalf("%s: %d runs projected; want %d", id, len(got), runs)
 		}
 		for _, r := range f.Lineage.Runs() {
-			want, err := f.Lineage.Projection(r)
+			want, err := f.Projection(r)
 			must(t, err)
 			got, err := s.Projection(id, r)
 			must(t, err)

@@ -452,7 +452,7 @@ func (s *Store) Projection(id engine.SessionID, rid engine.RunID) (*project.Proj
 	if sess.lineage == nil {
 		return nil, fmt.Errorf("memstore: run %s: %w", rid, engine.ErrNotFound)
 	}
-	return sess.lineage.Projection(rid)
+	return sess.lineage.Projection(&sess.overview, rid)
 }
 
 // Overviews passes the sessions to fn newest first, below before when it
