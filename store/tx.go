@@ -2,10 +2,10 @@ package store
 
 import (
 	"bytes"
-	"slices"
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"slices"
 
 	"go.etcd.io/bbolt"
 
