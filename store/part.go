@@ -50,6 +50,10 @@ func encodePart(p *project.Part) []byte {
 	b = append(b, `,"branch":`...)
 	b = strconv.AppendInt(b, int64(p.Branch), 10)
 	b = appendNode(b, "next", p.Next)
+	if p.Depth != 0 {
+		b = append(b, `,"depth":`...)
+		b = strconv.AppendInt(b, int64(p.Depth), 10)
+	}
 	if p.Continued {
 		b = append(b, `,"continued":true`...)
 	}
@@ -411,6 +415,10 @@ func (r *nodeReader) partMember(key string, p *project.Part) bool {
 		return ok
 	case "next":
 		return r.text(&p.Next)
+	case "depth":
+		v, ok := r.uint(31)
+		p.Depth = int(v)
+		return ok
 	case "continued":
 		return r.boolean(&p.Continued)
 	case "console":

@@ -54,7 +54,7 @@ func randomPart(rnd *rand.Rand) project.Part {
 		return f
 	}
 	p := project.Part{Run: engine.RunID(1 + rnd.IntN(9)), Node: engine.NodeID(1 + rnd.IntN(1000)), Checkpoint: maybe(), From: id(), Head: id(),
-		Step: workflow.StepID(text()), Branch: rnd.IntN(30), Next: id(), Continued: maybe(), Console: maybe(), Created: idx(),
+		Step: workflow.StepID(text()), Branch: rnd.IntN(30), Next: id(), Depth: rnd.IntN(3) * rnd.IntN(2000), Continued: maybe(), Console: maybe(), Created: idx(),
 		CreatedTime: event.Millis(rnd.IntN(2)) * event.Millis(idx()), Arrival: facts()}
 	for range rnd.IntN(4) {
 		p.At = append(p.At, run.Frame{Index: rnd.IntN(20), Iteration: rnd.IntN(3), Stop: maybe()})

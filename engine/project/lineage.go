@@ -104,6 +104,10 @@ type Part struct {
 	// Next is, for a row's node, the step node that continues the row on
 	// its branch: the first one made from the row.
 	Next engine.NodeID `json:"next,omitzero"`
+	// Depth counts the steps done on the way to the node: the rows above
+	// its own on its path (a run's root: 0; where the run completed,
+	// every row of its path).
+	Depth int `json:"depth,omitzero"`
 	// Continued says the node continues its row's branch although the log
 	// linked it as a fork: the row had only checkpoints below it.
 	Continued bool `json:"continued,omitempty"`
@@ -256,16 +260,63 @@ type Parts interface {
 // Project folds the next event of a session into its projection records;
 // r reads the node records as Index left them after e, and o is the
 // overview after its Add of e.
+//
+// It keeps the run's summary in the overview too (its verdict, steps
+// done, branches and forks: RunOverview), so lists of sessions read the
+// projection's figures without reading a part.
 func Project(ps Parts, r OverviewReader, o *Overview, e event.Event) error {
+	var err error
 	switch d := e.Data.(type) {
 	case *event.RunStartedData:
 		return ps.PutRunHead(RunHead{Run: e.Run, WorkflowID: d.WorkflowID, WorkflowHash: d.WorkflowHash, RestartOf: d.RestartOf,
 			StartedAt: e.Index, StartedTime: e.AppendedAt})
 	case *event.NodeCreatedData:
 		ro := o.Run(e.Run)
-		return created(ps, r, e, d, ro != nil && ro.Root == e.Node)
+		err = created(ps, r, e, d, ro != nil && ro.Root == e.Node)
+	default:
+		err = project(ps, r, e)
 	}
-	return project(ps, r, e)
+	if err != nil || e.Run == 0 {
+		return err
+	}
+	return summarize(ps, o.Run(e.Run))
+}
+
+// summarize keeps the overview's figures of run ro the projection's.
+func summarize(ps Parts, ro *RunOverview) error {
+	if ro == nil || ro.Tip == 0 {
+		return nil
+	}
+	tip, err := ps.Part(ro.ID, ro.Tip)
+	if err != nil {
+		return err
+	}
+	h, err := ps.RunHead(ro.ID)
+	if err != nil {
+		return err
+	}
+	ro.Verdict = verdictAt(ro.Status, tip)
+	ro.StepsDone, ro.Branches, ro.Forks = tip.Depth, len(h.Branches), max(0, len(h.Branches)-1)
+	return nil
+}
+
+// verdictAt is a run's verdict read at its tip, whose status is s.
+func verdictAt(s RunStatus, tip Part) Verdict {
+	switch s {
+	case Complete:
+		return VerdictComplete
+	case Blocked:
+		if n := len(tip.Attempts); n > 0 && tip.Attempts[n-1].Blocked {
+			for _, b := range tip.Attempts[n-1].Blockers {
+				if b != event.BlockUserOnlyDependency {
+					return VerdictBlocked
+				}
+			}
+			return VerdictNeedsUser
+		}
+		return VerdictBlocked
+	}
+	return VerdictInProgress
 }
 
 func project(ps Parts, r OverviewReader, e event.Event) error {
@@ -358,8 +409,12 @@ func linkedPart(ps Parts, r OverviewReader, e event.Event, d *event.EdgeCreatedD
 		}
 	}
 	if to.Checkpoint {
-		to.Head, to.Branch = head.Node, head.Branch
+		to.Head, to.Branch, to.Depth = head.Node, head.Branch, head.Depth
 		return ps.PutPart(to)
+	}
+	to.Depth = head.Depth
+	if head.Step != "" { // a row: its step was done to get here
+		to.Depth++
 	}
 	made := madeBy(from, d.To)
 	if to.CreatedTime == 0 && !to.Console && made != nil {

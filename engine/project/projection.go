@@ -329,21 +329,8 @@ func (p *Projection) Complete() bool { return p.Status == Complete }
 // or blocked, and blocked on the user when every blocker of the last
 // attempt there waits on what only the user can give.
 func (p *Projection) Verdict() Verdict {
-	switch p.Status {
-	case Complete:
-		return VerdictComplete
-	case Blocked:
-		if a, ok := p.TipBlocked(); ok {
-			for _, b := range a.Blockers {
-				if b != event.BlockUserOnlyDependency {
-					return VerdictBlocked
-				}
-			}
-			return VerdictNeedsUser
-		}
-		return VerdictBlocked
-	}
-	return VerdictInProgress
+	tip, _ := p.Part(p.Tip)
+	return verdictAt(p.Status, tip)
 }
 
 // TipBlocked is the last attempt made at the preferred tip, when it was
@@ -365,17 +352,15 @@ func (p *Projection) TipBlocked() (RowAttempt, bool) {
 // made from), following the nodes each was made from.
 func (p *Projection) Path(n engine.NodeID) []Row {
 	var out []Row
-	at := p.RowOf(n)
-	if pt, ok := p.parts[at]; ok && pt.Step == "" {
-		at = p.RowOf(pt.From)
-	}
-	for at != 0 {
-		row, ok := p.Row(at)
+	for at := p.RowOf(n); at != 0; {
+		pt, ok := p.parts[at]
 		if !ok {
 			break
 		}
-		out = append(out, row)
-		at = row.Parent
+		if row, ok := p.Row(at); ok {
+			out = append(out, row)
+		}
+		at = p.RowOf(pt.From)
 	}
 	slices.Reverse(out)
 	return out
@@ -384,11 +369,8 @@ func (p *Projection) Path(n engine.NodeID) []Row {
 // StepsDone counts the steps done on the way to the preferred tip: every
 // row of its path but the one still pending there.
 func (p *Projection) StepsDone() int {
-	path := p.Path(p.Tip)
-	if p.Complete() || len(path) == 0 {
-		return len(path)
-	}
-	return len(path) - 1
+	tip, _ := p.Part(p.Tip)
+	return tip.Depth
 }
 
 // GapAt is a gap with where it was recorded: the row whose attempt

@@ -468,8 +468,9 @@ func tokenClaims(id engine.SessionID, n project.Node, a engine.Attempt, ack bool
 	return c
 }
 
-// wantOverview folds session id's log into its overview in memory, and
-// checks each run against Summarize.
+// wantOverview folds session id's log into its overview in memory (with
+// the projection, which keeps its runs' figures), and checks each run
+// against Summarize and the projection.
 func wantOverview(t *testing.T, s Store, id engine.SessionID) project.Overview {
 	t.Helper()
 	evs, _, err := s.Events(id)
@@ -478,18 +479,18 @@ func wantOverview(t *testing.T, s Store, id engine.SessionID) project.Overview {
 		err = s.View(id, func(tx execute.ReadTx) error { snap, err = tx.Snapshot(ref); return err })
 		return snap, err
 	}
-	g := project.NewGraph(id, snap)
-	var o project.Overview
-	for _, e := range evs {
-		must(t, g.Add(e))
-		must(t, o.Add(g, e))
-	}
-	for i, r := range g.Runs() {
-		sum, err := project.Summarize(g, r)
+	f, err := project.FoldAll(id, evs, snap)
+	must(t, err)
+	o := f.Overview
+	for i, r := range f.Graph.Runs() {
+		sum, err := project.Summarize(f.Graph, r)
 		must(t, err)
-		if got := o.Runs[i]; got.Tip != sum.Tip.ID || got.Status != sum.Status || got.Pending != sum.Pending ||
-			got.Nodes != sum.Nodes || got.Branches != sum.Branches || got.Forks != sum.Forks {
-			t.Fatalf("run %s: overview %+v; Summarize has %s %s at %s", r.ID, got, sum.Status, sum.Pending, sum.Tip.ID)
+		p, err := f.Projection(r.ID)
+		must(t, err)
+		if got := o.Runs[i]; got.Tip != sum.Tip.ID || got.Status != sum.Status || got.Pending != sum.Pending || got.Nodes != sum.Nodes ||
+			got.Branches != len(p.Branches) || got.Forks != len(p.Branches)-1 || got.Verdict != p.Verdict() || got.StepsDone != p.StepsDone() {
+			t.Fatalf("run %s: overview %+v; Summarize has %s %s at %s, the projection %d branches, %s, %d steps done",
+				r.ID, got, sum.Status, sum.Pending, sum.Tip.ID, len(p.Branches), p.Verdict(), p.StepsDone())
 		}
 	}
 	return o
