@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 
@@ -123,10 +124,29 @@ func (t *Tx) flushLineage() error {
 	return nil
 }
 
-// Projection assembles run id of session sid from its stored records.
+// errOtherDefinition means a session's derived records are of another
+// definition than this build's: they are rebuilt before they are read.
+var errOtherDefinition = errors.New("store: derived records of another definition")
+
+// Projection assembles run id of session sid from its stored records. A
+// session whose records are of another definition (an upgrade's, before
+// the background pass reached it) has them rebuilt first.
 func (s *Store) Projection(sid engine.SessionID, id engine.RunID) (*project.Projection, error) {
+	p, err := s.projection(sid, id)
+	if errors.Is(err, errOtherDefinition) {
+		if _, err = s.Health(sid); err == nil {
+			p, err = s.projection(sid, id)
+		}
+	}
+	return p, err
+}
+
+func (s *Store) projection(sid engine.SessionID, id engine.RunID) (*project.Projection, error) {
 	var p *project.Projection
 	err := s.view(sid, func(t *Tx) error {
+		if stale(t.b) {
+			return errOtherDefinition
+		}
 		o, err := s.overviewOf(t)
 		if err != nil {
 			return err
@@ -144,10 +164,23 @@ func (s *Store) Projection(sid engine.SessionID, id engine.RunID) (*project.Proj
 }
 
 // Projections assembles every run of session sid, in the order they
-// started.
+// started (its records rebuilt first where Projection would).
 func (s *Store) Projections(sid engine.SessionID) ([]*project.Projection, error) {
+	out, err := s.projections(sid)
+	if errors.Is(err, errOtherDefinition) {
+		if _, err = s.Health(sid); err == nil {
+			out, err = s.projections(sid)
+		}
+	}
+	return out, err
+}
+
+func (s *Store) projections(sid engine.SessionID) ([]*project.Projection, error) {
 	var out []*project.Projection
 	err := s.view(sid, func(t *Tx) error {
+		if stale(t.b) {
+			return errOtherDefinition
+		}
 		o, err := s.overviewOf(t)
 		if err != nil {
 			return err
@@ -162,6 +195,9 @@ func (s *Store) Projections(sid engine.SessionID) ([]*project.Projection, error)
 // in one walk of their keys, and assembles them with the overview's
 // tips.
 func (t *Tx) projections(o *project.Overview, id engine.RunID) ([]*project.Projection, error) {
+	if stale(t.b) {
+		return nil, errOtherDefinition
+	}
 	b := t.b.Bucket(bucketLineage)
 	if b == nil {
 		return nil, fmt.Errorf("store: session %s keeps no projection (run workrail doctor): %w", t.id, engine.ErrNotFound)

@@ -61,6 +61,8 @@ type RunOverview struct {
 	// Title is the first line of the first notes recorded in the run
 	// (the session title's rule); empty when none were.
 	Title string `json:"title,omitempty"`
+	// RestartOf is the run this one starts over (0 for none).
+	RestartOf engine.RunID `json:"restartOf,omitzero"`
 	// Root is the run's first node; Tip its preferred tip. Both are 0
 	// before the root is created.
 	Root engine.NodeID `json:"root,omitzero"`
@@ -294,7 +296,7 @@ func (o *Overview) Add(r OverviewReader, e event.Event) error {
 			o.offer(TitleFromObservation, "branch "+d.Value)
 		}
 	case *event.RunStartedData:
-		o.Runs = append(o.Runs, RunOverview{ID: e.Run, WorkflowID: d.WorkflowID, WorkflowHash: d.WorkflowHash, Status: InProgress,
+		o.Runs = append(o.Runs, RunOverview{ID: e.Run, WorkflowID: d.WorkflowID, WorkflowHash: d.WorkflowHash, RestartOf: d.RestartOf, Status: InProgress,
 			StartedTime: e.AppendedAt, LastTime: e.AppendedAt})
 		o.offer(TitleFromWorkflow, string(d.WorkflowID))
 		return nil

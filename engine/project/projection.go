@@ -292,8 +292,9 @@ func (p *Projection) Part(n engine.NodeID) (Part, bool) {
 	return *pt, true
 }
 
-// RowOf is the node of the row node n is on: n itself for a step node,
-// the row's node for a checkpoint; 0 for a node the run does not hold.
+// RowOf is the node of the row that shows node n: n itself for a step
+// node, the row's node for a checkpoint, the row the run completed from
+// for a node where it completed; 0 for a node the run does not hold.
 func (p *Projection) RowOf(n engine.NodeID) engine.NodeID {
 	pt, ok := p.parts[n]
 	switch {
@@ -301,6 +302,8 @@ func (p *Projection) RowOf(n engine.NodeID) engine.NodeID {
 		return 0
 	case pt.Checkpoint:
 		return pt.Head
+	case pt.Step == "" && pt.From != 0:
+		return p.RowOf(pt.From)
 	}
 	return n
 }
@@ -352,6 +355,9 @@ func (p *Projection) TipBlocked() (RowAttempt, bool) {
 // made from), following the nodes each was made from.
 func (p *Projection) Path(n engine.NodeID) []Row {
 	var out []Row
+	if pt, ok := p.parts[n]; ok && pt.Step == "" && !pt.Checkpoint && pt.From != 0 {
+		n = pt.From
+	}
 	for at := p.RowOf(n); at != 0; {
 		pt, ok := p.parts[at]
 		if !ok {

@@ -455,6 +455,32 @@ func (s *Store) Projection(id engine.SessionID, rid engine.RunID) (*project.Proj
 	return sess.lineage.Projection(&sess.overview, rid)
 }
 
+// Projections assembles every run of session id, in the order they
+// started.
+func (s *Store) Projections(id engine.SessionID) ([]*project.Projection, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	sess, err := s.session(id)
+	if err != nil || sess.lineage == nil {
+		return nil, err
+	}
+	var out []*project.Projection
+	for _, rid := range sess.lineage.Runs() {
+		p, err := sess.lineage.Projection(&sess.overview, rid)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}
+
+// KnownHealth is Health: a log kept in memory is always whole.
+func (s *Store) KnownHealth(id engine.SessionID) (execute.Health, bool) {
+	h, err := s.Health(id)
+	return h, err == nil
+}
+
 // Overviews passes the sessions to fn newest first, below before when it
 // is not 0, until fn returns false.
 func (s *Store) Overviews(before engine.SessionID, fn func(engine.SessionID, project.Overview, error) bool) error {
