@@ -237,19 +237,7 @@ func filterLabel(v runView, f runFilter) string {
 
 // progressText is where the run stands in words: "step 3 of 7 · Fix loop
 // iteration 2 of 5"; "" without a pinned workflow.
-func progressText(p project.Progress) string {
-	if p.Steps == 0 {
-		return ""
-	}
-	s := "step " + strconv.Itoa(p.Step) + " of " + strconv.Itoa(p.Steps)
-	for _, l := range p.Loops {
-		s += " · " + firstNonEmpty(l.Title, string(l.LoopID)) + " iteration " + strconv.Itoa(l.Iteration)
-		if l.MaxIterations > 0 {
-			s += " of " + strconv.Itoa(l.MaxIterations)
-		}
-	}
-	return s
-}
+func progressText(p project.Progress) string { return p.Words() }
 
 func firstNonEmpty(a, b string) string {
 	if strings.TrimSpace(a) != "" {

@@ -49,37 +49,18 @@ func (b branchWords) Where() string {
 	return "from “" + b.After + "”"
 }
 
-// originText says how a branch came to be.
+// branchOriginText says how a branch came to be.
 func branchOriginText(o project.Origin, changed []string) string {
-	switch o {
-	case project.OriginFirst:
-		return "the path taken first"
-	case project.OriginRestart:
-		return "started over in the Console"
-	case project.OriginRewound:
-		return "an agent went on from an older point of the run"
-	case project.OriginCheckpoint:
-		return "an agent went on with a call it held from before a checkpoint"
-	case project.OriginConsoleFork:
-		if len(changed) == 0 {
-			return "forked in the Console, context unchanged"
-		}
-		return "forked in the Console, context changed: " + strings.Join(changed, ", ")
-	}
-	return string(o)
+	return project.OriginText(o, changed)
 }
 
 // branchStatusText says a branch's state in words, with a shape.
 func branchStatusText(s project.BranchStatus) string {
-	switch s {
-	case project.BranchComplete:
-		return "✓ complete"
-	case project.BranchCurrent:
-		return "▶ current"
-	case project.BranchBlocked:
-		return "■ left blocked"
+	shape := map[project.BranchStatus]string{project.BranchComplete: "✓", project.BranchCurrent: "▶", project.BranchBlocked: "■"}[s]
+	if shape == "" {
+		shape = "◇"
 	}
-	return "◇ left behind"
+	return shape + " " + project.StatusText(s)
 }
 
 // branchSentence is the run over all its branches: "3 branches: A ✓

@@ -45,6 +45,12 @@ func (t *Tx) lineage() *heldLineage {
 	return t.ln
 }
 
+// Part reads the projection's record of node n of run r, as this
+// transaction's appends left it.
+func (t *Tx) Part(r engine.RunID, n engine.NodeID) (project.Part, error) {
+	return t.lineage().Part(r, n)
+}
+
 // Part implements project.Parts.
 func (l *heldLineage) Part(r engine.RunID, n engine.NodeID) (project.Part, error) {
 	if p, ok := l.parts[n]; ok && p.Run == r {

@@ -258,6 +258,7 @@ func TestProjectionOfGeneratedRuns(t *testing.T) {
 				t.Fatalf("seed %d %s: the stored projection is not the fold of the log", seed, rid)
 			}
 			checkProjection(t, fmt.Sprintf("seed %d %s", seed, rid), p, f.Graph, evs, *c, shapes)
+			namesTheSameGaps(t, fmt.Sprintf("seed %d %s", seed, rid), f, p)
 		}
 		forksOnlyWhereTheRunWentOn(t, evs, snap)
 	}
@@ -298,6 +299,41 @@ func lettersNeverChange(t *testing.T, id engine.SessionID, evs []event.Event, sn
 		}
 	}
 	return f
+}
+
+// namesTheSameGaps checks that the gaps a complete answer names, read
+// from the projection's records (project.OpenOnPathOf), are the ones the
+// log's nodes hold open (project.OpenOnPath), at every node, as of the
+// last event that touched it and as of now: an answer replayed after an
+// upgrade names what it named first.
+func namesTheSameGaps(t *testing.T, what string, f *project.Folder, p *project.Projection) {
+	t.Helper()
+	for _, b := range p.Branches {
+		for _, n := range b.Nodes {
+			info, err := f.Graph.Node(n)
+			must(err, t)
+			for _, upTo := range []engine.EventIndex{info.LastActivity, f.Graph.Head()} {
+				want, err := project.OpenOnPath(f.Graph, info, upTo)
+				must(err, t)
+				got, err := project.OpenOnPathOf(f.Lineage, f.Graph, p.Run, n, upTo)
+				must(err, t)
+				if !reflect.DeepEqual(got, want) {
+					t.Fatalf("%s: at %s as of event %d the projection names %v open; the log %v", what, n, upTo, got, want)
+				}
+				var inMemory []engine.EventID
+				for _, g := range p.OpenOnPath(n, upTo) {
+					inMemory = append(inMemory, g.ID)
+				}
+				var ids []engine.EventID
+				for _, g := range want {
+					ids = append(ids, g.ID)
+				}
+				if !slices.Equal(inMemory, ids) {
+					t.Fatalf("%s: at %s as of event %d the projection's OpenOnPath is %v; the log's %v", what, n, upTo, inMemory, ids)
+				}
+			}
+		}
+	}
 }
 
 func checkProjection(t *testing.T, what string, p *project.Projection, g *project.Graph, evs []event.Event, c compile.Compiled, shapes map[string]int) {

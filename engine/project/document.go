@@ -1,6 +1,9 @@
 package project
 
 import (
+	"strconv"
+	"strings"
+
 	"github.com/workrail/workrail/engine"
 	"github.com/workrail/workrail/engine/compile"
 	"github.com/workrail/workrail/engine/event"
@@ -143,6 +146,26 @@ func ProgressAt(c *compile.Compiled, at []run.Frame) Progress {
 		list = lp.Body
 	}
 	return p
+}
+
+// Words is where the run stands in words: "step 3 of 7 · Fix loop
+// iteration 2 of 5"; "" without a pinned workflow.
+func (p Progress) Words() string {
+	if p.Steps == 0 {
+		return ""
+	}
+	s := "step " + strconv.Itoa(p.Step) + " of " + strconv.Itoa(p.Steps)
+	for _, l := range p.Loops {
+		title := l.Title
+		if strings.TrimSpace(title) == "" {
+			title = string(l.LoopID)
+		}
+		s += " · " + title + " iteration " + strconv.Itoa(l.Iteration)
+		if l.MaxIterations > 0 {
+			s += " of " + strconv.Itoa(l.MaxIterations)
+		}
+	}
+	return s
 }
 
 // LoopAt is the innermost loop cursor at runs in, in c, and its

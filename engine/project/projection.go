@@ -420,11 +420,12 @@ func (p *Projection) OpenGaps() []GapAt {
 			out = append(out, g)
 		}
 	}
-	slices.SortStableFunc(out, worstGapFirst)
+	slices.SortStableFunc(out, WorstGapFirst)
 	return out
 }
 
-func worstGapFirst(a, b GapAt) int {
+// WorstGapFirst orders gaps critical first, then in log order.
+func WorstGapFirst(a, b GapAt) int {
 	if ca, cb := a.Severity == event.SeverityCritical, b.Severity == event.SeverityCritical; ca != cb {
 		if ca {
 			return -1
@@ -445,15 +446,61 @@ func (p *Projection) OpenOnPath(n engine.NodeID, upTo engine.EventIndex) []GapAt
 		if !ok {
 			break
 		}
-		for _, g := range pt.Arrival.Gaps {
+		for _, g := range pt.gapsOn() {
 			if g.OpenAt(upTo) {
 				out = append(out, GapAt{GapRef: g, Row: p.RowOf(pt.From), Node: pt.Node, Branch: pt.Branch})
 			}
 		}
 		at = pt.From
 	}
-	slices.SortStableFunc(out, worstGapFirst)
+	slices.SortStableFunc(out, WorstGapFirst)
 	return out
+}
+
+// gapsOn are the gaps recorded on the part's node: by the act that made
+// it and by the attempts made at it.
+func (pt *Part) gapsOn() []GapRef {
+	out := pt.Arrival.Gaps
+	for _, a := range pt.Attempts {
+		out = append(slices.Clip(out), a.Facts.Gaps...)
+	}
+	return out
+}
+
+// PartReader reads the projection's record of one node of a run: the
+// store's transaction, or memory.
+type PartReader interface {
+	Part(engine.RunID, engine.NodeID) (Part, error)
+}
+
+// OpenOnPathOf is what OpenOnPath answers for node n of run id, read from
+// the projection's records along the path alone, with each gap's record
+// read from r: the gaps a complete answer names.
+func OpenOnPathOf(ps PartReader, r Reader, id engine.RunID, n engine.NodeID, upTo engine.EventIndex) ([]GapState, error) {
+	var out []GapState
+	for at := n; at != 0; {
+		pt, err := ps.Part(id, at)
+		if err != nil {
+			return nil, err
+		}
+		for _, g := range pt.gapsOn() {
+			if !g.OpenAt(upTo) {
+				continue
+			}
+			ev, err := r.Event(g.At)
+			if err != nil {
+				return nil, err
+			}
+			d, ok := ev.Data.(*event.GapRecordedData)
+			if !ok {
+				return nil, notFound("gap event", g.At)
+			}
+			out = append(out, GapState{ID: ev.ID, CreatedAt: ev.Index, Run: ev.Run, Node: ev.Node, Gap: *d})
+		}
+		at = pt.From
+	}
+	slices.SortFunc(out, WorstFirst)
+	return out, nil
 }
 
 // rowOutcome sums what the row's attempts recorded and met.

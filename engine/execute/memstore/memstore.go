@@ -290,6 +290,13 @@ func (t *tx) Node(id engine.NodeID) (project.Node, error) { return t.sess.graph.
 
 func (t *tx) Run(id engine.RunID) (project.Run, error) { return t.sess.graph.Run(id) }
 
+func (t *tx) Part(id engine.RunID, n engine.NodeID) (project.Part, error) {
+	if t.sess.lineage == nil {
+		return project.Part{}, fmt.Errorf("memstore: part %s of %s: %w", n, id, engine.ErrNotFound)
+	}
+	return t.sess.lineage.Part(id, n)
+}
+
 func (t *tx) Runs() ([]project.Run, error) { return t.sess.graph.Runs(), nil }
 
 func (t *tx) RecordedAttempt(n engine.NodeID, a engine.Attempt) (event.Event, error) {
