@@ -55,8 +55,8 @@ type attemptView struct {
 	Outputs  []output
 	Gaps     []gapView
 	Diverged []event.DivergenceRecordedData
-	// Led says where an advance led: the next step, a branch, or the
-	// run's completion.
+	// Led says, in a sentence, where an advance led: the next step, a
+	// branch, or the run's completion.
 	Led string
 }
 
@@ -217,13 +217,13 @@ func ledTo(p *project.Projection, pin pinned, row project.Row, to engine.NodeID)
 	case !ok:
 		return ""
 	case part.Step == "" && to == row.Next:
-		return "the run completed"
+		return "The run completed."
 	case part.Step == "":
-		return "branch " + p.Branches[part.Branch].Letter + ", where the run completed"
+		return "Went on to branch " + p.Branches[part.Branch].Letter + ", where the run completed."
 	case to == row.Next:
-		return "the next step, “" + stepTitle(pin.Compiled, part.Step) + "”"
+		return "Went on to the next step, “" + stepTitle(pin.Compiled, part.Step) + "”."
 	}
-	return "branch " + p.Branches[part.Branch].Letter + " at “" + stepTitle(pin.Compiled, part.Step) + "”"
+	return "Went on to branch " + p.Branches[part.Branch].Letter + " at “" + stepTitle(pin.Compiled, part.Step) + "”."
 }
 
 func gapOf(tx execute.ReadTx, g project.GapRef) (gapView, error) {

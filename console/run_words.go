@@ -41,6 +41,17 @@ func (v runView) branchWordsOf(i int) *branchWords {
 // Text is how the branch came to be, in words.
 func (b branchWords) Text() string { return branchOriginText(b.Origin, b.Changed) }
 
+// Sentence says where the branch starts and how it came to be: "Branch
+// C starts here: forked in the Console, context changed: topic, from
+// “Triage”."
+func (b branchWords) Sentence() string {
+	s := "Branch " + b.Letter + " starts here: " + b.Text()
+	if w := b.Where(); w != "" {
+		s += ", " + w
+	}
+	return s + "."
+}
+
 // Where says where the branch left: "from “Triage” (node_2)".
 func (b branchWords) Where() string {
 	if b.From == 0 {
