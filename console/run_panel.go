@@ -66,6 +66,8 @@ type output struct {
 	event.NodeOutputAppendedData
 	Artifacts []artifact
 	Refused   map[int]string // artifact index → why it was refused
+	// What the output replaces and what replaces it.
+	correction
 }
 
 // gapView is one gap with its words.
@@ -99,9 +101,10 @@ func (c *Console) rowPanel(sid engine.SessionID, p *project.Projection, pin pinn
 		v.Fork = row.Next
 		v.Complete = next.Step == "" && !next.Checkpoint
 	}
+	fixes := correctionsOf(sid, []*project.Projection{p})
 	err := c.store.View(sid, func(tx execute.ReadTx) error {
 		for _, a := range row.Attempts {
-			av, err := attemptOf(tx, p, pin, row, a)
+			av, err := attemptOf(tx, p, pin, row, a, fixes)
 			if err != nil {
 				return err
 			}
@@ -158,7 +161,7 @@ func (c *Console) contextOf(tx execute.ReadTx, sid engine.SessionID, p *project.
 	return nil
 }
 
-func attemptOf(tx execute.ReadTx, p *project.Projection, pin pinned, row project.Row, a project.RowAttempt) (attemptView, error) {
+func attemptOf(tx execute.ReadTx, p *project.Projection, pin pinned, row project.Row, a project.RowAttempt, fixes corrections) (attemptView, error) {
 	av := attemptView{RowAttempt: a, Name: attemptName(a.Attempt.Attempt)}
 	rec, err := tx.Event(a.At)
 	if err != nil {
@@ -176,7 +179,8 @@ func attemptOf(tx execute.ReadTx, p *project.Projection, pin pinned, row project
 		if !ok {
 			continue
 		}
-		out := output{NodeOutputAppendedData: *d, Artifacts: artifactsOf(d.Artifacts, pin.Compiled.Contracts), Refused: map[int]string{}}
+		out := output{NodeOutputAppendedData: *d, Artifacts: artifactsOf(d.Artifacts, pin.Compiled.Contracts), Refused: map[int]string{},
+			correction: fixes.of(ev.ID, d.Supersedes)}
 		for i, art := range out.Artifacts {
 			for k, r := range av.Refused {
 				if r.Code == event.NoticeArtifactInvalid && strings.Contains(r.Why, " "+art.Kind+" artifact") {

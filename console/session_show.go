@@ -210,14 +210,20 @@ func (c *Console) session(id engine.SessionID, active engine.RunID) (sessionView
 	if v.Active, err = pickRun(v.Runs, active); err != nil {
 		return v, err
 	}
-	v.Notes, v.Gaps = notesOf(v.Runs), gapsOf(v.Runs)
+	v.Notes, v.Gaps = notesOf(id, v.Runs), gapsOf(v.Runs)
 	v.Timeline = timeline(v.Runs)
 	return v, nil
 }
 
 // notesOf lists the notes of every run, in log order: what its rows'
-// attempts recorded, and its checkpoints'.
-func notesOf(runs []sessionRun) []note {
+// attempts recorded, and its checkpoints', each with what it replaces
+// and what replaced it.
+func notesOf(sid engine.SessionID, runs []sessionRun) []note {
+	ps := make([]*project.Projection, len(runs))
+	for i, r := range runs {
+		ps[i] = r.P
+	}
+	fixes := correctionsOf(sid, ps)
 	var out []note
 	for _, r := range runs {
 		add := func(row project.Row, node engine.NodeID, f project.Facts, at event.Millis, checkpoint bool) {
@@ -225,7 +231,8 @@ func notesOf(runs []sessionRun) []note {
 				if o.Notes {
 					b := r.P.BranchOf(node)
 					out = append(out, note{Run: r.ID, Node: node, Row: row.Node, Event: o.At, Checkpoint: checkpoint, Branch: b,
-						Letter: (runView{P: r.P}).letter(b), StepTitle: stepTitle(r.Pinned.Compiled, o.Step), At: at})
+						Letter: (runView{P: r.P}).letter(b), StepTitle: stepTitle(r.Pinned.Compiled, o.Step), At: at,
+						correction: fixes.of(engine.NewEventID(sid, o.At), o.Supersedes)})
 				}
 			}
 		}

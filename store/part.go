@@ -1,9 +1,10 @@
 package store
 
 import (
-	"encoding/json"
 	"strconv"
 	"unicode/utf8"
+
+	jsonv1 "github.com/go-json-experiment/json/v1"
 
 	"github.com/workrail/workrail/engine"
 	"github.com/workrail/workrail/engine/event"
@@ -18,7 +19,8 @@ import (
 // encodePart writes what json.Marshal writes, byte for byte, and
 // decodePart reads it, handing anything else (a member it does not know,
 // an escape or a byte past ASCII in a string, a value of another type)
-// whole to json.Unmarshal, whose result and errors are the part's.
+// whole to json/v2 with encoding/json's semantics (its v1 API), as
+// decodeNode does, whose result and errors are the part's.
 // TestPartCodecIsJSON and FuzzDecodePart hold them to it.
 
 // encodePart is json.Marshal(p).
@@ -358,7 +360,7 @@ func decodePart(b []byte, p *project.Part) error {
 		return nil
 	}
 	*p = project.Part{}
-	return json.Unmarshal(b, p)
+	return jsonv1.Unmarshal(b, p)
 }
 
 func fastPart(b []byte, p *project.Part) bool {
