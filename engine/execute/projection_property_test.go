@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/workrail/workrail/engine"
@@ -224,7 +225,9 @@ func must(err error, t *testing.T) {
 // iterations in order; letters never change as events are added; the
 // verdict is complete exactly when the preferred tip is, and the open
 // gaps are the gaps recorded and not resolved; the store keeps exactly
-// the fold; and the log records a fork only where the run had gone on.
+// the fold; the log records a fork only where the run had gone on; and
+// every count a surface shows (runs/{id}.json, the session's overview
+// the lists read, the Markdown export) is the projection's.
 func TestProjectionOfGeneratedRuns(t *testing.T) {
 	r := newRig(t, catalogOf(t, map[string]string{"wr.prop.json": propWorkflow}))
 	var c *compile.Compiled
@@ -258,6 +261,7 @@ func TestProjectionOfGeneratedRuns(t *testing.T) {
 				t.Fatalf("seed %d %s: the stored projection is not the fold of the log", seed, rid)
 			}
 			checkProjection(t, fmt.Sprintf("seed %d %s", seed, rid), p, f.Graph, evs, *c, shapes)
+			surfacesAgree(t, fmt.Sprintf("seed %d %s", seed, rid), r, id, p, evs, *c)
 			namesTheSameGaps(t, fmt.Sprintf("seed %d %s", seed, rid), f, p)
 		}
 		forksOnlyWhereTheRunWentOn(t, evs, snap)
@@ -510,4 +514,48 @@ func forksOnlyWhereTheRunWentOn(t *testing.T, evs []event.Event, snap project.Sn
 		}
 		must(g.Add(e), t)
 	}
+}
+
+// surfacesAgree holds what the surfaces that show run p count to the
+// projection and the log: the JSON document (the blocked attempts of its
+// rows are the log's), the overview the session lists read, and the
+// run's Markdown export.
+func surfacesAgree(t *testing.T, what string, r *rig, id engine.SessionID, p *project.Projection, evs []event.Event, c compile.Compiled) {
+	t.Helper()
+	d := p.Document(id, &c)
+	blocked := 0
+	for _, row := range d.Rows {
+		blocked += row.BlockedAttempts
+	}
+	logBlocked := 0
+	for _, e := range evs {
+		if a, ok := e.Data.(*event.AdvanceRecordedData); ok && e.Run == p.Run && a.Outcome == event.OutcomeBlocked {
+			logBlocked++
+		}
+	}
+	if d.Verdict != p.Verdict() || d.StepsDone != p.StepsDone() || len(d.OpenGaps) != len(p.OpenGaps()) ||
+		len(d.Branches) != len(p.Branches) || len(d.Rows) != len(p.Rows) || blocked != logBlocked {
+		t.Fatalf("%s: the document says %s, %d steps done, %d open gaps, %d branches, %d rows, %d blocked; the projection %s, %d, %d, %d, %d and the log %d blocked",
+			what, d.Verdict, d.StepsDone, len(d.OpenGaps), len(d.Branches), len(d.Rows), blocked, p.Verdict(), p.StepsDone(), len(p.OpenGaps()), len(p.Branches), len(p.Rows), logBlocked)
+	}
+	o, err := r.store.Overview(id)
+	must(err, t)
+	ro := o.Run(p.Run)
+	if ro == nil || ro.Verdict != p.Verdict() || ro.StepsDone != p.StepsDone() || ro.Branches != len(p.Branches) ||
+		ro.Forks != len(p.Branches)-1 || o.OpenGapsOf(p.Run) != len(p.OpenGaps()) {
+		t.Fatalf("%s: the overview's run %+v (%d open gaps); the projection %s, %d steps done, %d branches, %d open gaps",
+			what, ro, o.OpenGapsOf(p.Run), p.Verdict(), p.StepsDone(), len(p.Branches), len(p.OpenGaps()))
+	}
+	md, err := r.x.RunMarkdown(id, p.Run)
+	must(err, t)
+	if want := fmt.Sprintf("- %s, %s\n", plural(p.StepsDone(), "step done", "steps done"), plural(len(p.OpenGaps()), "open gap", "open gaps")); !strings.Contains(md, want) {
+		t.Fatalf("%s: the Markdown export lacks %q:\n%s", what, want, md)
+	}
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }
