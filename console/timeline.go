@@ -69,6 +69,9 @@ func timeline(runs []sessionRun) []stretch {
 			default:
 				marks = append(marks, mark{pt.Created, i, pt.Node, pt.CreatedTime, func(*stretch) {}})
 			}
+			if pt.Linked != 0 {
+				marks = append(marks, mark{pt.Linked, i, pt.Node, 0, func(*stretch) {}})
+			}
 			for _, a := range pt.Attempts {
 				blocked := a.Blocked
 				marks = append(marks, mark{a.At, i, pt.Node, a.Time, func(s *stretch) {

@@ -49,7 +49,7 @@ func TestTimelineCutsTheLogIntoStretchesOfOneRun(t *testing.T) {
 		started   bool
 	}
 	want := []row{
-		{1, 1, "plan → edit", "", "events 2–5", true},
+		{1, 1, "plan → edit", "", "events 2–6", true},
 		{2, 2, "outline", "1 note, 1 gap", "events 7–10", true},
 		{1, 1, "test → ship → edit", "1 blocked attempt, 1 fork", "events 11–20", false},
 	}

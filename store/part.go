@@ -65,6 +65,7 @@ func encodePart(p *project.Part) []byte {
 	b = append(b, `,"created":`...)
 	b = strconv.AppendUint(b, uint64(p.Created), 10)
 	b = appendUint(b, "createdTime", uint64(p.CreatedTime))
+	b = appendUint(b, "linked", uint64(p.Linked))
 	if len(p.Attempts) > 0 {
 		b = append(b, `,"attempts":[`...)
 		for i := range p.Attempts {
@@ -429,6 +430,8 @@ func (r *nodeReader) partMember(key string, p *project.Part) bool {
 		return uint64Into(r, &p.Created)
 	case "createdTime":
 		return uint64Into(r, &p.CreatedTime)
+	case "linked":
+		return uint64Into(r, &p.Linked)
 	case "attempts":
 		return r.array(func() bool {
 			var a project.Attempt

@@ -46,7 +46,7 @@ import (
 // and rebuild from the log what was written under another: bump it
 // whenever a change here would make a refold differ from what an earlier
 // build stored (store/testdata/derived pins each version's bytes).
-const ProjectionVersion = 1
+const ProjectionVersion = 2 // 2: a part records the event that linked it
 
 // ConsoleAttempts is the attempt number from which the Console numbers
 // the attempts of its forks: how a log written before events carried
@@ -117,6 +117,10 @@ type Part struct {
 	// appended (0 where the log recorded no time).
 	Created     engine.EventIndex `json:"created"`
 	CreatedTime event.Millis      `json:"createdTime,omitzero"`
+	// Linked is the event that linked the node under the node it was made
+	// from (0 for the root, and until it is linked): the timeline's
+	// stretches end at it.
+	Linked engine.EventIndex `json:"linked,omitzero"`
 	// Attempts are the ack attempts made at the node, in log order.
 	Attempts []Attempt `json:"attempts,omitempty"`
 	// Arrival is what the act that made the node recorded on it: the
@@ -401,7 +405,7 @@ func linkedPart(ps Parts, r OverviewReader, e event.Event, d *event.EdgeCreatedD
 	if err != nil {
 		return err
 	}
-	to.From = d.From
+	to.From, to.Linked = d.From, e.Index
 	head := from
 	if from.Checkpoint {
 		if head, err = ps.Part(e.Run, from.Head); err != nil {
