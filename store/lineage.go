@@ -226,7 +226,7 @@ func (t *Tx) projections(o *project.Overview, id engine.RunID) ([]*project.Proje
 		}
 		head, parts = nil, nil
 	}
-	for ; k != nil && len(k) == 8; k, v = c.Next() {
+	for ; len(k) == 8; k, v = c.Next() {
 		r := engine.RunID(binary.BigEndian.Uint32(k))
 		if id != 0 && r != id {
 			break

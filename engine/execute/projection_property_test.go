@@ -135,9 +135,7 @@ func generated(t *testing.T, r *rig, seed uint64) engine.SessionID {
 		case protocol.KindStep, protocol.KindBlocked, protocol.KindComplete:
 			ar.held = append(ar.held, res)
 		}
-		for _, g := range gapsOf(res) {
-			openGaps = append(openGaps, g)
-		}
+		openGaps = append(openGaps, gapsOf(res)...)
 	}
 	return id
 }
