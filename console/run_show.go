@@ -14,8 +14,8 @@ import (
 
 	"github.com/workrail/workrail/console/lanes"
 	"github.com/workrail/workrail/engine"
-	"github.com/workrail/workrail/engine/event"
 	"github.com/workrail/workrail/engine/catalog"
+	"github.com/workrail/workrail/engine/event"
 	"github.com/workrail/workrail/engine/execute"
 	"github.com/workrail/workrail/engine/project"
 	"github.com/workrail/workrail/engine/workflow"
