@@ -93,3 +93,20 @@ func TestOutcomeInWords(t *testing.T) {
 		})
 	}
 }
+
+// TestFilterLabel holds a filter's count to what it counts, the steps it
+// lists, in words: five open gaps on four rows read "with gaps: 4 steps",
+// never a bare "(4)" beside a header that says 5 open gaps.
+func TestFilterLabel(t *testing.T) {
+	v := runView{Counts: map[runFilter]int{filterAll: 15, filterGaps: 4, filterBlocked: 1, filterForks: 0}}
+	for f, want := range map[runFilter]string{
+		filterAll:     "all: 15 steps",
+		filterGaps:    "with gaps: 4 steps",
+		filterBlocked: "blocked: 1 step",
+		filterForks:   "forks: 0 steps",
+	} {
+		if got := filterLabel(v, f); got != want {
+			t.Errorf("filterLabel(%s) = %q, want %q", f, got, want)
+		}
+	}
+}

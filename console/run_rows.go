@@ -229,10 +229,12 @@ func badgesOf(o project.Outcome) []badge {
 	return bs
 }
 
-// filterLabel is a filter in words with the rows it picks.
+// filterLabel is a filter in words with how many rows it picks, counted
+// as steps in words ("with gaps: 4 steps"), so that a count of rows is
+// never read as a count of gaps, attempts or forks.
 func filterLabel(v runView, f runFilter) string {
-	name := map[runFilter]string{filterAll: "all steps", filterGaps: "with gaps", filterBlocked: "blocked", filterForks: "forks"}[f]
-	return name + " (" + strconv.Itoa(v.Counts[f]) + ")"
+	name := map[runFilter]string{filterAll: "all", filterGaps: "with gaps", filterBlocked: "blocked", filterForks: "forks"}[f]
+	return name + ": " + count(v.Counts[f], "step", "steps")
 }
 
 // progressText is where the run stands in words: "step 3 of 7 · Fix loop

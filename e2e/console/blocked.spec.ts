@@ -17,7 +17,7 @@ test('a blocked run shows its blocker and the fix', async ({ page, seed }) => {
   await expect(need.getByTestId('need-fix')).toHaveText('Answer the agent in the chat; it sends your answer with its next try.');
   await expect(need.locator('small code')).toHaveText('USER_ONLY_DEPENDENCY');
   await expect(page.getByRole('navigation', { name: 'Show' }).getByRole('link', { name: 'blocked' })).toHaveAttribute('aria-current', 'page');
-  await expect(page.getByTestId('filter-blocked')).toHaveText('blocked (1)');
+  await expect(page.getByTestId('filter-blocked')).toHaveText('blocked: 1 step');
   const picked = page.locator('[data-testid="row"]');
   await expect(picked).toHaveCount(1);
   await picked.getByRole('link').first().click();
