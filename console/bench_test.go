@@ -87,7 +87,8 @@ func BenchmarkSessionsPage(b *testing.B) {
 }
 
 // BenchmarkRunPage measures the run page of a 1,000-node run with a fork
-// every 50 nodes, over a bbolt file: warm (the Console's fold cached) and
+// every 50 nodes, and its projection as JSON, over a bbolt file: warm
+// (the run's projection assembled and cached) and
 // cold (the first view after the daemon starts: each iteration reopens
 // the file and builds a new Console, so no cache of the store's or the
 // Console's survives; the reopen is not timed).
@@ -109,10 +110,11 @@ func BenchmarkRunPage(b *testing.B) {
 		prev = s
 		s = x.Continue(context.Background(), mustArgs(b, s)).(protocol.StepResult)
 	}
-	const folded, panel = "/sessions/ses_1/runs/run_1", "/sessions/ses_1/runs/run_1?node=node_500"
+	const folded, panel, doc = "/sessions/ses_1/runs/run_1", "/sessions/ses_1/runs/run_1?node=node_500", "/sessions/ses_1/runs/run_1.json"
 	h := serveBench(b, st)
 	b.Run("folded", func(b *testing.B) { benchGet(b, h, folded, false) })
 	b.Run("with-panel", func(b *testing.B) { benchGet(b, h, panel, false) })
+	b.Run("json", func(b *testing.B) { benchGet(b, h, doc, false) })
 	cold := func(b *testing.B, url string) {
 		var cpu time.Duration
 		defer func() { b.ReportMetric(float64(cpu)/float64(b.N), "cpu-ns/op") }()
@@ -139,6 +141,7 @@ func BenchmarkRunPage(b *testing.B) {
 	}
 	b.Run("cold-folded", func(b *testing.B) { cold(b, folded) })
 	b.Run("cold-with-panel", func(b *testing.B) { cold(b, panel) })
+	b.Run("cold-json", func(b *testing.B) { cold(b, doc) })
 }
 
 func mustArgs(b *testing.B, s protocol.StepResult) []byte {

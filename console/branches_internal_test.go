@@ -3,41 +3,30 @@ package console
 import (
 	"testing"
 
-	"github.com/workrail/workrail/console/lanes"
 	"github.com/workrail/workrail/engine/project"
-	"github.com/workrail/workrail/engine/workflow"
 )
 
-// The run's state covers every branch: counts by state, complete first,
-// then where the current branch (A) stands.
+// The run's branches are stated by letter and state, in the order they
+// were made: a letter never moves to another branch.
 func TestBranchSentence(t *testing.T) {
-	type b struct {
-		status  project.RunStatus
-		pending workflow.StepID
-	}
 	cases := []struct {
-		name     string
-		branches []b
-		want     string
+		name   string
+		states []project.BranchStatus
+		want   string
 	}{
-		{"one branch says nothing more than the status", []b{{project.Complete, ""}}, ""},
-		{"the issue's run", []b{{project.InProgress, "wrap-up"}, {project.Complete, ""}, {project.Complete, ""}},
-			"2 branches complete, 1 in progress; current branch A at wrap-up"},
-		{"a completed run forked once", []b{{project.InProgress, "triage"}, {project.Complete, ""}},
-			"1 branch complete, 1 in progress; current branch A at triage"},
-		{"all complete", []b{{project.Complete, ""}, {project.Complete, ""}, {project.Complete, ""}}, "3 branches, all complete; current branch A complete"},
-		{"blocked current branch", []b{{project.Blocked, "ask"}, {project.InProgress, "b"}, {project.InProgress, "c"}},
-			"1 branch blocked, 2 in progress; current branch A blocked at ask"},
-		{"every state", []b{{project.Complete, ""}, {project.Blocked, "x"}, {project.InProgress, "y"}, {project.InProgress, "z"}},
-			"1 branch complete, 1 blocked, 2 in progress; current branch A complete"},
+		{"one branch says nothing more than the verdict", []project.BranchStatus{project.BranchComplete}, ""},
+		{"the first path left behind", []project.BranchStatus{project.BranchLeftBehind, project.BranchComplete, project.BranchCurrent},
+			"3 branches: A ◇ left behind, B ✓ complete, C ▶ current"},
+		{"a blocked branch left", []project.BranchStatus{project.BranchCurrent, project.BranchBlocked},
+			"2 branches: A ▶ current, B ■ left blocked"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			var l lanes.Layout
-			for i, br := range c.branches {
-				l.Branches = append(l.Branches, lanes.Branch{Label: lanes.Letter(i), State: project.BranchState{Status: br.status, Pending: br.pending}})
+			p := &project.Projection{}
+			for i, s := range c.states {
+				p.Branches = append(p.Branches, project.Branch{Letter: project.Letter(i), Status: s})
 			}
-			if got := branchSentence(l); got != c.want {
+			if got := branchSentence(p); got != c.want {
 				t.Errorf("branchSentence = %q; want %q", got, c.want)
 			}
 		})
@@ -45,22 +34,28 @@ func TestBranchSentence(t *testing.T) {
 }
 
 // Each way a branch comes to be has its own words; a Console fork names
-// the context it changed.
-func TestBranchLabel(t *testing.T) {
+// the context keys it changed.
+func TestBranchOriginText(t *testing.T) {
 	cases := []struct {
-		info branchInfo
-		want string
+		origin  project.Origin
+		changed []string
+		want    string
 	}{
-		{branchInfo{Origin: origin{Kind: originRewound}, From: 2, After: "triage"}, "↳ forked from node_2 after triage: an agent rewound"},
-		{branchInfo{Origin: origin{Kind: originConsole, Context: []string{"severity", "topic"}}, From: 2, After: "triage"},
-			"↳ forked from node_2 after triage: forked in the Console, context changed: severity, topic"},
-		{branchInfo{Origin: origin{Kind: originConsole}, From: 7}, "↳ forked from node_7: forked in the Console, context unchanged"},
-		{branchInfo{Origin: origin{Kind: originFirst}, From: 2, After: "b"}, "from node_2 after b: the path taken first"},
-		{branchInfo{Origin: origin{Kind: originCheckpoint}, From: 9, After: "d"}, "at node_9 after d: a checkpoint left behind"},
+		{project.OriginFirst, nil, "the path taken first"},
+		{project.OriginRestart, nil, "started over in the Console"},
+		{project.OriginRewound, nil, "an agent went on from an older point of the run"},
+		{project.OriginCheckpoint, nil, "an agent went on with a call it held from before a checkpoint"},
+		{project.OriginConsoleFork, []string{"severity", "topic"}, "forked in the Console, context changed: severity, topic"},
+		{project.OriginConsoleFork, nil, "forked in the Console, context unchanged"},
 	}
 	for _, c := range cases {
-		if got := c.info.Label(); got != c.want {
-			t.Errorf("Label = %q; want %q", got, c.want)
+		if got := branchOriginText(c.origin, c.changed); got != c.want {
+			t.Errorf("%s: %q; want %q", c.origin, got, c.want)
+		}
+	}
+	for _, o := range project.Origins() {
+		if branchOriginText(o, nil) == string(o) {
+			t.Errorf("origin %s has no words", o)
 		}
 	}
 }

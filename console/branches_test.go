@@ -47,15 +47,14 @@ func rowOf(t *testing.T, page, id string) string {
 	return strings.Join(strings.Fields(regexp.MustCompile(`<[^>]*>`).ReplaceAllString(m, " ")), " ")
 }
 
-// The run page tells the branches apart: the run's state over all of
-// them, each fork labelled by how it came to be and where it left, each
-// folded sibling by its own letter, length and end, ✓ on a completed
-// leaf.
+// The run page tells the branches apart: each by the letter it was made
+// with and its state, the current one's first row labelled by how it came
+// to be, each folded line by its letter, length and end.
 func TestRunPageTellsBranchesApart(t *testing.T) {
 	a := threeBranches(t)
 	_, page := getPath(t, a.h, run1)
 	for _, want := range []string{
-		`data-testid="branch-status">1 branch complete, 2 in progress; current branch A at c</p>`,
+		`data-testid="branch-status">3 branches: A ✓ complete, B ◇ left behind, C ▶ current</p>`,
 		`href="/sessions/ses_1/runs/run_1?expand=all" data-testid="expand-all"`,
 	} {
 		if !strings.Contains(page, want) {
@@ -63,40 +62,45 @@ func TestRunPageTellsBranchesApart(t *testing.T) {
 		}
 	}
 	rows := map[string]string{
-		"node_3": "B 2 steps from c from node_2 after b: the path taken first ✓ complete",
-		"node_5": "C 1 step from c ↳ forked from node_2 after b: an agent rewound ▶ in progress at c",
-		"node_6": "A B ✓ done node_6 ◆ preferred tip ↳ forked from node_2 after b: forked in the Console, context changed: topic",
+		"node_2": "A B ✓ done 2 forks node_2",
+		"node_3": "A 1 step from “C” · ✓ complete",
+		"node_5": "B 1 step from “C” · ◇ left behind",
+		"node_6": "C C ↳ Console fork ◆ now node_6",
 	}
 	for id, want := range rows {
 		if got := rowOf(t, page, id); !strings.HasPrefix(got, want) {
 			t.Errorf("row %s reads %q; want it to start %q", id, got, want)
 		}
 	}
+	if !strings.Contains(page, `title="from “B”: forked in the Console, context changed: topic"`) {
+		t.Error("the Console fork's row does not say in its title where it left and what it changed")
+	}
 }
 
-// A node inside a folded branch opens in the panel with its branch
-// unfolded, and the page's links keep it open; expand=all unfolds every
-// branch and offers nothing more to expand.
+// A node inside a folded branch opens in the panel with its line
+// unfolded, and the page's links keep it open; where the run completed
+// opens the row it completed from; expand=all unfolds every line and
+// offers nothing more to expand.
 func TestRunPageUnfoldsToTheOpenNode(t *testing.T) {
 	a := threeBranches(t)
 	code, page := getPath(t, a.h, run1+"?node=node_4")
 	if code != http.StatusOK {
 		t.Fatalf("GET ?node=node_4 = %d", code)
 	}
-	if got := rowOf(t, page, "node_4"); !strings.HasPrefix(got, "B C ") || !strings.Contains(got, "node_4 ✓ complete") {
-		t.Errorf("node_4's row reads %q", got)
+	if got := rowOf(t, page, "node_3"); !strings.HasPrefix(got, "A C ✓ done ✓ run complete") {
+		t.Errorf("node_3's row reads %q", got)
 	}
 	if !strings.Contains(page, `data-testid="node-panel"`) || !strings.Contains(page, `href="/sessions/ses_1/runs/run_1?expand=node_3&amp;node=node_6#panel-h"`) {
-		t.Errorf("the panel is missing or the links do not keep node_3's branch open")
+		t.Errorf("the panel is missing or the links do not keep node_3's line open")
 	}
 	if strings.Contains(page, `data-node="node_5" data-kind="node"`) {
-		t.Error("revealing node_4 unfolded node_5's branch too")
+		t.Error("revealing node_4 unfolded node_5's line too")
 	}
 	_, all := getPath(t, a.h, run1+"?expand=all")
 	if strings.Contains(all, `data-kind="stub"`) || strings.Contains(all, `data-testid="expand-all"`) {
 		t.Error("expand=all left a stub or still offers to expand all")
 	}
-	for _, id := range []string{"node_3", "node_4", "node_5", "node_6"} {
+	for _, id := range []string{"node_3", "node_5", "node_6"} {
 		rowOf(t, all, id)
 	}
 	if !strings.Contains(all, `data-testid="fold-again"`) {

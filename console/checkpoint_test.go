@@ -102,24 +102,25 @@ func TestCheckpointsAreTheirOwnKindOfNode(t *testing.T) {
 	}
 	_, run := getPath(t, h, base)
 	for _, want := range []string{
-		`data-node="node_3" data-kind="node"`, `⚑ checkpoint<span class="wide-only"> of node_2</span></span>`, // the first checkpoint's row, named as one
-		`data-testid="row-step">during C</a> <span class="badge checkpoint" data-testid="checkpoint">⚑ checkpoint<span class="wide-only"> of node_4</span></span>   <code class="node-id">node_5</code> <span class="badge tip" data-testid="tip">◆ <span class="wide-only">preferred </span>tip</span>`, // the tip is the last checkpoint, taken during C
-		`<li class="ahead next" data-testid="next">next: <a href="/sessions/ses_1/runs/run_1?node=node_5">C</a>`, // and C is still to do
+		`data-node="node_2" data-kind="node" data-step="b"`, // b's row holds its checkpoint
+		`data-testid="checkpoint">⚑ 1 checkpoint</span>`,
+		`data-node="node_4" data-kind="node" data-step="c"`, // c's too: the run's tip is its checkpoint
+		`<span class="badge tip" data-testid="tip">◆ now</span>`,
 	} {
 		if !strings.Contains(run, want) {
 			t.Errorf("the run page lacks %s", want)
 		}
 	}
-	if strings.Count(run, `data-testid="checkpoint"`) != 2 {
-		t.Errorf("the run page marks %d checkpoints; want 2", strings.Count(run, `data-testid="checkpoint"`))
+	if strings.Count(run, `data-testid="checkpoint"`) != 2 || strings.Contains(run, `data-node="node_3"`) || strings.Contains(run, `data-node="node_5"`) {
+		t.Errorf("the run page marks %d rows with checkpoints, or gives a checkpoint a row of its own", strings.Count(run, `data-testid="checkpoint"`))
 	}
 	_, panel := getPath(t, h, base+"?node=node_3")
-	if !strings.Contains(panel, `data-testid="checkpoint-of"`) || strings.Contains(panel, `data-testid="fork-here"`) ||
-		!strings.Contains(panel, `To fork at this step, fork <a href="/sessions/ses_1/runs/run_1?node=node_2"`) {
-		t.Error("the checkpoint's panel does not say what it checkpoints, or offers Fork here")
+	if !strings.Contains(panel, `data-testid="checkpoint-notes"`) || !strings.Contains(panel, "<strong>before</strong> b") ||
+		!strings.Contains(panel, `at checkpoint <code>node_3</code>`) || !strings.Contains(panel, `data-testid="fork-here"`) {
+		t.Error("the checkpoint opens its step's row without its notes, the attempt made from it, or Fork here")
 	}
 	_, svg := getPath(t, h, base+"/graph.svg")
-	if strings.Count(svg, `<path class="checkpoint"`) != 1 || strings.Count(svg, `<path class="tip checkpoint"`) != 1 || strings.Count(svg, `class="edge b0 checkpoint"`) != 2 {
-		t.Errorf("the drawing does not draw both checkpoints and their edges as such:\n%s", svg)
+	if strings.Count(svg, `<path class="checkpoint"`) != 1 || strings.Count(svg, `<path class="tip checkpoint"`) != 1 || strings.Contains(svg, `stroke-dasharray="3 3"`) {
+		t.Errorf("the drawing does not draw both rows with checkpoints as such:\n%s", svg)
 	}
 }

@@ -50,6 +50,14 @@ type Store interface {
 	// store's write sequence, never by clock), those written before below
 	// when it is not 0, until fn returns false.
 	Recent(below execute.Write, fn func(engine.SessionID, execute.Write, project.Overview, error) bool) error
+	// Projection is a run's projection as the store keeps it (folded with
+	// every append); Projections every run's of a session, in start
+	// order.
+	Projection(engine.SessionID, engine.RunID) (*project.Projection, error)
+	Projections(engine.SessionID) ([]*project.Projection, error)
+	// KnownHealth is a session's health if it was verified already; a
+	// page that must answer at once never verifies a log.
+	KnownHealth(engine.SessionID) (execute.Health, bool)
 }
 
 // About is what the Console says about the daemon serving it.
@@ -75,6 +83,7 @@ type Console struct {
 	workflows execute.Workflows
 	files     WorkflowFiles // where the editor reads and writes workflow files
 	folds     foldCache
+	projected projectionCache
 	gapRefs   gapRefCache
 	pins      pinnedCache
 	about     About
@@ -258,6 +267,12 @@ func (c *Console) sessions(q sessionsQuery) (sessionsList, error) {
 			last := row.Overview.Runs[n-1]
 			if pin, err := c.pinned(row.ID, last.WorkflowHash); err == nil { // a pin that cannot be read shows in the health column
 				row.Progress = overviewProgress(pin.Compiled, last)
+			}
+			if last.StepsDone > 0 {
+				if row.Progress != "" {
+					row.Progress += " · "
+				}
+				row.Progress += stepsDoneText(last.StepsDone)
 			}
 		}
 	}
@@ -554,15 +569,35 @@ func lastText(o project.Overview) string {
 	return what + " · event " + strconv.FormatUint(uint64(o.Last), 10)
 }
 
+// runsText counts a session's runs and, when some run has more than one,
+// their branches.
 func runsText(o project.Overview) string {
-	runs := "1 run"
-	if len(o.Runs) != 1 {
-		runs = strconv.Itoa(len(o.Runs)) + " runs"
-	}
-	if b := o.Branches(); b != len(o.Runs) {
-		runs += ", " + strconv.Itoa(b) + " branches"
+	runs := count(len(o.Runs), "run", "runs")
+	if b := o.Branches(); b > len(o.Runs) {
+		runs += ", " + count(b, "branch", "branches")
 	}
 	return runs
+}
+
+// sessionVerdict is a session's verdict over its runs', as their
+// projections read them: needs you when a run does, else blocked, else
+// in progress, else complete.
+func sessionVerdict(o project.Overview) project.Verdict {
+	rank := map[project.Verdict]int{project.VerdictNeedsUser: 3, project.VerdictBlocked: 2, project.VerdictInProgress: 1, project.VerdictComplete: 0}
+	v := project.VerdictComplete
+	if len(o.Runs) == 0 {
+		v = project.VerdictInProgress
+	}
+	for _, r := range o.Runs {
+		rv := r.Verdict
+		if rv == "" { // a run without a root yet
+			rv = project.VerdictInProgress
+		}
+		if rank[rv] > rank[v] {
+			v = rv
+		}
+	}
+	return v
 }
 
 // title is a session's derived title, or its id when nothing named it.

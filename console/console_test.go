@@ -528,7 +528,7 @@ func TestAgentNotesRenderInert(t *testing.T) {
 	args.Output.NotesMarkdown = "**Done.** <script>alert(1)</script> \"><img src=x onerror=alert(1)> [x](javascript:alert(1))"
 	raw, _ := json.Marshal(args)
 	x.Continue(context.Background(), raw)
-	for _, path := range []string{"/sessions/ses_1", "/sessions/ses_1/runs/run_1?node=node_2"} {
+	for _, path := range []string{"/sessions/ses_1", "/sessions/ses_1/runs/run_1?node=node_1"} {
 		_, body := getPath(t, h, path)
 		if !strings.Contains(body, "<strong>Done.</strong>") {
 			t.Fatalf("%s: the note's Markdown is not rendered", path)
@@ -625,7 +625,7 @@ func TestSessionPageListsArePaged(t *testing.T) {
 // those rows beside them; a node opened in the panel opens its page.
 func TestRunPageRowsArePaged(t *testing.T) {
 	st := memstore.New()
-	leaveGaps(t, st, 1) // ses_1's run_1: four nodes, one row each
+	leaveGaps(t, st, 1) // ses_1's run_1: three steps, one row each, then complete
 	h := serveWith(t, st, executetest.Catalog(t, workflows.FS), func(c *console.Config) {
 		c.Settings = func() console.Settings { return console.Settings{PageSize: 2, PollSeconds: 2} }
 	})
@@ -638,25 +638,26 @@ func TestRunPageRowsArePaged(t *testing.T) {
 	}
 	const base = "/sessions/ses_1/runs/run_1"
 	_, first := getPath(t, h, base)
-	if ids := listed(first); !slices.Equal(ids, []string{"node_1", "node_2"}) || !strings.Contains(first, "showing 1–2 of 4 rows") ||
+	if ids := listed(first); !slices.Equal(ids, []string{"node_1", "node_2"}) || !strings.Contains(first, "showing 1–2 of 3 rows") ||
 		!strings.Contains(first, `<a href="`+base+`?rows=2" rel="next">`) || !strings.Contains(first, `&amp;from=0&amp;to=2"`) || !strings.Contains(first, `height="48"`) {
 		t.Fatalf("first page rows %v; want node_1 and node_2, what it left out, a next link and a drawing of two rows", ids)
 	}
 	_, second := getPath(t, h, base+"?rows=2")
-	if ids := listed(second); !slices.Equal(ids, []string{"node_3", "node_4"}) || !strings.Contains(second, `<a href="`+base+`" rel="prev">`) {
-		t.Fatalf("second page rows %v; want node_3 and node_4 and a previous link", ids)
+	if ids := listed(second); !slices.Equal(ids, []string{"node_3"}) || !strings.Contains(second, `<a href="`+base+`" rel="prev">`) {
+		t.Fatalf("second page rows %v; want node_3 and a previous link", ids)
 	}
-	if _, panel := getPath(t, h, base+"?node=node_4"); !slices.Equal(listed(panel), []string{"node_3", "node_4"}) {
-		t.Errorf("node_4 open in the panel lists rows %v; want its page", listed(panel))
+	// Where the run completed opens the row it completed from, on its page.
+	if _, panel := getPath(t, h, base+"?node=node_4"); !slices.Equal(listed(panel), []string{"node_3"}) {
+		t.Errorf("node_4 open in the panel lists rows %v; want node_3's page", listed(panel))
 	}
-	code, svg := getPath(t, h, base+"/graph.svg?at=1&from=2&to=4")
-	if code != http.StatusOK || !strings.Contains(svg, `height="48"`) || strings.Count(svg, "<circle") > 2 {
+	code, svg := getPath(t, h, base+"/graph.svg?at=1&from=2&to=3")
+	if code != http.StatusOK || !strings.Contains(svg, `height="24"`) || strings.Count(svg, "<circle") > 1 {
 		t.Errorf("the drawing of rows 2–4: %d\n%s", code, svg)
 	}
 }
 
-// The node panel shows a node's blocked attempts a page at a time, and
-// the live panel refreshes the page the reader is on.
+// The panel shows a row's attempts a page at a time, and the live panel
+// refreshes the page the reader is on.
 func TestNodePanelListsArePaged(t *testing.T) {
 	st := memstore.New()
 	wf := executetest.Catalog(t, fstest.MapFS{"wr.ask.json": {Data: []byte(`{"id":"wr.ask","name":"Ask","description":"d","version":"1",
@@ -673,11 +674,11 @@ func TestNodePanelListsArePaged(t *testing.T) {
 	}
 	const base = "/sessions/ses_1/runs/run_1?node=node_1"
 	_, page := getPath(t, h, base)
-	if n := strings.Count(page, `data-testid="blocked"`); n != 1 || !strings.Contains(page, "showing 1–1 of 3 blocked attempts") {
+	if n := strings.Count(page, `data-testid="attempt" data-outcome="blocked"`); n != 1 || !strings.Contains(page, "showing 1–1 of 3 attempts") {
 		t.Fatalf("the panel shows %d blocked attempts, or does not say what it left out", n)
 	}
 	_, page = getPath(t, h, base+"&attempts=2")
-	if !strings.Contains(page, "showing 3–3 of 3 blocked attempts") || !strings.Contains(page, "Attempt 3 was blocked") ||
+	if !strings.Contains(page, "showing 3–3 of 3 attempts") || !regexp.MustCompile(`■ blocked</span> +Attempt 3 <`).MatchString(page) ||
 		!strings.Contains(page, `hx-get="/sessions/ses_1/runs/run_1?node=node_1&amp;attempts=2"`) {
 		t.Fatalf("the last page of blocked attempts:\n%s", page)
 	}

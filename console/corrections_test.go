@@ -17,8 +17,8 @@ import (
 
 // A note an agent corrected (supersedesOutputId) is still shown whole,
 // marked "replaced by" the correction, which is marked "replaces" it,
-// each linking to the other's node: on the session page and in the run
-// page's node panel.
+// each naming the other's node and linking the row whose step it is of:
+// on the session page and in the panel of the row that recorded it.
 func TestCorrectedNotesShowBothWays(t *testing.T) {
 	st := memstore.New()
 	wf := executetest.Long(t, 4)
@@ -47,25 +47,25 @@ func TestCorrectedNotesShowBothWays(t *testing.T) {
 	}
 	for _, want := range []string{
 		`<li data-node="node_2" class="replaced">`,
-		`<p class="correction" data-testid="replaced-by">Replaced by the output recorded at <a href="/sessions/ses_1/runs/run_1?node=node_3">node_3</a> <small class="code-note"><code>evt_1_12</code></small></p>`,
+		`<p class="correction" data-testid="replaced-by">Replaced by the output recorded at <a href="/sessions/ses_1/runs/run_1?node=node_2">node_3</a> <small class="code-note"><code>evt_1_12</code></small></p>`,
 		`<strong>12</strong> entries.`, // the replaced note, still whole
-		`<p class="correction" data-testid="replaces">Replaces the output recorded at <a href="/sessions/ses_1/runs/run_1?node=node_2">node_2</a> <small class="code-note"><code>` + string(first) + `</code></small></p>`,
+		`<p class="correction" data-testid="replaces">Replaces the output recorded at <a href="/sessions/ses_1/runs/run_1?node=node_1">node_2</a> <small class="code-note"><code>` + string(first) + `</code></small></p>`,
 	} {
 		if !strings.Contains(page, want) {
 			t.Errorf("the session page lacks %s", want)
 		}
 	}
 	for node, want := range map[string]string{
-		"node_2": `data-testid="replaced-by">Replaced by the output recorded at <a href="/sessions/ses_1/runs/run_1?node=node_3">node_3</a>`,
-		"node_3": `data-testid="replaces">Replaces the output recorded at <a href="/sessions/ses_1/runs/run_1?node=node_2">node_2</a>`,
+		"node_1": `data-testid="replaced-by">Replaced by the output recorded at <a href="/sessions/ses_1/runs/run_1?node=node_2">node_3</a>`,
+		"node_2": `data-testid="replaces">Replaces the output recorded at <a href="/sessions/ses_1/runs/run_1?node=node_1">node_2</a>`,
 	} {
 		code, panel := getPath(t, h, "/sessions/ses_1/runs/run_1?node="+node)
 		if code != http.StatusOK || !strings.Contains(panel, want) {
 			t.Errorf("the panel of %s (%d) lacks %s", node, code, want)
 		}
 	}
-	if _, panel := getPath(t, h, "/sessions/ses_1/runs/run_1?node=node_2"); !strings.Contains(panel, `<section class="replaced">`) ||
+	if _, panel := getPath(t, h, "/sessions/ses_1/runs/run_1?node=node_1"); !strings.Contains(panel, `<div class="output replaced">`) ||
 		!strings.Contains(panel, `<strong>12</strong> entries.`) {
-		t.Error("the panel of node_2 does not show the replaced note whole, marked")
+		t.Error("the panel of node_1 does not show the replaced note whole, marked")
 	}
 }

@@ -145,34 +145,38 @@ func TestEventsWithoutTimes(t *testing.T) {
 	}
 }
 
-// A node the Console forked says so, and which context keys it changed,
-// from the origin its events record; the agent's nodes say nothing of it.
-// Each node says when it was reached and how long the step before took.
+// A branch the Console forked says so on its first row's panel, with
+// the context keys it changed and both values, from the origin its events
+// record; the agent's rows say nothing of it. A row says when its step was
+// reached.
 func TestNodePanelSaysWhoMadeIt(t *testing.T) {
 	_, h := forkedSession(t)
 	_, forked := getPath(t, h, "/sessions/ses_1/runs/run_1?node=node_3")
-	if !strings.Contains(forked, "Forked in the Console, context changed: <code>topic</code>.") {
+	if !strings.Contains(forked, "Branch B starts here: forked in the Console, context changed: topic") {
 		t.Fatal("the Console's fork does not say it was made in the Console with topic changed")
 	}
-	if !strings.Contains(forked, `reached <time datetime="2026-03-04T05:04:07.000Z"`) || !strings.Contains(forked, `the step before took <time datetime="PT180S" data-testid="took">3 min</time>`) {
-		t.Fatalf("the fork's panel does not say when it was reached and how long the step took:\n%s", forked)
+	if !strings.Contains(forked, `data-testid="context-diff"`) || !strings.Contains(forked, `<tr><th scope="row"><code>topic</code></th><td>(not set)</td><td>&#34;y&#34;</td></tr>`) {
+		t.Fatalf("the fork's panel does not say what differs from the branch it left, with both values:\n%s", forked)
+	}
+	if !strings.Contains(forked, `reached <time datetime="2026-03-04T05:04:07.000Z"`) {
+		t.Fatalf("the fork's panel does not say when its step was reached:\n%s", forked)
 	}
 	_, agents := getPath(t, h, "/sessions/ses_1/runs/run_1?node=node_2")
-	if strings.Contains(agents, `data-testid="origin"`) {
-		t.Fatal("the agent's node says the Console made it")
+	if strings.Contains(agents, `data-testid="origin"`) || strings.Contains(agents, `data-testid="context-diff"`) {
+		t.Fatal("the agent's row says the Console made it")
 	}
 }
 
-// Each row of the run graph says when its step was done and how long it
-// took; the first node, which no step made, says neither.
+// A row whose step went through says when, and how long it was pending
+// before; a row still pending says neither.
 func TestRunRowsSayWhenAndHowLong(t *testing.T) {
 	_, h := forkedSession(t)
 	_, page := getPath(t, h, "/sessions/ses_1/runs/run_1")
-	if n := strings.Count(page, `data-testid="row-time"`); n != 1 { // node_2's branch is folded
-		t.Fatalf("%d rows say when; want node_3's", n)
+	if n := strings.Count(page, `data-testid="row-time"`); n != 1 { // A's rest is folded, B's step is pending
+		t.Fatalf("%d rows say when; want the first step's", n)
 	}
-	if !strings.Contains(page, `<time datetime="PT180S" data-testid="took">3 min</time>`) { // the fork, now the preferred branch
-		t.Fatalf("node_3 row does not say its step took 3 min: %s", page)
+	if !strings.Contains(page, `<time datetime="PT120S" data-testid="took">2 min</time>`) {
+		t.Fatalf("the first step's row does not say it took 2 min: %s", page)
 	}
 }
 

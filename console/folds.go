@@ -11,9 +11,12 @@ import (
 	"github.com/workrail/workrail/engine/run"
 )
 
-// foldCache keeps the last folds of recently viewed sessions: reading and
-// verifying a 1,000-step log takes tens of milliseconds, and a session's
-// log only grows, so a fold is good until its head moves.
+// foldCache keeps the last folds of recently viewed sessions, for the
+// pages that show the log itself (the event history), act on a node
+// (Fork here) or show a damaged session: reading and verifying a
+// 1,000-step log takes tens of milliseconds, and a session's log only
+// grows, so a fold is good until its head moves. Every other page reads
+// the projections the store keeps.
 type foldCache struct {
 	mu    sync.Mutex
 	folds map[engine.SessionID]fold
@@ -23,12 +26,6 @@ type foldCache struct {
 type fold struct {
 	graph  *project.Graph
 	health execute.Health
-	// timeline is the session page's timeline of graph, once built: it
-	// reads every node's snapshot.
-	timeline []stretch
-	// outcomes are the outcomes of graph's nodes, once folded: every
-	// run page view reads them.
-	outcomes map[engine.NodeID]project.Outcome
 }
 
 // maxFolds bounds the cache; past it, one entry is dropped.
@@ -98,47 +95,6 @@ func (c *Console) keepFold(id engine.SessionID, f fold) {
 		}
 	}
 	c.folds.folds[id] = f
-}
-
-// timelineOf is session id's timeline, kept with its fold g until the
-// log grows.
-func (c *Console) timelineOf(id engine.SessionID, g *project.Graph) ([]stretch, error) {
-	c.folds.mu.Lock()
-	f, ok := c.folds.folds[id]
-	c.folds.mu.Unlock()
-	if ok && f.graph == g && f.timeline != nil {
-		return f.timeline, nil
-	}
-	t, err := timeline(g)
-	if err != nil {
-		return nil, err
-	}
-	c.folds.mu.Lock()
-	defer c.folds.mu.Unlock()
-	if f, ok := c.folds.folds[id]; ok && f.graph == g {
-		f.timeline = t
-		c.folds.folds[id] = f
-	}
-	return t, nil
-}
-
-// outcomesOf is the outcome of every node of session id, kept with its
-// fold g until the log grows.
-func (c *Console) outcomesOf(id engine.SessionID, g *project.Graph) map[engine.NodeID]project.Outcome {
-	c.folds.mu.Lock()
-	f, ok := c.folds.folds[id]
-	c.folds.mu.Unlock()
-	if ok && f.graph == g && f.outcomes != nil {
-		return f.outcomes
-	}
-	o := project.Outcomes(g)
-	c.folds.mu.Lock()
-	defer c.folds.mu.Unlock()
-	if f, ok := c.folds.folds[id]; ok && f.graph == g {
-		f.outcomes = o
-		c.folds.folds[id] = f
-	}
-	return o
 }
 
 // maxSnapshots bounds the snapshots kept; past it, one entry is dropped

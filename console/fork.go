@@ -14,7 +14,6 @@ import (
 	"github.com/workrail/workrail/engine"
 	"github.com/workrail/workrail/engine/catalog"
 	"github.com/workrail/workrail/engine/execute"
-	"github.com/workrail/workrail/engine/project"
 	"github.com/workrail/workrail/engine/protocol"
 	"github.com/workrail/workrail/engine/workflow"
 )
@@ -369,22 +368,6 @@ type restartRef struct {
 	Short   string
 }
 
-// restartsOf are the runs of the session that restart run rn, in order.
-func (c *Console) restartsOf(g *project.Graph, rn project.Run) ([]restartRef, error) {
-	var out []restartRef
-	for _, r := range g.Runs() {
-		if r.RestartOf != rn.ID {
-			continue
-		}
-		p, err := c.pinned(g.Session, r.WorkflowHash)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, restartRef{Run: r.ID, Version: p.Version, Short: p.Short()})
-	}
-	return out, nil
-}
-
 // forkURL is Fork here for node at.Node; handoffURL hands it to a chat;
 // restartURL previews a restart of at.Run.
 func forkURL(at execute.Place) string {
@@ -397,7 +380,7 @@ func restartURL(at execute.Place) string { return runURL(at.Session, at.Run) + "
 
 // here is node n of the run page v shows.
 func (v runView) here(n engine.NodeID) execute.Place {
-	return execute.Place{Session: v.Session, Run: v.Summary.ID, Node: n}
+	return execute.Place{Session: v.Session, Run: v.P.Run, Node: n}
 }
 
 // rowsFor is how many rows a textarea gives text: all of it, within

@@ -119,7 +119,7 @@ func TestRunActionPages(t *testing.T) {
 		}
 		golden(t, c.golden, body)
 	}
-	_, run := getPath(t, a.h, run1+"?node=node_3")
+	_, run := getPath(t, a.h, run1+"?node=node_2") // the row whose step made node_3
 	for _, s := range []string{`href="/sessions/ses_1/runs/run_1/fork?node=node_3" hx-boost="false"`, `href="/sessions/ses_1/runs/run_1/restart" hx-boost="false"`} {
 		if !strings.Contains(run, s) {
 			t.Errorf("the run page lacks %s", s)
@@ -193,8 +193,8 @@ func TestForkHereHandsOffAStateToken(t *testing.T) {
 		t.Fatal("the fork did not complete")
 	}
 	_, run := getPath(t, a.h, run1+"?node=node_4")
-	if !strings.Contains(run, "forked from node_2") {
-		t.Fatal("the run page does not show node_4 as a fork of node_2")
+	if !strings.Contains(run, "Branch B starts here: forked in the Console") {
+		t.Fatal("the run page does not show node_4's row as a fork from the Console")
 	}
 }
 

@@ -1,6 +1,7 @@
 package console
 
 import (
+	"cmp"
 	"net/http"
 	"net/url"
 	"slices"
@@ -8,6 +9,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/workrail/workrail/console/markdown"
 	"github.com/workrail/workrail/engine"
 	"github.com/workrail/workrail/engine/event"
 	"github.com/workrail/workrail/engine/execute"
@@ -21,7 +23,13 @@ type openGap struct {
 	// StepTitle is the title of the step the gap was recorded at (its
 	// RelatedStepID) in the run's pinned workflow; "" when it names none.
 	StepTitle string
-	hash      engine.WorkflowHash // the run's pinned workflow
+	// SessionTitle names the session as its page does ("" when nothing
+	// named it).
+	SessionTitle string
+	// Row is the node of the run page's row whose attempt recorded it:
+	// the node its node was made from (a start's gap: the run's first).
+	Row  engine.NodeID
+	hash engine.WorkflowHash // the run's pinned workflow
 }
 
 // gapFilter is the gaps page's filter, from its query; empty fields
@@ -329,7 +337,12 @@ func (c *Console) readGaps(refs []gapRef) ([]openGap, error) {
 				if err != nil {
 					return err
 				}
-				out = append(out, openGap{Session: ref.Session, GapState: project.GapState{ID: e.ID, CreatedAt: e.Index, Run: e.Run, Node: e.Node, Gap: *g}, hash: rn.WorkflowHash})
+				n, err := tx.Node(e.Node)
+				if err != nil {
+					return err
+				}
+				out = append(out, openGap{Session: ref.Session, GapState: project.GapState{ID: e.ID, CreatedAt: e.Index, Run: e.Run, Node: e.Node, Gap: *g},
+					Row: cmp.Or(n.Parent, n.ID), hash: rn.WorkflowHash})
 			}
 			return nil
 		})
@@ -341,10 +354,18 @@ func (c *Console) readGaps(refs []gapRef) ([]openGap, error) {
 	return out, c.titleGaps(out)
 }
 
-// titleGaps names the step of each gap that names one, from its run's
-// pinned workflow (read outside the gaps' read transactions).
+// titleGaps names the session of each gap, and the step of each gap
+// that names one, from its run's pinned workflow (read outside the gaps'
+// read transactions).
 func (c *Console) titleGaps(gaps []openGap) error {
+	titles := map[engine.SessionID]string{}
 	for i, g := range gaps {
+		if _, ok := titles[g.Session]; !ok {
+			if o, err := c.store.Overview(g.Session); err == nil {
+				titles[g.Session] = markdown.Plain(o.Title)
+			}
+		}
+		gaps[i].SessionTitle = titles[g.Session]
 		if g.Gap.RelatedStepID == "" {
 			continue
 		}
@@ -403,7 +424,7 @@ func filterText(f gapFilter) string {
 		out += " of severity " + string(f.Severity)
 	}
 	if f.Reason != "" {
-		out += " for reason " + string(f.Reason)
+		out += " because " + gapReasonText(f.Reason)
 	}
 	return out
 }

@@ -4,11 +4,8 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/workrail/workrail/engine"
 	"github.com/workrail/workrail/engine/compile"
-	"github.com/workrail/workrail/engine/event"
 	"github.com/workrail/workrail/engine/project"
-	"github.com/workrail/workrail/engine/project/projecttest"
 	"github.com/workrail/workrail/engine/run"
 	"github.com/workrail/workrail/engine/workflow"
 )
@@ -34,63 +31,58 @@ func looped(t *testing.T) *compile.Compiled {
 
 func TestProgress(t *testing.T) {
 	c := looped(t)
-	at := func(step string, path ...run.Frame) run.Snapshot {
-		return run.Snapshot{Position: run.Position{Kind: run.Pending, Step: workflow.StepID(step), Path: path}}
-	}
 	tests := []struct {
 		name  string
-		snap  run.Snapshot
+		step  workflow.StepID
+		at    []run.Frame
 		text  string
 		ahead []string
 	}{
-		{"the first step", at("plan", run.Frame{Index: 0}), "step 1 of 3", []string{"Try until it works", "Report"}},
-		{"inside a loop", at("form", run.Frame{Index: 1}, run.Frame{Index: 0, Iteration: 1}),
+		{"the first step", "plan", []run.Frame{{Index: 0}}, "step 1 of 3", []string{"Try until it works", "Report"}},
+		{"inside a loop", "form", []run.Frame{{Index: 1}, {Index: 0, Iteration: 1}},
 			"step 2 of 3 · Try until it works iteration 2 of 5", []string{"Test it", "Report"}},
-		{"the loop's last step", at("test", run.Frame{Index: 1}, run.Frame{Index: 1, Iteration: 4}),
+		{"the loop's last step", "test", []run.Frame{{Index: 1}, {Index: 1, Iteration: 4}},
 			"step 2 of 3 · Try until it works iteration 5 of 5", []string{"Report"}},
-		{"the last step", at("report", run.Frame{Index: 2}), "step 3 of 3", nil},
-		{"complete", run.Snapshot{Position: run.Position{Kind: run.Complete}}, "step 3 of 3", nil},
+		{"the last step", "report", []run.Frame{{Index: 2}}, "step 3 of 3", nil},
+		{"complete", "", nil, "step 3 of 3", nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p := progressAt(c, tt.snap)
-			if p.Text() != tt.text || !slices.Equal(p.Ahead, tt.ahead) {
-				t.Errorf("progress %q, ahead %q; want %q, %q", p.Text(), p.Ahead, tt.text, tt.ahead)
+			v := runView{P: project.Assemble(project.RunHead{Run: 1, Root: 1}, project.RunOverview{ID: 1, Tip: 1},
+				[]project.Part{{Run: 1, Node: 1, Step: tt.step, At: tt.at}}), Pinned: pinned{Compiled: c}}
+			if got := progressText(project.ProgressAt(c, tt.at)); got != tt.text || !slices.Equal(v.ahead(), tt.ahead) {
+				t.Errorf("progress %q, ahead %q; want %q, %q", got, v.ahead(), tt.text, tt.ahead)
 			}
 			// The sessions list reads the same from the overview's cursor.
 			status := project.InProgress
-			if tt.snap.Position.Kind == run.Complete {
+			if tt.step == "" {
 				status, tt.text = project.Complete, ""
 			}
-			if got := overviewProgress(c, project.RunOverview{Status: status, At: tt.snap.Position.Path}); got != tt.text {
+			if got := overviewProgress(c, project.RunOverview{Status: status, At: tt.at}); got != tt.text {
 				t.Errorf("overview progress %q, want %q", got, tt.text)
 			}
 		})
 	}
 }
 
+// A row's outcome reads in badges, worst first, each a glyph and words.
 func TestOutcomeInWords(t *testing.T) {
 	tests := []struct {
-		name    string
-		status  project.RunStatus
-		o       project.Outcome
-		verdict string
-		badges  []string
+		name   string
+		o      project.Outcome
+		badges []string
 	}{
-		{"nothing to review", project.Complete, project.Outcome{}, "✓ complete", nil},
-		{"open gaps on a complete run", project.Complete, project.Outcome{OpenGaps: 9, Critical: 8, UserDependencies: 1},
-			"✓ complete · 9 open gaps (8 critical)", []string{"⚠ 9 gaps · critical", "☎ needs the user"}},
-		{"a warning gap", project.InProgress, project.Outcome{OpenGaps: 1}, "▶ in progress · 1 open gap", []string{"⚠ 1 gap · warning"}},
-		{"blocked", project.Blocked, project.Outcome{Blocked: 2}, "■ blocked · 2 blocked attempts", []string{"■ blocked ×2"}},
-		{"divergence and capabilities", project.InProgress, project.Outcome{Divergences: 1, Missing: 1, Observed: 2},
-			"▶ in progress · 1 divergence, 1 capability missing", []string{"↯ 1 divergence", "✗ 1 capability missing", "◎ 2 capabilities observed"}},
-		{"resolved gaps", project.Complete, project.Outcome{ResolvedGaps: 1}, "✓ complete", []string{"✓ 1 gap resolved"}},
+		{"nothing to review", project.Outcome{}, nil},
+		{"open gaps", project.Outcome{OpenGaps: 9, Critical: 8, UserDependencies: 1}, []string{"⚠ 9 open gaps · critical", "☎ needs the user"}},
+		{"a warning gap", project.Outcome{OpenGaps: 1}, []string{"⚠ 1 open gap · warning"}},
+		{"blocked", project.Outcome{Blocked: 2}, []string{"■ blocked ×2"}},
+		{"refused, and its gap not recorded", project.Outcome{Refused: 1, NotRecorded: 1}, []string{"⚠ 1 gap not recorded", "⊘ 1 output refused"}},
+		{"divergence and capabilities", project.Outcome{Divergences: 1, Missing: 1, Observed: 2},
+			[]string{"↯ 1 divergence", "✗ 1 capability missing", "◎ 2 capabilities observed"}},
+		{"resolved gaps", project.Outcome{ResolvedGaps: 1}, []string{"✓ 1 gap resolved"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := verdict(tt.status, tt.o); got != tt.verdict {
-				t.Errorf("verdict %q, want %q", got, tt.verdict)
-			}
 			var got []string
 			for _, b := range badgesOf(tt.o) {
 				got = append(got, b.Glyph+" "+b.Text)
@@ -102,32 +94,19 @@ func TestOutcomeInWords(t *testing.T) {
 	}
 }
 
-// TestRowOutcomeShowsBlockedOnTheStepAttempted: attempts blocked at a
-// node are attempts at the step pending there, shown on the row of the
-// node that step made, and at the tip on the "next" line.
-func TestRowOutcomeShowsBlockedOnTheStepAttempted(t *testing.T) {
-	l := projecttest.New(t)
-	r, root := l.Start(projecttest.At(0, "a"))
-	l.Block(r, root, 0)
-	n2 := l.Advance(r, root, 1, projecttest.At(1, "b"))
-	l.Add(r, n2, &event.GapRecordedData{Reason: event.GapAssumptionMade, Severity: event.SeverityWarning, Summary: "s"})
-	l.Block(r, n2, 0)
-	g := l.Graph()
-	all := project.Outcomes(g)
-	row := func(id engine.NodeID) project.Outcome {
-		n, err := g.Node(id)
-		if err != nil {
-			t.Fatal(err)
+// TestFilterLabel holds a filter's count to what it counts, the steps it
+// lists, in words: five open gaps on four rows read "with gaps: 4 steps",
+// never a bare "(4)" beside a header that says 5 open gaps.
+func TestFilterLabel(t *testing.T) {
+	v := runView{Counts: map[runFilter]int{filterAll: 15, filterGaps: 4, filterBlocked: 1, filterForks: 0}}
+	for f, want := range map[runFilter]string{
+		filterAll:     "all: 15 steps",
+		filterGaps:    "with gaps: 4 steps",
+		filterBlocked: "blocked: 1 step",
+		filterForks:   "forks: 0 steps",
+	} {
+		if got := filterLabel(v, f); got != want {
+			t.Errorf("filterLabel(%s) = %q, want %q", f, got, want)
 		}
-		return rowOutcome(g, all, n, n2)
-	}
-	if o := row(root); o.Blocked != 0 {
-		t.Errorf("the root's row shows %d blocked attempts; they were attempts at the step done into node_2", o.Blocked)
-	}
-	if o := row(n2); o.Blocked != 1 || o.OpenGaps != 1 {
-		t.Errorf("node_2's row: %+v; want the root's blocked attempt and its own gap, not the tip's pending block", o)
-	}
-	if all[n2].Blocked != 1 {
-		t.Errorf("the tip's own blocked attempts: %d, want 1 (the next line shows them)", all[n2].Blocked)
 	}
 }

@@ -2,8 +2,8 @@ package console
 
 import (
 	"cmp"
+	"encoding/json"
 	"errors"
-	"maps"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -15,9 +15,10 @@ import (
 	"github.com/workrail/workrail/console/lanes"
 	"github.com/workrail/workrail/engine"
 	"github.com/workrail/workrail/engine/catalog"
+	"github.com/workrail/workrail/engine/event"
 	"github.com/workrail/workrail/engine/execute"
 	"github.com/workrail/workrail/engine/project"
-	"github.com/workrail/workrail/engine/run"
+	"github.com/workrail/workrail/engine/workflow"
 )
 
 // runFilter is the closed set of the run page's filters.
@@ -32,71 +33,64 @@ const (
 
 var runFilters = []runFilter{filterAll, filterGaps, filterBlocked, filterForks}
 
-// runView is the run page: the run's summary, its lane layout, which rows
-// the filter picks, and the node open in the side panel (if any).
+// runView is the run page, read from the run's projection: its header
+// (the verdict, what needs the reader, where the run stands), its rows
+// laid out in lanes (or, under a filter, the rows it picks) and the row
+// open in the side panel.
 type runView struct {
 	Session engine.SessionID
-	Summary project.RunSummary
-	Layout  lanes.Layout
-	Filter  runFilter
-	Expand  string // the expand query, kept on every link
-	Marked  map[engine.NodeID]bool
-	Panel   *nodeView
+	P       *project.Projection
 	Pinned  pinned
-	// Loops names the loop of each loop fold, by the fold's first node.
+	// Repo is the repository and commit the run's version was read from.
+	Repo   event.RepoPin
+	Layout lanes.Layout
+	Filter runFilter
+	Expand string // the expand query, kept on every link
+	Panel  *rowPanel
+	// Loops names the loop of each loop fold, by the fold's first row.
 	Loops map[engine.NodeID]string
 	Drift *catalog.Drift // nil while the pin is what the id means
-	// Head is the last event the page shows; Health says whether that is
-	// the whole log.
+	// Head is the last event the page shows; Health what is known of the
+	// session's log.
 	Head      engine.EventIndex
-	Health    execute.Health
+	Health    health
 	Workspace string // where the session started: the catalog its pin is compared with
 	// Restarts are the runs of the session that start this one over.
 	Restarts []restartRef
-	// Rows are the layout's rows the page lists, a page at a time (?rows=
-	// is the first; by default the page holding the open node).
-	Rows   []lanes.Row
+	// Rows are the rows the page lists, a page at a time (?rows= is the
+	// first; by default the page holding the open row).
+	Rows   []rowView
 	RowsAt pager
-	// PanelLists are the pages of the open node's lists the panel shows
-	// (?outputs=, ?gaps=, ?attempts=).
+	// PanelLists are the pages of the open row's attempts the panel
+	// shows (?attempts=).
 	PanelLists panelLists
-	// Branches says how each branch on show came to be, by first node,
-	// and how each fork on show did.
-	Branches map[engine.NodeID]branchInfo
-	Now      time.Time // what the page's times are relative to
-	// Took is, for each node row, from its parent's creation to its own:
-	// when the step done into it was done, and how long it took.
-	Took map[engine.NodeID]span
-	// RowViews are Rows as a reader sees them: the step done at each
-	// node, and what came of it.
-	RowViews []rowView
-	// Outcome sums the run's outcomes; AtTip is what was blocked at the
-	// step pending at the tip.
-	Outcome, AtTip project.Outcome
-	// Counts are the matches of each filter: open gaps, blocked attempts,
-	// forks.
+	Now        time.Time
+	// Counts are the rows each filter picks.
 	Counts   map[runFilter]int
-	Progress progress
-	// NextTitle is the title of the step pending at the tip.
-	NextTitle string
-	graph     *project.Graph
-	outcomes  map[engine.NodeID]project.Outcome
+	Progress project.Progress
+	// Needs are what stands in the run's way now, worst first.
+	Needs []need
+	// Prefs are the preferences at the tip.
+	Prefs workflow.Preferences
+	// picked are the rows the filter picks, in the order the rows run.
+	picked []project.Row
 }
 
-// panelLists are the pages of a node's outputs, gaps and blocked
-// attempts the panel shows.
+// flat says the page lists the rows a filter picks rather than the lanes.
+func (v runView) flat() bool { return v.Filter != filterAll }
+
+// panelLists are the pages of the open row's lists.
 type panelLists struct {
-	Outputs                      []output
-	Gaps                         []project.GapState
-	Blocked                      []project.BlockedAttempt
-	OutputsAt, GapsAt, BlockedAt pager
-	query                        url.Values // their keys in the page's URL
+	Attempts   []attemptView
+	AttemptsAt pager
+	query      url.Values
 }
 
 // runRequest is what a run page's URL names.
 type runRequest struct {
 	session engine.SessionID
 	run     engine.RunID
+	json    bool // runs/{run}.json
 	expand  map[engine.NodeID]bool
 	all     bool   // expand=all: every folded row open
 	text    string // the expand query as the URL says it
@@ -108,7 +102,11 @@ type runRequest struct {
 
 func parseRunRequest(r *http.Request) (runRequest, bool) {
 	q := runRequest{expand: map[engine.NodeID]bool{}, filter: filterAll}
-	if q.session.UnmarshalText([]byte(chi.URLParam(r, "session"))) != nil || q.run.UnmarshalText([]byte(chi.URLParam(r, "run"))) != nil {
+	runParam := chi.URLParam(r, "run")
+	if rest, ok := strings.CutSuffix(runParam, ".json"); ok {
+		runParam, q.json = rest, true
+	}
+	if q.session.UnmarshalText([]byte(chi.URLParam(r, "session"))) != nil || q.run.UnmarshalText([]byte(runParam)) != nil {
 		return q, false
 	}
 	q.text = r.URL.Query().Get("expand")
@@ -131,19 +129,26 @@ func parseRunRequest(r *http.Request) (runRequest, bool) {
 	return q, true
 }
 
-// runShow renders a run: the graph beside its rows, and the node named
-// by ?node= in the side panel.
+// runShow renders a run: the rows beside their drawing, and the row
+// named by ?node= in the side panel; runs/{run}.json is its projection
+// as JSON.
 func (c *Console) runShow(w http.ResponseWriter, r *http.Request) {
 	q, ok := parseRunRequest(r)
 	if !ok {
 		c.notFound(w, r)
 		return
 	}
+	if q.json {
+		c.runJSON(w, r, q)
+		return
+	}
 	m := c.chrome(q.run.String() + " of " + q.session.String())
 	v, err := c.run(q)
-	v.pageRows(q, m.Config.PageSize)
 	if err == nil {
-		v.RowViews, err = rowViews(v.graph, v.Pinned.Compiled, v.outcomes, v.Layout.Tip, v.Rows)
+		err = v.pageRows(q, m.Config.PageSize)
+	}
+	if err == nil && v.Panel != nil {
+		err = c.panelLists(&v, q, m.Config.PageSize)
 	}
 	if errors.Is(err, engine.ErrNotFound) {
 		c.notFound(w, r)
@@ -156,6 +161,27 @@ func (c *Console) runShow(w http.ResponseWriter, r *http.Request) {
 	c.render(w, r, http.StatusOK, runPage(m, v))
 }
 
+// runJSON serves the run's projection (project.Document), titled from
+// its pinned workflow.
+func (c *Console) runJSON(w http.ResponseWriter, r *http.Request, q runRequest) {
+	p, _, _, err := c.runProjection(q.session, q.run)
+	if err == nil {
+		var pin pinned
+		if pin, err = c.pinned(q.session, p.WorkflowHash); err == nil {
+			w.Header().Set("Content-Type", "application/json")
+			enc := json.NewEncoder(w)
+			enc.SetEscapeHTML(false)
+			_ = enc.Encode(p.Document(q.session, pin.Compiled)) // only a write can fail: the client has gone
+			return
+		}
+	}
+	if errors.Is(err, engine.ErrNotFound) {
+		c.notFound(w, r)
+		return
+	}
+	c.fail(w, r, q.run.String()+" of "+q.session.String(), err)
+}
+
 // runGraph serves the decorative drawing of a run's layout.
 func (c *Console) runGraph(w http.ResponseWriter, r *http.Request) {
 	q, ok := parseRunRequest(r)
@@ -163,7 +189,11 @@ func (c *Console) runGraph(w http.ResponseWriter, r *http.Request) {
 		c.notFound(w, r)
 		return
 	}
-	layout, err := c.layout(q)
+	p, _, _, err := c.runProjection(q.session, q.run)
+	var layout lanes.Layout
+	if err == nil {
+		layout, _, err = revealed(p, q)
+	}
 	if errors.Is(err, engine.ErrNotFound) {
 		c.notFound(w, r)
 		return
@@ -183,224 +213,190 @@ func (c *Console) runGraph(w http.ResponseWriter, r *http.Request) {
 	w.Write([]byte(layout.SVGRows(from, to)))
 }
 
-// layout is the lane layout of the run q names: all the drawing needs.
-func (c *Console) layout(q runRequest) (lanes.Layout, error) {
-	g, _, err := c.fold(q.session)
-	if err != nil {
-		return lanes.Layout{}, err
-	}
-	if _, err := g.Run(q.run); err != nil {
-		return lanes.Layout{}, err
-	}
-	l, _, err := filteredLayout(g, q, marked(g, q.filter))
-	return l, err
-}
-
-// filteredLayout lays out the run q names as the page shows it: the folds
-// the request opens (expand, or all of them), whatever hides the node
-// open in the panel (lanes.Reveal, which returns the ids it opened for
-// that), and every fold that holds a row the filter picks, so a filter
-// shows its matches instead of dimming the fold that hides them. Opening
-// a fold can reveal folds inside it; each round opens one more level.
-func filteredLayout(g *project.Graph, q runRequest, picked map[engine.NodeID]bool) (lanes.Layout, []engine.NodeID, error) {
-	expand := expandSet(g, q)
-	for {
-		l, opened, err := lanes.Reveal(g, q.run, expand, q.node)
-		if err != nil || len(picked) == 0 {
-			return l, opened, err
+// revealed lays out the run q names as the page shows it: the folds the
+// request opens (expand, or all of them) and whatever hides the row open
+// in the panel (lanes.Reveal, which returns the ids it opened for that).
+func revealed(p *project.Projection, q runRequest) (lanes.Layout, []engine.NodeID, error) {
+	expand := q.expand
+	if q.all {
+		expand = map[engine.NodeID]bool{}
+		for _, r := range p.Rows {
+			expand[r.Node] = true
 		}
-		more := map[engine.NodeID]bool{}
-		for _, row := range l.Rows {
-			if row.Kind == lanes.NodeRow || expand[row.Node] {
-				continue
-			}
-			for _, n := range foldNodes(g, row) {
-				if picked[n.ID] {
-					more[row.Node] = true
-					break
-				}
-			}
-		}
-		if len(more) == 0 {
-			return l, opened, nil
-		}
-		expand = maps.Clone(expand)
-		maps.Copy(expand, more)
 	}
+	return lanes.Reveal(p, expand, q.node)
 }
 
 func (c *Console) run(q runRequest) (runView, error) {
-	g, h, err := c.fold(q.session)
+	p, h, head, err := c.runProjection(q.session, q.run)
 	if err != nil {
 		return runView{}, err
 	}
-	rn, err := g.Run(q.run)
-	if err != nil {
-		return runView{}, err
-	}
-	v := runView{Session: q.session, Filter: q.filter, Marked: marked(g, q.filter), Head: g.Head(), Health: h, Expand: q.text, Now: c.now(), graph: g}
-	if v.Summary, err = project.Summarize(g, rn); err != nil {
+	v := runView{Session: q.session, P: p, Filter: q.filter, Head: head, Health: h, Expand: q.text, Now: c.now()}
+	if v.Pinned, err = c.pinned(q.session, p.WorkflowHash); err != nil {
 		return v, err
 	}
-	// The node open in the panel always has a row: what folds it opens.
+	if v.Repo, err = c.repoOf(q.session, p); err != nil {
+		return v, err
+	}
+	// The row open in the panel always has a row: what folds it opens.
 	var opened []engine.NodeID
-	if v.Layout, opened, err = filteredLayout(g, q, v.Marked); err != nil {
+	if v.Layout, opened, err = revealed(p, q); err != nil {
 		return v, err
 	}
 	if !q.all {
 		v.Expand = withAdded(v.Expand, opened)
 	}
-	if v.Branches, err = branchInfos(g, v.Layout); err != nil {
+	v.Loops = loopNames(v.Pinned, v.Layout)
+	v.picked = pick(p, v.Filter)
+	v.Counts = map[runFilter]int{filterAll: len(p.Rows)}
+	for _, f := range runFilters[1:] {
+		v.Counts[f] = len(pick(p, f))
+	}
+	tip, _ := p.Part(p.Tip)
+	v.Progress = project.ProgressAt(v.Pinned.Compiled, tip.At)
+	if o, err := c.store.Overview(q.session); err == nil {
+		v.Workspace = o.Workspace
+		for _, r := range o.Runs {
+			if r.RestartOf == p.Run {
+				pin, err := c.pinned(q.session, r.WorkflowHash)
+				if err != nil {
+					return v, err
+				}
+				v.Restarts = append(v.Restarts, restartRef{Run: r.ID, Version: pin.Version, Short: pin.Short()})
+			}
+		}
+	}
+	v.Drift = c.drift(v.Workspace, p.WorkflowID, p.WorkflowHash)
+	if v.Prefs, err = c.prefsAt(q.session, p.Tip); err != nil {
 		return v, err
 	}
-	if v.Took, err = rowTimes(g, v.Layout); err != nil {
-		return v, err
-	}
-	if v.Pinned, err = c.pinned(q.session, rn.WorkflowHash); err != nil {
-		return v, err
-	}
-	if err := v.outcome(g, c.outcomesOf(q.session, g)); err != nil {
-		return v, err
-	}
-	if v.Loops, err = loopNames(g, v.Pinned, v.Layout); err != nil {
-		return v, err
-	}
-	v.Workspace = g.Created().WorkspacePath
-	v.Drift = c.drift(v.Workspace, rn.WorkflowID, rn.WorkflowHash)
-	if v.Restarts, err = c.restartsOf(g, rn); err != nil {
+	if v.Needs, err = c.needs(q.session, p, v.Pinned); err != nil {
 		return v, err
 	}
 	if q.node != 0 {
-		n, err := c.nodeDetail(g, q.node)
-		if err != nil || n.Node.Run != q.run {
+		row, ok := p.Row(q.node)
+		if !ok {
 			return v, engine.ErrNotFound
 		}
-		v.Panel = &n
+		panel, err := c.rowPanel(q.session, p, v.Pinned, row)
+		if err != nil {
+			return v, err
+		}
+		v.Panel = &panel
 	}
 	return v, nil
 }
 
-// outcome sums the run's outcomes, counts each filter's matches and
-// reads where the run stands in its workflow.
-func (v *runView) outcome(g *project.Graph, all map[engine.NodeID]project.Outcome) error {
-	v.outcomes = all
-	v.Outcome = runOutcome(g, all, v.Summary.ID)
-	v.AtTip.Blocked = all[v.Summary.Tip.ID].Blocked
-	v.Counts = map[runFilter]int{filterGaps: v.Outcome.OpenGaps, filterBlocked: v.Outcome.Blocked, filterForks: v.Summary.Forks}
-	snap, err := g.Snapshot(v.Summary.Tip.Snapshot)
-	if err != nil {
+// prefsAt are the effective preferences at node n.
+func (c *Console) prefsAt(sid engine.SessionID, n engine.NodeID) (workflow.Preferences, error) {
+	var prefs workflow.Preferences
+	err := c.store.View(sid, func(tx execute.ReadTx) error {
+		node, err := tx.Node(n)
+		if err != nil {
+			return err
+		}
+		snap, err := c.cachedSnapshots(sid)(node.Snapshot)
+		prefs = snap.Preferences
 		return err
-	}
-	v.Progress = progressAt(v.Pinned.Compiled, snap)
-	if v.Summary.Pending != "" {
-		v.NextTitle = stepTitle(v.Pinned.Compiled, v.Summary.Pending)
-	}
-	return nil
+	})
+	return prefs, err
 }
 
-// pageRows picks the rows the page lists: from ?rows=, else the page
-// holding the node open in the panel, else the first.
-func (v *runView) pageRows(q runRequest, size int) {
+// pick are the rows filter f lists, in the order the rows were made: the
+// rows with open gaps or gaps that were not recorded, the rows with
+// blocked attempts, the rows branches leave or start at.
+func pick(p *project.Projection, f runFilter) []project.Row {
+	var out []project.Row
+	for _, r := range p.Rows {
+		var in bool
+		switch f {
+		case filterGaps:
+			in = r.Outcome.OpenGaps > 0 || r.Outcome.NotRecorded > 0
+		case filterBlocked:
+			in = r.Outcome.Blocked > 0
+		case filterForks:
+			in = len(r.Forks) > 0 || startsBranch(p, r.Node)
+		}
+		if in {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// startsBranch says row n is the first row of a branch other than A.
+func startsBranch(p *project.Projection, n engine.NodeID) bool {
+	for _, b := range p.Branches[min(1, len(p.Branches)):] {
+		if p.RowOf(b.First) == n {
+			return true
+		}
+	}
+	return false
+}
+
+// pageRows picks the rows the page lists: under a filter, the rows it
+// picks; else the layout's. A page is ?rows=, else the page holding the
+// row open in the panel, else the first.
+func (v *runView) pageRows(q runRequest, size int) error {
 	kept := url.Values{}
 	for k, val := range map[string]string{"filter": string(v.Filter), "expand": v.Expand, "rows": q.rows} {
 		if val != "" && !(k == "filter" && val == string(filterAll)) {
 			kept.Set(k, val)
 		}
 	}
+	path := runURL(v.Session, v.P.Run)
+	if v.flat() {
+		if v.Panel != nil {
+			kept.Set("node", v.Panel.Row.Node.String())
+		}
+		rows, at := pageOf(v.picked, path, kept, "rows", "step", "steps", size)
+		v.RowsAt = at
+		for _, r := range rows {
+			v.Rows = append(v.Rows, v.flatRow(r))
+		}
+		return nil
+	}
 	if v.Panel != nil {
-		kept.Set("node", v.Panel.Node.ID.String())
+		kept.Set("node", v.Panel.Row.Node.String())
 		if q.rows == "" {
 			for i, row := range v.Layout.Rows {
-				if row.Node == v.Panel.Node.ID {
+				if row.Node == v.Panel.Row.Node {
 					kept.Set("rows", strconv.Itoa(i/max(size, 1)*max(size, 1)))
 				}
 			}
 		}
 	}
-	path := "/sessions/" + v.Session.String() + "/runs/" + v.Summary.ID.String()
-	v.Rows, v.RowsAt = pageOf(v.Layout.Rows, path, kept, "rows", "row", "rows", size)
-	if v.Panel == nil {
-		return
+	rows, at := pageOf(v.Layout.Rows, path, kept, "rows", "row", "rows", size)
+	v.RowsAt = at
+	for _, r := range rows {
+		v.Rows = append(v.Rows, v.rowOf(r))
 	}
-	p := &v.PanelLists
-	p.query = url.Values{}
-	for _, k := range []string{"outputs", "gaps", "attempts"} {
-		if q.panel.Has(k) {
-			p.query.Set(k, q.panel.Get(k))
-			kept.Set(k, q.panel.Get(k))
-		}
-	}
-	if v.RowsAt.First > 0 {
-		kept.Set("rows", strconv.Itoa(v.RowsAt.First))
-	}
-	p.Outputs, p.OutputsAt = pageOf(v.Panel.Outputs, path, kept, "outputs", "output", "outputs", size)
-	p.Gaps, p.GapsAt = pageOf(v.Panel.Gaps, path, kept, "gaps", "gap", "gaps", size)
-	p.Blocked, p.BlockedAt = pageOf(v.Panel.Blocked, path, kept, "attempts", "blocked attempt", "blocked attempts", size)
+	return nil
 }
 
-// loopNames names the loop each loop fold stands for, from the pinned
-// workflow: its title, else its id.
-func loopNames(g *project.Graph, p pinned, l lanes.Layout) (map[engine.NodeID]string, error) {
+// loopNames names the loop of each loop fold, from the pinned workflow:
+// its title, else its id.
+func loopNames(p pinned, l lanes.Layout) map[engine.NodeID]string {
 	names := map[engine.NodeID]string{}
 	for _, row := range l.Rows {
 		if row.Kind != lanes.LoopRow {
 			continue
 		}
-		n, err := g.Node(row.Node)
-		if err != nil {
-			return nil, err
-		}
-		snap, err := g.Snapshot(n.Snapshot)
-		if err != nil {
-			return nil, err
-		}
-		place, ok := run.PendingStep(*p.Compiled, snap)
-		if !ok || row.LoopDepth >= len(place.Loops) {
-			continue
-		}
-		lp := place.Loops[row.LoopDepth]
-		names[row.Node] = cmp.Or(lp.Title, string(lp.LoopID))
-	}
-	return names, nil
-}
-
-// marked are the nodes a filter picks; nil for all.
-func marked(g *project.Graph, f runFilter) map[engine.NodeID]bool {
-	if f == filterAll {
-		return nil
-	}
-	m := map[engine.NodeID]bool{}
-	switch f {
-	case filterGaps:
-		for _, gap := range project.Gaps(g.Events()) {
-			m[gap.Node] = true
-		}
-	case filterBlocked:
-		for _, b := range g.BlockedAttempts() {
-			m[blockedRow(g, b.Node)] = true
-		}
-	case filterForks:
-		for _, r := range g.Runs() {
-			for _, n := range g.Nodes(r.ID) {
-				if g.ForksOf(n) > 0 || g.ForkedFrom(n) != 0 {
-					m[n.ID] = true
-				}
-			}
+		loops := project.ProgressAt(p.Compiled, row.At).Loops
+		if row.LoopDepth < len(loops) {
+			lp := loops[row.LoopDepth]
+			names[row.Node] = cmp.Or(lp.Title, string(lp.LoopID))
 		}
 	}
-	return m
-}
-
-// picked says whether a row shows at full strength under the filter.
-func (v runView) picked(row lanes.Row) bool {
-	return v.Marked == nil || v.Marked[row.Node] || (row.Last != row.Node && v.Marked[row.Last])
+	return names
 }
 
 // link is the run page's URL with one query value changed.
 func (v runView) link(key, value string) string {
 	q := map[string]string{"filter": string(v.Filter), "expand": v.Expand}
 	if v.Panel != nil {
-		q["node"] = v.Panel.Node.ID.String()
+		q["node"] = v.Panel.Row.Node.String()
 	}
 	q[key] = value
 	if v.RowsAt.First > 0 && key != "expand" && key != "filter" {
@@ -412,19 +408,19 @@ func (v runView) link(key, value string) string {
 			parts = append(parts, k+"="+q[k])
 		}
 	}
-	u := "/sessions/" + v.Session.String() + "/runs/" + v.Summary.ID.String()
+	u := runURL(v.Session, v.P.Run)
 	if len(parts) > 0 {
 		u += "?" + strings.Join(parts, "&")
 	}
 	return u
 }
 
-// self is the page as it is, the panel's pages too.
+// self is the page as it is, the panel's page too.
 func (v runView) self() string {
 	if v.Panel == nil {
 		return v.link("node", "")
 	}
-	u := v.link("node", v.Panel.Node.ID.String())
+	u := v.link("node", v.Panel.Row.Node.String())
 	if len(v.PanelLists.query) > 0 {
 		u += "&" + v.PanelLists.query.Encode()
 	}
@@ -433,11 +429,21 @@ func (v runView) self() string {
 
 // runAnnounce sums the run up for the live region.
 func runAnnounce(v runView) string {
-	s := v.Summary.ID.String() + " " + statusText(v.Summary.Status)
-	if v.Summary.Pending != "" {
-		s += " at " + string(v.Summary.Pending)
+	s := v.P.Run.String() + " " + verdictText(v.P.Verdict())
+	if t := v.nextTitle(); t != "" {
+		s += " at " + t
 	}
-	return s + ", " + branchText(v.Summary)
+	return s + ", " + branchCount(len(v.P.Branches))
+}
+
+// nextTitle is the title of the step pending at the tip ("" when the run
+// is complete).
+func (v runView) nextTitle() string {
+	tip, _ := v.P.Part(v.P.Tip)
+	if tip.Step == "" {
+		return ""
+	}
+	return stepTitle(v.Pinned.Compiled, tip.Step)
 }
 
 // expandLink opens a folded row, keeping what is already open.
@@ -449,22 +455,45 @@ func (v runView) expandLink(id engine.NodeID) string {
 	return v.link("expand", ids+id.String())
 }
 
-// graphURL is the drawing of the same layout.
-// The URL names the log's head too: a live refresh that adds rows changes
-// the URL, so the browser fetches the new drawing instead of stretching
-// the old one.
+// graphURL is the drawing of the same layout. The URL names the log's
+// head too: a live refresh that adds rows changes the URL, so the
+// browser fetches the new drawing instead of stretching the old one.
 func (v runView) graphURL() string {
-	u := "/sessions/" + v.Session.String() + "/runs/" + v.Summary.ID.String() + "/graph.svg?at=" + strconv.FormatUint(uint64(v.Head), 10)
+	u := runURL(v.Session, v.P.Run) + "/graph.svg?at=" + strconv.FormatUint(uint64(v.Head), 10)
 	if v.Expand != "" {
 		u += "&expand=" + v.Expand
-	}
-	if v.Filter != filterAll {
-		u += "&filter=" + string(v.Filter) // a filter opens the folds holding its matches
 	}
 	if v.RowsAt.Paged() {
 		u += "&from=" + strconv.Itoa(v.RowsAt.First) + "&to=" + strconv.Itoa(v.RowsAt.First+v.RowsAt.Shown)
 	}
+	if v.Panel != nil {
+		u += "&node=" + v.Panel.Row.Node.String() // the folds it opens
+	}
 	return u
+}
+
+// expandAll is the expand query value that opens every folded row.
+const expandAll = "all"
+
+// folded says some row of the layout stands for more than one row.
+func folded(l lanes.Layout) bool {
+	for _, r := range l.Rows {
+		if r.Kind != lanes.NodeRow {
+			return true
+		}
+	}
+	return false
+}
+
+// withAdded is the expand query value with ids appended.
+func withAdded(expand string, ids []engine.NodeID) string {
+	for _, id := range ids {
+		if expand != "" {
+			expand += ","
+		}
+		expand += id.String()
+	}
+	return expand
 }
 
 func shortHash(h string) string {
@@ -483,21 +512,3 @@ func ariaCurrent(on bool) string {
 
 func graphWidth(v runView) string  { return strconv.Itoa(max(v.Layout.Lanes, 1) * lanes.LaneWidth) }
 func graphHeight(v runView) string { return strconv.Itoa(len(v.Rows) * lanes.RowHeight) }
-
-func rowClass(v runView, row lanes.Row) string {
-	if v.picked(row) {
-		return "row"
-	}
-	return "row dim"
-}
-
-func forkCount(n int) string {
-	if n == 1 {
-		return "1 fork"
-	}
-	return strconv.Itoa(n) + " forks"
-}
-
-// attemptText counts attempts from 1, as a reader does (they are
-// numbered from 0 in the log).
-func attemptText(b project.BlockedAttempt) string { return strconv.Itoa(int(b.Attempt) + 1) }

@@ -8,7 +8,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/workrail/workrail/engine"
 	"github.com/workrail/workrail/engine/project"
 	"github.com/workrail/workrail/engine/resume"
 )
@@ -90,6 +89,10 @@ func (q searchQuery) asked() string {
 type match struct {
 	resume.Match
 	Title string
+	// Verdict and StepsDone are the run's, from its projection's figures
+	// the overview keeps.
+	Verdict   project.Verdict
+	StepsDone int
 	// SnippetStep is the title of the step the snippet's notes report
 	// on, in the run's pinned workflow ("" when the record names none).
 	SnippetStep string
@@ -119,29 +122,19 @@ func (c *Console) search(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	for _, f := range found {
-		title, err := c.title(f.Session)
-		if err != nil {
-			c.fail(w, r, "the sessions to resume", err)
-			return
+		mt := match{Match: f, Title: f.Session.String(), Verdict: project.VerdictInProgress, SnippetStep: c.snippetStep(f)}
+		if o, err := c.store.Overview(f.Session); err == nil { // else the match is shown all the same
+			if o.Title != "" {
+				mt.Title = o.Title
+			}
+			if ro := o.Run(f.Run.ID); ro != nil && ro.Verdict != "" {
+				mt.Verdict, mt.StepsDone = ro.Verdict, ro.StepsDone
+			}
 		}
-		v.Matches = append(v.Matches, match{Match: f, Title: title, SnippetStep: c.snippetStep(f)})
+		v.Matches = append(v.Matches, mt)
 	}
 	v.NoMatch = q.asked() != "" && !slices.ContainsFunc(found, func(f resume.Match) bool { return f.Tier != resume.TierRecency })
 	c.render(w, r, http.StatusOK, searchPage(m, v))
-}
-
-// title is a session's title from its stored overview; its id when
-// nothing named it or the overview cannot be read (the match is shown
-// all the same).
-func (c *Console) title(id engine.SessionID) (string, error) {
-	title := id.String()
-	err := c.store.Overviews(id+1, func(got engine.SessionID, o project.Overview, err error) bool {
-		if got == id && err == nil && o.Title != "" {
-			title = o.Title
-		}
-		return false
-	})
-	return title, err
 }
 
 // snippetStep is the title of the step a match's snippet reports on;

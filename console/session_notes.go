@@ -2,9 +2,6 @@ package console
 
 import (
 	"strconv"
-
-	"github.com/workrail/workrail/engine"
-	"github.com/workrail/workrail/engine/project"
 )
 
 // openNotes is how many of a branch's latest notes the session page shows
@@ -22,19 +19,14 @@ type noteRun struct {
 // noteBranch is the notes of one branch of a run, in log order: the
 // earlier ones folded, the latest openNotes shown.
 type noteBranch struct {
-	Start    engine.NodeID // the branch's first node
-	ForkedAt engine.NodeID // the node it left; 0 on the run's main line
-	Earlier  []note
-	Latest   []note
+	Branch  int
+	Letter  string
+	Earlier []note
+	Latest  []note
 }
 
 // Label names a branch in words.
-func (b noteBranch) Label() string {
-	if b.ForkedAt == 0 {
-		return "main line"
-	}
-	return "branch forked at " + b.ForkedAt.String()
-}
+func (b noteBranch) Label() string { return "branch " + b.Letter }
 
 // EarlierText counts the folded notes in words.
 func (b noteBranch) EarlierText() string {
@@ -58,7 +50,7 @@ func groupNotes(runs []sessionRun, notes []note) []noteRun {
 	var out []noteRun
 	for _, r := range runs {
 		g := noteRun{Run: r}
-		at := map[engine.NodeID]int{}
+		at := map[int]int{}
 		for _, n := range notes {
 			if n.Run != r.ID {
 				continue
@@ -67,7 +59,7 @@ func groupNotes(runs []sessionRun, notes []note) []noteRun {
 			if !ok {
 				i = len(g.Branches)
 				at[n.Branch] = i
-				g.Branches = append(g.Branches, noteBranch{Start: n.Branch, ForkedAt: n.ForkedAt})
+				g.Branches = append(g.Branches, noteBranch{Branch: n.Branch, Letter: n.Letter})
 			}
 			g.Branches[i].Latest = append(g.Branches[i].Latest, n)
 			g.Count++
@@ -82,41 +74,4 @@ func groupNotes(runs []sessionRun, notes []note) []noteRun {
 		}
 	}
 	return out
-}
-
-// branches finds the branch each node of a graph is on: a node forked
-// from a non-tip starts a branch; every other node is on its parent's.
-type branches struct {
-	g     *project.Graph
-	start map[engine.NodeID]engine.NodeID
-}
-
-// of is the first node of n's branch and the node that branch left (0
-// for a run's main line).
-func (b *branches) of(n project.Node) (start, forkedAt engine.NodeID, err error) {
-	// Walk up to a node whose branch is known, or that starts one, then
-	// record the answer for every node passed.
-	var passed []engine.NodeID
-	for {
-		if s, ok := b.start[n.ID]; ok {
-			start = s
-			break
-		}
-		passed = append(passed, n.ID)
-		if n.Parent == 0 || b.g.ForkedFrom(n) != 0 {
-			start = n.ID
-			break
-		}
-		if n, err = b.g.Node(n.Parent); err != nil {
-			return 0, 0, err
-		}
-	}
-	for _, id := range passed {
-		b.start[id] = start
-	}
-	first, err := b.g.Node(start)
-	if err != nil {
-		return 0, 0, err
-	}
-	return start, b.g.ForkedFrom(first), nil
 }

@@ -78,9 +78,9 @@ func TestSessionPageOfTwoRuns(t *testing.T) {
 		// The active run by default is the one touched last: run_2.
 		`<details class="note-run lane-2" data-testid="note-run" data-run="run_2" open>`,
 		`<details class="note-run lane-1" data-testid="note-run" data-run="run_1">`,
-		`<h4 class="meta">main line · 8 notes</h4>`,
+		`<h4 class="meta">branch A · 8 notes</h4>`,
 		`<summary>5 earlier notes</summary>`,
-		`<h4 class="meta">branch forked at node_2 · 1 note</h4>`,
+		`<h4 class="meta">branch B · 1 note</h4>`,
 	} {
 		if !strings.Contains(body, want) {
 			t.Errorf("the page lacks %s", want)

@@ -1,11 +1,12 @@
 package console
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
-	"strconv"
+	"slices"
 	"time"
 
 	"github.com/go-chi/chi/v5"
@@ -13,16 +14,17 @@ import (
 	"github.com/workrail/workrail/console/markdown"
 	"github.com/workrail/workrail/engine"
 	"github.com/workrail/workrail/engine/catalog"
-	"github.com/workrail/workrail/engine/compile"
 	"github.com/workrail/workrail/engine/event"
 	"github.com/workrail/workrail/engine/execute"
 	"github.com/workrail/workrail/engine/project"
 	"github.com/workrail/workrail/engine/run"
+	"github.com/workrail/workrail/engine/workflow"
 )
 
-// sessionView is what the session page shows: every run with its status
-// at the preferred tip in a sidebar, the one active run, the notes in log
-// order, the timeline with a lane per run, and the gaps.
+// sessionView is what the session page shows, read from its runs'
+// projections: every run with its verdict at the preferred tip in a
+// sidebar, the one active run, the notes by run and branch, the timeline
+// with a lane per run, and the gaps.
 type sessionView struct {
 	ID      engine.SessionID
 	Health  execute.Health
@@ -34,10 +36,8 @@ type sessionView struct {
 	Active *sessionRun // nil when no run could be read
 	Chosen bool        // the reader picked Active (?run=); else it follows the latest activity
 	Notes  []note
-	Gaps   []project.GapState
-	// GapTimes is when each gap was recorded, by its event index (absent
-	// where the log recorded no time).
-	GapTimes map[engine.EventIndex]event.Millis
+	Gaps   []sessionGap
+	// Timeline is the session's stretches of one run each, in log order.
 	Timeline []stretch
 	// Each list is shown a page at a time: the stretch the URL asks for
 	// (?runs=, ?timeline=, ?notes=, ?gaps=: the first shown).
@@ -53,7 +53,7 @@ type shownLists struct {
 	Runs                                []sessionRun
 	Timeline                            []stretch
 	Notes                               []note
-	Gaps                                []project.GapState
+	Gaps                                []sessionGap
 	RunsAt, TimelineAt, NotesAt, GapsAt pager
 	query                               url.Values // the paging keys of the page's URL
 }
@@ -75,27 +75,52 @@ func (v *sessionView) pageLists(q url.Values, size int) {
 	s.Gaps, s.GapsAt = pageOf(v.Gaps, path, kept, "gaps", "gap", "gaps", size)
 }
 
-// sessionRun is one run as the session page shows it.
+// sessionRun is one run as the session page shows it: its projection.
 type sessionRun struct {
-	project.RunSummary
+	P      *project.Projection
+	ID     engine.RunID
 	Pinned pinned
 	Lane   int
-	// Activity is the run's latest event: the active run by default is
-	// the one the agent touched last.
-	Activity engine.EventIndex
-	Drift    *catalog.Drift
+	Drift  *catalog.Drift
+	// Prefs are the preferences at the run's tip.
+	Prefs workflow.Preferences
+	// Repo is the repository and commit the run's version was read from
+	// (zero when no repository defined it).
+	Repo event.RepoPin
 }
 
-// note is one output an agent recorded, where it was recorded.
+// Next is the title of the step pending at the run's tip ("" when
+// complete).
+func (r sessionRun) Next() string {
+	tip, _ := r.P.Part(r.P.Tip)
+	if tip.Step == "" {
+		return ""
+	}
+	return stepTitle(r.Pinned.Compiled, tip.Step)
+}
+
+// Summary says a run in words: its steps done, its branches.
+func (r sessionRun) Summary() string {
+	s := r.ID.String() + " · " + stepsDoneText(r.P.StepsDone())
+	if n := len(r.P.Branches); n > 1 {
+		s += " · " + branchCount(n)
+	}
+	return s
+}
+
+// note is one output an agent recorded with notes, where it was
+// recorded.
 type note struct {
 	Run   engine.RunID
 	Node  engine.NodeID
+	Row   engine.NodeID // the row whose step it is of
 	Event engine.EventIndex
 	event.NodeOutputAppendedData
-	Checkpoint bool // recorded by a checkpoint, between steps
-	// Branch is the first node of the branch the note is on; ForkedAt
-	// the node that branch left (0 on the run's main line).
-	Branch, ForkedAt engine.NodeID
+	Checkpoint bool // recorded by a checkpoint, while the step was pending
+	// Branch is the index of the branch its node is on, Letter its
+	// letter when the run has several.
+	Branch int
+	Letter string
 	// StepTitle is the title of the step the notes are of, in the run's
 	// pinned workflow (its id when it has none).
 	StepTitle string
@@ -103,6 +128,15 @@ type note struct {
 	At event.Millis
 	// What the output replaces and what replaces it.
 	correction
+}
+
+// sessionGap is one gap of the session with its words.
+type sessionGap struct {
+	Run engine.RunID
+	project.GapAt
+	Summary, HowToResolve string
+	StepTitle             string
+	At                    event.Millis
 }
 
 // sessionShow renders one session; ?run= picks the active run.
@@ -118,6 +152,10 @@ func (c *Console) sessionShow(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	v, err := c.session(id, active)
+	if err == nil {
+		v.pageLists(r.URL.Query(), c.settings().PageSize)
+		err = c.readShown(&v)
+	}
 	if errors.Is(err, engine.ErrNotFound) {
 		c.notFound(w, r)
 		return
@@ -126,76 +164,154 @@ func (c *Console) sessionShow(w http.ResponseWriter, r *http.Request) {
 		c.fail(w, r, "session "+id.String(), err)
 		return
 	}
-	v.pageLists(r.URL.Query(), c.settings().PageSize)
 	c.render(w, r, http.StatusOK, sessionPage(c.chrome(v.Heading()), v))
 }
 
-// session folds a session's log into what its page shows. A damaged
-// session shows what could be read up to its last good event. A run named
-// by active that the session does not have is not found.
+// session reads what the session page shows from the session's
+// projections. A damaged session shows what could be read up to its
+// last good event. A run named by active that the session does not have
+// is not found.
 func (c *Console) session(id engine.SessionID, active engine.RunID) (sessionView, error) {
-	g, h, err := c.fold(id)
+	h, err := c.store.Health(id) // the session page says whether the log verifies
 	if err != nil {
 		return sessionView{}, err
 	}
-	evs := g.Events()
-	v := sessionView{ID: id, Health: h, Created: g.Created(), Gaps: project.Gaps(evs), LastTime: lastTime(evs), Now: c.now()}
+	runs, _, _, err := c.projections(id, 0)
+	if err != nil {
+		return sessionView{}, err
+	}
+	v := sessionView{ID: id, Health: h, Now: c.now()}
 	// A session without an overview (its log did not verify at an
 	// upgrade) is shown by its id.
 	if o, err := c.store.Overview(id); err == nil {
-		v.Title = markdown.Plain(o.Title)
+		v.Title, v.LastTime = markdown.Plain(o.Title), o.LastTime
+		v.Created = event.SessionCreatedData{CreatedAt: o.CreatedAt, WorkspacePath: o.Workspace}
 	}
-	for i, r := range g.Runs() {
-		if r.Root == 0 {
+	for i, p := range runs {
+		if p.Root == 0 {
 			continue
 		}
-		sum, err := project.Summarize(g, r)
+		pin, err := c.pinned(id, p.WorkflowHash)
 		if err != nil {
 			return v, err
 		}
-		p, err := c.pinned(id, r.WorkflowHash)
+		prefs, err := c.prefsAt(id, p.Tip)
 		if err != nil {
 			return v, err
 		}
-		sr := sessionRun{RunSummary: sum, Pinned: p, Lane: min(i+1, maxLanes), Drift: c.drift(v.Created.WorkspacePath, r.WorkflowID, r.WorkflowHash)}
-		for _, n := range g.Nodes(r.ID) {
-			sr.Activity = max(sr.Activity, n.LastActivity)
+		repo, err := c.repoOf(id, p)
+		if err != nil {
+			return v, err
 		}
-		v.Runs = append(v.Runs, sr)
+		v.Runs = append(v.Runs, sessionRun{P: p, ID: p.Run, Pinned: pin, Lane: min(i+1, maxLanes), Prefs: prefs, Repo: repo,
+			Drift: c.drift(v.Created.WorkspacePath, p.WorkflowID, p.WorkflowHash)})
 	}
 	v.Chosen = active != 0
 	if v.Active, err = pickRun(v.Runs, active); err != nil {
 		return v, err
 	}
-	pins := map[engine.RunID]*compile.Compiled{}
-	for _, r := range v.Runs {
-		pins[r.ID] = r.Pinned.Compiled
+	v.Notes, v.Gaps = notesOf(id, v.Runs), gapsOf(v.Runs)
+	v.Timeline = timeline(v.Runs)
+	return v, nil
+}
+
+// notesOf lists the notes of every run, in log order: what its rows'
+// attempts recorded, and its checkpoints', each with what it replaces
+// and what replaced it.
+func notesOf(sid engine.SessionID, runs []sessionRun) []note {
+	ps := make([]*project.Projection, len(runs))
+	for i, r := range runs {
+		ps[i] = r.P
 	}
-	v.GapTimes = map[engine.EventIndex]event.Millis{}
-	for _, gap := range v.Gaps {
-		if e, err := g.Event(gap.CreatedAt); err == nil && e.AppendedAt != 0 {
-			v.GapTimes[gap.CreatedAt] = e.AppendedAt
+	fixes := correctionsOf(sid, ps)
+	var out []note
+	for _, r := range runs {
+		add := func(row project.Row, node engine.NodeID, f project.Facts, at event.Millis, checkpoint bool) {
+			for _, o := range f.Outputs {
+				if o.Notes {
+					b := r.P.BranchOf(node)
+					out = append(out, note{Run: r.ID, Node: node, Row: row.Node, Event: o.At, Checkpoint: checkpoint, Branch: b,
+						Letter: (runView{P: r.P}).letter(b), StepTitle: stepTitle(r.Pinned.Compiled, o.Step), At: at,
+						correction: fixes.of(engine.NewEventID(sid, o.At), o.Supersedes)})
+				}
+			}
+		}
+		for _, row := range r.P.Rows {
+			for _, a := range row.Attempts {
+				node := a.To
+				if a.Blocked {
+					node = a.Node
+				}
+				add(row, node, a.Recorded, a.Time, false)
+			}
+			for _, cp := range row.Checkpoints {
+				part, _ := r.P.Part(cp)
+				add(row, cp, part.Arrival, part.CreatedTime, true)
+			}
 		}
 	}
-	on := branches{g: g, start: map[engine.NodeID]engine.NodeID{}}
-	fixes := correctionsOf(evs)
-	for _, e := range evs {
-		if d, ok := e.Data.(*event.NodeOutputAppendedData); ok && d.NotesMarkdown != "" {
-			n, err := g.Node(e.Node)
-			if err != nil {
-				return v, err
-			}
-			start, forkedAt, err := on.of(n)
-			if err != nil {
-				return v, err
-			}
-			v.Notes = append(v.Notes, note{Run: e.Run, Node: e.Node, Event: e.Index, NodeOutputAppendedData: *d,
-				Checkpoint: n.Kind == event.NodeCheckpoint, Branch: start, ForkedAt: forkedAt, StepTitle: stepTitle(pins[e.Run], d.StepID), At: e.AppendedAt,
-				correction: fixes.of(e.ID, d)})
+	slices.SortFunc(out, func(a, b note) int { return cmp.Compare(a.Event, b.Event) })
+	return out
+}
+
+// gapsOf lists the gaps of every run, in log order.
+func gapsOf(runs []sessionRun) []sessionGap {
+	var out []sessionGap
+	for _, r := range runs {
+		for _, g := range r.P.Gaps() {
+			out = append(out, sessionGap{Run: r.ID, GapAt: g, StepTitle: stepTitle(r.Pinned.Compiled, g.Step)})
 		}
 	}
-	v.Timeline, err = c.timelineOf(id, g)
-	return v, err
+	slices.SortFunc(out, func(a, b sessionGap) int { return cmp.Compare(a.At, b.At) })
+	return out
+}
+
+// readShown reads the words of the notes and gaps the page shows.
+func (c *Console) readShown(v *sessionView) error {
+	if v.Active != nil {
+		for i := range v.Notes {
+			if v.Notes[i].Run == v.Active.ID {
+				if err := c.readNote(v.ID, &v.Notes[i]); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	for i := range v.Shown.Notes {
+		if err := c.readNote(v.ID, &v.Shown.Notes[i]); err != nil {
+			return err
+		}
+	}
+	return c.store.View(v.ID, func(tx execute.ReadTx) error {
+		for i := range v.Shown.Gaps {
+			g := &v.Shown.Gaps[i]
+			ev, err := tx.Event(g.GapAt.At)
+			if err != nil {
+				return err
+			}
+			if d, ok := ev.Data.(*event.GapRecordedData); ok {
+				g.Summary, g.HowToResolve, g.At = d.Summary, d.HowToResolve, ev.AppendedAt
+			}
+		}
+		return nil
+	})
+}
+
+func (c *Console) readNote(sid engine.SessionID, n *note) error {
+	if n.NotesMarkdown != "" {
+		return nil
+	}
+	return c.store.View(sid, func(tx execute.ReadTx) error {
+		ev, err := tx.Event(n.Event)
+		if err != nil {
+			return err
+		}
+		if d, ok := ev.Data.(*event.NodeOutputAppendedData); ok {
+			n.NodeOutputAppendedData = *d
+			n.At = cmp.Or(ev.AppendedAt, n.At)
+		}
+		return nil
+	})
 }
 
 // Heading is what the session page is titled: the session's title, else
@@ -207,8 +323,8 @@ func (v sessionView) Heading() string {
 	return "Session " + v.ID.String()
 }
 
-// pickRun is the run named, or by default the one with the latest
-// activity (ties: the later run).
+// pickRun is the run named, or by default the one touched last (ties:
+// the later run).
 func pickRun(runs []sessionRun, id engine.RunID) (*sessionRun, error) {
 	var pick *sessionRun
 	for i := range runs {
@@ -216,7 +332,7 @@ func pickRun(runs []sessionRun, id engine.RunID) (*sessionRun, error) {
 		if id != 0 && r.ID == id {
 			return r, nil
 		}
-		if pick == nil || r.Activity >= pick.Activity {
+		if pick == nil || lastActivity(r.P) >= lastActivity(pick.P) {
 			pick = r
 		}
 	}
@@ -224,6 +340,22 @@ func pickRun(runs []sessionRun, id engine.RunID) (*sessionRun, error) {
 		return nil, fmt.Errorf("console: run %s: %w", id, engine.ErrNotFound)
 	}
 	return pick, nil
+}
+
+// lastActivity is the index of the latest record of a run the
+// projection holds.
+func lastActivity(p *project.Projection) engine.EventIndex {
+	var last engine.EventIndex
+	for _, r := range p.Rows {
+		last = max(last, r.Created)
+		for _, a := range r.Attempts {
+			last = max(last, a.At)
+		}
+	}
+	if pt, ok := p.Part(p.Tip); ok {
+		last = max(last, pt.Created)
+	}
+	return last
 }
 
 // runNotes are the notes recorded in run id.
@@ -251,26 +383,7 @@ func (c *Console) snapshots(id engine.SessionID) project.SnapshotFunc {
 	}
 }
 
-// statusText says a run's status in words; the page pairs it with a
-// shape, never colour alone.
-func statusText(s project.RunStatus) string {
-	switch s {
-	case project.Blocked:
-		return "■ blocked"
-	case project.Complete:
-		return "✓ complete"
-	}
-	return "▶ in progress"
-}
-
-func branchText(r project.RunSummary) string {
-	if r.Branches <= 1 {
-		return "1 branch"
-	}
-	return strconv.Itoa(r.Branches) + " branches, " + forkCount(r.Forks)
-}
-
-// nodeURL opens node n of run r in its run page's side panel.
+// nodeURL opens node n's row of run r in its run page's side panel.
 func nodeURL(s engine.SessionID, r engine.RunID, n engine.NodeID) string {
 	return runURL(s, r) + "?node=" + n.String()
 }
@@ -307,33 +420,38 @@ func sessionAnnounce(v sessionView) string {
 	if v.Active == nil {
 		return ""
 	}
-	s := v.Active.ID.String() + " " + statusText(v.Active.Status)
-	if v.Active.Pending != "" {
-		s += " at " + string(v.Active.Pending)
+	s := v.Active.ID.String() + " " + verdictText(v.Active.P.Verdict())
+	if t := v.Active.Next(); t != "" {
+		s += " at " + t
 	}
 	return s
 }
 
-// lastTime is when the latest of evs that recorded a time was appended.
-func lastTime(evs []event.Event) event.Millis {
-	for i := len(evs) - 1; i >= 0; i-- {
-		if evs[i].AppendedAt != 0 {
-			return evs[i].AppendedAt
+// supersededBy is the latest run of the session that starts run over
+// ("Restart on the current version"), 0 when none does.
+func (v sessionView) supersededBy(run engine.RunID) engine.RunID {
+	var by engine.RunID
+	for _, r := range v.Runs {
+		if r.P.RestartOf == run {
+			by = max(by, r.ID)
 		}
 	}
-	return 0
+	return by
 }
 
-// gapStep is the title of the step gap g was recorded at, in its run's
-// pinned workflow; "" when the gap names no step.
-func (v sessionView) gapStep(g project.GapState) string {
-	if g.Gap.RelatedStepID == "" {
-		return ""
-	}
-	for _, r := range v.Runs {
-		if r.ID == g.Run {
-			return stepTitle(r.Pinned.Compiled, g.Gap.RelatedStepID)
+// repoOf is the repository and commit run p's version was read from, as
+// its run_started recorded (zero when no repository defined it).
+func (c *Console) repoOf(sid engine.SessionID, p *project.Projection) (event.RepoPin, error) {
+	var repo event.RepoPin
+	err := c.store.View(sid, func(tx execute.ReadTx) error {
+		e, err := tx.Event(p.StartedAt)
+		if err != nil {
+			return err
 		}
-	}
-	return string(g.Gap.RelatedStepID)
+		if d, ok := e.Data.(*event.RunStartedData); ok {
+			repo = d.Repo
+		}
+		return nil
+	})
+	return repo, err
 }

@@ -2,13 +2,13 @@ package console
 
 import (
 	"cmp"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/workrail/workrail/engine"
 	"github.com/workrail/workrail/engine/event"
 	"github.com/workrail/workrail/engine/project"
-	"github.com/workrail/workrail/engine/run"
 	"github.com/workrail/workrail/engine/workflow"
 )
 
@@ -40,76 +40,103 @@ type stretch struct {
 	Began, Ended event.Millis
 }
 
-// timeline cuts a session's log into stretches of one run each, in log
-// order: a session whose agent switched between runs reads as lanes
-// taking turns; a one-run session is a single row.
-func timeline(g *project.Graph) ([]stretch, error) {
-	lane := map[engine.RunID]int{}
-	for i, r := range g.Runs() {
-		lane[r.ID] = min(i+1, maxLanes)
+// timeline cuts what the session's runs' projections hold into
+// stretches of one run each, in log order: a session whose agent switched
+// between runs reads as lanes taking turns; a one-run session is a
+// single row. What a stretch counts is what the projections name at the
+// indexes it spans: the steps reached and checkpoints taken, notes,
+// gaps, blocked attempts and forks.
+func timeline(runs []sessionRun) []stretch {
+	type mark struct {
+		at   engine.EventIndex
+		run  int
+		node engine.NodeID
+		t    event.Millis
+		what func(*stretch)
 	}
-	var out []stretch
-	for _, e := range g.Events() {
-		if e.Run == 0 {
-			continue
-		}
-		if len(out) == 0 || out[len(out)-1].Run != e.Run {
-			r, err := g.Run(e.Run)
-			if err != nil {
-				return nil, err
+	var marks []mark
+	for i, r := range runs {
+		p := r.P
+		marks = append(marks, mark{at: p.StartedAt, run: i, t: p.StartedTime, what: func(s *stretch) { s.Started = true }})
+		for _, id := range allParts(p) {
+			pt, _ := p.Part(id)
+			switch {
+			case pt.Checkpoint:
+				marks = append(marks, mark{pt.Created, i, pt.Node, pt.CreatedTime, func(s *stretch) { s.Checkpoints++ }})
+			case pt.Step != "":
+				step := pt.Step
+				marks = append(marks, mark{pt.Created, i, pt.Node, pt.CreatedTime, func(s *stretch) { s.Steps = append(s.Steps, step) }})
+			default:
+				marks = append(marks, mark{pt.Created, i, pt.Node, pt.CreatedTime, func(*stretch) {}})
 			}
-			out = append(out, stretch{Run: e.Run, Lane: lane[e.Run], From: e.Index, WorkflowID: r.WorkflowID})
+			if pt.Linked != 0 {
+				marks = append(marks, mark{pt.Linked, i, pt.Node, 0, func(*stretch) {}})
+			}
+			for _, a := range pt.Attempts {
+				blocked := a.Blocked
+				marks = append(marks, mark{a.At, i, pt.Node, a.Time, func(s *stretch) {
+					if blocked {
+						s.Blocked++
+					}
+				}})
+			}
+			for _, f := range append([]project.Facts{pt.Arrival}, factsOf(pt.Attempts)...) {
+				for _, o := range f.Outputs {
+					notes := o.Notes
+					marks = append(marks, mark{o.At, i, pt.Node, 0, func(s *stretch) {
+						if notes {
+							s.Notes++
+						}
+					}})
+				}
+				for _, g := range f.Gaps {
+					marks = append(marks, mark{g.At, i, pt.Node, 0, func(s *stretch) { s.Gaps++ }})
+				}
+			}
+		}
+		for _, b := range p.Branches[min(1, len(p.Branches)):] {
+			pt, _ := p.Part(b.First)
+			marks = append(marks, mark{pt.Created, i, b.First, 0, func(s *stretch) { s.Forks++ }})
+		}
+	}
+	slices.SortStableFunc(marks, func(a, b mark) int { return cmp.Compare(a.at, b.at) })
+	var out []stretch
+	for _, m := range marks {
+		r := runs[m.run]
+		if len(out) == 0 || out[len(out)-1].Run != r.ID {
+			out = append(out, stretch{Run: r.ID, Lane: r.Lane, From: m.at, WorkflowID: r.P.WorkflowID})
 		}
 		s := &out[len(out)-1]
-		s.To = e.Index
-		if e.AppendedAt != 0 {
-			s.Began = cmp.Or(s.Began, e.AppendedAt)
-			s.Ended = e.AppendedAt
+		s.To = m.at
+		if m.t != 0 {
+			s.Began = cmp.Or(s.Began, m.t)
+			s.Ended = m.t
 		}
-		if e.Node != 0 {
-			s.Last = e.Node
+		if m.node != 0 {
+			s.Last = m.node
 		}
-		if err := s.add(g, e); err != nil {
-			return nil, err
-		}
+		m.what(s)
 	}
-	return out, nil
+	return out
 }
 
-func (s *stretch) add(g *project.Graph, e event.Event) error {
-	switch d := e.Data.(type) {
-	case *event.RunStartedData:
-		s.Started = true
-	case *event.NodeCreatedData:
-		if d.NodeKind == event.NodeCheckpoint {
-			s.Checkpoints++
-			return nil
-		}
-		snap, err := g.Snapshot(d.Snapshot)
-		if err != nil {
-			return err
-		}
-		if snap.Position.Kind == run.Pending {
-			s.Steps = append(s.Steps, snap.Position.Step)
-		}
-	case *event.EdgeCreatedData:
-		if d.EdgeKind == event.EdgeForkedFromNonTip {
-			s.Forks++
-		}
-	case *event.NodeOutputAppendedData:
-		if d.NotesMarkdown != "" {
-			s.Notes++
-		}
-	case *event.GapRecordedData:
-		if d.ResolvesGapID == "" {
-			s.Gaps++
-		}
-	case *event.AdvanceRecordedData:
-		if d.Outcome == event.OutcomeBlocked {
-			s.Blocked++
-		}
+// allParts lists the nodes of p, rows and checkpoints and where the run
+// completed, in creation order.
+func allParts(p *project.Projection) []engine.NodeID {
+	var out []engine.NodeID
+	for _, b := range p.Branches {
+		out = append(out, b.Nodes...)
 	}
-	return nil
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+func factsOf(as []project.Attempt) []project.Facts {
+	out := make([]project.Facts, len(as))
+	for i, a := range as {
+		out[i] = a.Facts
+	}
+	return out
 }
 
 // StepsText names the steps a stretch reached: all of them when few,

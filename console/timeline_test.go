@@ -4,8 +4,27 @@ import (
 	"testing"
 
 	"github.com/workrail/workrail/engine/event"
+	"github.com/workrail/workrail/engine/project"
 	"github.com/workrail/workrail/engine/project/projecttest"
 )
+
+// projected folds l's log and gives its runs as the session page does.
+func runsOf(t *testing.T, l *projecttest.Log) []sessionRun {
+	t.Helper()
+	f, err := project.FoldAll(projecttest.Session, l.Events, l.Snapshot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []sessionRun
+	for i, id := range f.Lineage.Runs() {
+		p, err := f.Projection(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, sessionRun{P: p, ID: id, Lane: min(i+1, maxLanes)})
+	}
+	return out
+}
 
 // Two runs taking turns read as lanes taking turns: one row per stretch
 // of one run, in log order, with what happened in it.
@@ -21,10 +40,7 @@ func TestTimelineCutsTheLogIntoStretchesOfOneRun(t *testing.T) {
 	l.Advance(r1, n1, 1, projecttest.At(1, "edit")) // a fork off the root
 	l.Block(r1, n3, 1)
 
-	got, err := timeline(l.Graph())
-	if err != nil {
-		t.Fatal(err)
-	}
+	got := timeline(runsOf(t, l))
 	type row struct {
 		run, lane int
 		steps     string
@@ -59,10 +75,7 @@ func TestTimelineCountsCheckpointsApartFromSteps(t *testing.T) {
 	l.StartWorkflow("wr.docs", projecttest.At(0, "outline"))
 	l.Checkpoint(r1, l.Checkpoint(r1, n2, "Edited."), "Still editing.")
 
-	got, err := timeline(l.Graph())
-	if err != nil {
-		t.Fatal(err)
-	}
+	got := timeline(runsOf(t, l))
 	want := []struct{ steps, checkpoints, extras string }{
 		{"plan → edit", "1 checkpoint", "1 note"},
 		{"outline", "", ""},

@@ -1,7 +1,6 @@
 package console
 
 import (
-	"github.com/workrail/workrail/engine"
 	"github.com/workrail/workrail/engine/event"
 	"github.com/workrail/workrail/engine/workflow"
 )
@@ -64,16 +63,4 @@ func divergenceText(r event.DivergenceReason) string {
 		return "the scope changed"
 	}
 	return string(r)
-}
-
-// supersededBy is the latest run of the session that starts run over
-// ("Restart on the current version"), 0 when none does.
-func (v sessionView) supersededBy(run engine.RunID) engine.RunID {
-	var by engine.RunID
-	for _, r := range v.Runs {
-		if r.RestartOf == run {
-			by = max(by, r.ID)
-		}
-	}
-	return by
 }

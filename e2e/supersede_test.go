@@ -78,8 +78,8 @@ func TestAnAgentCorrectsANote(t *testing.T) {
 	k, v := ownerAuth(t, home)
 	code, _, page := get(t, mustInfo(t, home).URL+"/sessions/"+session, "", k, v)
 	for _, want := range []string{
-		`data-testid="replaced-by">Replaced by the output recorded at <a href="/sessions/` + session + `/runs/run_1?node=node_3">node_3</a> <small class="code-note"><code>` + fixed,
-		`data-testid="replaces">Replaces the output recorded at <a href="/sessions/` + session + `/runs/run_1?node=node_2">node_2</a> <small class="code-note"><code>` + greeted,
+		`data-testid="replaced-by">Replaced by the output recorded at <a href="/sessions/` + session + `/runs/run_1?node=node_2">node_3</a> <small class="code-note"><code>` + fixed,
+		`data-testid="replaces">Replaces the output recorded at <a href="/sessions/` + session + `/runs/run_1?node=node_1">node_2</a> <small class="code-note"><code>` + greeted,
 		"<p>Greeted the user in French.</p>", // the original, still shown
 	} {
 		if code != http.StatusOK || !strings.Contains(page, want) {

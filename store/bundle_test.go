@@ -68,7 +68,9 @@ func TestImportIntoAnotherFile(t *testing.T) {
 	}
 	want, _ := from.store.Overview(id)
 	got, _ := to.store.Overview(rep.Session)
-	if want.Runs[0].Forks < 3 || want.Runs[0].Branches < 3 {
+	// Two rewound chats fork; the call held from before each checkpoint
+	// continues the line.
+	if want.Runs[0].Forks < 2 || want.Runs[0].Branches < 3 {
 		t.Fatalf("the session has %d forks and %d branches; want several", want.Runs[0].Forks, want.Runs[0].Branches)
 	}
 	if a, b := mustJSONText(t, want), mustJSONText(t, got); a != b {

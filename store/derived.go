@@ -26,12 +26,12 @@ import (
 
 // recordVersions are the definition versions of a session's derived
 // records.
-type recordVersions struct{ indexes, overview, resume uint32 }
+type recordVersions struct{ indexes, overview, resume, projection uint32 }
 
 // legacyVersions are the versions of records kept without a label:
 // those written before labels were (schemas 1 to 4), or folded by an
 // upgrade from one of those.
-var legacyVersions = recordVersions{1, 1, 1}
+var legacyVersions = recordVersions{1, 1, 1, 0}
 
 // definitions is this build's definition of the derived records: their
 // versions and, in tests only (export_test.go), a change to the
@@ -41,22 +41,26 @@ var definitions = struct {
 	// shapeOverview, when set, changes an overview after each fold and
 	// before it is written or compared. It must be idempotent.
 	shapeOverview func(*project.Overview)
-}{versions: recordVersions{project.IndexVersion, project.OverviewVersion, resume.RecordVersion}}
+}{versions: recordVersions{project.IndexVersion, project.OverviewVersion, resume.RecordVersion, project.ProjectionVersion}}
 
 func (v recordVersions) encode() []byte {
 	b := binary.BigEndian.AppendUint32(nil, v.indexes)
 	b = binary.BigEndian.AppendUint32(b, v.overview)
-	return binary.BigEndian.AppendUint32(b, v.resume)
+	b = binary.BigEndian.AppendUint32(b, v.resume)
+	return binary.BigEndian.AppendUint32(b, v.projection)
 }
 
 // storedVersions are the versions session bucket b's records were
 // written under.
 func storedVersions(b *bbolt.Bucket) recordVersions {
 	v := b.Get(keyDerived)
-	if len(v) != 12 {
-		return legacyVersions
+	switch len(v) {
+	case 12: // written before the projection was kept: it keeps none
+		return recordVersions{binary.BigEndian.Uint32(v), binary.BigEndian.Uint32(v[4:]), binary.BigEndian.Uint32(v[8:]), 0}
+	case 16:
+		return recordVersions{binary.BigEndian.Uint32(v), binary.BigEndian.Uint32(v[4:]), binary.BigEndian.Uint32(v[8:]), binary.BigEndian.Uint32(v[12:])}
 	}
-	return recordVersions{binary.BigEndian.Uint32(v), binary.BigEndian.Uint32(v[4:]), binary.BigEndian.Uint32(v[8:])}
+	return legacyVersions
 }
 
 // stale reports whether session bucket b's records were written under

@@ -48,6 +48,7 @@ func TestDerivedRecordsArePinnedByVersion(t *testing.T) {
 		{"indexes", project.IndexVersion, "project.IndexVersion"},
 		{"overview", project.OverviewVersion, "project.OverviewVersion"},
 		{"resume", resume.RecordVersion, "resume.RecordVersion"},
+		{"projection", project.ProjectionVersion, "project.ProjectionVersion"},
 	} {
 		path := filepath.Join("testdata", "derived", fmt.Sprintf("%s.v%d", k.kind, k.version))
 		want, err := os.ReadFile(path)
@@ -93,7 +94,8 @@ func fixedSession(t *testing.T, r *rig) engine.SessionID {
 }
 
 // derivedBytes reads each kind of derived record of session id as text:
-// the index buckets' keys and values, the overview and resume record.
+// the index buckets' keys and values, the overview and resume record,
+// the projection's keys and values.
 func derivedBytes(t *testing.T, r *rig, id engine.SessionID) map[string][]byte {
 	t.Helper()
 	r.store.Close()
@@ -118,6 +120,12 @@ func derivedBytes(t *testing.T, r *rig, id engine.SessionID) map[string][]byte {
 			})
 		}
 		out["indexes"] = ix.Bytes()
+		var ln bytes.Buffer
+		b.Bucket([]byte("lineage")).ForEach(func(k, v []byte) error {
+			fmt.Fprintf(&ln, "%x %s\n", k, v)
+			return nil
+		})
+		out["projection"] = ln.Bytes()
 		out["overview"] = append(bytes.Clone(b.Get([]byte("overview"))), '\n')
 		out["resume"] = append(bytes.Clone(b.Get([]byte("resume"))), '\n')
 		return nil

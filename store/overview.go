@@ -253,6 +253,7 @@ func addIndexes(tx *bbolt.Tx) error {
 		t := &Tx{tx: tx, b: b, id: engine.SessionID(binary.BigEndian.Uint64(k)), ix: bucketKV{b}}
 		g := project.NewGraph(t.id, t.Snapshot)
 		var o project.Overview
+		l := project.NewLineage() // which the overview's figures of each run are read from
 		var r resume.Record
 		var resumeErr error
 		h := t.verifyChain(func(e event.Event) error {
@@ -260,6 +261,9 @@ func addIndexes(tx *bbolt.Tx) error {
 				return err
 			}
 			if err := o.Add(g, e); err != nil {
+				return err
+			}
+			if err := project.Project(l, g, &o, e); err != nil {
 				return err
 			}
 			if resumeErr == nil && needResume {

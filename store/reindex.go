@@ -49,7 +49,7 @@ func (m memKV) put(bucket, key, value []byte) error {
 	return nil
 }
 
-var indexBuckets = [][]byte{bucketNodes, bucketRuns, bucketAttempts}
+var indexBuckets = [][]byte{bucketNodes, bucketRuns, bucketAttempts, bucketLineage}
 
 // checkIndexes refolds events into memory and compares the result with the
 // stored indexes of this build's definitions. They are derived data: a
@@ -65,7 +65,7 @@ func (t *Tx) checkIndexes(evs []event.Event) (string, error) {
 	}
 	mem := memKV{}
 	shadow := &Tx{tx: t.tx, b: t.b, id: t.id, ix: mem}
-	var overviewErr error
+	var overviewErr, lineageErr error
 	for _, e := range evs {
 		if err := project.Index(indexes{shadow}, e); err != nil {
 			return fmt.Sprintf("event %d does not fold: %v", e.Index, err), nil
@@ -73,13 +73,24 @@ func (t *Tx) checkIndexes(evs []event.Event) (string, error) {
 		if overviewErr == nil {
 			overviewErr = shadow.addOverview(e)
 		}
+		if overviewErr == nil && lineageErr == nil {
+			lineageErr = shadow.addLineage(e)
+		}
 		if overviewErr == nil {
 			if err := shadow.addResume(e); err != nil {
 				return fmt.Sprintf("event %d does not fold: %v", e.Index, err), nil
 			}
 		}
 	}
+	if err := shadow.flushLineage(); err != nil {
+		return "", err
+	}
 	for _, name := range indexBuckets {
+		// A projection that does not refold read a damaged snapshot, as
+		// an overview that does not (below).
+		if string(name) == string(bucketLineage) && (overviewErr != nil || lineageErr != nil) {
+			continue
+		}
 		if diff := compareBucket(t.b.Bucket(name), mem[string(name)]); diff != "" {
 			return fmt.Sprintf("%s index: %s", name, diff), nil
 		}
@@ -193,13 +204,17 @@ func foldRecords(t *Tx, evs []event.Event) (*folded, error) {
 	g := project.NewGraph(t.id, t.Snapshot)
 	var o project.Overview
 	var r resume.Record
-	var overviewErr error
+	l := project.NewLineage()
+	var overviewErr, lineageErr error
 	for _, e := range evs {
 		if err := g.Add(e); err != nil {
 			return nil, fmt.Errorf("store: refold event %d: %w", e.Index, err)
 		}
 		if overviewErr == nil {
 			overviewErr = o.Add(g, e)
+		}
+		if overviewErr == nil && lineageErr == nil {
+			lineageErr = project.Project(l, g, &o, e)
 		}
 		if overviewErr == nil {
 			if err := r.Add(g, e); err != nil {
@@ -216,6 +231,18 @@ func foldRecords(t *Tx, evs []event.Event) (*folded, error) {
 	if overviewErr == nil && len(evs) > 0 {
 		if err := mem.putJSON(nil, keyOverview, shaped(&o)); err != nil {
 			return nil, err
+		}
+		recs, err := lineageRecords(l)
+		if err != nil {
+			return nil, err
+		}
+		if lineageErr != nil { // a damaged snapshot: the session shows as damaged
+			recs = nil
+		}
+		for k, v := range recs {
+			if err := f.want.put(bucketLineage, []byte(k), v); err != nil {
+				return nil, err
+			}
 		}
 		if err := r.Refresh(g, o); err != nil {
 			return nil, fmt.Errorf("store: resume record of session %s: %w", t.id, err)

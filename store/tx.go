@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"slices"
 
 	"go.etcd.io/bbolt"
 
@@ -34,6 +35,12 @@ type Tx struct {
 	// rs is the session's resume record as this transaction's appends
 	// left it, written when the transaction ends (flushResume).
 	rs *resume.Record
+	// ln is the projection records this transaction's appends read or
+	// changed, the changed ones written when it ends (flush).
+	ln *heldLineage
+	// put are where the snapshots this transaction put stand, which the
+	// projection reads back as the nodes holding them are made.
+	put map[engine.SnapshotRef]run.Position
 	// live, in the writes of Create and Update, is told of the
 	// references appends make, which a sweep collecting meanwhile keeps.
 	live *liveRefs
@@ -96,7 +103,7 @@ func createSession(root *bbolt.Bucket, id engine.SessionID) (*bbolt.Bucket, erro
 	if err != nil {
 		return nil, fmt.Errorf("store: create session %s: %w", id, err)
 	}
-	for _, name := range [][]byte{bucketEvents, bucketChain, bucketNodes, bucketRuns, bucketAttempts} {
+	for _, name := range [][]byte{bucketEvents, bucketChain, bucketNodes, bucketRuns, bucketAttempts, bucketLineage} {
 		if _, err := b.CreateBucket(name); err != nil {
 			return nil, err
 		}
@@ -234,13 +241,17 @@ func (t *Tx) Append(run engine.RunID, node engine.NodeID, p event.Payload) (even
 func (t *Tx) Stamp(s event.Stamp) { t.stamp = s }
 
 // fold keeps the derived records in step with e: the node, run and
-// attempt indexes, then the overview and the resume record (both held
-// by the transaction and written once, when it ends: flush).
+// attempt indexes, then the overview, the projection and the resume
+// record (held by the transaction and written once, when it ends:
+// flush).
 func (t *Tx) fold(e event.Event) error {
 	if err := project.Index(indexes{t}, e); err != nil {
 		return err
 	}
 	if err := t.addOverview(e); err != nil {
+		return err
+	}
+	if err := t.addLineage(e); err != nil {
 		return err
 	}
 	return t.addResume(e)
@@ -255,6 +266,9 @@ func (t *Tx) flush() (*resume.Record, error) {
 		if err := t.putJSON(nil, keyOverview, shaped(t.ov)); err != nil {
 			return nil, err
 		}
+	}
+	if err := t.flushLineage(); err != nil {
+		return nil, err
 	}
 	return t.flushResume()
 }
@@ -287,6 +301,10 @@ func (t *Tx) PutSnapshot(snap run.Snapshot) (engine.SnapshotRef, error) {
 	if err != nil {
 		return engine.SnapshotRef{}, err
 	}
+	if t.put == nil {
+		t.put = map[engine.SnapshotRef]run.Position{}
+	}
+	t.put[engine.SnapshotRef(d)] = run.Position{Kind: snap.Position.Kind, Step: snap.Position.Step, Path: slices.Clone(snap.Position.Path)}
 	return engine.SnapshotRef(d), putCAS(t.tx.Bucket(bucketSnapshots), d, b)
 }
 

@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -25,6 +26,7 @@ import (
 	"github.com/workrail/workrail/engine/project"
 	"github.com/workrail/workrail/engine/protocol"
 	"github.com/workrail/workrail/engine/resume"
+	"github.com/workrail/workrail/engine/run"
 	"github.com/workrail/workrail/server/home"
 	"github.com/workrail/workrail/store"
 	"github.com/workrail/workrail/workflows"
@@ -45,13 +47,14 @@ type corpusEntry struct {
 }
 
 // derivedWritten is the versions of the derived records (node and run
-// index, overview, resume record) the build that wrote a corpus database
-// of schema v wrote: version 1 of each up to schema 5.
-func derivedWritten(v uint64) [3]int {
+// index, overview, resume record, projection) the build that wrote a
+// corpus database of schema v wrote: version 1 of each up to schema 5,
+// and no projection before schema 7.
+func derivedWritten(v uint64) [4]int {
 	if v == 6 {
-		return [3]int{2, 3, 2}
+		return [4]int{2, 3, 2, 0}
 	}
-	return [3]int{1, 1, 1}
+	return [4]int{1, 1, 1, 0}
 }
 
 func gunzip(t *testing.T, path string) []byte {
@@ -98,7 +101,7 @@ func TestUpgradeCorpus(t *testing.T) {
 			// Their derived records are rebuilt only when this build's
 			// definitions differ from the ones their build wrote.
 			want := 0
-			if derivedWritten(c.Schema) != [3]int{project.IndexVersion, project.OverviewVersion, resume.RecordVersion} {
+			if derivedWritten(c.Schema) != [4]int{project.IndexVersion, project.OverviewVersion, resume.RecordVersion, project.ProjectionVersion} {
 				want = len(c.Sessions)
 			}
 			if n, err := r.store.RefreshDerived(context.Background()); err != nil || n != want {
@@ -109,6 +112,7 @@ func TestUpgradeCorpus(t *testing.T) {
 			}
 			for _, s := range c.Sessions {
 				continueCorpusSession(t, r, s.Advanced, s.Next)
+				projectionIsTheFold(t, r.store, s.ID)
 			}
 			// The sessions are numbered in the write sequence, and the one
 			// carried on last is first.
@@ -281,5 +285,33 @@ func setSchema(t *testing.T, path string, v uint64) {
 		return tx.Bucket([]byte("meta")).Put([]byte("schema"), binary.BigEndian.AppendUint64(nil, v))
 	}); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// projectionIsTheFold holds every run's stored projection of session id
+// to a fold of its log in memory.
+func projectionIsTheFold(t *testing.T, st *store.Store, id engine.SessionID) {
+	t.Helper()
+	evs, _, err := st.Events(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap := func(ref engine.SnapshotRef) (s run.Snapshot, err error) {
+		err = st.View(id, func(tx execute.ReadTx) error { s, err = tx.Snapshot(ref); return err })
+		return s, err
+	}
+	f, err := project.FoldAll(id, evs, snap)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := st.Projections(id)
+	if err != nil || len(got) != len(f.Lineage.Runs()) || len(got) == 0 {
+		t.Fatalf("%s: %d projections, %v; the log has %d runs", id, len(got), err, len(f.Lineage.Runs()))
+	}
+	for _, p := range got {
+		want, err := f.Projection(p.Run)
+		if err != nil || !reflect.DeepEqual(p, want) {
+			t.Fatalf("%s %s: the stored projection is not the fold of the log (%v)", id, p.Run, err)
+		}
 	}
 }

@@ -13,7 +13,7 @@ func BenchmarkLayout1000(b *testing.B) {
 	f := big(b)
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := lanes.Build(f.g, f.run, nil); err != nil {
+		if _, err := lanes.Build(f.p, nil); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -24,7 +24,7 @@ func BenchmarkLayout1000SVG(b *testing.B) {
 	f := big(b)
 	b.ReportAllocs()
 	for b.Loop() {
-		l, err := lanes.Build(f.g, f.run, nil)
+		l, err := lanes.Build(f.p, nil)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -38,7 +38,7 @@ func BenchmarkLayout1000Loop3(b *testing.B) {
 	f := bigLoop3(b)
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := lanes.Build(f.g, f.run, nil); err != nil {
+		if _, err := lanes.Build(f.p, nil); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -51,7 +51,7 @@ func BenchmarkLayout1000Loop3Expanded(b *testing.B) {
 	expand := map[engine.NodeID]bool{f.expand[0]: true}
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := lanes.Build(f.g, f.run, expand); err != nil {
+		if _, err := lanes.Build(f.p, expand); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -21,7 +21,7 @@ func farFork(tb testing.TB) fixture {
 	n := s.chain(r, n3, 58, "t")
 	b := s.chain(r, n3, 3, "b")
 	s.advance(r, s.advance(r, n, at(99, "u")), done)
-	return fixture{s.graph(), r, []engine.NodeID{b - 2}}
+	return s.fixture(r, []engine.NodeID{b - 2})
 }
 
 // siblings: three branches off one node, of different lengths and ends:
@@ -35,7 +35,7 @@ func siblings(tb testing.TB) fixture {
 	s.Block(r, blocked, 0)
 	open := s.chain(r, b, 3, "e")
 	s.advance(r, s.advance(r, b, at(2, "f")), at(3, "g"))
-	return fixture{s.graph(), r, []engine.NodeID{open - 2}}
+	return s.fixture(r, []engine.NodeID{open - 2})
 }
 
 // Between a node's row and the row of any child, only rows of the node's
@@ -92,25 +92,26 @@ func allNodes(f fixture) []engine.NodeID {
 }
 
 // Stubs of sibling branches say what differs between them: their letter,
-// first step, length and state; each branch is read at its own leaf.
+// length and state; each branch is read at its own end, and the first
+// path, left behind, folds under the row the current one left it at.
 func TestSiblingStubsDiffer(t *testing.T) {
 	f := siblings(t)
 	l := f.build(t)
 	type told struct {
 		label, first, status, pending string
-		nodes                         int
+		rows                          int
 	}
 	var got []told
 	for _, r := range l.Rows {
 		if r.Kind == lanes.StubRow {
 			br := l.Branches[r.Branch]
-			if br.Top != r.Node || br.Leaf != r.Last || !r.Ends {
+			if br.End != r.Last && br.Status != project.BranchComplete || !r.Ends {
 				t.Fatalf("stub %+v stands for branch %+v", r, br)
 			}
-			got = append(got, told{br.Label, string(br.First), string(br.State.Status), string(br.State.Pending), br.Nodes})
+			got = append(got, told{br.Label, string(l.Rows[indexOf(l, r.Node)].Step), string(br.Status), string(br.Pending), r.Folded})
 		}
 	}
-	want := []told{{"B", "c1", "complete", "", 3}, {"C", "d1", "blocked", "d1", 1}, {"D", "e1", "in_progress", "e3", 3}}
+	want := []told{{"A", "c2", "complete", "", 2}, {"B", "d1", "blocked", "d1", 1}, {"C", "e3", "left_behind", "e3", 3}}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("stubs = %+v; want %+v\n%s", got, want, render(l))
 	}
@@ -119,6 +120,18 @@ func TestSiblingStubsDiffer(t *testing.T) {
 			t.Errorf("branch %s leaves %s after %q; want node_2 after b", br.Label, br.From, br.After)
 		}
 	}
+	if cur := l.Branches[3]; cur.Status != project.BranchCurrent || cur.Origin != project.OriginRewound {
+		t.Errorf("branch D %+v; want the current branch, a rewound chat's", cur)
+	}
+}
+
+func indexOf(l lanes.Layout, n engine.NodeID) int {
+	for i, r := range l.Rows {
+		if r.Node == n {
+			return i
+		}
+	}
+	return -1
 }
 
 // Revealing a node unfolds what hides it, and nothing else: the node has a
@@ -137,17 +150,21 @@ func TestRevealUnfoldsTheBranchHoldingANode(t *testing.T) {
 			}
 			hidden := 0
 			for _, n := range f.g.Nodes(f.run) {
-				l, added, err := lanes.Reveal(f.g, f.run, nil, n.ID)
+				row, ok := f.p.Row(n.ID)
+				if !ok {
+					continue // where the run completed: no step pends there
+				}
+				l, added, err := lanes.Reveal(f.p, nil, n.ID)
 				if err != nil {
 					t.Fatal(err)
 				}
-				if !hasRow(l, n.ID) {
+				if !hasRow(l, row.Node) {
 					t.Fatalf("%s has no row of its own after Reveal (added %v)\n%s", n.ID, added, render(l))
 				}
-				if shown[n.ID] != (len(added) == 0) {
-					t.Fatalf("%s shown folded: %v, yet Reveal added %v", n.ID, shown[n.ID], added)
+				if shown[row.Node] != (len(added) == 0) {
+					t.Fatalf("%s shown folded: %v, yet Reveal added %v", n.ID, shown[row.Node], added)
 				}
-				if !shown[n.ID] {
+				if !shown[row.Node] {
 					hidden++
 				}
 				if want := f.build(t, added...); !reflect.DeepEqual(l, want) {
@@ -170,7 +187,7 @@ func hasRow(l lanes.Layout, id engine.NodeID) bool {
 	return false
 }
 
-// Expanding every node of the run shows every node on a row of its own.
+// Expanding every node of the run shows every row of its projection.
 func TestExpandingEveryNodeShowsThemAll(t *testing.T) {
 	for name, build := range map[string]func(testing.TB) fixture{"siblings": siblings, "fork of fork": forkOfFork, "nested loops": nested, "1000": big} {
 		t.Run(name, func(t *testing.T) {
@@ -181,8 +198,8 @@ func TestExpandingEveryNodeShowsThemAll(t *testing.T) {
 					t.Fatalf("row %s is a %s\n%s", r.Node, r.Kind, render(l))
 				}
 			}
-			if len(l.Rows) != len(f.g.Nodes(f.run)) {
-				t.Fatalf("%d rows for %d nodes", len(l.Rows), len(f.g.Nodes(f.run)))
+			if len(l.Rows) != len(f.p.Rows) {
+				t.Fatalf("%d rows for %d rows of the projection", len(l.Rows), len(f.p.Rows))
 			}
 		})
 	}
@@ -232,7 +249,7 @@ func between(s, open, close string) string {
 // branch, and by expanding all, pinned as text and drawing.
 func TestGoldenRevealAndExpandAll(t *testing.T) {
 	ff := forkOfFork(t)
-	l, added, err := lanes.Reveal(ff.g, ff.run, nil, 10) // node_10: on the branch off the folded branch
+	l, added, err := lanes.Reveal(ff.p, nil, 9) // node_9: on the branch off the folded branch
 	if err != nil {
 		t.Fatal(err)
 	}

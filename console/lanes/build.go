@@ -2,142 +2,83 @@ package lanes
 
 import (
 	"cmp"
-	"fmt"
 	"maps"
 	"slices"
 
 	"github.com/workrail/workrail/engine"
-	"github.com/workrail/workrail/engine/event"
 	"github.com/workrail/workrail/engine/project"
 	"github.com/workrail/workrail/engine/run"
 	"github.com/workrail/workrail/engine/workflow"
 )
 
-// Build lays out run id of g. Lane 0 is the path from the run's root to
-// its preferred tip; every other branch folds to one stub row right after
-// its fork parent's row, and two or more consecutive whole iterations of
-// a loop that repeat the same steps fold to one row (the outermost loop
-// that repeats; inside an iteration that does not, its inner loops fold
-// the same way), unless expand holds the folded row's Node (a branch's
-// first node, a loop fold's first node), which then shows every node it
-// stood for, right below the node it forks from. An id in expand that
-// names no folded row on show (unknown, or inside a branch still folded)
-// is ignored. A fold never takes a fork parent, the tip or a branch's
-// first or last node: they keep their own rows, and a loop fold splits
-// around the iteration that holds them. A missing run or root is an error
-// wrapping engine.ErrNotFound.
-func Build(g *project.Graph, id engine.RunID, expand map[engine.NodeID]bool) (Layout, error) {
-	l, _, err := Reveal(g, id, expand, 0)
+// Build lays out run p. Lane 0 is the path from the run's first row to
+// the row of its preferred tip; every other line (a branch's rows from
+// the row where it leaves lane 0 or another line) folds to one stub row
+// right after the row it left, and two or more consecutive whole
+// iterations of a loop that repeat the same steps fold to one row (the
+// outermost loop that repeats; inside an iteration that does not, its
+// inner loops fold the same way), unless expand holds the folded row's
+// Node (a line's first row, a loop fold's first row), which then shows
+// every row it stood for. An id in expand that names no folded row on
+// show is ignored. A fold never takes a row other lines leave, a row
+// with checkpoints, the tip's row or a line's first or last row: they
+// keep their own rows, and a loop fold splits around the iteration that
+// holds them. A run without rows is an error wrapping
+// engine.ErrNotFound.
+func Build(p *project.Projection, expand map[engine.NodeID]bool) (Layout, error) {
+	l, _, err := Reveal(p, expand, 0)
 	return l, err
 }
 
-// Reveal lays out run id as Build does, with whatever hides node unfolded
-// too: every folded branch above it and the loop fold holding it, so the
-// node has a row of its own. It returns the layout and the ids it added to
-// expand, in ascending order (none when node is shown already, is 0, or
-// is not a node of the run).
-func Reveal(g *project.Graph, id engine.RunID, expand map[engine.NodeID]bool, node engine.NodeID) (Layout, []engine.NodeID, error) {
-	r, err := g.Run(id)
-	if err != nil {
-		return Layout{}, nil, fmt.Errorf("lanes: %w", err)
-	}
-	if r.Root == 0 {
-		return Layout{}, nil, fmt.Errorf("lanes: %s has no root node: %w", id, engine.ErrNotFound)
-	}
-	root, err := g.Node(r.Root)
-	if err != nil {
-		return Layout{}, nil, fmt.Errorf("lanes: root of %s: %w", id, err)
-	}
-	t, err := load(g, root)
+// Reveal lays out run p as Build does, with whatever hides node (a row's
+// node, or one of its checkpoints) unfolded too: every folded line above
+// it and the loop fold holding it, so its row has a row of its own. It
+// returns the layout and the ids it added to expand, in ascending order
+// (none when the row is shown already, node is 0, or not of the run).
+func Reveal(p *project.Projection, expand map[engine.NodeID]bool, node engine.NodeID) (Layout, []engine.NodeID, error) {
+	t, err := load(p)
 	if err != nil {
 		return Layout{}, nil, err
 	}
-	tip, err := project.PreferredTip(g, root)
-	if err != nil {
-		return Layout{}, nil, fmt.Errorf("lanes: tip of %s: %w", id, err)
-	}
-	v := t.byID[node]
+	b := &builder{t: t, p: p, expand: expand}
+	b.lay()
+	v := t.byID[p.RowOf(node)]
 	var added []engine.NodeID
 	open := func(id engine.NodeID) {
-		if !expand[id] {
+		if !b.expand[id] {
 			if len(added) == 0 {
-				expand = maps.Clone(expand)
-				if expand == nil {
-					expand = map[engine.NodeID]bool{}
+				b.expand = maps.Clone(b.expand)
+				if b.expand == nil {
+					b.expand = map[engine.NodeID]bool{}
 				}
 			}
-			expand[id] = true
+			b.expand[id] = true
 			added = append(added, id)
 		}
 	}
-	for u := v; u != nil && u.parent != nil; u = u.parent {
-		if u.best != u.parent.best {
-			open(u.ID)
-		}
-	}
-	b, err := t.build(id, expand, t.byID[tip.ID])
-	if err != nil {
-		return Layout{}, nil, err
-	}
-	if v != nil && v.item == nil { // still inside a loop fold: open it
+	for v != nil && v.item == nil { // inside a folded line or loop fold: open it, a level at a time
+		opened := false
 		for _, it := range b.items {
-			if it.kind == LoopRow && holds(it, v) {
-				open(it.first.ID)
+			if it.holds(v) {
+				open(it.first.Node)
+				opened = true
 			}
 		}
-		if b, err = t.build(id, expand, t.byID[tip.ID]); err != nil {
-			return Layout{}, nil, err
+		if !opened {
+			break
 		}
+		b.lay()
 	}
 	slices.Sort(added)
 	return b.layout(), added, nil
-}
-
-// holds says loop fold it stands for v: v is on its line between its
-// first and last node.
-func holds(it *item, v *vertex) bool {
-	for u := it.last; u != nil; u = u.parent {
-		if u == v {
-			return true
-		}
-		if u == it.first {
-			return false
-		}
-	}
-	return false
-}
-
-// build lays the tree out under expand.
-func (t *tree) build(id engine.RunID, expand map[engine.NodeID]bool, tip *vertex) (*builder, error) {
-	for _, v := range t.order {
-		v.item = nil
-	}
-	b := &builder{t: t, run: id, expand: expand, tip: tip}
-	if err := b.lay(t.order[0]); err != nil {
-		return nil, err
-	}
-	b.emit(b.lines[0])
-	for i, it := range b.items {
-		it.row = i
-	}
-	return b, nil
-}
-
-// layout is the laid-out tree as rows, with its branches.
-func (b *builder) layout() Layout {
-	l := Layout{Run: b.run, Tip: b.tip.ID, Lanes: b.assignLanes()}
-	l.Rows = b.rows()
-	l.Branches = b.branches
-	return l
 }
 
 // item is one row before the rows are ordered.
 type item struct {
 	kind        Kind
 	first, last *vertex
-	step        workflow.StepID
-	folded      int
-	checkpoints int // of folded, in a stub
+	// rows folded, with the checkpoints on them
+	folded, checkpoints int
 	// a loop fold's iterations, the first of them (from 1), the steps of
 	// one and its loop's depth
 	iterations, iteration int
@@ -145,107 +86,122 @@ type item struct {
 	depth                 int
 	line                  *line
 	row                   int
+	// members are the rows a fold stands for.
+	members []*vertex
 }
 
-// line is the nodes one lane shows: lane 0's path to the tip, an expanded
-// branch's path to its preferred leaf, or a stub.
+// holds says a folded item stands for v.
+func (it *item) holds(v *vertex) bool { return it.kind != NodeRow && slices.Contains(it.members, v) }
+
+// line is the rows one lane shows: lane 0's path to the tip, an
+// expanded line's rows down its branch, or a stub.
 type line struct {
-	top, leaf *vertex
-	fork      *vertex // the fork parent; nil for lane 0
-	items     []*item
-	// lane is busy from row start to row end, inclusive: a branch's lane
-	// from right below its fork parent, where its connector bends in.
+	rows  []*vertex
+	fork  *vertex // the row it leaves; nil for lane 0
+	items []*item
+	// lane is busy from row start to row end, inclusive: a line's lane
+	// from right below the row it leaves, where its connector bends in.
 	lane, start, end int
 }
 
 type builder struct {
-	t        *tree
-	run      engine.RunID
-	expand   map[engine.NodeID]bool
-	tip      *vertex
-	lines    []*line
-	items    []*item
-	branches []Branch
-	forks    map[*vertex][]*line // the lines laid out off each node, by branch
+	t      *tree
+	p      *project.Projection
+	expand map[engine.NodeID]bool
+	lines  []*line
+	items  []*item
+	forks  map[*vertex][]*line // the lines laid out off each row
 }
 
-// lay turns lane 0 and every branch it reaches into items, breadth first.
-func (b *builder) lay(root *vertex) error {
-	b.lines = []*line{{top: root, leaf: b.tip}}
-	b.forks = map[*vertex][]*line{}
-	if err := b.describe(); err != nil {
-		return err
+// lay turns lane 0 and every line it reaches into items, breadth first,
+// then orders them.
+func (b *builder) lay() {
+	for _, v := range b.t.order {
+		v.item, v.onPath = nil, nil
 	}
+	b.lines, b.items, b.forks = nil, nil, map[*vertex][]*line{}
+	b.lines = []*line{{rows: b.t.tipPath()}}
 	for i := 0; i < len(b.lines); i++ {
 		ln := b.lines[i]
-		var err error
-		if ln.fork != nil && !b.expand[ln.top.ID] {
-			err = b.stub(ln)
+		if ln.fork != nil && !b.expand[ln.rows[0].Node] {
+			b.stub(ln)
 		} else {
-			err = b.path(ln)
-		}
-		if err != nil {
-			return err
+			b.path(ln)
 		}
 	}
-	return nil
-}
-
-func (b *builder) stub(ln *line) error {
-	step, _, err := b.t.pending(ln.leaf)
-	if err != nil {
-		return err
+	b.emit(b.lines[0])
+	for i, it := range b.items {
+		it.row = i
 	}
-	b.add(ln, &item{kind: StubRow, first: ln.top, last: ln.leaf, step: step, folded: ln.top.size, checkpoints: ln.top.checkpoints})
-	return nil
 }
 
-// path lays out the nodes from ln.top to ln.leaf, queues the branches off
-// them, and folds their loop iterations.
-func (b *builder) path(ln *line) error {
-	nodes := spine(ln.top, ln.leaf)
-	f := &folder{b: b, ln: ln, nodes: nodes, steps: make([]workflow.StepID, len(nodes)), cursors: make([][]run.Frame, len(nodes))}
-	for i, v := range nodes {
-		var err error
-		if f.steps[i], f.cursors[i], err = b.t.pending(v); err != nil {
-			return err
-		}
-		for _, c := range v.forks {
-			ln := &line{top: c, leaf: c.best, fork: v}
-			b.lines = append(b.lines, ln)
-			b.forks[v] = append(b.forks[v], ln)
+func (b *builder) stub(ln *line) {
+	top := ln.rows[0]
+	it := &item{kind: StubRow, first: top, last: ln.rows[len(ln.rows)-1], folded: top.size, checkpoints: top.cps}
+	var walk func(v *vertex)
+	walk = func(v *vertex) {
+		it.members = append(it.members, v)
+		for _, c := range v.children() {
+			walk(c)
 		}
 	}
-	f.region(0, len(nodes), 0)
-	return nil
+	walk(top)
+	b.add(ln, it)
 }
 
-// folder folds the loop iterations of one line's nodes. Which loop a node
-// runs in, and which iteration, is its snapshot's cursor: frame d points
-// at the loop of depth d (0 for a loop among the workflow's top-level
-// steps) and frame d+1 counts its iterations, so nodes in one iteration
-// share their cursor down to frame d+1's iteration. Step names are never
-// compared to find a loop, only to tell whether iterations repeat.
+// path lays out a line's rows, queues the lines leaving them, and folds
+// their loop iterations.
+func (b *builder) path(ln *line) {
+	for i, v := range ln.rows {
+		if i+1 < len(ln.rows) {
+			v.onPath = ln.rows[i+1]
+		}
+		for _, c := range v.children() {
+			if c == v.onPath {
+				continue
+			}
+			off := &line{rows: b.t.line(c), fork: v}
+			b.lines = append(b.lines, off)
+			b.forks[v] = append(b.forks[v], off)
+		}
+	}
+	f := &folder{b: b, ln: ln}
+	f.region(0, len(ln.rows), 0)
+}
+
+// folder folds the loop iterations of one line's rows. Which loop a row
+// runs in, and which iteration, is its cursor: frame d points at the loop
+// of depth d (0 for a loop among the workflow's top-level steps) and
+// frame d+1 counts its iterations, so rows in one iteration share their
+// cursor down to frame d+1's iteration. Step names are never compared to
+// find a loop, only to tell whether iterations repeat.
 type folder struct {
-	b       *builder
-	ln      *line
-	nodes   []*vertex
-	steps   []workflow.StepID
-	cursors [][]run.Frame
+	b  *builder
+	ln *line
 }
 
-// region lays out nodes lo..hi-1, which share their cursor above frame d:
-// the whole line (d 0) or one iteration of a loop of depth d-1. Each run
-// of nodes inside one loop of depth d is laid out by loop.
+func (f *folder) at(i int) []run.Frame       { return f.ln.rows[i].At }
+func (f *folder) step(i int) workflow.StepID { return f.ln.rows[i].Step }
+func (f *folder) steps(s, e int) []workflow.StepID {
+	out := make([]workflow.StepID, 0, e-s)
+	for i := s; i < e; i++ {
+		out = append(out, f.step(i))
+	}
+	return out
+}
+
+// region lays out rows lo..hi-1, which share their cursor above frame
+// d: the whole line (d 0) or one iteration of a loop of depth d-1. Each
+// run of rows inside one loop of depth d is laid out by loop.
 func (f *folder) region(lo, hi, d int) {
 	for i := lo; i < hi; {
 		if !f.inLoop(i, d) {
-			f.node(i)
+			f.row(i)
 			i++
 			continue
 		}
 		j := i + 1
-		for j < hi && f.inLoop(j, d) && f.cursors[j][d].Index == f.cursors[i][d].Index {
+		for j < hi && f.inLoop(j, d) && f.at(j)[d].Index == f.at(i)[d].Index {
 			j++
 		}
 		f.loop(i, j, d)
@@ -253,13 +209,11 @@ func (f *folder) region(lo, hi, d int) {
 	}
 }
 
-// loop lays out nodes lo..hi-1, one run of the loop of depth d, by whole
+// loop lays out rows lo..hi-1, one run of the loop of depth d, by whole
 // iterations: two or more consecutive iterations that repeat (the same
-// steps in the same order) and hold only foldable nodes fold to one row,
-// or show every node when that row is expanded; any other iteration is
-// laid out alone, its inner loops folded the same way. An iteration with
-// a fork, the line's first or last node, or fewer or other steps (a loop
-// left early, a step skipped) therefore splits the fold around it.
+// steps in the same order) and hold only foldable rows fold to one row,
+// or show every row when that row is expanded; any other iteration is
+// laid out alone, its inner loops folded the same way.
 func (f *folder) loop(lo, hi, d int) {
 	for s := lo; s < hi; {
 		e := f.iteration(s, hi, d)
@@ -267,7 +221,7 @@ func (f *folder) loop(lo, hi, d int) {
 		if f.foldable(s, e) {
 			for end < hi {
 				next := f.iteration(end, hi, d)
-				if !f.foldable(end, next) || !slices.Equal(f.steps[s:e], f.steps[end:next]) {
+				if !f.foldable(end, next) || !slices.Equal(f.steps(s, e), f.steps(end, next)) {
 					break
 				}
 				n, end = n+1, next
@@ -276,52 +230,53 @@ func (f *folder) loop(lo, hi, d int) {
 		switch {
 		case n == 1:
 			f.region(s, e, d+1)
-		case f.b.expand[f.nodes[s].ID]:
+		case f.b.expand[f.ln.rows[s].Node]:
 			for i := s; i < end; i++ {
-				f.node(i)
+				f.row(i)
 			}
 		default:
-			f.b.add(f.ln, &item{kind: LoopRow, first: f.nodes[s], last: f.nodes[end-1], step: f.steps[end-1], folded: end - s,
-				iterations: n, iteration: f.cursors[s][d+1].Iteration + 1, body: distinct(f.steps[s:e]), depth: d})
+			f.b.add(f.ln, &item{kind: LoopRow, first: f.ln.rows[s], last: f.ln.rows[end-1], folded: end - s,
+				iterations: n, iteration: f.at(s)[d+1].Iteration + 1, body: distinct(f.steps(s, e)), depth: d,
+				members: slices.Clone(f.ln.rows[s:end])})
 		}
 		s = end
 	}
 }
 
-// inLoop says node i runs inside a loop of depth d.
-func (f *folder) inLoop(i, d int) bool { return len(f.cursors[i]) > d+1 }
+// inLoop says row i runs inside a loop of depth d.
+func (f *folder) inLoop(i, d int) bool { return len(f.at(i)) > d+1 }
 
 // iteration returns the end of the iteration of the loop of depth d that
-// node s starts, no further than hi.
+// row s starts, no further than hi.
 func (f *folder) iteration(s, hi, d int) int {
 	e := s + 1
-	for e < hi && f.cursors[e][d+1].Iteration == f.cursors[s][d+1].Iteration {
+	for e < hi && len(f.at(e)) > d+1 && f.at(e)[d+1].Iteration == f.at(s)[d+1].Iteration {
 		e++
 	}
 	return e
 }
 
-// foldable says a fold may take nodes s..e-1. A fold never takes a line's
-// first or last node, nor a node with branches: their rows (and the stubs
-// under them) always show, and a fold's Node is never a branch's first
-// node. Nor does it take a checkpoint: notes an agent chose to record
-// between steps stay in sight.
+// foldable says a fold may take rows s..e-1. A fold never takes a line's
+// first or last row, a row other lines leave (their stubs always show
+// under it), a row with checkpoints (notes an agent chose to record
+// during a step stay in sight) or the tip's.
 func (f *folder) foldable(s, e int) bool {
-	if s == 0 || e == len(f.nodes) {
+	if s == 0 || e == len(f.ln.rows) {
 		return false
 	}
-	for _, v := range f.nodes[s:e] {
-		if len(v.Children) != 1 || v.Kind == event.NodeCheckpoint {
+	for _, v := range f.ln.rows[s:e] {
+		if len(v.children()) > 1 || len(v.Checkpoints) > 0 || v == f.b.t.tip {
 			return false
 		}
 	}
 	return true
 }
 
-// node gives node i its own row.
-func (f *folder) node(i int) {
-	it := &item{kind: NodeRow, first: f.nodes[i], last: f.nodes[i], step: f.steps[i]}
-	f.nodes[i].item = it
+// row gives row i its own row.
+func (f *folder) row(i int) {
+	v := f.ln.rows[i]
+	it := &item{kind: NodeRow, first: v, last: v}
+	v.item = it
 	f.b.add(f.ln, it)
 }
 
@@ -342,18 +297,24 @@ func (b *builder) add(ln *line, it *item) {
 }
 
 // emit orders the rows: a line's rows top to bottom, and right below a
-// node's row the rows of the branches that leave it, each whole, in the
-// order they were created. A branch is drawn beside the node it forks
-// from, however much later it was made.
+// row the lines that leave it, each whole, in the order they were made.
 func (b *builder) emit(ln *line) {
 	for _, it := range ln.items {
 		b.items = append(b.items, it)
 		if it.kind == NodeRow {
-			for _, br := range b.forks[it.first] {
-				b.emit(br)
+			for _, off := range b.forks[it.first] {
+				b.emit(off)
 			}
 		}
 	}
+}
+
+// layout is the laid-out tree as rows, with the run's branches.
+func (b *builder) layout() Layout {
+	l := Layout{Run: b.p.Run, Tip: b.p.Tip, Lanes: b.assignLanes()}
+	l.Rows = b.rows()
+	l.Branches = describe(b.p, b.t)
+	return l
 }
 
 // assignLanes gives lane 0 to the path to the tip and every other line
@@ -391,15 +352,22 @@ func (b *builder) assignLanes() int {
 // rows turns the ordered items into rows with their connections and the
 // lanes passing by.
 func (b *builder) rows() []Row {
-	g := b.t.g
+	tipPart, _ := b.p.Part(b.p.Tip)
 	rows := make([]Row, len(b.items))
 	for i, it := range b.items {
-		rows[i] = Row{Kind: it.kind, Lane: it.line.lane, Node: it.first.ID, Last: it.last.ID, Parent: it.first.Parent,
-			Step: it.step, Folded: it.folded, Checkpoints: it.checkpoints, Iterations: it.iterations, FirstIteration: it.iteration, Body: it.body, LoopDepth: it.depth,
-			Tip:      it.kind == NodeRow && it.first == b.tip,
-			NodeKind: it.first.Kind, ForkedFrom: g.ForkedFrom(it.first.Node), ForksOf: g.ForksOf(it.first.Node), Branch: it.first.branch,
-			Ends: it.last.best == it.last}
-		rows[i].Edge, _ = g.Edge(it.first.ID)
+		r := Row{Kind: it.kind, Lane: it.line.lane, Node: it.first.Node, Last: it.last.Node, Parent: it.first.Parent,
+			Step: it.last.Step, At: it.first.At, Folded: it.folded, Checkpoints: it.checkpoints, Iterations: it.iterations, FirstIteration: it.iteration,
+			Body: it.body, LoopDepth: it.depth, Branch: it.first.Branch, Ends: it.last.next == nil || it.kind == StubRow}
+		if it.kind == NodeRow {
+			v := it.first
+			r.Checkpoints, r.Forks = len(v.Checkpoints), len(v.Forks)
+			r.Tip = v == b.t.tip
+			r.TipCheckpoint = r.Tip && tipPart.Checkpoint
+			next, _ := b.p.Part(v.Next)
+			r.Complete = v.Next != 0 && next.Step == "" && !next.Checkpoint
+		}
+		r.Starts = r.Branch > 0 && b.p.BranchOf(r.Node) == r.Branch && b.startsAt(r.Node)
+		rows[i] = r
 	}
 	for _, ln := range b.lines {
 		if ln.fork != nil {
@@ -421,4 +389,14 @@ func (b *builder) rows() []Row {
 		slices.Sort(rows[i].Through)
 	}
 	return rows
+}
+
+// startsAt says a branch's first row is node n's.
+func (b *builder) startsAt(n engine.NodeID) bool {
+	for _, br := range b.p.Branches[min(1, len(b.p.Branches)):] {
+		if b.p.RowOf(br.First) == n {
+			return true
+		}
+	}
+	return false
 }

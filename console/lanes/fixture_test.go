@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/workrail/workrail/engine"
-	"github.com/workrail/workrail/engine/project"
 	"github.com/workrail/workrail/engine/project/projecttest"
 	"github.com/workrail/workrail/engine/run"
 	"github.com/workrail/workrail/engine/workflow"
@@ -40,8 +39,6 @@ func (s *session) chain(r engine.RunID, from engine.NodeID, n int, prefix string
 	}
 	return from
 }
-
-func (s *session) graph() *project.Graph { return s.Graph() }
 
 // frame is one level of a cursor: index i of its step list, in iteration
 // n (from 0) of the loop around that list.

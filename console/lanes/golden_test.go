@@ -11,20 +11,34 @@ import (
 
 	"github.com/workrail/workrail/console/lanes"
 	"github.com/workrail/workrail/engine"
-	"github.com/workrail/workrail/engine/event"
 	"github.com/workrail/workrail/engine/project"
+	"github.com/workrail/workrail/engine/project/projecttest"
 	"github.com/workrail/workrail/engine/run"
 	"github.com/workrail/workrail/engine/workflow"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata")
 
-// fixture is a built session, the run to lay out and the ids that unfold
+// fixture is a built session's run, projected, and the ids that unfold
 // its folded rows.
 type fixture struct {
+	p      *project.Projection
 	g      *project.Graph
 	run    engine.RunID
 	expand []engine.NodeID
+}
+
+// fixture projects run r of s.
+func (s *session) fixture(r engine.RunID, expand []engine.NodeID) fixture {
+	f, err := project.FoldAll(projecttest.Session, s.Events, s.Snapshot)
+	if err != nil {
+		s.TB().Fatal(err)
+	}
+	p, err := f.Projection(r)
+	if err != nil {
+		s.TB().Fatal(err)
+	}
+	return fixture{p: p, g: f.Graph, run: r, expand: expand}
 }
 
 // linear: a → b → c → d → complete.
@@ -32,7 +46,7 @@ func linear(tb testing.TB) fixture {
 	s := newSession(tb)
 	r, root := s.start(at(0, "a"))
 	s.advance(r, s.chain(r, root, 3, "s"), done)
-	return fixture{s.graph(), r, nil}
+	return s.fixture(r, nil)
 }
 
 // oneFork: the agent went a → b → c → d, then forked from b and went on
@@ -45,7 +59,7 @@ func oneFork(tb testing.TB) fixture {
 	s.advance(r, c, at(3, "d"))
 	c2 := s.advance(r, b, at(2, "c"))
 	s.advance(r, s.advance(r, c2, at(3, "d")), done)
-	return fixture{s.graph(), r, []engine.NodeID{c}}
+	return s.fixture(r, []engine.NodeID{c})
 }
 
 // forkOfFork: a branch forked from the third node, and a branch forked
@@ -63,7 +77,7 @@ func forkOfFork(tb testing.TB) fixture {
 	s.advance(r, g1, done)
 	s.advance(r, f3, at(6, "t4"))
 	s.advance(r, n5, at(5, "u"))
-	return fixture{s.graph(), r, []engine.NodeID{f1, g1}}
+	return s.fixture(r, []engine.NodeID{f1, g1})
 }
 
 // loop: a, five iterations of the loop's body, then c and completion.
@@ -78,7 +92,7 @@ func loop(tb testing.TB) fixture {
 		}
 	}
 	s.advance(r, s.advance(r, n, at(2, "c")), done)
-	return fixture{s.graph(), r, []engine.NodeID{first}}
+	return s.fixture(r, []engine.NodeID{first})
 }
 
 // big: 1,000 nodes; every 50th step of the preferred path forks a branch
@@ -100,7 +114,7 @@ func big(tb testing.TB) fixture {
 			count += 3
 		}
 	}
-	return fixture{s.graph(), r, nil}
+	return s.fixture(r, nil)
 }
 
 // loop3: a, twelve iterations of a loop whose body is plan → edit →
@@ -110,7 +124,7 @@ func loop3(tb testing.TB) fixture {
 	r, root := s.start(at(0, "a"))
 	n, starts := s.iterate(r, root, topLoop, pet, 0, 12)
 	s.advance(r, s.advance(r, n, at(2, "report")), done)
-	return fixture{s.graph(), r, starts[:1]}
+	return s.fixture(r, starts[:1])
 }
 
 // loop3Fork: ten iterations of plan → edit → test. The agent first went
@@ -128,7 +142,7 @@ func loop3Fork(tb testing.TB) fixture {
 	n = s.advance(r, edit, inside("test", frame(1, 0), frame(2, 4)))
 	n, _ = s.iterate(r, n, topLoop, pet, 5, 10)
 	s.advance(r, s.advance(r, n, at(2, "report")), done)
-	return fixture{s.graph(), r, []engine.NodeID{old}}
+	return s.fixture(r, []engine.NodeID{old})
 }
 
 // nested: a loop whose body is an inner loop (body a → b) and then c.
@@ -149,7 +163,7 @@ func nested(tb testing.TB) fixture {
 		n = s.advance(r, n, inside("c", frame(1, 0), frame(1, o)))
 	}
 	s.advance(r, s.advance(r, n, at(2, "report")), done)
-	return fixture{s.graph(), r, expand}
+	return s.fixture(r, expand)
 }
 
 // earlyExit: four iterations of plan → edit → test, then a fifth that
@@ -161,7 +175,7 @@ func earlyExit(tb testing.TB) fixture {
 	n, _ := s.iterate(r, root, topLoop, pet, 0, 4)
 	n, _ = s.iterate(r, n, topLoop, pet[:2], 4, 5)
 	s.advance(r, s.advance(r, n, at(2, "report")), done)
-	return fixture{s.graph(), r, nil}
+	return s.fixture(r, nil)
 }
 
 // checkpoints: notes recorded between steps. b is checkpointed and the
@@ -180,7 +194,7 @@ func checkpoints(tb testing.TB) fixture {
 	d := s.advance(r, n, at(3, "d"))
 	left := s.Checkpoint(r, d, "a recap the chat lost")
 	s.Checkpoint(r, s.advance(r, d, at(4, "e")), "the latest recap")
-	return fixture{s.graph(), r, []engine.NodeID{left}}
+	return s.fixture(r, []engine.NodeID{left})
 }
 
 // bigLoop3: 1,000 nodes, a then 333 iterations of plan → edit → test;
@@ -189,7 +203,7 @@ func bigLoop3(tb testing.TB) fixture {
 	s := newSession(tb)
 	r, root := s.start(at(0, "a"))
 	_, starts := s.iterate(r, root, topLoop, pet, 0, 333)
-	return fixture{s.graph(), r, starts[:1]}
+	return s.fixture(r, starts[:1])
 }
 
 func (f fixture) build(tb testing.TB, expand ...engine.NodeID) lanes.Layout {
@@ -198,7 +212,7 @@ func (f fixture) build(tb testing.TB, expand ...engine.NodeID) lanes.Layout {
 	for _, id := range expand {
 		set[id] = true
 	}
-	l, err := lanes.Build(f.g, f.run, set)
+	l, err := lanes.Build(f.p, set)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -245,16 +259,16 @@ func TestGolden(t *testing.T) {
 	}
 }
 
-// render writes the rows as text: a picture of the lanes ('o' a node,
-// '^' a checkpoint, '@' the tip, '#' a stub, 'x' a loop fold, '|' a lane
-// passing by), then the row's fields.
+// render writes the rows as text: a picture of the lanes ('o' a row,
+// '^' a row with checkpoints, '@' the tip's row, '#' a stub, 'x' a loop
+// fold, '|' a lane passing by), then the row's fields.
 func render(l lanes.Layout) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s tip=%s lanes=%d rows=%d\n", l.Run, l.Tip, l.Lanes, len(l.Rows))
 	for _, br := range l.Branches {
-		fmt.Fprintf(&b, "branch %s: %s..%s nodes=%d from=%s after=%q first=%q edge=%q %s", br.Label, br.Top, br.Leaf, br.Nodes, id(br.From), br.After, br.First, br.Edge, br.State.Status)
-		if br.State.Pending != "" {
-			fmt.Fprintf(&b, " at %q", br.State.Pending)
+		fmt.Fprintf(&b, "branch %s: %s..%s rows=%d from=%s after=%q first=%q origin=%s %s", br.Label, br.Top, br.End, br.Rows, id(br.From), br.After, br.First, br.Origin, br.Status)
+		if br.Pending != "" {
+			fmt.Fprintf(&b, " at %q", br.Pending)
 		}
 		b.WriteString("\n")
 	}
@@ -278,20 +292,20 @@ func render(l lanes.Layout) string {
 		if r.Ends {
 			b.WriteString(" ends")
 		}
-		if r.ForkedFrom != 0 {
-			fmt.Fprintf(&b, " forked-from=%s", r.ForkedFrom)
+		if r.Starts {
+			b.WriteString(" starts")
 		}
-		if r.ForksOf != 0 {
-			fmt.Fprintf(&b, " forks=%d", r.ForksOf)
+		if r.Forks != 0 {
+			fmt.Fprintf(&b, " forks=%d", r.Forks)
 		}
 		if r.Tip {
 			b.WriteString(" tip")
 		}
-		if r.Checkpoint() {
-			b.WriteString(" checkpoint")
+		if r.TipCheckpoint {
+			b.WriteString(" tip-checkpoint")
 		}
-		if r.Edge == event.EdgeCheckpoint {
-			b.WriteString(" edge=checkpoint")
+		if r.Complete {
+			b.WriteString(" complete")
 		}
 		if r.Checkpoints != 0 {
 			fmt.Fprintf(&b, " checkpoints=%d", r.Checkpoints)

@@ -1,19 +1,22 @@
-// Package lanes lays out one run's branch DAG for the Console's run page,
-// the way `git log --graph --topo-order` does: one row per node (ordered
-// by the log, never a clock), lane 0 for the path from the root to the
-// preferred tip, every other branch folded to a stub row under its fork
-// parent unless expanded, repeated iterations of a loop folded to one
-// "×N iterations" row. The page shows the rows as an ordinary HTML list and draws
-// Layout.SVG beside it, decorative only.
+// Package lanes lays out one run's projection for the Console's run
+// page, the way `git log --graph --topo-order` does: one row per row of
+// the projection (a step pending at a node, with the checkpoints taken
+// while it was), ordered by the log, never a clock; lane 0 for the path
+// from the run's first row to the row of its preferred tip; every other
+// line, a branch's rows past where it left, folded to a stub row under
+// the row it left unless expanded; repeated iterations of a loop folded
+// to one "×N iterations" row. The page shows the rows as an ordinary HTML
+// list and draws Layout.SVG beside it, decorative only.
 //
-// Rows follow the path to the tip, and right below a node come the rows
-// of the branches that leave it, each in the order of its own path, so a
-// branch is drawn beside its fork point however much later it was made.
-// Each branch has a letter, and the drawing gives its edges their own
-// colour and dash pattern, so lanes differ by more than colour.
+// Rows follow the path to the tip, and right below a row come the rows
+// of the lines that leave it, each in the order of its own branch, so a
+// branch is drawn beside the row it left however much later it was made.
+// Each branch has the letter the projection gave it for good, and the
+// drawing gives its edges their own colour and dash pattern, so lanes
+// differ by more than colour.
 //
-// It is pure: it reads a project.Graph and returns values. It must not
-// import the Console, templ, chi, net/http or the store.
+// It is pure: it reads a project.Projection and returns values. It must
+// not import the Console, templ, chi, net/http or the store.
 package lanes
 
 import (
@@ -21,7 +24,7 @@ import (
 	"strings"
 
 	"github.com/workrail/workrail/engine"
-	"github.com/workrail/workrail/engine/event"
+	"github.com/workrail/workrail/engine/run"
 	"github.com/workrail/workrail/engine/workflow"
 )
 
@@ -30,10 +33,10 @@ type Kind string
 
 // Row kinds.
 const (
-	// NodeRow is one node.
+	// NodeRow is one row of the projection.
 	NodeRow Kind = "node"
-	// StubRow stands for a folded branch: every node below one child of
-	// a fork parent.
+	// StubRow stands for a folded line: a branch's rows from where it
+	// left (and the lines off them).
 	StubRow Kind = "stub"
 	// LoopRow stands for consecutive whole iterations of one loop that
 	// repeat the same steps, however many steps its body has.
@@ -50,8 +53,8 @@ type Layout struct {
 	// Lanes is how many lanes the rows use (the drawing's width).
 	Lanes int
 	Rows  []Row
-	// Branches are every branch of the run, folded or not, by index:
-	// Branches[0] ends at the tip.
+	// Branches are every branch of the run, folded or not, by the index
+	// the projection gave it: A first.
 	Branches []Branch
 }
 
@@ -59,27 +62,29 @@ type Layout struct {
 type Row struct {
 	Kind Kind
 	Lane int
-	// Node is the row's node: for a stub the branch's first node, for a
-	// loop fold the first node of its first iteration. Putting Node in
-	// the expand set lays out a folded row in full.
+	// Node is the node of the projection's row this row shows: for a
+	// stub, its line's first row; for a loop fold, its first iteration's
+	// first row. Putting Node in the expand set lays out a folded row in
+	// full.
 	Node engine.NodeID
-	// Last is the last node the row stands for: the branch's preferred
-	// leaf for a stub, the last node of the last iteration for a loop
-	// fold, Node otherwise.
+	// Last is the node of the last projection row the row stands for:
+	// the end of a stub's line, the last row of a loop fold's last
+	// iteration, Node otherwise.
 	Last engine.NodeID
-	// Parent is Node's parent (0 for the run's root): for a stub, the
-	// fork parent whose row the stub sits under.
+	// Parent is the node of the row Node's row was made from (0 for the
+	// run's first row): for a stub, the row it sits under.
 	Parent engine.NodeID
-	// Step is the step pending at Last ("" when Last is complete).
+	// Step is the step pending at Last; At the cursor reaching Node's.
 	Step workflow.StepID
-	// Folded counts the nodes folded into a stub or loop row (0 for a
-	// node row).
+	At   []run.Frame
+	// Folded counts the projection rows a stub or loop row stands for (0
+	// for a node row).
 	Folded int
-	// Checkpoints counts the checkpoint nodes among a stub's Folded (a
-	// loop fold never takes one).
+	// Checkpoints counts the checkpoints on the row, or on the rows it
+	// stands for.
 	Checkpoints int
 	// Iterations counts the loop iterations a loop fold stands for (0
-	// for other rows); each holds Folded/Iterations nodes.
+	// for other rows); each holds Folded/Iterations rows.
 	Iterations int
 	// FirstIteration is the first of them, counted from 1 as
 	// run.LoopPlace.Iteration counts.
@@ -93,27 +98,22 @@ type Row struct {
 	// run.PendingStep(workflow, snapshot of Node).Loops, which holds its
 	// id and title.
 	LoopDepth int
-	// Tip says the row is the run's preferred tip.
-	Tip bool
-	// NodeKind is Node's kind: a checkpoint is notes recorded at its
-	// parent's step, which it stands at too (nothing advanced).
-	NodeKind event.NodeKind
-	// Edge is the kind of the edge into Node from Parent ("" for the
-	// run's root).
-	Edge event.EdgeKind
-	// ForkedFrom is the node Node was forked from (Graph.ForkedFrom):
-	// its parent when the edge into it is a fork, else 0.
-	ForkedFrom engine.NodeID
-	// ForksOf counts the branches forked off Node (Graph.ForksOf).
-	ForksOf int
+	// Tip says the run's preferred tip is on the row: its node, one of
+	// its checkpoints (TipCheckpoint), or where the run completed from
+	// it. Complete says the run completed from the row on its branch: its
+	// step was the last.
+	Tip, TipCheckpoint, Complete bool
+	// Forks counts the branches made from the row.
+	Forks int
 	// Branch is the index in Layout.Branches of the branch Node is on:
-	// for a stub, the branch it folds.
+	// for a stub, of the line it folds.
 	Branch int
-	// Ends says Last is its branch's leaf: a stub, or the last node of a
-	// branch.
+	// Starts says Node is the first row of its branch (not A's).
+	Starts bool
+	// Ends says Last ends its line: a stub, or the last row of a line.
 	Ends bool
 	// Through lists, in ascending order, the lanes whose lines pass by
-	// this row without a node on it.
+	// this row without a row on it.
 	Through []int
 	// Out lists the connections from this row to the rows of its
 	// children, in row order.
@@ -127,26 +127,23 @@ type Link struct {
 	Lane int
 }
 
-// Checkpoint says the row is one checkpoint node.
-func (r Row) Checkpoint() bool { return r.Kind == NodeRow && r.NodeKind == event.NodeCheckpoint }
+// Checkpoint says the row is one projection row with checkpoints taken
+// on it.
+func (r Row) Checkpoint() bool { return r.Kind == NodeRow && r.Checkpoints > 0 }
 
-// Summary is the text a folded row shows: "N steps" for a stub, counting
-// the branches off it too ("N steps and M checkpoints" when it holds
-// checkpoints, "1 checkpoint" for a checkpoint left behind), "×N
-// iterations of plan → edit → test (M steps)" for a loop fold (at most
-// four steps named; the count of steps when an iteration has more than
-// one), "" for a node.
+// Summary is the text a folded row shows: "N steps" for a stub ("N
+// steps and M checkpoints" when it holds checkpoints), "×N iterations of
+// plan → edit → test (M steps)" for a loop fold (at most four steps
+// named; the count of steps when an iteration has more than one), "" for
+// a row.
 func (r Row) Summary() string {
 	switch r.Kind {
 	case StubRow:
-		var parts []string
-		if n := r.Folded - r.Checkpoints; n > 0 {
-			parts = append(parts, count(n, "step", "steps"))
-		}
+		s := count(r.Folded, "step", "steps")
 		if r.Checkpoints > 0 {
-			parts = append(parts, count(r.Checkpoints, "checkpoint", "checkpoints"))
+			s += " and " + count(r.Checkpoints, "checkpoint", "checkpoints")
 		}
-		return strings.Join(parts, " and ")
+		return s
 	case LoopRow:
 		body := r.Body
 		if len(body) > maxBody {

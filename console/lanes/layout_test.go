@@ -2,6 +2,7 @@ package lanes_test
 
 import (
 	"errors"
+	"fmt"
 	"os/exec"
 	"reflect"
 	"regexp"
@@ -12,36 +13,36 @@ import (
 
 	"github.com/workrail/workrail/console/lanes"
 	"github.com/workrail/workrail/engine"
-	"github.com/workrail/workrail/engine/event"
 	"github.com/workrail/workrail/engine/project"
 	"github.com/workrail/workrail/engine/run"
 	"github.com/workrail/workrail/engine/workflow"
 )
 
 // A lane is free again below the last row of the branch that used it:
-// each branch is drawn whole right below its fork point, so branches off
+// each branch is drawn whole right below the row it left, so branches off
 // the current one take turns on lane 1 and only a branch off a branch
-// needs another; lane 0 is the tip's alone.
+// needs another; lane 0 is the tip's alone. (A branch's letter is the
+// order it was made in: B, C, D, then E off D, then F.)
 func TestLanesAreReused(t *testing.T) {
 	s := newSession(t)
 	r, root := s.start(at(0, "a"))
 	n2 := s.advance(r, root, at(1, "b"))
 	n3 := s.advance(r, n2, at(2, "c"))
-	a1 := s.advance(r, n2, at(2, "c")) // branch A
+	a1 := s.advance(r, n2, at(2, "c")) // branch B
 	a2 := s.advance(r, a1, at(3, "d"))
 	n4 := s.advance(r, n3, at(3, "d"))
 	n5 := s.advance(r, n4, at(4, "e"))
-	b1 := s.advance(r, n4, at(4, "e")) // branch B
+	b1 := s.advance(r, n4, at(4, "e")) // branch C
 	n6 := s.advance(r, n5, at(5, "f"))
-	c1 := s.advance(r, n5, at(5, "f")) // branch C, made while B was open
+	c1 := s.advance(r, n5, at(5, "f")) // branch D, made while C was open
 	b2 := s.advance(r, b1, at(5, "f"))
-	e1 := s.advance(r, c1, at(6, "g")) // branch E, off C (C goes on from c2, made later)
-	c2 := s.advance(r, c1, at(6, "g"))
+	c2 := s.advance(r, c1, at(6, "g")) // D goes on
+	e1 := s.advance(r, c1, at(6, "g")) // branch E, off D
 	n7 := s.advance(r, n6, at(6, "g"))
 	n8 := s.advance(r, n7, at(7, "h"))
-	d1 := s.advance(r, n7, at(7, "h")) // branch D
-	tip := s.advance(r, n8, done)
-	f := fixture{s.graph(), r, nil}
+	d1 := s.advance(r, n7, at(7, "h")) // branch F
+	s.advance(r, n8, done)
+	f := s.fixture(r, nil)
 
 	cases := []struct {
 		name   string
@@ -49,13 +50,13 @@ func TestLanesAreReused(t *testing.T) {
 		want   map[engine.NodeID]int
 		lanes  int
 	}{
-		{"all expanded: E beside C", []engine.NodeID{a1, b1, c1, d1, e1},
-			map[engine.NodeID]int{root: 0, n3: 0, n7: 0, tip: 0, a1: 1, a2: 1, b1: 1, b2: 1, c1: 1, c2: 1, e1: 2, d1: 1}, 3},
+		{"all expanded: E beside D", []engine.NodeID{a1, b1, c1, d1, e1},
+			map[engine.NodeID]int{root: 0, n3: 0, n7: 0, n8: 0, a1: 1, a2: 1, b1: 1, b2: 1, c1: 1, c2: 1, e1: 2, d1: 1}, 3},
 		{"all folded: every stub on lane 1", nil,
-			map[engine.NodeID]int{root: 0, n6: 0, tip: 0, a1: 1, b1: 1, c1: 1, d1: 1}, 2},
-		{"C alone: E's stub beside it", []engine.NodeID{c1},
+			map[engine.NodeID]int{root: 0, n6: 0, n8: 0, a1: 1, b1: 1, c1: 1, d1: 1}, 2},
+		{"D alone: E's stub beside it", []engine.NodeID{c1},
 			map[engine.NodeID]int{b1: 1, c1: 1, c2: 1, e1: 2, d1: 1}, 3},
-		{"B and D", []engine.NodeID{b1, d1},
+		{"C and F", []engine.NodeID{b1, d1},
 			map[engine.NodeID]int{a1: 1, b1: 1, b2: 1, c1: 1, d1: 1}, 2},
 	}
 	for _, c := range cases {
@@ -95,7 +96,7 @@ func TestTipIsMarkedOnLaneZero(t *testing.T) {
 			c := s.advance(r, b, at(2, "c"))
 			s.advance(r, b, at(2, "c"))
 			s.advance(r, c, at(3, "d"))
-			return fixture{s.graph(), r, nil}
+			return s.fixture(r, nil)
 		}},
 		{"the tip is inside a loop", func(tb testing.TB) fixture {
 			s := newSession(tb)
@@ -103,12 +104,12 @@ func TestTipIsMarkedOnLaneZero(t *testing.T) {
 			for i := range 4 {
 				n = s.advance(r, n, iteration(1, "body", i))
 			}
-			return fixture{s.graph(), r, nil}
+			return s.fixture(r, nil)
 		}},
 		{"a single node", func(tb testing.TB) fixture {
 			s := newSession(tb)
 			r, _ := s.start(at(0, "a"))
-			return fixture{s.graph(), r, nil}
+			return s.fixture(r, nil)
 		}},
 	}
 	for _, c := range cases {
@@ -134,19 +135,16 @@ func checkTip(t *testing.T, f fixture, l lanes.Layout) {
 		t.Fatal(err)
 	}
 	path := map[engine.NodeID]bool{}
-	for n := tip; ; {
-		path[n.ID] = true
-		if n.Parent == 0 {
-			break
-		}
-		n, _ = f.g.Node(n.Parent)
+	for _, r := range f.p.Path(tip.ID) {
+		path[r.Node] = true
 	}
+	want := f.p.Path(tip.ID)[len(f.p.Path(tip.ID))-1].Node
 	tips := 0
 	for _, row := range l.Rows {
 		if row.Tip {
 			tips++
-			if row.Node != tip.ID || row.Lane != 0 || row.Kind != lanes.NodeRow {
-				t.Errorf("tip row = %+v; want %s on lane 0", row, tip.ID)
+			if tp, _ := f.p.Part(tip.ID); row.Node != want || row.Lane != 0 || row.Kind != lanes.NodeRow || row.TipCheckpoint != tp.Checkpoint {
+				t.Errorf("tip row = %+v; want %s on lane 0", row, want)
 			}
 		}
 		if on := path[row.Node] && path[row.Last]; on != (row.Lane == 0) {
@@ -204,27 +202,23 @@ func TestLayoutIsDeterministic(t *testing.T) {
 	}
 }
 
+// A run without rows, or whose rows name a row the run does not hold, is
+// an error, never a loop.
 func TestBuildReportsWhatItCannotRead(t *testing.T) {
-	noRoot := newSession(t)
-	noRoot.Add(1, 0, &event.RunStartedData{WorkflowID: "wr.x"})
-	lost := newSession(t)
-	r, root := lost.start(at(0, "a"))
-	lost.advance(r, root, at(1, "b"))
-	lost.Forget(engine.SnapshotRef{2})
 	cases := []struct {
-		name string
-		s    *session
-		run  engine.RunID
+		name  string
+		p     *project.Projection
+		found bool // the error wraps engine.ErrNotFound
 	}{
-		{"a run with no root", noRoot, 1},
-		{"an unknown run", noRoot, 9},
-		{"a snapshot that cannot be read", lost, r},
+		{"a run with no rows", project.Assemble(project.RunHead{Run: 1}, project.RunOverview{ID: 1}, nil), true},
+		{"a row made from a row the run lacks", project.Assemble(project.RunHead{Run: 1, Root: 1}, project.RunOverview{ID: 1, Tip: 2},
+			[]project.Part{{Run: 1, Node: 1, Step: "a"}, {Run: 1, Node: 2, From: 7, Step: "b"}}), false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			l, err := lanes.Build(c.s.graph(), c.run, nil)
-			if !errors.Is(err, engine.ErrNotFound) || !strings.HasPrefix(err.Error(), "lanes: ") {
-				t.Fatalf("Build = %+v, %v; want a lanes: error wrapping engine.ErrNotFound", l, err)
+			l, err := lanes.Build(c.p, nil)
+			if err == nil || errors.Is(err, engine.ErrNotFound) != c.found || !strings.HasPrefix(err.Error(), "lanes: ") {
+				t.Fatalf("Build = %+v, %v; want a lanes: error", l, err)
 			}
 		})
 	}
@@ -236,7 +230,7 @@ func TestBuildReportsWhatItCannotRead(t *testing.T) {
 func TestSVGIsDecorative(t *testing.T) {
 	l := big(t).build(t)
 	svg := l.SVG()
-	if !strings.HasPrefix(svg, `<svg xmlns="http://www.w3.org/2000/svg" class="lanes" width="32" height="22176" aria-hidden="true" focusable="false">`) {
+	if !strings.HasPrefix(svg, fmt.Sprintf(`<svg xmlns="http://www.w3.org/2000/svg" class="lanes" width="%d" height="%d" aria-hidden="true" focusable="false">`, l.Lanes*lanes.LaneWidth, len(l.Rows)*lanes.RowHeight)) {
 		t.Fatalf("svg opens with %.120s", svg)
 	}
 	if bad := regexp.MustCompile(`(?i)<script|style=|<style|\son\w+=|href|<title|<text`).FindString(svg); bad != "" {
@@ -249,43 +243,34 @@ func TestSVGIsDecorative(t *testing.T) {
 		}
 	}
 	count := func(s string) int { return strings.Count(svg, s) }
-	marks := count("<circle ") + count(`<rect class="stub"`) + count(`<path class="tip"`)
+	marks := count("<circle ") + count(`<rect class="stub"`) + count(`<path class="tip"`) + count(`<path class="checkpoint"`)
 	if marks != len(l.Rows) || count(`<path class="tip"`) != 1 || count(`<rect class="stub"`) != stubs || stubs == 0 {
 		t.Fatalf("%d marks for %d rows, %d stub squares for %d stubs, %d tips", marks, len(l.Rows), count("<rect"), stubs, count(`class="tip"`))
 	}
 }
 
-// A checkpoint is a node of its own kind in the drawing: a triangle (a
-// hollow diamond when it is the tip), reached by a dashed edge; every
-// other mark keeps its shape.
+// A row where checkpoints were taken has its own shape in the drawing: a
+// triangle (a hollow diamond when the tip is one of its checkpoints);
+// every other mark keeps its shape.
 func TestCheckpointsHaveTheirOwnShape(t *testing.T) {
 	f := checkpoints(t)
 	for _, expand := range [][]engine.NodeID{nil, f.expand} {
 		l := f.build(t, expand...)
 		svg := l.SVG()
 		count := func(s string) int { return strings.Count(svg, s) }
-		var marks, links, tips, stubs int
+		var marks, tips, stubs int
 		for _, r := range l.Rows {
 			switch {
-			case r.Checkpoint() && r.Tip:
+			case r.TipCheckpoint:
 				tips++
-			case r.Checkpoint():
+			case r.Checkpoint() && !r.Tip:
 				marks++
 			case r.Kind == lanes.StubRow:
 				stubs++
 			}
-			for _, o := range r.Out {
-				if l.Rows[o.Row].Edge == event.EdgeCheckpoint {
-					links++
-				}
-			}
 		}
 		if count(`<path class="checkpoint"`) != marks || count(`<path class="tip checkpoint"`) != 1 || tips != 1 || marks < 2 {
-			t.Errorf("expand %v: %d triangles for %d checkpoints, %d hollow tips\n%s", expand, count(`<path class="checkpoint"`), marks, count(`class="tip checkpoint"`), render(l))
-		}
-		dashed := len(regexp.MustCompile(`class="edge b\d+ checkpoint[^>]*stroke-dasharray="3 3"`).FindAllString(svg, -1))
-		if dashed != links || count(`stroke-dasharray="3 3"`) != links || links < 3 {
-			t.Errorf("expand %v: %d dashed edges for %d checkpoint links", expand, dashed, links)
+			t.Errorf("expand %v: %d triangles for %d rows with checkpoints, %d hollow tips\n%s", expand, count(`<path class="checkpoint"`), marks, count(`class="tip checkpoint"`), render(l))
 		}
 		if count("<circle ")+count(`<rect class="stub"`)+count(`<path class="tip`)+count(`<path class="checkpoint"`) != len(l.Rows) || count(`<rect class="stub"`) != stubs {
 			t.Errorf("expand %v: not one mark per row\n%s", expand, svg)
@@ -307,11 +292,10 @@ func TestSummaryCountsFoldedNodes(t *testing.T) {
 			"×4 iterations of a → b → c → … (20 steps)"},
 		{lanes.Row{Kind: lanes.LoopRow, Folded: 16, Iterations: 4, Body: []workflow.StepID{"a", "b", "c", "d"}},
 			"×4 iterations of a → b → c → d (16 steps)"},
-		{lanes.Row{Kind: lanes.StubRow, Folded: 1, Checkpoints: 1}, "1 checkpoint"},
-		{lanes.Row{Kind: lanes.StubRow, Folded: 5, Checkpoints: 2}, "3 steps and 2 checkpoints"},
-		{lanes.Row{Kind: lanes.StubRow, Folded: 2, Checkpoints: 1}, "1 step and 1 checkpoint"},
+		{lanes.Row{Kind: lanes.StubRow, Folded: 1, Checkpoints: 1}, "1 step and 1 checkpoint"},
+		{lanes.Row{Kind: lanes.StubRow, Folded: 3, Checkpoints: 2}, "3 steps and 2 checkpoints"},
 		{lanes.Row{Kind: lanes.NodeRow}, ""},
-		{lanes.Row{Kind: lanes.NodeRow, NodeKind: event.NodeCheckpoint}, ""},
+		{lanes.Row{Kind: lanes.NodeRow, Checkpoints: 2}, ""},
 	}
 	for _, c := range cases {
 		if got := c.row.Summary(); got != c.want {
@@ -343,10 +327,11 @@ func TestImportsStayPure(t *testing.T) {
 	}
 }
 
-// Loop iterations fold by the loop and iteration the snapshots' cursors
-// name, never by step names, and only whole iterations that repeat: the
-// shape lists each row, 'o' a node, '@' the tip, '#' a stub, 'xN' a fold
-// of N iterations.
+// Loop iterations fold by the loop and iteration the rows' cursors name,
+// never by step names, and only whole iterations that repeat: the shape
+// lists each row, 'o' a step, '^' a step with checkpoints, '@' the tip's
+// (a run that completed has its tip on the row of its last step), '#' a
+// stub, 'xN' a fold of N iterations.
 func TestLoopFoldsWholeRepeatedIterations(t *testing.T) {
 	pe := pet[:2]
 	loop2 := []run.Frame{{Index: 2}}
@@ -360,23 +345,23 @@ func TestLoopFoldsWholeRepeatedIterations(t *testing.T) {
 			n, _ = s.iterate(r, n, topLoop, pe, 0, 3)
 			n, _ = s.iterate(r, n, loop2, pe, 0, 3)
 			return s.advance(r, n, at(3, "report"))
-		}, false, "o x3 x3 o @"},
+		}, false, "o x3 x3 @"},
 		{"the same steps outside a loop never fold", func(s *session, r engine.RunID, n engine.NodeID) engine.NodeID {
 			for i := 1; i <= 6; i++ {
 				n = s.advance(r, n, at(i, pe[i%2]))
 			}
 			return n
-		}, false, "o o o o o o o @"},
+		}, false, "o o o o o o @"},
 		{"iterations are told apart by their number", func(s *session, r engine.RunID, n engine.NodeID) engine.NodeID {
 			n, _ = s.iterate(r, n, topLoop, pe, 0, 1)
 			n, _ = s.iterate(r, n, topLoop, pe[:1], 1, 3) // edit skipped twice: plan, plan
 			n, _ = s.iterate(r, n, topLoop, pe, 3, 5)
 			return s.advance(r, n, at(2, "report"))
-		}, false, "o o o x2 x2 o @"},
+		}, false, "o o o x2 x2 @"},
 		{"one iteration does not fold", func(s *session, r engine.RunID, n engine.NodeID) engine.NodeID {
 			n, _ = s.iterate(r, n, topLoop, pet, 0, 1)
 			return s.advance(r, n, at(2, "report"))
-		}, false, "o o o o o @"},
+		}, false, "o o o o @"},
 		{"the tip's iteration keeps its rows", func(s *session, r engine.RunID, n engine.NodeID) engine.NodeID {
 			n, _ = s.iterate(r, n, topLoop, pet, 0, 4)
 			return n
@@ -385,7 +370,7 @@ func TestLoopFoldsWholeRepeatedIterations(t *testing.T) {
 			n, _ = s.iterate(r, n, topLoop, pet, 0, 3)
 			n, _ = s.iterate(r, n, topLoop, pe, 3, 4)
 			return n
-		}, false, "o x3 o o @"},
+		}, false, "o x3 o @"},
 		{"a fork at an iteration's first step splits the fold", func(s *session, r engine.RunID, n engine.NodeID) engine.NodeID {
 			n, _ = s.iterate(r, n, topLoop, pet, 0, 2)
 			plan := s.advance(r, n, inside("plan", frame(1, 0), frame(0, 2)))
@@ -394,13 +379,13 @@ func TestLoopFoldsWholeRepeatedIterations(t *testing.T) {
 			n = s.advance(r, n, inside("test", frame(1, 0), frame(2, 2)))
 			n, _ = s.iterate(r, n, topLoop, pet, 3, 6)
 			return s.advance(r, n, at(2, "report"))
-		}, false, "o x2 o # o o x3 o @"},
+		}, false, "o x2 o # o o x3 @"},
 		{"iterations that differ fold apart", func(s *session, r engine.RunID, n engine.NodeID) engine.NodeID {
 			n, _ = s.iterate(r, n, topLoop, pet, 0, 2)
 			n, _ = s.iterate(r, n, topLoop, pe, 2, 5)
 			n, _ = s.iterate(r, n, topLoop, pet, 5, 6)
 			return s.advance(r, n, at(2, "report"))
-		}, false, "o x2 x3 o o o o @"},
+		}, false, "o x2 x3 o o o @"},
 		{"a checkpoint splits the fold around its iteration", func(s *session, r engine.RunID, n engine.NodeID) engine.NodeID {
 			n, _ = s.iterate(r, n, topLoop, pet, 0, 3)
 			n = s.advance(r, n, inside("plan", frame(1, 0), frame(0, 3)))
@@ -409,12 +394,12 @@ func TestLoopFoldsWholeRepeatedIterations(t *testing.T) {
 			n = s.advance(r, n, inside("test", frame(1, 0), frame(2, 3)))
 			n, _ = s.iterate(r, n, topLoop, pet, 4, 6)
 			return s.advance(r, n, at(2, "report"))
-		}, false, "o x3 o ^ o o x2 o @"},
+		}, false, "o x3 ^ o o x2 @"},
 		{"an inner loop folds inside an outer iteration that does not repeat", func(s *session, r engine.RunID, n engine.NodeID) engine.NodeID {
 			n, _ = s.iterate(r, n, []run.Frame{{Index: 1}, frame(0, 0)}, pet, 0, 6)
 			n = s.advance(r, n, inside("review", frame(1, 0), frame(1, 0)))
 			return s.advance(r, n, at(2, "report"))
-		}, false, "o x6 o o @"},
+		}, false, "o x6 o @"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -423,7 +408,7 @@ func TestLoopFoldsWholeRepeatedIterations(t *testing.T) {
 			if n := c.run(s, r, root); !c.open {
 				s.advance(r, n, done)
 			}
-			l := fixture{s.graph(), r, nil}.build(t)
+			l := s.fixture(r, nil).build(t)
 			if got := shape(l); got != c.want {
 				t.Fatalf("rows %q; want %q\n%s", got, c.want, render(l))
 			}

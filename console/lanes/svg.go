@@ -2,8 +2,6 @@ package lanes
 
 import (
 	"strconv"
-
-	"github.com/workrail/workrail/engine/event"
 )
 
 // The drawing's fixed geometry, in CSS pixels: the page's list gives each
@@ -20,11 +18,10 @@ const (
 
 // SVG draws the layout as a standalone image to show beside the list of
 // rows: edges as paths (a bend, classed "fork", where a connection
-// changes lane; dashed, classed "checkpoint", into a checkpoint; in the
-// colour and dash pattern of the branch they lead into), nodes
-// as circles, checkpoints as triangles, loop folds as larger circles,
-// the preferred tip as a diamond (hollow when it is a checkpoint) and
-// stubs as squares. It is decorative
+// changes lane; in the colour and dash pattern of the branch they lead
+// into), rows as circles, rows with checkpoints as triangles, loop folds
+// as larger circles, the preferred tip's row as a diamond (hollow when
+// the tip is one of its checkpoints) and stubs as squares. It is decorative
 // (aria-hidden, not focusable), has no script, handler or style element:
 // its colours are presentation attributes, mid-tones that read on light
 // and dark pages alike, so it needs no stylesheet. Same layout, same
@@ -88,15 +85,11 @@ func ink(i int) (colour, dash string) {
 
 // edge draws a connection from (row, lane) down to the row of o, to:
 // straight down its own lane, or bending into o's lane within the row
-// below and then straight down; in the ink of to's branch, dashed "3 3"
-// when it leads to a checkpoint.
+// below and then straight down; in the ink of to's branch.
 func (w *svg) edge(row, lane int, o Link, to Row) {
 	x1, y1, x2, y2 := x(lane), w.y(row), x(o.Lane), w.y(o.Row)
 	colour, dash := ink(to.Branch)
 	class := "edge b" + strconv.Itoa(to.Branch)
-	if to.Edge == event.EdgeCheckpoint {
-		class, dash = class+" checkpoint", "3 3"
-	}
 	if dash != "" {
 		dash = ` stroke-dasharray="` + dash + `"`
 	}
@@ -128,7 +121,7 @@ func (w *svg) mark(row int, r Row) {
 	switch {
 	case r.Tip:
 		paint := `class="tip" fill="` + inkTip + `"`
-		if r.Checkpoint() {
+		if r.TipCheckpoint {
 			paint = `class="tip checkpoint" fill="#ffffff" stroke="` + inkTip + `" stroke-width="2"`
 		}
 		w.s(`<path `).s(paint).s(` d="M`).n(cx).s(" ").n(cy - tipReach).s("l").n(tipReach).s(" ").n(tipReach).

@@ -1,164 +1,106 @@
 package lanes
 
 import (
-	"cmp"
 	"fmt"
-	"slices"
 
 	"github.com/workrail/workrail/engine"
-	"github.com/workrail/workrail/engine/event"
 	"github.com/workrail/workrail/engine/project"
-	"github.com/workrail/workrail/engine/run"
-	"github.com/workrail/workrail/engine/workflow"
 )
 
-// vertex is one node of the run's tree with what the layout derives of it.
+// vertex is one row of the projection with what the layout derives of
+// it.
 type vertex struct {
-	project.Node
+	project.Row
 	parent *vertex
-	// activity is the highest last activity from the run's root down to
-	// here: the preferred-tip rule's measure of a leaf.
-	activity engine.EventIndex
-	best     *vertex // the preferred leaf of the subtree under this node
-	size     int     // nodes in the subtree, this one included
-	next     *vertex // the child continuing this node's line; nil at its end
-	item     *item   // the row showing this node, when it has its own
-	// branch is the index in Layout.Branches of the branch this node is
-	// on; forks are the branches that leave it, in the order their first
-	// nodes were created.
-	branch int
-	forks  []*vertex
-
-	checkpoints int // the checkpoint nodes in the subtree
+	// next is the row continuing this one on its branch; forks the rows
+	// of the branches made from it, in the order they were made.
+	next  *vertex
+	forks []*vertex
+	size  int // rows in the subtree, this one included
+	cps   int // checkpoints in the subtree
+	// onPath is the row below this one on the line being laid out.
+	onPath *vertex
+	item   *item // the row showing this one, when it has its own
 }
 
-// tree is the nodes reachable from a run's root, parents before children.
+// tree is a run's rows, parents before children.
 type tree struct {
-	g     *project.Graph
+	p     *project.Projection
 	byID  map[engine.NodeID]*vertex
 	order []*vertex
-	tops  []*vertex // the first node of each branch, by branch index
+	root  *vertex
+	// tip is the row of the run's preferred tip: the row it is on, or
+	// the row the run completed from.
+	tip *vertex
 }
 
-// load walks the run's tree from root. A child that names another parent,
-// or is reached twice, is an error: the walk never loops.
-func load(g *project.Graph, root project.Node) (*tree, error) {
-	t := &tree{g: g, byID: map[engine.NodeID]*vertex{}}
-	t.add(root, nil)
-	for i := 0; i < len(t.order); i++ {
-		v := t.order[i]
-		for _, id := range v.Children {
-			c, err := g.Node(id)
-			if err != nil {
-				return nil, fmt.Errorf("lanes: child of %s: %w", v.ID, err)
+// load builds the tree of p's rows. A row that names a parent the run
+// does not hold is an error: the walk never loops.
+func load(p *project.Projection) (*tree, error) {
+	t := &tree{p: p, byID: make(map[engine.NodeID]*vertex, len(p.Rows))}
+	for _, r := range p.Rows {
+		v := &vertex{Row: r, size: 1, cps: len(r.Checkpoints)}
+		t.byID[r.Node] = v
+		t.order = append(t.order, v)
+	}
+	for _, v := range t.order { // rows are in creation order: parents first
+		if v.Parent == 0 {
+			if t.root != nil {
+				return nil, fmt.Errorf("lanes: %s has two first rows, %s and %s", p.Run, t.root.Node, v.Node)
 			}
-			if c.Parent != v.ID || t.byID[id] != nil {
-				return nil, fmt.Errorf("lanes: %s is listed under %s but its parent is %s", id, v.ID, c.Parent)
-			}
-			t.add(c, v)
+			t.root = v
+			continue
 		}
+		pv := t.byID[v.Parent]
+		if pv == nil || pv.Node >= v.Node {
+			return nil, fmt.Errorf("lanes: %s was made from %s, which is not an earlier row of %s", v.Node, v.Parent, p.Run)
+		}
+		v.parent = pv
+		if pv.Next == v.Node {
+			pv.next = v
+		} else {
+			pv.forks = append(pv.forks, v)
+		}
+	}
+	if t.root == nil {
+		return nil, fmt.Errorf("lanes: %s has no first row: %w", p.Run, engine.ErrNotFound)
+	}
+	if path := p.Path(p.Tip); len(path) > 0 {
+		t.tip = t.byID[path[len(path)-1].Node]
 	}
 	for i := len(t.order) - 1; i >= 0; i-- { // children before parents
-		v := t.order[i]
-		if v.best == nil {
-			v.best = v
-		}
-		if p := v.parent; p != nil {
-			p.size += v.size
-			p.checkpoints += v.checkpoints
-			if p.best == nil || beats(v.best, p.best) {
-				p.best = v.best
-			}
+		if v := t.order[i]; v.parent != nil {
+			v.parent.size += v.size
+			v.parent.cps += v.cps
 		}
 	}
-	t.branches()
 	return t, nil
 }
 
-// branches splits the tree into branches, each the path from its first
-// node down to the preferred leaf under it: the root's branch ends at the
-// run's preferred tip, and a child whose preferred leaf is not its
-// parent's starts a branch of its own. The split follows the preferred-
-// tip rule alone, never how the page folds, so a branch keeps its index
-// (its letter) whatever is expanded. Indexes follow node_created of the
-// branches' first nodes: the root's branch is 0.
-func (t *tree) branches() {
-	t.tops = t.tops[:0]
-	for _, v := range t.order {
-		if v.parent == nil || v.best != v.parent.best {
-			t.tops = append(t.tops, v)
-		}
+// children are v's rows below it: its branch's next, then its forks.
+func (v *vertex) children() []*vertex {
+	if v.next == nil {
+		return v.forks
 	}
-	slices.SortFunc(t.tops, func(a, b *vertex) int { return cmp.Compare(a.CreatedAt, b.CreatedAt) })
-	for i, v := range t.tops {
-		v.branch = -1 - i // marks a top until the walk below
-	}
-	for _, v := range t.order { // parents before children
-		switch {
-		case v.branch < 0:
-			v.branch = -1 - v.branch
-			if v.parent != nil {
-				v.parent.forks = append(v.parent.forks, v)
-			}
-		case v.parent != nil:
-			v.branch = v.parent.branch
-		}
-	}
-	for _, v := range t.order {
-		slices.SortFunc(v.forks, func(a, b *vertex) int { return cmp.Compare(a.CreatedAt, b.CreatedAt) })
-	}
+	return append([]*vertex{v.next}, v.forks...)
 }
 
-func (t *tree) add(n project.Node, parent *vertex) {
-	v := &vertex{Node: n, parent: parent, activity: n.LastActivity, size: 1}
-	if n.Kind == event.NodeCheckpoint {
-		v.checkpoints = 1
-	}
-	if parent != nil {
-		v.activity = max(parent.activity, n.LastActivity)
-	}
-	t.byID[n.ID] = v
-	t.order = append(t.order, v)
-}
-
-// beats is the locked preferred-tip order (DESIGN §5), the same as
-// project's: the higher activity over the leaf's reachable history, then
-// the later node_created, then the greater node id as text.
-func beats(a, b *vertex) bool {
-	if a.activity != b.activity {
-		return a.activity > b.activity
-	}
-	if a.CreatedAt != b.CreatedAt {
-		return a.CreatedAt > b.CreatedAt
-	}
-	return a.ID.String() > b.ID.String()
-}
-
-// spine links the nodes from top down to leaf through next and returns
-// them in that order.
-func spine(top, leaf *vertex) []*vertex {
-	n := 1
-	for v := leaf; v != top; v = v.parent {
-		v.parent.next = v
-		n++
-	}
-	out := make([]*vertex, 0, n)
+// line is the rows from top down its branch to the branch's last row.
+func (t *tree) line(top *vertex) []*vertex {
+	var out []*vertex
 	for v := top; v != nil; v = v.next {
 		out = append(out, v)
 	}
 	return out
 }
 
-// pending reads the step waiting at v ("" when v is complete) and the
-// cursor that reaches it: one frame per level, so a cursor of more than
-// one frame is inside a loop (nil when v is complete).
-func (t *tree) pending(v *vertex) (workflow.StepID, []run.Frame, error) {
-	s, err := t.g.Snapshot(v.Snapshot)
-	if err != nil {
-		return "", nil, fmt.Errorf("lanes: snapshot of %s: %w", v.ID, err)
+// tipPath is the rows from the first row down to the tip's row.
+func (t *tree) tipPath() []*vertex {
+	var out []*vertex
+	for _, r := range t.p.Path(t.p.Tip) {
+		if v := t.byID[r.Node]; v != nil {
+			out = append(out, v)
+		}
 	}
-	if s.Position.Kind != run.Pending {
-		return "", nil, nil
-	}
-	return s.Position.Step, s.Position.Path, nil
+	return out
 }

@@ -1,10 +1,11 @@
-// Branches a person can read: a run with three branches off one node
+// Branches a person can read: a run with three branches off one row
 // (the path taken first, run to completion; a rewound chat's fork; a fork
 // made in the Console with another topic, the current branch). The run's
-// header states all three; each fork says how it came to be and where it
-// left; the folded siblings differ; a completed leaf carries ✓; a node
-// inside a folded branch opens with its branch unfolded; "expand all" is a
-// plain link. The spec's workflow is its own user workflow, removed after.
+// header states all three by letter and state; each fork says how it came
+// to be and where it left; the folded lines differ; the row the run
+// completed on says so; a node inside a folded branch opens with its
+// branch unfolded; "expand all" is a plain link; the run's JSON says the
+// same. The spec's workflow is its own user workflow, removed after.
 import fs from 'node:fs';
 import path from 'node:path';
 import { test, expect, shootPhoneAndDesktop } from './fixtures';
@@ -46,35 +47,41 @@ test('a run of three branches, one forked in the Console, reads as three', async
   const consoleNode = new URL(page.url()).searchParams.get('node')!;
 
   await page.goto(runPage);
-  await expect(page.getByTestId('branch-status')).toHaveText('1 branch complete, 2 in progress; current branch A at reproduce');
-  // Three branches, each its own letter.
-  await expect(page.getByTestId('branch-tag').filter({ hasText: /^[ABC]$/ })).not.toHaveCount(0);
+  await expect(page.getByTestId('branch-status')).toHaveText('3 branches: A ✓ complete, B ◇ left behind, C ▶ current');
+  // Triage went on three times: once on A, once for each fork.
+  const triage = page.locator('[data-testid="row"][data-node="node_1"]');
+  await expect(triage.getByTestId('forks')).toHaveText('2 forks');
+  // The two lines the run left are folded, each by its letter, length,
+  // first step and state.
   const stubs = page.locator('[data-testid="row"][data-kind="stub"]');
   await expect(stubs).toHaveCount(2);
-  // The siblings differ: their letter, length and how they came to be and end.
-  const taken = stubs.filter({ hasText: 'the path taken first' });
-  const rewound = stubs.filter({ hasText: 'an agent rewound' });
-  await expect(taken).toContainText('from node_1 after triage');
-  await expect(taken).toContainText('3 steps from reproduce');
-  await expect(taken.getByTestId('branch-end')).toHaveText('✓ complete');
-  await expect(rewound).toContainText('↳ forked from node_1 after triage');
-  await expect(rewound).toContainText('1 step from reproduce');
-  await expect(rewound.getByTestId('branch-end')).toContainText('▶ in progress at reproduce');
-  expect(await taken.getByTestId('branch-tag').textContent()).not.toBe(await rewound.getByTestId('branch-tag').textContent());
+  const taken = stubs.filter({ hasText: '✓ complete' });
+  const rewound = stubs.filter({ hasText: 'left behind' });
+  await expect(taken).toContainText('2 steps from “Reproduce”');
+  await expect(taken.getByTestId('branch-tag')).toHaveText('A');
+  await expect(rewound).toContainText('1 step from “Reproduce”');
+  await expect(rewound.getByTestId('branch-tag')).toHaveText('B');
   // The Console's fork is the current branch, labelled with what it changed.
   const tipRow = page.locator('[data-testid="row"]', { has: page.getByTestId('tip') });
   await expect(tipRow).toHaveAttribute('data-node', consoleNode);
-  await expect(tipRow.getByTestId('branch-origin')).toHaveText('↳ forked from node_1 after triage: forked in the Console, context changed: topic');
+  await expect(tipRow.getByTestId('branch-tag')).toHaveText('C');
+  await expect(tipRow.getByTestId('branch-origin')).toHaveText('↳ Console fork');
+  await expect(tipRow.getByTestId('branch-origin')).toHaveAttribute('title', 'from “Triage”: forked in the Console, context changed: topic');
   await shootPhoneAndDesktop(page, 'branches-folded', (f) => info.outputPath(f));
+  // Its panel says so in a sentence, with what its context changed, and
+  // both values.
+  await tipRow.getByTestId('row-step').click();
+  const panel = page.getByTestId('node-panel');
+  await expect(panel.getByTestId('origin')).toHaveText('Branch C starts here: forked in the Console, context changed: topic, from “Triage”.');
+  await expect(panel.getByTestId('context-diff').locator('tbody tr')).toHaveText([/topic\s*"parser"\s*"lexer"/]);
 
   // A node inside the folded completed branch opens with that branch
-  // unfolded (and only it), its leaf marked ✓.
-  const leaf = 'node_4';
-  await page.goto(`${runPage}?node=${leaf}`);
-  await expect(page.getByTestId('node-panel')).toContainText(leaf);
-  const leafRow = page.locator(`[data-testid="row"][data-node="${leaf}"]`);
+  // unfolded (and only it): the run completed on its last row.
+  await page.goto(`${runPage}?node=node_3`);
+  await expect(page.getByTestId('node-panel').getByTestId('panel-state')).toContainText('Done; the run completed here.');
+  const leafRow = page.locator('[data-testid="row"][data-node="node_3"]');
   await expect(leafRow).toBeVisible();
-  await expect(leafRow.getByTestId('branch-end')).toHaveText('✓ complete');
+  await expect(leafRow.getByTestId('run-complete')).toHaveText('✓ run complete');
   await expect(stubs).toHaveCount(1);
   await shootPhoneAndDesktop(page, 'branches-open-node', (f) => info.outputPath(f));
 
@@ -84,10 +91,17 @@ test('a run of three branches, one forked in the Console, reads as three', async
   await expect(page).toHaveURL(/expand=all/);
   await expect(stubs).toHaveCount(0);
   await expect(page.getByTestId('expand-all')).toHaveCount(0);
-  await expect(page.getByTestId('branch-end').filter({ hasText: '✓ complete' })).toHaveCount(1);
+  await expect(page.getByTestId('row').getByTestId('branch-origin')).toHaveText(['↳ rewound', '↳ Console fork']);
+  await expect(page.getByTestId('run-complete')).toHaveCount(1);
   await shootPhoneAndDesktop(page, 'branches-expanded', (f) => info.outputPath(f));
   await page.getByTestId('fold-again').click();
   await expect(stubs).toHaveCount(2);
+
+  // The run's projection says the same.
+  const doc = await (await page.request.get(`${runPage}.json`)).json();
+  expect(doc.branches.map((b: any) => [b.letter, b.state, b.origin])).toEqual([
+    ['A', 'complete', 'first'], ['B', 'left_behind', 'rewound'], ['C', 'current', 'console_fork'],
+  ]);
 });
 
 test.describe('without JavaScript', () => {

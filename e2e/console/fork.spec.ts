@@ -74,7 +74,9 @@ test.describe('Fork here', () => {
       run.expect('third');
       const { sessionId, runId } = run.history[0].structured.session;
 
-      await page.goto(`/sessions/${sessionId}/runs/${runId}?node=node_3`);
+      // The second step's row: pending at node_2, done; a fork redoes it
+      // from there, as node_3 did.
+      await page.goto(`/sessions/${sessionId}/runs/${runId}?node=node_2`);
       await page.getByTestId('node-panel').getByTestId('fork-here').click();
       await expect(page).toHaveURL(new RegExp(`/sessions/${sessionId}/runs/${runId}/fork\\?node=node_3$`));
       await expect(page.getByTestId('fork-what')).toContainText('Starts a new branch from node_2');
@@ -106,7 +108,9 @@ test.describe('Fork here', () => {
 
       // The new node on the run page: a fork of node_2, the edited context.
       await page.getByTestId('node-link').click();
-      await expect(page.locator('[data-testid="row"][data-node="node_4"]')).toContainText('forked from node_2');
+      const forked = page.locator('[data-testid="row"][data-node="node_4"]');
+      await expect(forked.getByTestId('branch-origin')).toHaveText('↳ Console fork');
+      await expect(forked.getByTestId('branch-origin')).toHaveAttribute('title', /forked in the Console, context changed: topic/);
       await expect(page.getByTestId('node-panel')).toContainText('node_4');
       await page.goto(`/sessions/${sessionId}/runs/${runId}/fork?node=node_4`);
       await expect(page.getByLabel('Context (a JSON object)')).toHaveValue(/"topic": "dogs"/);
@@ -120,7 +124,7 @@ test.describe('Fork here', () => {
 
       await page.goto(`/sessions/${sessionId}/runs/${runId}`);
       await expect(page.getByTestId('run-header').getByTestId('status')).toHaveText('✓ complete');
-      await expect(page.getByTestId('run-header')).toContainText('2 branches, 1 fork');
+      await expect(page.getByTestId('branch-status')).toHaveText('2 branches: A ◇ left behind, B ✓ complete');
       // The first branch is still there, at third.
       const first = await agent.call('continue_workflow', { stateToken: run.last.structured.stateToken });
       expect(first.structured.pending.stepId).toBe('third');

@@ -43,11 +43,13 @@ test('a run page shows the step an agent took on the next poll, keeping focus, a
   expect(sent.slice(1).filter((u) => !drawings.includes(u)).sort()).toEqual(panels);
   expect(drawings, 'the new drawing').toEqual([expect.stringMatching(/\/graph\.svg\?at=\d+$/)]);
   await expect(rows).toHaveCount(3);
-  await expect(page.locator('[data-testid="row"][data-node="node_3"]')).toContainText('Look around the workspace');
+  // The step done is on the row it was pending at; the next one is the tip.
+  await expect(page.locator('[data-testid="row"][data-node="node_2"]')).toContainText('Look around the workspace');
+  await expect(page.locator('[data-testid="row"][data-node="node_3"]')).toContainText('Wrap up');
   await expect(page.locator('[data-testid="row"][data-node="node_3"]').getByTestId('tip')).toBeVisible();
   await expect(header).toContainText('next: Wrap up');
   await expect(first, 'focus survives the morph').toBeFocused();
-  await expect(page.locator('#announce')).toHaveText(`${s.runId} ▶ in progress at wrap-up, 1 branch`);
+  await expect(page.locator('#announce')).toHaveText(`${s.runId} ▶ in progress at Wrap up, 1 branch`);
   // The new poller asks from the new cursor.
   expect((await pollOnce(page)).status()).toBe(204);
 });
@@ -60,7 +62,7 @@ test('a session page shows the step an agent took on the next poll', async ({ pa
   await pauseClock(page);
   await page.goto(`/sessions/${s.sessionId}`);
   const active = page.getByTestId('active-run');
-  await expect(active).toContainText('at look-around');
+  await expect(active).toContainText('next: Look around the workspace');
   await expect(page.getByTestId('timeline').locator('li.stretch')).toContainText('greet → look-around');
   await htmxIdle(page);
   const panels = await livePanels(page);
@@ -70,12 +72,12 @@ test('a session page shows the step an agent took on the next poll', async ({ pa
   await run.advance('Listed: README.md (session page).');
   expect((await pollOnce(page)).status()).toBe(200);
   expect(sent.filter((u) => !u.startsWith('/changes?')).sort()).toEqual(panels);
-  await expect(active).toContainText('at wrap-up');
+  await expect(active).toContainText('next: Wrap up');
   await expect(page.getByTestId('timeline').locator('li.stretch')).toContainText('greet → look-around → wrap-up');
   await expect(page.getByRole('region', { name: 'Session notes' }).locator('.note-body')).toHaveText([
     'Said hello (session page).', 'Listed: README.md (session page).',
   ]);
-  await expect(page.locator('#announce')).toHaveText(`${s.runId} ▶ in progress at wrap-up`);
+  await expect(page.locator('#announce')).toHaveText(`${s.runId} ▶ in progress at Wrap up`);
 });
 
 /** drawing is the run graph's image: its drawn (natural) height and the height the page gives it. */

@@ -11,7 +11,8 @@ const runURL = () => {
   const s = longSeed();
   return `/sessions/${s.sessionId}/runs/${s.runId}`;
 };
-// The seed's n-th advance made node_{n+1}: the last is the tip's parent's child.
+// The seed's n-th advance was made at node_n, where its step was pending:
+// node_{longAdvances} is the row of the last advance, just above the tip.
 const late = `node_${longAdvances}`;
 
 async function openLate(page: Page, js: boolean) {
@@ -30,7 +31,7 @@ async function openLate(page: Page, js: boolean) {
   await row.getByTestId('row-step').click();
   const panel = page.getByTestId('node-panel');
   await expect(panel).toBeVisible();
-  await expect(panel).toContainText(longNote(longAdvances - 1));
+  await expect(panel).toContainText(longNote(longAdvances));
   await expect(page.locator('#panel-h')).toBeInViewport();
   await expectNoSidewaysScroll(page, 'the long run with a late node open');
 }
@@ -44,8 +45,8 @@ test('a 300-step run on a phone says where it stands and pages its rows', async 
   const pager = page.getByTestId('pager-rows');
   await expect(pager).toBeVisible();
   const first = await page.getByTestId('row').first().getAttribute('data-node');
-  // What is next and still ahead ends the rows' list: on its last page, not below row 50.
-  await expect(page.getByTestId('next')).toHaveCount(0);
+  // The pending step and what is still ahead end the rows' list: on its last page, not below row 50.
+  await expect(page.getByTestId('tip')).toHaveCount(0);
   await expect(page.getByTestId('later')).toHaveCount(0);
   await pager.getByRole('link', { name: 'Next' }).click();
   await expect(page).toHaveURL(/rows=\d+/);
@@ -57,7 +58,9 @@ test('a 300-step run on a phone says where it stands and pages its rows', async 
     await expect(page).toHaveURL(new RegExp(`rows=${at}$`));
     await htmxIdle(page);
   }
-  await expect(page.getByTestId('next')).toContainText('next: Compare this round');
+  const pending = page.getByTestId('row').last();
+  await expect(pending.getByTestId('tip')).toBeVisible();
+  await expect(pending.getByTestId('row-step')).toHaveText('Compare this round');
   await expect(page.getByTestId('later')).toHaveText(['Record this round', 'Wrap up']);
   await page.goto(runURL() + '?rows=50');
   await page.getByTestId('pager-rows').getByRole('link', { name: 'Previous' }).click();

@@ -105,8 +105,11 @@ test('clicking a row opens its node in the side panel without a page load; Back 
   const loads: string[] = [];
   page.on('load', () => loads.push(page.url()));
 
+  // The tip is the first row of branch B, labelled by how it came to be.
   const tipRow = page.locator('[data-testid="row"]', { has: page.getByTestId('tip') });
-  await expect(tipRow).toContainText('forked from node_1');
+  await expect(tipRow.getByTestId('branch-tag')).toHaveText('B');
+  await expect(tipRow.getByTestId('branch-origin')).toHaveText('↳ rewound');
+  await expect(tipRow.getByTestId('branch-origin')).toHaveAttribute('title', 'from “Greet the user”: an agent went on from an older point of the run');
   const link = tipRow.getByRole('link').first();
   const node = (await tipRow.getAttribute('data-node'))!;
   await link.click();
@@ -115,9 +118,8 @@ test('clicking a row opens its node in the side panel without a page load; Back 
   // The link lands on the panel's heading (below the rows on a phone).
   await expect(page).toHaveURL(new RegExp(`${url}\\?node=${node}#panel-h$`));
   await expect(panel.getByRole('heading', { level: 3 })).toContainText(node);
-  await expect(panel).toContainText('Forked from node_1');
-  await expect(panel).toContainText('second branch');
-  await expect(panel.getByTestId('panel-next')).toContainText('Next:');
+  await expect(panel).toContainText('Branch B starts here: an agent went on from an older point of the run, from “Greet the user”.');
+  await expect(panel.getByTestId('panel-state')).toContainText('Pending.');
   await expect(tipRow.getByRole('link').first()).toHaveAttribute('aria-current', 'page');
   await htmxIdle(page);
   expect(await windowMarked(page), 'the same document: the panel was swapped in').toBe(true);
@@ -140,12 +142,18 @@ test('clicking a row opens its node in the side panel without a page load; Back 
 
 test('opens a node in the side panel by deep link, with its notes and provenance', async ({ page, seed }) => {
   const forked = seed['forked'];
-  await page.goto(`/sessions/${forked.sessionId}/runs/${forked.runId}?node=node_4`);
+  // node_1 is where the greeting was pending: its row holds both attempts,
+  // the first branch's and the one the rewound chat made, with their notes
+  // and where each went on to.
+  await page.goto(`/sessions/${forked.sessionId}/runs/${forked.runId}?node=node_1`);
   const panel = page.getByTestId('node-panel');
   await expect(panel).toBeVisible();
-  await expect(panel).toContainText('Forked from node_1');
+  await expect(panel.getByTestId('panel-step')).toHaveText('Greet the user');
+  await expect(panel.getByRole('heading', { level: 4 })).toContainText(['Attempt 1', 'Attempt 2']);
+  await expect(panel).toContainText('Said hello (first branch).');
+  await expect(panel).toContainText('Went on to branch B at “Look around the workspace”.');
   await expect(panel).toContainText('second branch');
-  await expect(panel.getByTestId('panel-next')).toContainText('Next:');
+  await expect(panel.getByTestId('panel-state')).toContainText('Done. Went on to the next step, “Look around the workspace”.');
   // The panel's prompt is a closed <details> the reader may open.
   await panel.getByText('Prompt', { exact: true }).click();
   await expect(panel.locator('details').first()).toHaveAttribute('open', '');
@@ -154,10 +162,11 @@ test('opens a node in the side panel by deep link, with its notes and provenance
 test('an artifact with a contract is a table with the contract\'s columns', async ({ page, seed }) => {
   const s = seed['loop'];
   await page.goto(`/sessions/${s.sessionId}/runs/${s.runId}`);
-  // The report's output is on the node its advance made, whose row is the report.
+  // The report's output is on its row, the node the report was pending at.
   await page.locator('[data-testid="row"]', { hasText: 'Report the outcome' }).getByTestId('row-step').click();
   const panel = page.getByTestId('node-panel');
-  await expect(panel.getByRole('heading', { level: 4 })).toContainText(['Notes for Report the outcome']);
+  await expect(panel.getByTestId('panel-step')).toHaveText('Report the outcome');
+  await expect(panel.getByRole('heading', { level: 4 })).toContainText(['✓ went through Attempt 1']);
   const artifact = panel.getByTestId('artifact').filter({ hasText: 'wr.contracts.gaps' });
   await expect(artifact).toHaveCount(1);
   await expect(artifact).toContainText('Things the agent could not do or had to assume');
@@ -180,9 +189,9 @@ test('an artifact with a contract is a table with the contract\'s columns', asyn
   const resolved = recorded.filter({ hasText: gapsArtifact.gaps[1].summary });
   await expect(resolved).toContainText('✓ resolved at');
   await resolved.getByRole('link').click();
-  await expect(page).toHaveURL(/[?&]node=node_\d+$/);
-  await expect(page.getByTestId('node-panel')).toContainText('The run is complete here.');
-  await expect(page.getByTestId('node-panel').getByRole('heading', { level: 4 })).toContainText(['Notes for Final review']);
+  await expect(page).toHaveURL(/[?&]node=node_\d+#panel-h$/);
+  await expect(page.getByTestId('node-panel').getByTestId('panel-step')).toHaveText('Final review');
+  await expect(page.getByTestId('node-panel').getByTestId('panel-state')).toContainText('Done; the run completed here.');
 
   // A loop's test step reported its decision as a wr.contracts.loop_control table.
   const fold = page.locator('[data-testid="row"][data-kind="loop-fold"]');
@@ -193,17 +202,25 @@ test('an artifact with a contract is a table with the contract\'s columns', asyn
   await expect(control.getByRole('row', { name: /decision/ })).toContainText('continue');
 });
 
-test('the filter bar marks its choice and dims the rows it does not pick', async ({ page, seed }) => {
+test('the filter bar marks its choice and lists only the rows it picks', async ({ page, seed }) => {
   const forked = seed['forked'];
   await page.goto(`/sessions/${forked.sessionId}/runs/${forked.runId}`);
-  await page.getByRole('navigation', { name: 'Show' }).getByRole('link', { name: 'forks' }).click();
+  await page.getByRole('navigation', { name: 'Show' }).getByRole('link', { name: 'forks: 2 steps' }).click();
   await expect(page).toHaveURL(/filter=forks/);
-  await expect(page.getByRole('link', { name: 'forks' })).toHaveAttribute('aria-current', 'page');
-  // The fork point and the fork stay; the folded original branch dims.
-  await expect(page.locator('[data-testid="row"].dim')).toHaveCount(1);
-  await expect(page.locator('[data-testid="row"].dim')).toHaveAttribute('data-kind', 'stub');
-  await page.getByRole('link', { name: 'blocked' }).click();
-  await expect(page.locator('[data-testid="row"].dim')).toHaveCount(3);
+  await expect(page.getByTestId('filter-forks')).toHaveAttribute('aria-current', 'page');
+  // The fork point and the fork's first step are listed; the folded
+  // original branch is not, and nothing is dimmed.
+  const rows = page.getByTestId('row');
+  await expect(rows).toHaveCount(2);
+  await expect(rows.nth(0)).toHaveAttribute('data-node', 'node_1');
+  await expect(rows.nth(1)).toHaveAttribute('data-node', 'node_4');
+  await expect(page.locator('[data-testid="row"][data-kind="stub"]')).toHaveCount(0);
+  await expect(page.locator('[data-testid="row"].dim')).toHaveCount(0);
+  // No step was blocked: the filter lists none and says so.
+  await page.getByRole('link', { name: 'blocked: 0 steps' }).click();
+  await expect(page.getByTestId('filter-blocked')).toHaveAttribute('aria-current', 'page');
+  await expect(rows).toHaveCount(0);
+  await expect(page.getByTestId('no-rows')).toHaveText('No step of this run had a blocked attempt.');
 });
 
 test.describe('an unknown address', () => {

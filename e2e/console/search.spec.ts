@@ -43,8 +43,12 @@ test('finds a session by a word from its notes and follows it to its preferred t
 
   await first.getByTestId('open-tip').click();
   await expect(page).toHaveURL(new RegExp(`/sessions/${sessionId}/runs/${runId}\\?node=node_2$`));
-  await expect(page.getByTestId('node-panel')).toContainText(`Chased the ${word} crash`);
+  // The tip is the step pending there, the last row; the notes that matched
+  // are on the row above, the step they were written for.
+  await expect(page.getByTestId('node-panel').getByTestId('panel-state')).toContainText('Pending.');
   await expect(page.getByTestId('row').last().getByTestId('tip')).toBeVisible();
+  await page.locator('[data-testid="row"][data-node="node_1"]').getByTestId('row-step').click();
+  await expect(page.getByTestId('node-panel')).toContainText(`Chased the ${word} crash`);
 });
 
 test('the page refreshes its list in place as a person types', async ({ page, agent }) => {

@@ -18,7 +18,8 @@ test('the runs sidebar marks the active run, and its link selects it', async ({ 
   await expect(link).toContainText(s.workflowId);
   await expect(link).toContainText('Bug investigation');
   await expect(link.getByTestId('status')).toHaveText('✓ complete');
-  await expect(link).toContainText(`${s.runId} · 1 branch`);
+  // The steps done are the run's, as its timeline counts them.
+  await expect(link).toContainText(`${s.runId} · ${3 + 2 * loopIterations + 4} steps done`);
 
   const active = page.getByTestId('active-run');
   await expect(active.getByRole('heading', { level: 3 })).toHaveText(`${s.workflowId} Bug investigation`);
@@ -58,10 +59,10 @@ test('the timeline is one lane per run, a row per stretch of its events', async 
   // A stretch links to the last node it touched.
   await stretches.getByRole('link').click();
   await expect(page).toHaveURL(new RegExp(`/sessions/${s.sessionId}/runs/${s.runId}\\?node=node_\\d+$`));
-  await expect(page.getByTestId('node-panel')).toContainText('The run is complete here.');
+  await expect(page.getByTestId('node-panel').getByTestId('panel-state')).toContainText('Done; the run completed here.');
 });
 
-test('notes link to the node they were written at', async ({ page, seed }) => {
+test('notes link to the row of the step they were written for', async ({ page, seed }) => {
   const s = seed['loop'];
   await page.goto(`/sessions/${s.sessionId}`);
   const section = page.getByRole('region', { name: 'Session notes' });
@@ -75,12 +76,13 @@ test('notes link to the node they were written at', async ({ page, seed }) => {
   await expect(first.locator('.note-head')).toContainText('triage');
   await expect(first.locator('.note-body')).toHaveText('Triaged: the parser drops a trailing comma.');
   const node = (await first.getAttribute('data-node'))!;
+  // The note was recorded on the node its step's advance made; the link
+  // opens the row the step was pending at, the run's first.
   await first.getByRole('link', { name: `${s.runId} · ${node}` }).click();
-  await expect(page).toHaveURL(new RegExp(`/sessions/${s.sessionId}/runs/${s.runId}\\?node=${node}$`));
+  await expect(page).toHaveURL(new RegExp(`/sessions/${s.sessionId}/runs/${s.runId}\\?node=node_1$`));
   const panel = page.getByTestId('node-panel');
-  await expect(panel.getByRole('heading', { level: 3 })).toContainText(node);
-  await expect(panel).toContainText('Notes for Pin down the symptom');
-  await expect(panel).toContainText('Triaged: the parser drops a trailing comma.');
+  await expect(panel.getByRole('heading', { level: 3 })).toContainText('node_1');
+  await expect(panel.getByTestId('attempt')).toContainText('Triaged: the parser drops a trailing comma.');
 });
 
 test('gaps say whether they are open or resolved and link to their node', async ({ page, seed }) => {
@@ -99,11 +101,11 @@ test('gaps say whether they are open or resolved and link to their node', async 
   await page.goto(`/sessions/${g.sessionId}`);
   const critical = page.getByRole('region', { name: 'Gaps' }).locator('li[data-gap]').filter({ hasText: 'critical' }).first();
   await expect(critical).toContainText('○ open');
-  const node = (await critical.getByRole('link').textContent())!.trim();
-  expect(node).toMatch(/^node_\d+$/);
+  await expect(critical.getByRole('link')).toHaveText(new RegExp(`^${g.runId} · node_\\d+$`));
+  const row = new URLSearchParams((await critical.getByRole('link').getAttribute('href'))!.split('?')[1]).get('node')!;
   await critical.getByRole('link').click();
-  await expect(page).toHaveURL(new RegExp(`/sessions/${g.sessionId}/runs/${g.runId}\\?node=${node}$`));
+  await expect(page).toHaveURL(new RegExp(`/sessions/${g.sessionId}/runs/${g.runId}\\?node=${row}$`));
   const panel = page.getByTestId('node-panel');
-  await expect(panel.getByRole('heading', { level: 3 })).toContainText(node);
+  await expect(panel.getByRole('heading', { level: 3 })).toContainText(row);
   await expect(panel.getByTestId('gap').filter({ hasText: 'critical' }).first()).toContainText('○ open');
 });

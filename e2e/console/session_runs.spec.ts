@@ -26,7 +26,7 @@ test('the heading is the title in plain words, the sidebar lists both runs and p
   await expect(first).toContainText('2 branches');
   await expect(first.getByTestId('status')).toHaveText('▶ in progress');
   await expect(second).toContainText('Hello, WorkRail');
-  await expect(second).toContainText('1 branch');
+  await expect(second).toContainText(`${two.runId} · 2 steps done`);
   // By default the run touched last is shown.
   await expect(second).toHaveAttribute('aria-current', 'page');
   await expect(first).not.toHaveAttribute('aria-current', 'page');
@@ -64,7 +64,7 @@ test('notes fold by run and branch, the latest few open', async ({ page }, info)
   const branches = mine.getByTestId('note-branch');
   await expect(branches).toHaveCount(2);
   const main = branches.first();
-  await expect(main.getByRole('heading', { level: 4 })).toHaveText('main line · 5 notes');
+  await expect(main.getByRole('heading', { level: 4 })).toHaveText('branch A · 5 notes');
   const earlier = main.getByTestId('note-earlier');
   await expect(earlier.locator('summary')).toHaveText('2 earlier notes');
   await expect(main.locator(':scope > ol.notes > li')).toHaveCount(3);
@@ -76,7 +76,7 @@ test('notes fold by run and branch, the latest few open', async ({ page }, info)
   await expect(firstNote).toBeVisible();
   await expect(firstNote.locator('.note-body strong')).toHaveText('Alice');
   const branch = branches.nth(1);
-  await expect(branch.getByRole('heading', { level: 4 })).toHaveText(/^branch forked at node_\d+ · 1 note$/);
+  await expect(branch.getByRole('heading', { level: 4 })).toHaveText('branch B · 1 note');
   await expect(branch).toContainText('Built again, a second look');
 
   // The other run unfolds on a click.

@@ -22,9 +22,10 @@ async function columnsOf(page: Page): Promise<(row: Locator, name: string) => Lo
   };
 }
 
-/** statusOf is the Status column's text for a seeded run's last reply. */
+/** statusOf is the Status column's text for a seeded run's last reply
+ * (the seeded blocked runs wait on what only the user can give). */
 function statusOf(s: SeededSession): string {
-  return { step: '▶ in progress', blocked: '■ blocked', complete: '✓ complete' }[s.kind] ?? `(unknown kind ${s.kind})`;
+  return { step: '▶ in progress', blocked: '☎ needs you', complete: '✓ complete' }[s.kind] ?? `(unknown kind ${s.kind})`;
 }
 
 /** rowOf is the sessions table's row of session id. */
@@ -65,8 +66,8 @@ test('lists the seeded sessions, the most recently active first, with their colu
   // The never-stop run that went past a user-only step has open gaps; of
   // the two the loop run's report listed, its review resolved one; a plain
   // tour has none.
-  await expect(rowOf(page, seed['gappy'].sessionId).getByTestId('open-gaps')).toHaveText(/^\d+ open$/);
-  await expect(rowOf(page, seed['loop'].sessionId).getByTestId('open-gaps')).toHaveText('1 open');
+  await expect(rowOf(page, seed['gappy'].sessionId).getByTestId('open-gaps')).toHaveText(/^(1 open gap|\d+ open gaps)$/);
+  await expect(rowOf(page, seed['loop'].sessionId).getByTestId('open-gaps')).toHaveText('1 open gap');
   await expect(cell(rowOf(page, seed['completed'].sessionId), 'Open gaps')).toHaveText('none');
   // A session's title is what its agent first wrote.
   await expect(rowOf(page, seed['loop'].sessionId).locator('a.row-link')).toHaveText('Triaged: the parser drops a trailing comma.');

@@ -79,7 +79,7 @@ func Build(src Source, o ExportOptions) (*Bundle, error) {
 	}); err != nil {
 		return nil, err
 	}
-	g, ov, err := fold(evs[0].Session, evs, snaps)
+	g, ov, _, err := fold(evs[0].Session, evs, snaps)
 	if err != nil {
 		return nil, fmt.Errorf("bundle: build: %w", err)
 	}

@@ -27,18 +27,14 @@ func (d derived) fill(b *Bundle) {
 // fold folds a session's events into its graph and, event by event as
 // the store keeps it, its overview (which reads the graph as it stood
 // after each event).
-func fold(id engine.SessionID, evs []event.Event, snaps map[engine.SnapshotRef]run.Snapshot) (*project.Graph, project.Overview, error) {
-	g := project.NewGraph(id, snapshotsOf(snaps))
-	var ov project.Overview
+func fold(id engine.SessionID, evs []event.Event, snaps map[engine.SnapshotRef]run.Snapshot) (*project.Graph, project.Overview, *project.Lineage, error) {
+	f := project.NewFolder(id, snapshotsOf(snaps))
 	for _, e := range evs {
-		if err := g.Add(e); err != nil {
-			return nil, ov, err
-		}
-		if err := ov.Add(g, e); err != nil {
-			return nil, ov, err
+		if err := f.Add(e); err != nil {
+			return nil, f.Overview, nil, err
 		}
 	}
-	return g, ov, nil
+	return f.Graph, f.Overview, f.Lineage, nil
 }
 
 // derive projects a folded session into the bundle's readable parts.

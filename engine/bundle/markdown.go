@@ -1,8 +1,10 @@
 package bundle
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/workrail/workrail/engine"
@@ -74,61 +76,79 @@ var observationLabel = map[event.ObservationKey]string{
 func (m *markdown) run(r Run) {
 	c := m.v.Workflows[r.WorkflowHash]
 	m.f("## %s: %s (%s v%s)\n\n", r.ID, inline(c.Name), code(string(r.WorkflowID)), inline(c.Version))
-	m.f("- Status: %s\n", m.status(r, c))
+	p, err := m.v.Projection(r.ID)
+	if err != nil {
+		m.f("- Status: unreadable (%s)\n\n", inline(err.Error()))
+		return
+	}
+	m.f("- Status: %s\n", m.status(p, c))
+	m.f("- %s, %s\n", count(p.StepsDone(), "step done", "steps done"), count(len(p.OpenGaps()), "open gap", "open gaps"))
 	m.f("- Pinned workflow: `%s`\n", short(r.WorkflowHash.String()))
 	if r.Repo != (event.RepoPin{}) {
 		m.f("- Read from repository %s at commit %s\n", code(r.Repo.URL), code(r.Repo.Commit))
 	}
-	if r.RestartOf != 0 {
-		m.f("- Starts %s over\n", r.RestartOf)
+	if p.RestartOf != 0 {
+		m.f("- Starts %s over\n", p.RestartOf)
 	}
 	m.f("\n### Steps\n\n")
-	path := m.path(r.PreferredTip)
-	var shown []shownOutput
+	stops := p.Along(p.Tip)
 	onPath := map[engine.EventID]int{} // output → its number in the steps
-	for _, id := range path {
-		node, _ := m.v.Graph.Node(id)
-		for _, at := range node.Outputs {
-			if o, ok := m.outputs[engine.NewEventID(m.v.Graph.Session, at)]; ok {
-				shown = append(shown, shownOutput{node, o})
-				onPath[o.ID] = len(shown)
+	for _, s := range stops {
+		for _, ref := range s.Recorded.Outputs {
+			if o, ok := m.outputs[engine.NewEventID(m.v.Graph.Session, ref.At)]; ok {
+				onPath[o.ID] = len(onPath) + 1
 			}
 		}
 	}
-	for i, s := range shown {
-		m.output(i+1, s, onPath, c)
+	n := 0
+	for _, s := range stops {
+		for _, ref := range s.Recorded.Outputs {
+			if o, ok := m.outputs[engine.NewEventID(m.v.Graph.Session, ref.At)]; ok {
+				n++
+				m.output(n, p, s, o, onPath, c)
+			}
+		}
+		for _, x := range s.Refused {
+			m.f("_Refused: %s (`%s`)._\n\n", inline(x.Why), x.Code)
+		}
+		for _, g := range s.NotRecorded {
+			m.f("_Gap not recorded (its artifact was refused): %s._\n\n", inline(g.Summary))
+		}
 	}
-	if len(shown) == 0 {
+	if n == 0 {
 		m.f("No notes yet.\n\n")
 	}
-	m.forks(r, path)
+	m.branches(p, c)
 }
 
-// shownOutput is an output on the path the steps show, and its node.
-type shownOutput struct {
-	node project.Node
-	o    Output
-}
-
-func (m *markdown) status(r Run, c compile.Compiled) string {
-	switch r.Status {
-	case project.Complete:
-		return "complete"
-	case project.Blocked:
-		return "blocked at " + stepName(c, r.Pending)
+// status is the run's verdict in words, with the step it stands at.
+func (m *markdown) status(p *project.Projection, c compile.Compiled) string {
+	row, _ := p.Row(p.Tip)
+	where := ""
+	if w := project.ProgressAt(&c, row.At).Words(); w != "" && !p.Complete() {
+		where = ", " + w
 	}
-	return "in progress, next step " + stepName(c, r.Pending)
+	switch p.Verdict() {
+	case project.VerdictComplete:
+		return "complete"
+	case project.VerdictNeedsUser:
+		return "waiting for the user at " + stepName(c, row.Step) + where
+	case project.VerdictBlocked:
+		return "blocked at " + stepName(c, row.Step) + where
+	}
+	return "in progress, next step " + stepName(c, row.Step) + where
 }
 
-// output writes step n: output s.o, recorded on s.node. An output that a
+// output writes step n: output o, recorded at stop s. An output that a
 // later one on the path replaces is named, not quoted; the replacement
 // says what it replaces. onPath numbers the path's outputs.
-func (m *markdown) output(n int, s shownOutput, onPath map[engine.EventID]int, c compile.Compiled) {
-	node, o := s.node, s.o
-	if node.Kind == event.NodeCheckpoint {
-		m.f("#### %d. ⚑ Checkpoint during %s (%s)\n\n", n, stepName(c, o.StepID), node.ID)
+func (m *markdown) output(n int, p *project.Projection, s project.Stop, o Output, onPath map[engine.EventID]int, c compile.Compiled) {
+	if s.Checkpoint {
+		m.f("#### %d. ⚑ Checkpoint during %s (%s)\n\n", n, stepName(c, o.StepID), s.Node)
+	} else if row, ok := p.Row(s.Node); ok && row.Continued {
+		m.f("#### %d. %s (%s, %s)\n\n", n, stepName(c, o.StepID), s.Node, project.ContinuedText)
 	} else {
-		m.f("#### %d. %s (%s)\n\n", n, stepName(c, o.StepID), node.ID)
+		m.f("#### %d. %s (%s)\n\n", n, stepName(c, o.StepID), s.Node)
 	}
 	for _, by := range o.SupersededBy {
 		if at, ok := onPath[by]; ok {
@@ -146,7 +166,7 @@ func (m *markdown) output(n int, s shownOutput, onPath map[engine.EventID]int, c
 		m.f("%s\n\n", quote(inertBlock(notes)))
 	}
 	if len(o.Artifacts) > 0 {
-		m.f("_%d artifact(s) recorded._\n\n", len(o.Artifacts))
+		m.f("_%s recorded._\n\n", count(len(o.Artifacts), "artifact", "artifacts"))
 	}
 }
 
@@ -162,73 +182,38 @@ func (m *markdown) replaced(id engine.EventID, onPath map[engine.EventID]int) st
 	return code(string(id))
 }
 
-// path is the nodes from the run's root down to tip.
-func (m *markdown) path(tip engine.NodeID) []engine.NodeID {
-	var out []engine.NodeID
-	for id := tip; id != 0; {
-		out = append(out, id)
-		n, err := m.v.Graph.Node(id)
-		if err != nil {
-			break
-		}
-		id = n.Parent
-	}
-	slices.Reverse(out)
-	return out
-}
-
-// forks lists the branches off the preferred path: every child of a node
-// on it that is not the next node on it.
-func (m *markdown) forks(r Run, path []engine.NodeID) {
-	var lines []string
-	for i, id := range path {
-		node, _ := m.v.Graph.Node(id)
-		for _, child := range node.Children {
-			if i+1 < len(path) && child == path[i+1] {
-				continue
-			}
-			lines = append(lines, m.branch(r, node, child))
-		}
-	}
-	if len(lines) == 0 {
+// branches lists the run's branches when it has more than one, or when
+// its preferred tip stands behind where its line went: each with how it
+// came to be, where it left, how far it went and its state, and its
+// latest note.
+func (m *markdown) branches(p *project.Projection, c compile.Compiled) {
+	if len(p.Branches) == 0 || len(p.Branches) == 1 && p.RowOf(p.Tip) == p.RowOf(p.Branches[0].End) {
 		return
 	}
-	m.f("### Other branches\n\n")
-	for _, l := range lines {
-		m.f("- %s\n", l)
+	m.f("### Branches\n\n")
+	for i, b := range p.Branches {
+		m.f("- %s\n", m.branch(p, i, b, c))
 	}
 	m.f("\n")
 }
 
-// branch describes the branch under child: where it left the preferred
-// path, how far it went, and its latest note.
-func (m *markdown) branch(r Run, parent project.Node, child engine.NodeID) string {
-	c := m.v.Workflows[r.WorkflowHash]
-	n, _ := m.v.Graph.Node(child)
-	leaf, _ := project.PreferredTip(m.v.Graph, n)
-	what := "forked"
-	if k, _ := m.v.Graph.Edge(child); k == event.EdgeCheckpoint {
-		what = "⚑ checkpoint"
+// branch describes one branch: "**B**, an agent went on from an older
+// point of the run, from Review (`review`) at node_3: 2 nodes down to
+// node_9, left behind at Fix (`fix`): “latest note”".
+func (m *markdown) branch(p *project.Projection, i int, b project.Branch, c compile.Compiled) string {
+	s := "**" + b.Letter + "**, " + inline(project.OriginText(b.Origin, b.Changed))
+	if b.From != 0 {
+		row, _ := p.Row(b.From)
+		s += fmt.Sprintf(", from %s at %s", stepName(c, row.Step), b.From)
 	}
-	depth := len(m.path(leaf.ID)) - len(m.path(parent.ID))
-	s := fmt.Sprintf("%s at %s (%s): %s, %d node(s) down to %s", what, parent.ID, stepName(c, m.stepAt(parent)), child, depth, leaf.ID)
-	if step := m.stepAt(leaf); step != "" {
-		s += ", pending " + stepName(c, step)
-	} else {
-		s += ", complete"
+	s += fmt.Sprintf(": %s down to %s, %s", count(len(b.Nodes), "node", "nodes"), b.End, project.StatusText(b.Status))
+	if end, ok := p.Row(b.End); ok && b.Status != project.BranchComplete {
+		s += " at " + stepName(c, end.Step)
 	}
-	if note := m.latestNote(leaf, parent.ID); note != "" {
+	if note := m.latestNote(p, i, b.End); note != "" {
 		s += ": “" + inline(note) + "”"
 	}
 	return s
-}
-
-func (m *markdown) stepAt(n project.Node) workflow.StepID {
-	snap, err := m.v.Graph.Snapshot(n.Snapshot)
-	if err != nil {
-		return ""
-	}
-	return snap.Position.Step
 }
 
 // standing is the output appended at event at, unless a later one
@@ -238,40 +223,39 @@ func (m *markdown) standing(at engine.EventIndex) (Output, bool) {
 	return o, ok && len(o.SupersededBy) == 0
 }
 
-// latestNote is the first line of the newest standing note from leaf up
-// to stop.
-func (m *markdown) latestNote(leaf project.Node, stop engine.NodeID) string {
-	for n := leaf; n.ID != stop && n.ID != 0; {
-		for i := len(n.Outputs) - 1; i >= 0; i-- {
-			if o, ok := m.standing(n.Outputs[i]); ok && o.NotesMarkdown != "" {
+// latestNote is the first line of the last standing note on branch i's
+// line down to end.
+func (m *markdown) latestNote(p *project.Projection, i int, end engine.NodeID) string {
+	stops := p.Along(end)
+	for k := len(stops) - 1; k >= 0; k-- {
+		if p.BranchOf(stops[k].Node) != i {
+			continue
+		}
+		refs := stops[k].Recorded.Outputs
+		for j := len(refs) - 1; j >= 0; j-- {
+			if o, ok := m.standing(refs[j].At); ok && strings.TrimSpace(o.NotesMarkdown) != "" {
 				line, _, _ := strings.Cut(strings.TrimSpace(o.NotesMarkdown), "\n")
 				return project.Cut(line, 120)
 			}
 		}
-		p, err := m.v.Graph.Node(n.Parent)
-		if err != nil {
-			return ""
-		}
-		n = p
 	}
 	return ""
 }
 
+// count is n and the noun for it: "1 node", "2 nodes".
+func count(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + many
+}
+
 func (m *markdown) gaps() {
-	gaps := m.v.Bundle.Gaps
-	if len(gaps) == 0 {
+	open, resolved := m.gapsOf(func(Run) bool { return true })
+	if len(open)+len(resolved) == 0 {
 		return
 	}
 	m.f("## Gaps\n\n")
-	var open, resolved []Gap
-	for _, g := range gaps {
-		if g.Resolved() {
-			resolved = append(resolved, g)
-		} else {
-			open = append(open, g)
-		}
-	}
-	slices.SortStableFunc(open, project.WorstFirst)
 	for _, group := range []struct {
 		title string
 		gaps  []Gap
@@ -285,6 +269,35 @@ func (m *markdown) gaps() {
 		}
 		m.f("\n")
 	}
+}
+
+// gapsOf reads the gaps of the runs keep picks from their projections:
+// the open ones worst first, as a complete answer names them, and the
+// resolved ones in log order; their words are the bundle's records.
+func (m *markdown) gapsOf(keep func(Run) bool) (open, resolved []Gap) {
+	byID := map[engine.EventID]Gap{}
+	for _, g := range m.v.Bundle.Gaps {
+		byID[g.ID] = g
+	}
+	var opened []project.GapAt
+	for _, r := range m.v.Bundle.Runs {
+		p, err := m.v.Projection(r.ID)
+		if err != nil || !keep(r) {
+			continue
+		}
+		for _, g := range p.Gaps() {
+			if !g.Open() {
+				resolved = append(resolved, byID[g.ID])
+			}
+		}
+		opened = append(opened, p.OpenGaps()...)
+	}
+	slices.SortStableFunc(opened, project.WorstGapFirst)
+	for _, g := range opened {
+		open = append(open, byID[g.ID])
+	}
+	slices.SortStableFunc(resolved, func(a, b Gap) int { return cmp.Compare(a.CreatedAt, b.CreatedAt) })
+	return open, resolved
 }
 
 func (m *markdown) gap(g Gap) {

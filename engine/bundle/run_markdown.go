@@ -1,11 +1,9 @@
 package bundle
 
 import (
-	"slices"
 	"strings"
 
 	"github.com/workrail/workrail/engine"
-	"github.com/workrail/workrail/engine/project"
 )
 
 // RunMarkdown renders one run of a verified bundle, as Markdown pulls it
@@ -34,16 +32,10 @@ func RunMarkdown(v *Verified, id engine.RunID) (string, bool) {
 
 // openGaps lists the run's gaps no later record resolved, worst first.
 func (m *markdown) openGaps(id engine.RunID) {
-	var open []Gap
-	for _, g := range m.v.Bundle.Gaps {
-		if g.Run == id && !g.Resolved() {
-			open = append(open, g)
-		}
-	}
+	open, _ := m.gapsOf(func(r Run) bool { return r.ID == id })
 	if len(open) == 0 {
 		return
 	}
-	slices.SortStableFunc(open, project.WorstFirst)
 	m.f("### Open gaps\n\n")
 	for _, g := range open {
 		m.gap(g)
@@ -54,12 +46,17 @@ func (m *markdown) openGaps(id engine.RunID) {
 // pending shows the step the run waits on, with its prompt as the
 // workflow wrote it.
 func (m *markdown) pending(r Run) {
-	if r.Status == project.Complete || r.Pending == "" {
+	p, err := m.v.Projection(r.ID)
+	if err != nil || p.Complete() {
+		return
+	}
+	row, ok := p.Row(p.Tip)
+	if !ok || row.Step == "" {
 		return
 	}
 	c := m.v.Workflows[r.WorkflowHash]
-	m.f("### Pending step\n\n%s\n\n", stepName(c, r.Pending))
-	if st, ok := c.Step(r.Pending); ok && strings.TrimSpace(st.Prompt) != "" {
+	m.f("### Pending step\n\n%s\n\n", stepName(c, row.Step))
+	if st, ok := c.Step(row.Step); ok && strings.TrimSpace(st.Prompt) != "" {
 		m.f("%s\n\n", quote(inertBlock(strings.TrimSpace(st.Prompt))))
 	}
 }

@@ -21,7 +21,7 @@ func Unsealed(evs []event.Event, snaps map[engine.SnapshotRef]run.Snapshot, wfs 
 	if len(evs) == 0 {
 		return nil, fmt.Errorf("bundle: unsealed: the session has no events")
 	}
-	g, ov, err := fold(evs[0].Session, evs, snaps)
+	g, ov, ln, err := fold(evs[0].Session, evs, snaps)
 	if err != nil {
 		return nil, fmt.Errorf("bundle: unsealed: %w", err)
 	}
@@ -31,5 +31,5 @@ func Unsealed(evs []event.Event, snaps map[engine.SnapshotRef]run.Snapshot, wfs 
 	}
 	b := &Bundle{Format: Format, Version: SchemaVersion}
 	d.fill(b)
-	return &Verified{Bundle: b, Events: evs, Snapshots: snaps, Workflows: wfs, Graph: g}, nil
+	return &Verified{Bundle: b, Events: evs, Snapshots: snaps, Workflows: wfs, Graph: g, overview: ov, lineage: ln}, nil
 }

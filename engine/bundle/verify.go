@@ -24,6 +24,19 @@ type Verified struct {
 	Snapshots map[engine.SnapshotRef]run.Snapshot
 	Workflows map[engine.WorkflowHash]compile.Compiled
 	Graph     *project.Graph
+	// overview and lineage are the session's overview and projection,
+	// folded from the same events.
+	overview project.Overview
+	lineage  *project.Lineage
+}
+
+// Projection is run id's projection, folded from the bundle's events: what
+// the Markdown export reads of a run.
+func (v *Verified) Projection(id engine.RunID) (*project.Projection, error) {
+	if v.lineage == nil {
+		return nil, fmt.Errorf("bundle: run %s: %w", id, engine.ErrNotFound)
+	}
+	return v.lineage.Projection(&v.overview, id)
 }
 
 // Origin is the session and chain head of the log the bundle copies,
@@ -303,7 +316,7 @@ func addressMismatch(what, key, address string, enc []byte, err error) *engine.E
 // fold says.
 func (v *Verified) refold() error {
 	b := v.Bundle
-	g, ov, err := fold(b.Session.ID, v.Events, v.Snapshots)
+	g, ov, ln, err := fold(b.Session.ID, v.Events, v.Snapshots)
 	if err != nil {
 		return invalid(InvalidHistory, "the events do not fold into a session: %v", err)
 	}
@@ -336,7 +349,7 @@ func (v *Verified) refold() error {
 				p.name, at, want, got).With("part", p.name).With("at", at).With("expected", got.String()).With("actual", want.String())
 		}
 	}
-	v.Graph = g
+	v.Graph, v.overview, v.lineage = g, ov, ln
 	return nil
 }
 

@@ -149,8 +149,15 @@ func (s *Service) record(tx Tx, a attemptIn) (event.Event, error) {
 	if a.changed {
 		notes = append(notes, protocol.Notices(recommendationWarnings(a.c, a.prefs))...)
 	}
+	// Below a node with only checkpoints under it the step is still
+	// pending (an agent that checkpointed, then sent the call it held):
+	// going on from it continues the line, and is no fork.
+	forks, err := project.WentOn(tx, a.info)
+	if err != nil {
+		return event.Event{}, err
+	}
 	var fork *event.Fork
-	if len(a.info.Children) > 0 {
+	if forks {
 		if fork, err = project.Branches(tx, a.info); err != nil {
 			return event.Event{}, err
 		}
@@ -164,7 +171,7 @@ func (s *Service) record(tx Tx, a attemptIn) (event.Event, error) {
 	if err != nil {
 		return event.Event{}, err
 	}
-	if err := appendChild(tx, a, child, next, ev); err != nil {
+	if err := appendChild(tx, a, child, next, ev, forks); err != nil {
 		return event.Event{}, err
 	}
 	return rec, appendFacts(tx, a, child, ev, dec, move)
@@ -241,7 +248,7 @@ func (s *Service) judge(a attemptIn) outcome.Evaluation {
 
 // appendChild creates the child node, its edge and the output judged
 // worth recording: what the agent wrote, never WorkRail's template.
-func appendChild(tx Tx, a attemptIn, child engine.NodeID, next run.Snapshot, ev outcome.Evaluation) error {
+func appendChild(tx Tx, a attemptIn, child engine.NodeID, next run.Snapshot, ev outcome.Evaluation, fork bool) error {
 	ref, err := tx.PutSnapshot(next)
 	if err != nil {
 		return err
@@ -249,7 +256,7 @@ func appendChild(tx Tx, a attemptIn, child engine.NodeID, next run.Snapshot, ev 
 	if _, err := tx.Append(a.n.run, child, &event.NodeCreatedData{NodeKind: event.NodeStep, Snapshot: ref}); err != nil {
 		return err
 	}
-	if err := appendEdge(tx, a.n, child, len(a.info.Children)); err != nil {
+	if err := appendEdge(tx, a.n, child, fork, len(a.info.Children)); err != nil {
 		return err
 	}
 	if ev.Notes != "" || len(ev.Artifacts) > 0 {
@@ -261,12 +268,12 @@ func appendChild(tx Tx, a attemptIn, child engine.NodeID, next run.Snapshot, ev 
 	return nil
 }
 
-// appendEdge links parent to child. A parent that already has children is
-// a rewound chat advancing again: the new branch is a fork, and why is
-// traced.
-func appendEdge(tx Tx, n node, child engine.NodeID, siblings int) error {
+// appendEdge links parent to child. A parent the run already went on
+// from is a rewound chat advancing again: the new branch is a fork, and
+// why is traced.
+func appendEdge(tx Tx, n node, child engine.NodeID, fork bool, siblings int) error {
 	kind := event.EdgeAckedStep
-	if siblings > 0 {
+	if fork {
 		kind = event.EdgeForkedFromNonTip
 		trace := &event.DecisionTraceAppendedData{TraceKind: event.TraceDetectedNonTipAdvance,
 			Summary: fmt.Sprintf("%s already had %d child node(s); advancing again forked a new branch", n.id, siblings)}

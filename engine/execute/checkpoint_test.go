@@ -370,3 +370,43 @@ func TestConcurrentIdenticalCheckpointsRecordOnce(t *testing.T) {
 		t.Fatalf("event kinds %v; want one checkpoint", k)
 	}
 }
+
+// An agent that checkpoints and then sends the call it held from before
+// the checkpoint goes on on the same line: the step is acknowledged with
+// no fork in the log (no fork edge, no trace) and no branches in the
+// answer, which replays byte for byte; a rehydrate of the node below
+// which only checkpoints stood shows no branches either. Once the run has
+// gone on, the same node's older call does fork.
+func TestHeldCallAfterACheckpointIsNoFork(t *testing.T) {
+	r := newRig(t, nil)
+	s := r.step(t, "start", map[string]any{"workflowId": "wr.hello"})
+	id := s.Session.SessionID
+	r.step(t, "checkpoint", checkpointArgs(s.StateToken, s.CheckpointToken, "Halfway through."))
+	if again := r.step(t, "continue", map[string]any{"stateToken": s.StateToken}); again.Fork != nil {
+		t.Fatalf("a rehydrate below which only a checkpoint stands shows branches: %+v", again.Fork)
+	}
+	n := len(r.events(t, id))
+	args := s.NextCall.Arguments
+	args.Output = &protocol.Output{NotesMarkdown: "Said hello."}
+	next, b := r.call(t, "continue", args)
+	if st, ok := next.(protocol.StepResult); !ok || st.Fork != nil || strings.Contains(st.Text, "Branches") {
+		t.Fatalf("the held call after a checkpoint: %s", b)
+	}
+	for _, e := range r.since(t, id, n) {
+		if d, ok := e.Data.(*event.EdgeCreatedData); ok && d.EdgeKind != event.EdgeAckedStep {
+			t.Fatalf("edge %s; want %s", d.EdgeKind, event.EdgeAckedStep)
+		}
+		if e.Kind == event.DecisionTraceAppended {
+			t.Fatal("a fork was traced")
+		}
+	}
+	if _, again := r.call(t, "continue", args); string(again) != string(b) {
+		t.Fatal("the replay differs")
+	}
+	// The rehydrated call of the same node is a rewound chat's now.
+	re := r.step(t, "continue", map[string]any{"stateToken": s.StateToken})
+	re.NextCall.Arguments.Output = &protocol.Output{NotesMarkdown: "Said hello again."}
+	if forked := r.step(t, "continue", re.NextCall.Arguments); forked.Fork == nil {
+		t.Fatal("an advance from a node the run went on from is no fork")
+	}
+}

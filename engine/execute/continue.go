@@ -70,7 +70,9 @@ func (s *Service) rehydrate(n node, in protocol.ContinueInput) (protocol.Result,
 		if facts.open, err = openAt(tx, l.snap, l.info); err != nil {
 			return reply{}, err
 		}
-		if len(l.info.Children) > 0 {
+		if wentOn, err := project.WentOn(tx, l.info); err != nil {
+			return reply{}, err
+		} else if wentOn {
 			if facts.fork, err = project.Branches(tx, l.info); err != nil {
 				return reply{}, err
 			}

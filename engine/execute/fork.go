@@ -44,7 +44,7 @@ type Place struct {
 // retries in a row at one node could reach the fork's number. The numbers
 // skipped stay free: a chat holding one records its attempt as usual, and
 // rehydrates go on from the fork's number plus one.
-const forkAttemptGap engine.Attempt = 10_000
+const forkAttemptGap = project.ConsoleAttempts
 
 // Fork starts a new branch at node at.Node whose step is pending again
 // under edited: the node's context as a person edited it, a JSON object.

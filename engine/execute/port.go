@@ -74,6 +74,8 @@ type ReadTx interface {
 	RecordedAttempt(node engine.NodeID, a engine.Attempt) (event.Event, error)
 	// Workflow reads a pinned workflow, verifying its hash.
 	Workflow(engine.WorkflowHash) (compile.Compiled, error)
+	// Part reads the projection's record of a node of a run.
+	Part(engine.RunID, engine.NodeID) (project.Part, error)
 }
 
 // ReadOnly is tx with nothing but its reads: what an implementation's

@@ -110,13 +110,13 @@ func fresh(tx ReadTx, l loaded, n node, kid token.KeyID, facts moveFacts, warnin
 
 // openAt is, for a run complete at node info, the gaps its path leaves
 // open, as of the last event that touched the node (so the first answer,
-// its replays and a rehydrate name the same ones); none while a step is
-// pending.
+// its replays and a rehydrate name the same ones), read from the run's
+// projection; none while a step is pending.
 func openAt(tx ReadTx, snap run.Snapshot, info project.Node) ([]project.GapState, error) {
 	if snap.Position.Kind == run.Pending {
 		return nil, nil
 	}
-	return project.OpenOnPath(tx, info, info.LastActivity)
+	return project.OpenOnPathOf(tx, tx, info.Run, info.ID, info.LastActivity)
 }
 
 // render builds the result of r: for a blocked attempt, the same pending

@@ -22,6 +22,9 @@ type Outcome struct {
 	// unavailable; Observed the others.
 	Missing, Observed int
 	Checkpoints       int
+	// Refused counts what attempts sent that was not taken; NotRecorded
+	// the gaps refused gaps artifacts carried.
+	Refused, NotRecorded int
 }
 
 // Add sums o and p: a fold holds what its nodes hold.
@@ -35,6 +38,8 @@ func (o Outcome) Add(p Outcome) Outcome {
 	o.Missing += p.Missing
 	o.Observed += p.Observed
 	o.Checkpoints += p.Checkpoints
+	o.Refused += p.Refused
+	o.NotRecorded += p.NotRecorded
 	return o
 }
 

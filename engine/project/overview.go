@@ -21,7 +21,7 @@ import (
 // rules that fill it (Add, headline, maxTitle…) would make a refold
 // differ from what an earlier build stored (store/testdata/derived pins
 // each version's bytes).
-const OverviewVersion = 4
+const OverviewVersion = 5
 
 // Overview is the derived record of a whole session: what a list of
 // sessions shows and searches, and what ranks them, without folding the
@@ -61,6 +61,8 @@ type RunOverview struct {
 	// Title is the first line of the first notes recorded in the run
 	// (the session title's rule); empty when none were.
 	Title string `json:"title,omitempty"`
+	// RestartOf is the run this one starts over (0 for none).
+	RestartOf engine.RunID `json:"restartOf,omitzero"`
 	// Root is the run's first node; Tip its preferred tip. Both are 0
 	// before the root is created.
 	Root engine.NodeID `json:"root,omitzero"`
@@ -71,10 +73,16 @@ type RunOverview struct {
 	Pending workflow.StepID `json:"pending,omitempty"`
 	// At is the cursor at the tip (its snapshot's Position.Path): where
 	// the run stands in its workflow's steps and loops, for "step k of N".
-	At       []run.Frame `json:"at,omitempty"`
-	Nodes    int         `json:"nodes,omitzero"`
-	Branches int         `json:"branches,omitzero"`
-	Forks    int         `json:"forks,omitzero"`
+	At    []run.Frame `json:"at,omitempty"`
+	Nodes int         `json:"nodes,omitzero"`
+	// Verdict, StepsDone, Branches and Forks are the run's projection's
+	// (Project keeps them, after Add): its verdict at the tip, the steps
+	// done on the way there, its branches, and those of them that are
+	// forks (every branch but the first path).
+	Verdict   Verdict `json:"verdict,omitempty"`
+	StepsDone int     `json:"stepsDone,omitzero"`
+	Branches  int     `json:"branches,omitzero"`
+	Forks     int     `json:"forks,omitzero"`
 	// StartedTime is when the run started and LastTime when an event of
 	// it was last appended (its finish, once complete); zero where the
 	// log recorded no time. Shown, never ordered by.
@@ -87,6 +95,7 @@ type RunOverview struct {
 // by, so a filter reads no gap record).
 type OpenGap struct {
 	ID       engine.EventID    `json:"id"`
+	Run      engine.RunID      `json:"run"`
 	Severity event.GapSeverity `json:"severity"`
 	Reason   event.GapReason   `json:"reason"`
 }
@@ -175,6 +184,17 @@ func (o *Overview) offer(src TitleSource, title string) {
 	}
 }
 
+// OpenGapsOf counts the open gaps recorded in run id.
+func (o Overview) OpenGapsOf(id engine.RunID) int {
+	n := 0
+	for _, g := range o.OpenGaps {
+		if g.Run == id {
+			n++
+		}
+	}
+	return n
+}
+
 // Status is the session's state: blocked when a run is, else in
 // progress when a run is or none started, else complete.
 func (o Overview) Status() RunStatus {
@@ -205,7 +225,7 @@ func (o Overview) Workflows() []engine.WorkflowID {
 	return out
 }
 
-// Branches counts the leaves of every run's DAG.
+// Branches counts the branches of every run.
 func (o Overview) Branches() int {
 	n := 0
 	for _, r := range o.Runs {
@@ -276,7 +296,7 @@ func (o *Overview) Add(r OverviewReader, e event.Event) error {
 			o.offer(TitleFromObservation, "branch "+d.Value)
 		}
 	case *event.RunStartedData:
-		o.Runs = append(o.Runs, RunOverview{ID: e.Run, WorkflowID: d.WorkflowID, WorkflowHash: d.WorkflowHash, Status: InProgress,
+		o.Runs = append(o.Runs, RunOverview{ID: e.Run, WorkflowID: d.WorkflowID, WorkflowHash: d.WorkflowHash, RestartOf: d.RestartOf, Status: InProgress,
 			StartedTime: e.AppendedAt, LastTime: e.AppendedAt})
 		o.offer(TitleFromWorkflow, string(d.WorkflowID))
 		return nil
@@ -285,7 +305,7 @@ func (o *Overview) Add(r OverviewReader, e event.Event) error {
 	case *event.EdgeCreatedData:
 		return o.linked(r, d, e)
 	case *event.GapRecordedData:
-		o.gap(d, e.ID)
+		o.gap(d, e.ID, e.Run)
 	}
 	if e.Node == 0 {
 		return nil
@@ -317,7 +337,6 @@ func (o *Overview) created(r OverviewReader, e event.Event) error {
 		return notFound("run", e.Run)
 	}
 	ro.Nodes++
-	ro.Branches++
 	if ro.Root != 0 {
 		return nil
 	}
@@ -329,35 +348,24 @@ func (o *Overview) created(r OverviewReader, e event.Event) error {
 	return ro.touched(withEvent{r, e}, n)
 }
 
-// linked folds an edge: its parent stops being a leaf if it was one, a
-// fork is counted, and the child was touched.
+// linked folds an edge: the child was touched.
 func (o *Overview) linked(r OverviewReader, d *event.EdgeCreatedData, e event.Event) error {
-	from, err := r.Node(d.From)
-	if err != nil {
-		return err
-	}
 	to, err := r.Node(d.To)
 	if err != nil {
 		return err
 	}
-	pr, cr := o.Run(from.Run), o.Run(to.Run)
-	if pr == nil || cr == nil {
+	cr := o.Run(to.Run)
+	if cr == nil {
 		return notFound("run", to.Run)
-	}
-	if len(from.Children) == 1 {
-		pr.Branches--
-	}
-	if d.EdgeKind == event.EdgeForkedFromNonTip {
-		cr.Forks++
 	}
 	return cr.touched(withEvent{r, e}, to)
 }
 
 // gap opens a gap, or closes the open gap a record resolves (as Gaps: a
 // second resolution, or one of an unknown id, changes nothing).
-func (o *Overview) gap(d *event.GapRecordedData, id engine.EventID) {
+func (o *Overview) gap(d *event.GapRecordedData, id engine.EventID, r engine.RunID) {
 	if d.ResolvesGapID == "" {
-		o.OpenGaps = append(o.OpenGaps, OpenGap{ID: id, Severity: d.Severity, Reason: d.Reason})
+		o.OpenGaps = append(o.OpenGaps, OpenGap{ID: id, Run: r, Severity: d.Severity, Reason: d.Reason})
 		return
 	}
 	if i := slices.IndexFunc(o.OpenGaps, func(g OpenGap) bool { return g.ID == d.ResolvesGapID }); i >= 0 {

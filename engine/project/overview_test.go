@@ -118,6 +118,7 @@ func TestOverviewEqualsTheFullProjectionAfterEveryEvent(t *testing.T) {
 		l := generate(t, seed, 40+int(seed%5)*40)
 		g := project.NewGraph(projecttest.Session, l.Snapshot)
 		var o project.Overview
+		ln := project.NewLineage()
 		for _, e := range l.Events {
 			if err := g.Add(e); err != nil {
 				t.Fatal(err)
@@ -125,7 +126,10 @@ func TestOverviewEqualsTheFullProjectionAfterEveryEvent(t *testing.T) {
 			if err := o.Add(g, e); err != nil {
 				t.Fatalf("seed %d, event %d (%s): %v", seed, e.Index, e.Kind, err)
 			}
-			if diff := compareOverview(g, o); diff != "" {
+			if err := project.Project(ln, g, &o, e); err != nil {
+				t.Fatalf("seed %d, event %d (%s): projection: %v", seed, e.Index, e.Kind, err)
+			}
+			if diff := compareOverview(g, o, ln); diff != "" {
 				t.Fatalf("seed %d, after event %d (%s): %s", seed, e.Index, e.Kind, diff)
 			}
 			b, err := json.Marshal(o)
@@ -162,7 +166,7 @@ func TestOverviewEqualsTheFullProjectionAfterEveryEvent(t *testing.T) {
 }
 
 // compareOverview says how o differs from the full projections of g.
-func compareOverview(g *project.Graph, o project.Overview) string {
+func compareOverview(g *project.Graph, o project.Overview, ln *project.Lineage) string {
 	runs := g.Runs()
 	if len(o.Runs) != len(runs) {
 		return fmt.Sprintf("%d runs, want %d", len(o.Runs), len(runs))
@@ -182,8 +186,16 @@ func compareOverview(g *project.Graph, o project.Overview) string {
 		if err != nil {
 			return err.Error()
 		}
+		p, err := ln.Projection(&o, r.ID)
+		if err != nil {
+			return err.Error()
+		}
 		want := project.RunOverview{ID: r.ID, WorkflowID: r.WorkflowID, WorkflowHash: r.WorkflowHash, Title: got.Title, Root: r.Root,
-			Tip: s.Tip.ID, Status: s.Status, Pending: s.Pending, Nodes: s.Nodes, Branches: s.Branches, Forks: s.Forks}
+			Tip: s.Tip.ID, Status: s.Status, Pending: s.Pending, Nodes: s.Nodes, Branches: len(p.Branches), Forks: len(p.Branches) - 1,
+			Verdict: p.Verdict(), StepsDone: len(p.Path(p.Tip)) - 1}
+		if p.Complete() {
+			want.StepsDone++
+		}
 		snap, err := g.Snapshot(s.Tip.Snapshot)
 		if err != nil {
 			return err.Error()
@@ -198,7 +210,7 @@ func compareOverview(g *project.Graph, o project.Overview) string {
 	var open []project.OpenGap
 	for _, gap := range project.Gaps(g.Events()) {
 		if !gap.Resolved() {
-			open = append(open, project.OpenGap{ID: gap.ID, Severity: gap.Gap.Severity, Reason: gap.Gap.Reason})
+			open = append(open, project.OpenGap{ID: gap.ID, Run: gap.Run, Severity: gap.Gap.Severity, Reason: gap.Gap.Reason})
 		}
 	}
 	if !slices.Equal(o.OpenGaps, open) {
@@ -365,7 +377,7 @@ func TestOverviewJSONIsCompact(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := `{"title":"wr.x","titleFrom":"workflow","createdAt":"2026-01-01T00:00:00Z","workspace":"/src/app",` +
-		`"runs":[{"id":"run_1","workflowId":"wr.x","root":"node_1","tip":"node_1","status":"in_progress","pending":"a","at":[{"i":0}],"nodes":1,"branches":1}],` +
+		`"runs":[{"id":"run_1","workflowId":"wr.x","root":"node_1","tip":"node_1","status":"in_progress","pending":"a","at":[{"i":0}],"nodes":1,"verdict":"in_progress","branches":1}],` +
 		`"last":3,"lastKind":"node_created"}`
 	if string(b) != want {
 		t.Fatalf("overview JSON\n got %s\nwant %s", b, want)
@@ -374,17 +386,11 @@ func TestOverviewJSONIsCompact(t *testing.T) {
 
 func fold(t *testing.T, l *projecttest.Log) project.Overview {
 	t.Helper()
-	g := project.NewGraph(projecttest.Session, l.Snapshot)
-	var o project.Overview
-	for _, e := range l.Events {
-		if err := g.Add(e); err != nil {
-			t.Fatal(err)
-		}
-		if err := o.Add(g, e); err != nil {
-			t.Fatal(err)
-		}
+	f, err := project.FoldAll(projecttest.Session, l.Events, l.Snapshot)
+	if err != nil {
+		t.Fatal(err)
 	}
-	return o
+	return f.Overview
 }
 
 // Each open gap keeps the severity and reason it was recorded with, what
@@ -396,8 +402,8 @@ func TestOverviewOpenGapsKeepTheirKind(t *testing.T) {
 	second := l.Add(r, root, &event.GapRecordedData{Reason: event.GapAssumptionMade, Severity: event.SeverityWarning, Summary: "assumed"})
 	o := fold(t, l)
 	want := []project.OpenGap{
-		{ID: first.ID, Severity: event.SeverityCritical, Reason: event.GapUserOnlyDependency},
-		{ID: second.ID, Severity: event.SeverityWarning, Reason: event.GapAssumptionMade},
+		{ID: first.ID, Run: r, Severity: event.SeverityCritical, Reason: event.GapUserOnlyDependency},
+		{ID: second.ID, Run: r, Severity: event.SeverityWarning, Reason: event.GapAssumptionMade},
 	}
 	if !slices.Equal(o.OpenGaps, want) {
 		t.Fatalf("open gaps %+v, want %+v", o.OpenGaps, want)
@@ -408,7 +414,7 @@ func TestOverviewOpenGapsKeepTheirKind(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	frag := `"openGaps":[{"id":"` + string(second.ID) + `","severity":"warning","reason":"assumption_made"}]`
+	frag := `"openGaps":[{"id":"` + string(second.ID) + `","run":"run_1","severity":"warning","reason":"assumption_made"}]`
 	if !strings.Contains(string(b), frag) {
 		t.Fatalf("overview JSON %s\nwants %s", b, frag)
 	}

@@ -1,7 +1,10 @@
 package project
 
 import (
+	"slices"
+
 	"github.com/workrail/workrail/engine"
+	"github.com/workrail/workrail/engine/event"
 )
 
 // leaf is a candidate tip: a node without children, its depth below the
@@ -76,4 +79,25 @@ func pathActivity(r Reader, n Node) (engine.EventIndex, error) {
 		top, n = max(top, p.LastActivity), p
 	}
 	return top, nil
+}
+
+// WentOn says the run went on from node n's step: a step node stands
+// somewhere below n. Below a node with only checkpoints under it the step
+// pending at n is still pending there (a checkpoint records notes and
+// advances nothing), so going on from n continues the line, and is no
+// fork.
+func WentOn(r Reader, n Node) (bool, error) {
+	stack := slices.Clone(n.Children)
+	for len(stack) > 0 {
+		c, err := r.Node(stack[len(stack)-1])
+		if err != nil {
+			return false, err
+		}
+		stack = stack[:len(stack)-1]
+		if c.Kind != event.NodeCheckpoint {
+			return true, nil
+		}
+		stack = append(stack, c.Children...)
+	}
+	return false, nil
 }

@@ -37,6 +37,8 @@ type Store interface {
 	// Recent walks the sessions the most recently written first, those
 	// written before below when it is not 0, until fn returns false.
 	Recent(below execute.Write, fn func(engine.SessionID, execute.Write, project.Overview, error) bool) error
+	// Projection is a run's projection, kept by every append.
+	Projection(engine.SessionID, engine.RunID) (*project.Projection, error)
 }
 
 // Contract runs the assertions every implementation of the store port
@@ -57,6 +59,7 @@ func Contract(t *testing.T, open func(t *testing.T) Store) {
 		{"a replay says when the output sent was not recorded", replaysCompareOutput},
 		{"concurrent identical acks advance once", concurrentAcks},
 		{"the overview is the fold of the log", overviewIsTheFold},
+		{"the projection is the fold of the log", projectionIsTheFold},
 		{"overviews are walked newest first", overviewsNewestFirst},
 		{"sessions are walked the latest written first", recentWrittenFirst},
 		{"forks and restarts from the Console are folded like any run", consoleForksFolded},
@@ -465,8 +468,9 @@ func tokenClaims(id engine.SessionID, n project.Node, a engine.Attempt, ack bool
 	return c
 }
 
-// wantOverview folds session id's log into its overview in memory, and
-// checks each run against Summarize.
+// wantOverview folds session id's log into its overview in memory (with
+// the projection, which keeps its runs' figures), and checks each run
+// against Summarize and the projection.
 func wantOverview(t *testing.T, s Store, id engine.SessionID) project.Overview {
 	t.Helper()
 	evs, _, err := s.Events(id)
@@ -475,18 +479,18 @@ func wantOverview(t *testing.T, s Store, id engine.SessionID) project.Overview {
 		err = s.View(id, func(tx execute.ReadTx) error { snap, err = tx.Snapshot(ref); return err })
 		return snap, err
 	}
-	g := project.NewGraph(id, snap)
-	var o project.Overview
-	for _, e := range evs {
-		must(t, g.Add(e))
-		must(t, o.Add(g, e))
-	}
-	for i, r := range g.Runs() {
-		sum, err := project.Summarize(g, r)
+	f, err := project.FoldAll(id, evs, snap)
+	must(t, err)
+	o := f.Overview
+	for i, r := range f.Graph.Runs() {
+		sum, err := project.Summarize(f.Graph, r)
 		must(t, err)
-		if got := o.Runs[i]; got.Tip != sum.Tip.ID || got.Status != sum.Status || got.Pending != sum.Pending ||
-			got.Nodes != sum.Nodes || got.Branches != sum.Branches || got.Forks != sum.Forks {
-			t.Fatalf("run %s: overview %+v; Summarize has %s %s at %s", r.ID, got, sum.Status, sum.Pending, sum.Tip.ID)
+		p, err := f.Projection(r.ID)
+		must(t, err)
+		if got := o.Runs[i]; got.Tip != sum.Tip.ID || got.Status != sum.Status || got.Pending != sum.Pending || got.Nodes != sum.Nodes ||
+			got.Branches != len(p.Branches) || got.Forks != len(p.Branches)-1 || got.Verdict != p.Verdict() || got.StepsDone != p.StepsDone() {
+			t.Fatalf("run %s: overview %+v; Summarize has %s %s at %s, the projection %d branches, %s, %d steps done",
+				r.ID, got, sum.Status, sum.Pending, sum.Tip.ID, len(p.Branches), p.Verdict(), p.StepsDone())
 		}
 	}
 	return o
@@ -892,5 +896,71 @@ func supersedesStored(t *testing.T, s Store) {
 	}
 	if got, want := mustOverview(t, s, id), wantOverview(t, s, id); !reflect.DeepEqual(got, want) {
 		t.Fatalf("stored overview\n%+v\nrefold\n%+v", got, want)
+	}
+}
+
+// projectionIsTheFold holds the projection a store keeps to a fold of
+// the log in memory, for runs blocked, completed, forked by rewound
+// chats, checkpointed (the call held from before a checkpoint goes on on
+// the same line), forked and restarted from the Console.
+func projectionIsTheFold(t *testing.T, s Store) {
+	check := func(id engine.SessionID, runs int) {
+		t.Helper()
+		evs, _, err := s.Events(id)
+		must(t, err)
+		snap := func(ref engine.SnapshotRef) (snap run.Snapshot, err error) {
+			err = s.View(id, func(tx execute.ReadTx) error { snap, err = tx.Snapshot(ref); return err })
+			return snap, err
+		}
+		f, err := project.FoldAll(id, evs, snap)
+		must(t, err)
+		if got := f.Lineage.Runs(); len(got) != runs {
+			t.Fatalf("%s: %d runs projected; want %d", id, len(got), runs)
+		}
+		for _, r := range f.Lineage.Runs() {
+			want, err := f.Projection(r)
+			must(t, err)
+			got, err := s.Projection(id, r)
+			must(t, err)
+			if !reflect.DeepEqual(got, want) {
+				t.Fatalf("%s %s: stored projection\n%+v\nrefold\n%+v", id, r, got, want)
+			}
+		}
+	}
+	_, forked := forkedRuns(t, s)
+	check(forked, 1)
+
+	x := execute.New(s, Ring(t), Long(t, 4), workflow.Preferences{}, Clock, t.Logf)
+	first, ok := x.Start(context.Background(), []byte(`{"workflowId":"wr.long","context":{"k":"v"}}`)).(protocol.StepResult)
+	if !ok {
+		t.Fatal("start failed")
+	}
+	cp := x.Checkpoint(context.Background(), mustJSON(t, map[string]any{"stateToken": first.StateToken, "checkpointToken": first.CheckpointToken,
+		"output": map[string]any{"notesMarkdown": "Halfway."}}))
+	if cp.ResultKind() != protocol.KindStep {
+		t.Fatalf("checkpoint: %s", cp.RenderedText())
+	}
+	next, ok := x.Continue(context.Background(), mustJSON(t, NextArgs(t, first))).(protocol.StepResult)
+	if !ok {
+		t.Fatal("the call held from before the checkpoint did not advance")
+	}
+	x.Continue(context.Background(), mustJSON(t, NextArgs(t, next)))
+	id := first.Session.SessionID
+	for _, act := range []func(context.Context, execute.Place, []byte) (protocol.Result, execute.Place){x.Fork, x.Restart} {
+		if r, _ := act(context.Background(), execute.Place{Session: id, Run: first.Session.RunID, Node: 3}, []byte(`{"k":"w"}`)); r.ResultKind() != protocol.KindStep {
+			t.Fatalf("fork or restart: %s", r.RenderedText())
+		}
+	}
+	check(id, 2)
+	p, err := s.Projection(id, first.Session.RunID)
+	must(t, err)
+	if len(p.Branches) != 2 || p.Branches[1].Origin != project.OriginConsoleFork || !slices.Equal(p.Branches[1].Changed, []string{"k"}) {
+		t.Fatalf("branches %+v; want the first path and a Console fork changing k", p.Branches)
+	}
+	if row, _ := p.Row(1); len(row.Checkpoints) != 1 || !row.Done() {
+		t.Fatalf("the first row %+v; want its checkpoint on it, done", row)
+	}
+	if _, err := s.Projection(id, 9); !errors.Is(err, engine.ErrNotFound) {
+		t.Fatalf("Projection of an unknown run = %v; want engine.ErrNotFound", err)
 	}
 }

@@ -47,6 +47,7 @@ type startRecord struct {
 type session struct {
 	graph    *project.Graph
 	overview project.Overview
+	lineage  *project.Lineage
 	record   resume.Record
 	head     engine.Digest
 	runs     engine.RunID
@@ -227,6 +228,11 @@ func (s *Store) begin(id engine.SessionID, sess *session, writable bool) *tx {
 			c.graph = sess.graph.Clone()
 		}
 		c.overview = sess.overview.Clone()
+		if sess.lineage == nil {
+			c.lineage = project.NewLineage()
+		} else {
+			c.lineage = sess.lineage.Clone()
+		}
 		c.record = sess.record.Clone()
 		t.sess, t.snapshots, t.workflows = &c, map[engine.Digest][]byte{}, map[engine.Digest][]byte{}
 	}
@@ -283,6 +289,13 @@ func (t *tx) Event(i engine.EventIndex) (event.Event, error) { return t.sess.gra
 func (t *tx) Node(id engine.NodeID) (project.Node, error) { return t.sess.graph.Node(id) }
 
 func (t *tx) Run(id engine.RunID) (project.Run, error) { return t.sess.graph.Run(id) }
+
+func (t *tx) Part(id engine.RunID, n engine.NodeID) (project.Part, error) {
+	if t.sess.lineage == nil {
+		return project.Part{}, fmt.Errorf("memstore: part %s of %s: %w", n, id, engine.ErrNotFound)
+	}
+	return t.sess.lineage.Part(id, n)
+}
 
 func (t *tx) Runs() ([]project.Run, error) { return t.sess.graph.Runs(), nil }
 
@@ -345,6 +358,9 @@ func (t *tx) Append(r engine.RunID, n engine.NodeID, p event.Payload) (event.Eve
 		return event.Event{}, err
 	}
 	if err := t.sess.overview.Add(t, stored); err != nil {
+		return event.Event{}, err
+	}
+	if err := project.Project(t.sess.lineage, t, &t.sess.overview, stored); err != nil {
 		return event.Event{}, err
 	}
 	if err := t.sess.record.Add(t, stored); err != nil {
@@ -429,6 +445,47 @@ func (s *Store) Overview(id engine.SessionID) (project.Overview, error) {
 		return project.Overview{}, err
 	}
 	return sess.overview.Clone(), nil
+}
+
+// Projection assembles run rid of session id from the projection every
+// append keeps.
+func (s *Store) Projection(id engine.SessionID, rid engine.RunID) (*project.Projection, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	sess, err := s.session(id)
+	if err != nil {
+		return nil, err
+	}
+	if sess.lineage == nil {
+		return nil, fmt.Errorf("memstore: run %s: %w", rid, engine.ErrNotFound)
+	}
+	return sess.lineage.Projection(&sess.overview, rid)
+}
+
+// Projections assembles every run of session id, in the order they
+// started.
+func (s *Store) Projections(id engine.SessionID) ([]*project.Projection, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	sess, err := s.session(id)
+	if err != nil || sess.lineage == nil {
+		return nil, err
+	}
+	var out []*project.Projection
+	for _, rid := range sess.lineage.Runs() {
+		p, err := sess.lineage.Projection(&sess.overview, rid)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}
+
+// KnownHealth is Health: a log kept in memory is always whole.
+func (s *Store) KnownHealth(id engine.SessionID) (execute.Health, bool) {
+	h, err := s.Health(id)
+	return h, err == nil
 }
 
 // Overviews passes the sessions to fn newest first, below before when it

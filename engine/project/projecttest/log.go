@@ -34,6 +34,9 @@ func New(tb testing.TB) *Log {
 	return l
 }
 
+// TB is the test the log is built for.
+func (l *Log) TB() testing.TB { return l.tb }
+
 // Add appends one event scoped to run r and node n.
 func (l *Log) Add(r engine.RunID, n engine.NodeID, p event.Payload) event.Event {
 	i := engine.EventIndex(len(l.Events) + 1)

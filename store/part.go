@@ -1,0 +1,638 @@
+package store
+
+import (
+	"strconv"
+	"unicode/utf8"
+
+	jsonv1 "github.com/go-json-experiment/json/v1"
+
+	"github.com/workrail/workrail/engine"
+	"github.com/workrail/workrail/engine/event"
+	"github.com/workrail/workrail/engine/project"
+	"github.com/workrail/workrail/engine/run"
+	"github.com/workrail/workrail/engine/workflow"
+)
+
+// A projection part is written with every advance (the new node's, and
+// the one it was made from) and read, all of a run's, by every page that
+// shows the run, so it is encoded and decoded without reflection:
+// encodePart writes what json.Marshal writes, byte for byte, and
+// decodePart reads it, handing anything else (a member it does not know,
+// an escape or a byte past ASCII in a string, a value of another type)
+// whole to json/v2 with encoding/json's semantics (its v1 API), as
+// decodeNode does, whose result and errors are the part's.
+// TestPartCodecIsJSON and FuzzDecodePart hold them to it.
+
+// encodePart is json.Marshal(p).
+func encodePart(p *project.Part) []byte {
+	b := make([]byte, 0, 256)
+	b = append(b, `{"run":`...)
+	b = appendText(b, p.Run.String())
+	b = append(b, `,"node":`...)
+	b = appendText(b, p.Node.String())
+	if p.Checkpoint {
+		b = append(b, `,"checkpoint":true`...)
+	}
+	b = appendNode(b, "from", p.From)
+	b = appendNode(b, "head", p.Head)
+	if p.Step != "" {
+		b = append(b, `,"step":`...)
+		b = appendText(b, string(p.Step))
+	}
+	if len(p.At) > 0 {
+		b = append(b, `,"at":[`...)
+		for i, f := range p.At {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendFrame(b, f)
+		}
+		b = append(b, ']')
+	}
+	b = append(b, `,"branch":`...)
+	b = strconv.AppendInt(b, int64(p.Branch), 10)
+	b = appendNode(b, "next", p.Next)
+	if p.Depth != 0 {
+		b = append(b, `,"depth":`...)
+		b = strconv.AppendInt(b, int64(p.Depth), 10)
+	}
+	if p.Continued {
+		b = append(b, `,"continued":true`...)
+	}
+	if p.Console {
+		b = append(b, `,"console":true`...)
+	}
+	b = append(b, `,"created":`...)
+	b = strconv.AppendUint(b, uint64(p.Created), 10)
+	b = appendUint(b, "createdTime", uint64(p.CreatedTime))
+	b = appendUint(b, "linked", uint64(p.Linked))
+	if len(p.Attempts) > 0 {
+		b = append(b, `,"attempts":[`...)
+		for i := range p.Attempts {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendAttempt(b, &p.Attempts[i])
+		}
+		b = append(b, ']')
+	}
+	if !factsZero(&p.Arrival) {
+		b = append(b, `,"arrival":`...)
+		b = appendFacts(b, &p.Arrival)
+	}
+	return append(b, '}')
+}
+
+func appendFrame(b []byte, f run.Frame) []byte {
+	b = append(b, `{"i":`...)
+	b = strconv.AppendInt(b, int64(f.Index), 10)
+	if f.Iteration != 0 {
+		b = append(b, `,"n":`...)
+		b = strconv.AppendInt(b, int64(f.Iteration), 10)
+	}
+	if f.Stop {
+		b = append(b, `,"stop":true`...)
+	}
+	return append(b, '}')
+}
+
+func appendAttempt(b []byte, a *project.Attempt) []byte {
+	b = append(b, `{"attempt":`...)
+	b = strconv.AppendUint(b, uint64(a.Attempt), 10)
+	b = append(b, `,"at":`...)
+	b = strconv.AppendUint(b, uint64(a.At), 10)
+	b = appendUint(b, "time", uint64(a.Time))
+	if a.Blocked {
+		b = append(b, `,"blocked":true`...)
+	}
+	if len(a.Blockers) > 0 {
+		b = append(b, `,"blockers":[`...)
+		for i, c := range a.Blockers {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendText(b, string(c))
+		}
+		b = append(b, ']')
+	}
+	b = appendNode(b, "to", a.To)
+	if len(a.Refused) > 0 {
+		b = append(b, `,"refused":[`...)
+		for i, r := range a.Refused {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, `{"code":`...)
+			b = appendText(b, string(r.Code))
+			b = append(b, `,"why":`...)
+			b = appendText(b, r.Why)
+			b = append(b, '}')
+		}
+		b = append(b, ']')
+	}
+	if !factsZero(&a.Facts) {
+		b = append(b, `,"facts":`...)
+		b = appendFacts(b, &a.Facts)
+	}
+	return append(b, '}')
+}
+
+func factsZero(f *project.Facts) bool {
+	return f.Outputs == nil && f.Gaps == nil && f.Resolutions == nil && f.Divergences == nil && f.Capabilities == nil && f.Traces == nil
+}
+
+func appendFacts(b []byte, f *project.Facts) []byte {
+	b = append(b, '{')
+	first := true
+	member := func(name string) {
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = append(b, '"')
+		b = append(b, name...)
+		b = append(b, `":[`...)
+	}
+	if len(f.Outputs) > 0 {
+		member("outputs")
+		for i := range f.Outputs {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendOutput(b, &f.Outputs[i])
+		}
+		b = append(b, ']')
+	}
+	if len(f.Gaps) > 0 {
+		member("gaps")
+		for i := range f.Gaps {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendGap(b, &f.Gaps[i])
+		}
+		b = append(b, ']')
+	}
+	for _, l := range []struct {
+		name string
+		at   []engine.EventIndex
+	}{{"resolutions", f.Resolutions}, {"divergences", f.Divergences}} {
+		if len(l.at) > 0 {
+			member(l.name)
+			b = appendIndexes(b, l.at)
+		}
+	}
+	if len(f.Capabilities) > 0 {
+		member("capabilities")
+		for i, c := range f.Capabilities {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, `{"at":`...)
+			b = strconv.AppendUint(b, uint64(c.At), 10)
+			if c.Missing {
+				b = append(b, `,"missing":true`...)
+			}
+			b = append(b, '}')
+		}
+		b = append(b, ']')
+	}
+	if len(f.Traces) > 0 {
+		member("traces")
+		b = appendIndexes(b, f.Traces)
+	}
+	return append(b, '}')
+}
+
+func appendIndexes(b []byte, at []engine.EventIndex) []byte {
+	for i, x := range at {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = strconv.AppendUint(b, uint64(x), 10)
+	}
+	return append(b, ']')
+}
+
+func appendOutput(b []byte, o *project.OutputRef) []byte {
+	b = append(b, `{"at":`...)
+	b = strconv.AppendUint(b, uint64(o.At), 10)
+	b = append(b, `,"step":`...)
+	b = appendText(b, string(o.Step))
+	if o.Notes {
+		b = append(b, `,"notes":true`...)
+	}
+	if len(o.Artifacts) > 0 {
+		b = append(b, `,"artifacts":[`...)
+		for i, k := range o.Artifacts {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendText(b, k)
+		}
+		b = append(b, ']')
+	}
+	if len(o.Carried) > 0 {
+		b = append(b, `,"carried":[`...)
+		for i, c := range o.Carried {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, '{')
+			if c.Severity != "" {
+				b = append(b, `"severity":`...)
+				b = appendText(b, c.Severity)
+				b = append(b, ',')
+			}
+			b = append(b, `"summary":`...)
+			b = appendText(b, c.Summary)
+			b = append(b, '}')
+		}
+		b = append(b, ']')
+	}
+	if o.Supersedes != "" {
+		b = append(b, `,"supersedes":`...)
+		b = appendText(b, string(o.Supersedes))
+	}
+	return append(b, '}')
+}
+
+func appendGap(b []byte, g *project.GapRef) []byte {
+	b = append(b, `{"id":`...)
+	b = appendText(b, string(g.ID))
+	b = append(b, `,"at":`...)
+	b = strconv.AppendUint(b, uint64(g.At), 10)
+	b = append(b, `,"severity":`...)
+	b = appendText(b, string(g.Severity))
+	b = append(b, `,"reason":`...)
+	b = appendText(b, string(g.Reason))
+	if g.Step != "" {
+		b = append(b, `,"step":`...)
+		b = appendText(b, string(g.Step))
+	}
+	if g.Summary != "" {
+		b = append(b, `,"summary":`...)
+		b = appendText(b, g.Summary)
+	}
+	b = appendUint(b, "resolvedBy", uint64(g.ResolvedBy))
+	b = appendNode(b, "resolvedOn", g.ResolvedOn)
+	return append(b, '}')
+}
+
+func appendNode(b []byte, name string, n engine.NodeID) []byte {
+	if n == 0 {
+		return b
+	}
+	b = append(b, `,"`...)
+	b = append(b, name...)
+	b = append(b, `":"node_`...)
+	b = strconv.AppendUint(b, uint64(n), 10)
+	return append(b, '"')
+}
+
+func appendUint(b []byte, name string, v uint64) []byte {
+	if v == 0 {
+		return b
+	}
+	b = append(b, `,"`...)
+	b = append(b, name...)
+	b = append(b, `":`...)
+	return strconv.AppendUint(b, v, 10)
+}
+
+// appendText appends s as a JSON string the way json.Marshal writes it:
+// HTML's <, > and & escaped, invalid UTF-8 as U+FFFD, U+2028 and U+2029
+// escaped.
+func appendText(b []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		if c := s[i]; c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '\\', '"':
+				b = append(b, '\\', c)
+			case '\b':
+				b = append(b, '\\', 'b')
+			case '\f':
+				b = append(b, '\\', 'f')
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			b = append(b, s[start:i]...)
+			b = append(b, '\\', 'u', '2', '0', '2', hex[r&0xF])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
+}
+
+// decodePart reads a part as json.Unmarshal does.
+func decodePart(b []byte, p *project.Part) error {
+	if fastPart(b, p) {
+		return nil
+	}
+	*p = project.Part{}
+	return jsonv1.Unmarshal(b, p)
+}
+
+func fastPart(b []byte, p *project.Part) bool {
+	r := nodeReader{in: b}
+	return r.object(func(key string) bool { return r.partMember(key, p) }) && r.i == len(b)
+}
+
+// object reads {"key": value, …}, each value by member.
+func (r *nodeReader) object(member func(key string) bool) bool {
+	if !r.byte('{') {
+		return false
+	}
+	if r.byte('}') {
+		return true
+	}
+	for {
+		key, ok := r.str()
+		if !ok || !r.byte(':') || !member(string(key)) {
+			return false
+		}
+		if r.byte('}') {
+			return true
+		}
+		if !r.byte(',') {
+			return false
+		}
+	}
+}
+
+func (r *nodeReader) partMember(key string, p *project.Part) bool {
+	switch key {
+	case "run":
+		return r.text(&p.Run)
+	case "node":
+		return r.text(&p.Node)
+	case "checkpoint":
+		return r.boolean(&p.Checkpoint)
+	case "from":
+		return r.text(&p.From)
+	case "head":
+		return r.text(&p.Head)
+	case "step":
+		return r.stepID(&p.Step)
+	case "at":
+		return r.array(func() bool {
+			var f run.Frame
+			ok := r.object(func(k string) bool { return r.frameMember(k, &f) })
+			p.At = append(p.At, f)
+			return ok
+		}, p.At == nil)
+	case "branch":
+		v, ok := r.uint(31)
+		p.Branch = int(v)
+		return ok
+	case "next":
+		return r.text(&p.Next)
+	case "depth":
+		v, ok := r.uint(31)
+		p.Depth = int(v)
+		return ok
+	case "continued":
+		return r.boolean(&p.Continued)
+	case "console":
+		return r.boolean(&p.Console)
+	case "created":
+		return uint64Into(r, &p.Created)
+	case "createdTime":
+		return uint64Into(r, &p.CreatedTime)
+	case "linked":
+		return uint64Into(r, &p.Linked)
+	case "attempts":
+		return r.array(func() bool {
+			var a project.Attempt
+			ok := r.object(func(k string) bool { return r.attemptMember(k, &a) })
+			p.Attempts = append(p.Attempts, a)
+			return ok
+		}, p.Attempts == nil)
+	case "arrival":
+		return r.object(func(k string) bool { return r.factsMember(k, &p.Arrival) })
+	}
+	return false
+}
+
+func (r *nodeReader) frameMember(key string, f *run.Frame) bool {
+	switch key {
+	case "i":
+		v, ok := r.uint(31)
+		f.Index = int(v)
+		return ok
+	case "n":
+		v, ok := r.uint(31)
+		f.Iteration = int(v)
+		return ok
+	case "stop":
+		return r.boolean(&f.Stop)
+	}
+	return false
+}
+
+func (r *nodeReader) attemptMember(key string, a *project.Attempt) bool {
+	switch key {
+	case "attempt":
+		v, ok := r.uint(32)
+		a.Attempt = engine.Attempt(v)
+		return ok
+	case "at":
+		return uint64Into(r, &a.At)
+	case "time":
+		return uint64Into(r, &a.Time)
+	case "blocked":
+		return r.boolean(&a.Blocked)
+	case "blockers":
+		return r.array(func() bool {
+			s, ok := r.str()
+			a.Blockers = append(a.Blockers, event.BlockerCode(s))
+			return ok
+		}, a.Blockers == nil)
+	case "to":
+		return r.text(&a.To)
+	case "refused":
+		return r.array(func() bool {
+			var x project.Refusal
+			ok := r.object(func(k string) bool {
+				switch k {
+				case "code":
+					s, ok := r.str()
+					x.Code = event.NoticeCode(s)
+					return ok
+				case "why":
+					return r.string(&x.Why)
+				}
+				return false
+			})
+			a.Refused = append(a.Refused, x)
+			return ok
+		}, a.Refused == nil)
+	case "facts":
+		return r.object(func(k string) bool { return r.factsMember(k, &a.Facts) })
+	}
+	return false
+}
+
+func (r *nodeReader) factsMember(key string, f *project.Facts) bool {
+	switch key {
+	case "outputs":
+		return r.array(func() bool {
+			var o project.OutputRef
+			ok := r.object(func(k string) bool { return r.outputMember(k, &o) })
+			f.Outputs = append(f.Outputs, o)
+			return ok
+		}, f.Outputs == nil)
+	case "gaps":
+		return r.array(func() bool {
+			var g project.GapRef
+			ok := r.object(func(k string) bool { return r.gapMember(k, &g) })
+			f.Gaps = append(f.Gaps, g)
+			return ok
+		}, f.Gaps == nil)
+	case "resolutions":
+		return f.Resolutions == nil && r.indexes(&f.Resolutions)
+	case "divergences":
+		return f.Divergences == nil && r.indexes(&f.Divergences)
+	case "capabilities":
+		return r.array(func() bool {
+			var c project.CapabilityRef
+			ok := r.object(func(k string) bool {
+				switch k {
+				case "at":
+					return uint64Into(r, &c.At)
+				case "missing":
+					return r.boolean(&c.Missing)
+				}
+				return false
+			})
+			f.Capabilities = append(f.Capabilities, c)
+			return ok
+		}, f.Capabilities == nil)
+	case "traces":
+		return f.Traces == nil && r.indexes(&f.Traces)
+	}
+	return false
+}
+
+func (r *nodeReader) outputMember(key string, o *project.OutputRef) bool {
+	switch key {
+	case "at":
+		return uint64Into(r, &o.At)
+	case "step":
+		return r.stepID(&o.Step)
+	case "notes":
+		return r.boolean(&o.Notes)
+	case "artifacts":
+		return r.array(func() bool {
+			var s string
+			ok := r.string(&s)
+			o.Artifacts = append(o.Artifacts, s)
+			return ok
+		}, o.Artifacts == nil)
+	case "carried":
+		return r.array(func() bool {
+			var c project.CarriedGap
+			ok := r.object(func(k string) bool {
+				switch k {
+				case "severity":
+					return r.string(&c.Severity)
+				case "summary":
+					return r.string(&c.Summary)
+				}
+				return false
+			})
+			o.Carried = append(o.Carried, c)
+			return ok
+		}, o.Carried == nil)
+	case "supersedes":
+		s, ok := r.str()
+		o.Supersedes = engine.EventID(s)
+		return ok
+	}
+	return false
+}
+
+func (r *nodeReader) gapMember(key string, g *project.GapRef) bool {
+	switch key {
+	case "id":
+		s, ok := r.str()
+		g.ID = engine.EventID(s)
+		return ok
+	case "at":
+		return uint64Into(r, &g.At)
+	case "severity":
+		s, ok := r.str()
+		g.Severity = event.GapSeverity(s)
+		return ok
+	case "reason":
+		s, ok := r.str()
+		g.Reason = event.GapReason(s)
+		return ok
+	case "step":
+		return r.stepID(&g.Step)
+	case "summary":
+		return r.string(&g.Summary)
+	case "resolvedBy":
+		return uint64Into(r, &g.ResolvedBy)
+	case "resolvedOn":
+		return r.text(&g.ResolvedOn)
+	}
+	return false
+}
+
+func (r *nodeReader) boolean(dst *bool) bool {
+	switch {
+	case len(r.in)-r.i >= 4 && string(r.in[r.i:r.i+4]) == "true":
+		r.i += 4
+		*dst = true
+		return true
+	case len(r.in)-r.i >= 5 && string(r.in[r.i:r.i+5]) == "false":
+		r.i += 5
+		*dst = false
+		return true
+	}
+	return false
+}
+
+func (r *nodeReader) string(dst *string) bool {
+	s, ok := r.str()
+	*dst = string(s)
+	return ok
+}
+
+func (r *nodeReader) stepID(dst *workflow.StepID) bool {
+	s, ok := r.str()
+	*dst = workflow.StepID(s)
+	return ok
+}
