@@ -13,6 +13,7 @@ import (
 	"github.com/workrail/workrail/engine/event"
 	"github.com/workrail/workrail/engine/execute"
 	"github.com/workrail/workrail/engine/execute/executetest"
+	"github.com/workrail/workrail/engine/golden"
 	"github.com/workrail/workrail/engine/protocol"
 	"github.com/workrail/workrail/engine/workflow"
 )
@@ -98,7 +99,7 @@ func TestCheckpointsAreTheirOwnKindOfNode(t *testing.T) {
 		if code != http.StatusOK {
 			t.Fatalf("GET %s = %d", p.path, code)
 		}
-		golden(t, p.golden, body)
+		golden.Check(t, filepath.Join("testdata", p.golden), []byte(body))
 	}
 	_, run := getPath(t, h, base)
 	for _, want := range []string{

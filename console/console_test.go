@@ -5,13 +5,11 @@ import (
 	"context"
 	"encoding/binary"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"html"
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -28,13 +26,12 @@ import (
 	"github.com/workrail/workrail/engine/execute"
 	"github.com/workrail/workrail/engine/execute/executetest"
 	"github.com/workrail/workrail/engine/execute/memstore"
+	"github.com/workrail/workrail/engine/golden"
 	"github.com/workrail/workrail/engine/protocol"
 	"github.com/workrail/workrail/engine/workflow"
 	"github.com/workrail/workrail/store"
 	"github.com/workrail/workrail/workflows"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
 
 // consoleWith starts n runs of wr.hello through the use cases over the
 // given store and serves the Console over it.
@@ -98,23 +95,8 @@ func get(t *testing.T, h http.Handler, htmx bool) string {
 	return string(b)
 }
 
-func golden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		os.WriteFile(path, []byte(got), 0o644)
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./console -update)", err)
-	}
-	if !bytes.Equal([]byte(got), want) {
-		t.Fatalf("%s differs; run go test ./console -update and review:\n%s", path, got)
-	}
-}
-
 func TestSessionsPage(t *testing.T) {
-	golden(t, "sessions.html", get(t, consoleWith(t, memstore.New(), 2), false))
+	golden.Check(t, filepath.Join("testdata", "sessions.html"), []byte(get(t, consoleWith(t, memstore.New(), 2), false)))
 }
 
 // sessionIDs are the sessions a sessions page lists, in order, and the
@@ -218,7 +200,7 @@ func TestSessionsSearchPagesAndNewPill(t *testing.T) {
 }
 
 func TestEmptySessionsPage(t *testing.T) {
-	golden(t, "sessions_empty.html", get(t, consoleWith(t, memstore.New(), 0), false))
+	golden.Check(t, filepath.Join("testdata", "sessions_empty.html"), []byte(get(t, consoleWith(t, memstore.New(), 0), false)))
 }
 
 // Damaged sessions are listed with what is wrong, next to healthy ones.
@@ -251,7 +233,7 @@ func TestSessionsPageShowsDamage(t *testing.T) {
 	// Session 3's damaged index is rebuilt from its log when the page
 	// asks its health: it is listed healthy.
 	h := consoleWith(t, openStore(t, path), 0)
-	golden(t, "sessions_damaged.html", get(t, h, true))
+	golden.Check(t, filepath.Join("testdata", "sessions_damaged.html"), []byte(get(t, h, true)))
 	// The damaged session's page says so, and how far it read (its run's
 	// first node is past the damage, so the run is not listed).
 	for _, page := range []string{"/sessions/ses_2"} {
@@ -311,7 +293,7 @@ func TestSessionPage(t *testing.T) {
 	if code != http.StatusOK {
 		t.Fatalf("GET /sessions/ses_2 = %d", code)
 	}
-	golden(t, "session.html", body)
+	golden.Check(t, filepath.Join("testdata", "session.html"), []byte(body))
 	// Picking the active run keeps it across refreshes: the panel's URL
 	// names it. Without ?run= the panel follows the latest activity.
 	if code, body := getPath(t, h, "/sessions/ses_2?run=run_1"); code != http.StatusOK || !strings.Contains(body, `hx-get="/sessions/ses_2?run=run_1"`) {
@@ -338,7 +320,7 @@ func TestGapsPage(t *testing.T) {
 	if code != http.StatusOK {
 		t.Fatalf("GET /gaps = %d", code)
 	}
-	golden(t, "gaps.html", all)
+	golden.Check(t, filepath.Join("testdata", "gaps.html"), []byte(all))
 	for _, c := range []struct {
 		query string
 		some  bool
@@ -505,7 +487,7 @@ func TestRunPage(t *testing.T) {
 		if code != http.StatusOK {
 			t.Fatalf("GET %s = %d", c.path, code)
 		}
-		golden(t, c.golden, body)
+		golden.Check(t, filepath.Join("testdata", c.golden), []byte(body))
 	}
 	if code, body := getPath(t, h, base+"/graph.svg"); code != http.StatusOK || !strings.HasPrefix(body, "<svg") {
 		t.Fatalf("graph.svg = %d %.60s", code, body)

@@ -21,6 +21,7 @@ import (
 	"github.com/workrail/workrail/engine/execute"
 	"github.com/workrail/workrail/engine/execute/executetest"
 	"github.com/workrail/workrail/engine/execute/memstore"
+	"github.com/workrail/workrail/engine/golden"
 	"github.com/workrail/workrail/engine/protocol"
 	"github.com/workrail/workrail/engine/workflow"
 	"github.com/workrail/workrail/server/sources"
@@ -135,7 +136,7 @@ func TestEditorPage(t *testing.T) {
 	if code != http.StatusOK {
 		t.Fatalf("GET the editor = %d", code)
 	}
-	golden(t, "editor.html", d.scrub(page))
+	golden.Check(t, filepath.Join("testdata", "editor.html"), []byte(d.scrub(page)))
 	for _, want := range []string{
 		`name="base" value="` + catalog.HashFile([]byte(d.greetBytes)).String() + `"`,
 		`name="csrf" value="` + d.token + `"`,
@@ -279,7 +280,7 @@ func TestCheck(t *testing.T) {
 				}
 			}
 			if tc.name == "typo in a key" {
-				golden(t, "editor_check.html", page)
+				golden.Check(t, filepath.Join("testdata", "editor_check.html"), []byte(page))
 			}
 		})
 	}

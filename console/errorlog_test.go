@@ -2,6 +2,7 @@ package console_test
 
 import (
 	"net/http"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -12,6 +13,7 @@ import (
 	"github.com/workrail/workrail/console"
 	"github.com/workrail/workrail/engine"
 	"github.com/workrail/workrail/engine/execute/memstore"
+	"github.com/workrail/workrail/engine/golden"
 )
 
 type errorLog []console.LoggedError
@@ -54,7 +56,7 @@ func TestHomeShowsRecentErrors(t *testing.T) {
 			if strings.Contains(got, "<script>") {
 				t.Fatalf("a message reached the page unescaped:\n%s", got)
 			}
-			golden(t, tc.golden, got+"\n")
+			golden.Check(t, filepath.Join("testdata", tc.golden), []byte(got+"\n"))
 		})
 	}
 }

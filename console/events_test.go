@@ -15,6 +15,7 @@ import (
 	"github.com/workrail/workrail/engine/execute"
 	"github.com/workrail/workrail/engine/execute/executetest"
 	"github.com/workrail/workrail/engine/execute/memstore"
+	"github.com/workrail/workrail/engine/golden"
 	"github.com/workrail/workrail/engine/protocol"
 	"github.com/workrail/workrail/engine/workflow"
 	"github.com/workrail/workrail/server/sources"
@@ -58,7 +59,7 @@ func TestEventsPage(t *testing.T) {
 	if code != http.StatusOK {
 		t.Fatalf("GET events = %d", code)
 	}
-	golden(t, "events.html", body)
+	golden.Check(t, filepath.Join("testdata", "events.html"), []byte(body))
 	if n := strings.Count(body, `data-testid="event-row"`); n != len(evs) {
 		t.Fatalf("%d rows; want the log's %d events", n, len(evs))
 	}

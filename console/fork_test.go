@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -19,6 +20,7 @@ import (
 	"github.com/workrail/workrail/engine/execute"
 	"github.com/workrail/workrail/engine/execute/executetest"
 	"github.com/workrail/workrail/engine/execute/memstore"
+	"github.com/workrail/workrail/engine/golden"
 	"github.com/workrail/workrail/engine/protocol"
 	"github.com/workrail/workrail/engine/workflow"
 )
@@ -117,7 +119,7 @@ func TestRunActionPages(t *testing.T) {
 				t.Errorf("GET %s lacks %s", c.path, s)
 			}
 		}
-		golden(t, c.golden, body)
+		golden.Check(t, filepath.Join("testdata", c.golden), []byte(body))
 	}
 	_, run := getPath(t, a.h, run1+"?node=node_2") // the row whose step made node_3
 	for _, s := range []string{`href="/sessions/ses_1/runs/run_1/fork?node=node_3" hx-boost="false"`, `href="/sessions/ses_1/runs/run_1/restart" hx-boost="false"`} {

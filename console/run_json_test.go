@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"maps"
 	"net/http"
+	"path/filepath"
 	"slices"
 	"testing"
 	"testing/fstest"
@@ -12,6 +13,7 @@ import (
 	"github.com/workrail/workrail/engine/execute"
 	"github.com/workrail/workrail/engine/execute/executetest"
 	"github.com/workrail/workrail/engine/execute/memstore"
+	"github.com/workrail/workrail/engine/golden"
 	"github.com/workrail/workrail/engine/protocol"
 	"github.com/workrail/workrail/engine/workflow"
 )
@@ -59,7 +61,7 @@ func TestRunJSON(t *testing.T) {
 	if code != http.StatusOK {
 		t.Fatalf("GET runs/run_1.json = %d", code)
 	}
-	golden(t, "run.json", body)
+	golden.Check(t, filepath.Join("testdata", "run.json"), []byte(body))
 	var doc map[string]json.RawMessage
 	if err := json.Unmarshal([]byte(body), &doc); err != nil {
 		t.Fatal(err)

@@ -21,6 +21,7 @@ import (
 	"github.com/workrail/workrail/engine/execute"
 	"github.com/workrail/workrail/engine/execute/executetest"
 	"github.com/workrail/workrail/engine/execute/memstore"
+	"github.com/workrail/workrail/engine/golden"
 	"github.com/workrail/workrail/engine/project"
 	"github.com/workrail/workrail/engine/protocol"
 	"github.com/workrail/workrail/engine/resume"
@@ -90,7 +91,7 @@ func TestSearchListsWhatResumeOffers(t *testing.T) {
 	if code != http.StatusOK {
 		t.Fatalf("GET /search = %d", code)
 	}
-	golden(t, "search.html", page)
+	golden.Check(t, filepath.Join("testdata", "search.html"), []byte(page))
 	want := []string{"ses_2 notes words in its latest notes", "ses_3 workflow words in its workflow", "ses_1 recency most recent activity"}
 	if got := matchOrder(page); !reflect.DeepEqual(got, want) {
 		t.Errorf("the page lists %q; want %q", got, want)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -14,6 +15,7 @@ import (
 	"github.com/workrail/workrail/engine/execute"
 	"github.com/workrail/workrail/engine/execute/executetest"
 	"github.com/workrail/workrail/engine/execute/memstore"
+	"github.com/workrail/workrail/engine/golden"
 	"github.com/workrail/workrail/engine/protocol"
 	"github.com/workrail/workrail/engine/workflow"
 )
@@ -70,7 +72,7 @@ func TestSessionPageOfTwoRuns(t *testing.T) {
 	if code != http.StatusOK {
 		t.Fatalf("GET /sessions/ses_1 = %d", code)
 	}
-	golden(t, "session_two_runs.html", body)
+	golden.Check(t, filepath.Join("testdata", "session_two_runs.html"), []byte(body))
 
 	for _, want := range []string{
 		`<title>Alice reviewed the auth patch · WorkRail</title>`,

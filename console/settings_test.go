@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
@@ -17,6 +18,7 @@ import (
 	"github.com/workrail/workrail/engine/execute"
 	"github.com/workrail/workrail/engine/execute/executetest"
 	"github.com/workrail/workrail/engine/execute/memstore"
+	"github.com/workrail/workrail/engine/golden"
 	"github.com/workrail/workrail/engine/protocol"
 	"github.com/workrail/workrail/engine/workflow"
 	"github.com/workrail/workrail/workflows"
@@ -93,7 +95,7 @@ func TestConfigPage(t *testing.T) {
 	if rec.Code != http.StatusOK {
 		t.Fatalf("GET /config = %d", rec.Code)
 	}
-	golden(t, "config.html", rec.Body.String())
+	golden.Check(t, filepath.Join("testdata", "config.html"), []byte(rec.Body.String()))
 }
 
 // TestRestartBanner: while a restart-required key differs, every page

@@ -2,13 +2,16 @@ package lanes_test
 
 import (
 	"fmt"
+	"path/filepath"
 	"reflect"
 	"testing"
 
+	"strings"
+
 	"github.com/workrail/workrail/console/lanes"
 	"github.com/workrail/workrail/engine"
+	"github.com/workrail/workrail/engine/golden"
 	"github.com/workrail/workrail/engine/project"
-	"strings"
 )
 
 // farFork: the agent went sixty steps, then a rewound chat forked the
@@ -253,8 +256,8 @@ func TestGoldenRevealAndExpandAll(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "fork_of_fork_reveal.txt", fmt.Sprintf("added %v\n", added)+render(l)+"\n"+l.SVG())
+	golden.Check(t, filepath.Join("testdata", "fork_of_fork_reveal.txt"), []byte(fmt.Sprintf("added %v\n", added)+render(l)+"\n"+l.SVG()))
 	sib := siblings(t)
 	all := sib.build(t, allNodes(sib)...)
-	golden(t, "siblings_all.txt", render(all)+"\n"+all.SVG())
+	golden.Check(t, filepath.Join("testdata", "siblings_all.txt"), []byte(render(all)+"\n"+all.SVG()))
 }

@@ -2,22 +2,19 @@ package lanes_test
 
 import (
 	"bytes"
-	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/workrail/workrail/console/lanes"
 	"github.com/workrail/workrail/engine"
+	"github.com/workrail/workrail/engine/golden"
 	"github.com/workrail/workrail/engine/project"
 	"github.com/workrail/workrail/engine/project/projecttest"
 	"github.com/workrail/workrail/engine/run"
 	"github.com/workrail/workrail/engine/workflow"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files under testdata")
 
 // fixture is a built session's run, projected, and the ids that unfold
 // its folded rows.
@@ -254,7 +251,7 @@ func TestGolden(t *testing.T) {
 				expand = f.expand
 			}
 			l := f.build(t, expand...)
-			golden(t, c.name+".txt", render(l)+"\n"+l.SVG())
+			golden.Check(t, filepath.Join("testdata", c.name+".txt"), []byte(render(l)+"\n"+l.SVG()))
 		})
 	}
 }
@@ -341,24 +338,4 @@ func id(n engine.NodeID) string {
 		return "-"
 	}
 	return n.String()
-}
-
-func golden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./console/lanes -update)", err)
-	}
-	if !bytes.Equal([]byte(got), want) {
-		t.Fatalf("%s differs; run go test ./console/lanes -update and review:\n%s", path, got)
-	}
 }
