@@ -95,7 +95,7 @@ func TestConfigPage(t *testing.T) {
 	if rec.Code != http.StatusOK {
 		t.Fatalf("GET /config = %d", rec.Code)
 	}
-	golden.Check(t, filepath.Join("testdata", "config.html"), []byte(rec.Body.String()))
+	golden.Check(t, filepath.Join("testdata", "config.html"), rec.Body.Bytes())
 }
 
 // TestRestartBanner: while a restart-required key differs, every page
