@@ -20,6 +20,8 @@ import (
 
 	"github.com/workrail/workrail/engine"
 	"github.com/workrail/workrail/engine/execute"
+	"github.com/workrail/workrail/store/internal/layout"
+	"github.com/workrail/workrail/store/pagefile"
 )
 
 // SchemaVersion is the layout version recorded in the meta bucket. It
@@ -48,29 +50,30 @@ const schemaWordCut = 4
 // here reads by it, so it has no constant.
 
 var (
-	bucketMeta      = []byte("meta")
-	bucketSessions  = []byte("sessions")
-	bucketSnapshots = []byte("snapshots")
-	bucketWorkflows = []byte("workflows")
+	bucketMeta      = layout.Meta
+	bucketSessions  = layout.Sessions
+	bucketSnapshots = layout.Snapshots
+	bucketWorkflows = layout.Workflows
 	// bucketActivity: session key → wall time of its last write (Unix
 	// seconds), for retention. It is outside the hashed logs and the
 	// derived indexes: the one record written from the clock.
-	bucketActivity = []byte("activity")
+	bucketActivity = layout.Activity
 	// bucketUnreferenced: snapshots and pinned workflows a deleted
 	// session referenced (kind ‖ digest → the session), kept until a
 	// sweep has checked that no remaining session references them.
-	bucketUnreferenced = []byte("unreferenced")
+	bucketUnreferenced = layout.Unreferenced
 
 	// Inside each session's bucket.
-	bucketEvents   = []byte("events")   // EventIndex → JCS event
-	bucketChain    = []byte("chain")    // EventIndex → chain digest
-	bucketNodes    = []byte("nodes")    // NodeID → NodeInfo (derived)
-	bucketRuns     = []byte("runs")     // RunID → RunInfo (derived)
-	bucketAttempts = []byte("attempts") // NodeID‖Attempt → EventIndex (derived)
-	keyHead        = []byte("head")     // last EventIndex ‖ last digest
-	keyOverview    = []byte("overview") // project.Overview as JSON (derived)
-	keyResume      = []byte("resume")   // resume.Record as JSON (derived)
-	keyDerived     = []byte("derived")  // the definition versions of the derived records
+	bucketEvents   = layout.Events   // EventIndex → JCS event
+	bucketChain    = layout.Chain    // EventIndex → chain digest
+	bucketNodes    = layout.Nodes    // NodeID → NodeInfo (derived)
+	bucketRuns     = layout.Runs     // RunID → RunInfo (derived)
+	bucketAttempts = layout.Attempts // NodeID‖Attempt → EventIndex (derived)
+	keyHead        = layout.Head     // last EventIndex ‖ last digest
+	keyOverview    = layout.Overview // project.Overview as JSON (derived)
+	keyResume      = layout.Resume   // resume.Record as JSON (derived)
+	keyDerived     = layout.Derived  // the definition versions of the derived records
+	keySchema      = layout.Schema   // in the meta bucket: the schema version
 )
 
 // ErrNewerSchema means the file was written by a newer workrail, whose
@@ -208,7 +211,7 @@ func checkStructure(path string, timeout time.Duration) error {
 	if err := lockShared(f, timeout); err != nil {
 		return err
 	}
-	_, problems, err := readFile(f, false)
+	_, problems, err := pagefile.ReadFile(f, false)
 	if err != nil {
 		return fmt.Errorf("store: read %s: %w", path, err)
 	}
@@ -257,10 +260,10 @@ func migrate(tx *bbolt.Tx) error {
 		}
 	}
 	meta := tx.Bucket(bucketMeta)
-	v := meta.Get([]byte("schema"))
+	v := meta.Get(keySchema)
 	switch {
 	case v == nil:
-		return meta.Put([]byte("schema"), u64(SchemaVersion))
+		return meta.Put(keySchema, u64(SchemaVersion))
 	case binary.BigEndian.Uint64(v) >= SchemaVersion:
 		return nil // checkSchema refused a newer one
 	case binary.BigEndian.Uint64(v) < schemaWordCut:
@@ -280,7 +283,7 @@ func migrate(tx *bbolt.Tx) error {
 			return err
 		}
 	}
-	return meta.Put([]byte("schema"), u64(SchemaVersion))
+	return meta.Put(keySchema, u64(SchemaVersion))
 }
 
 // checkSchema refuses a file whose layout is newer than this build's:
@@ -306,7 +309,7 @@ func newerSchema(path string, v uint64) error {
 
 // schema is the layout version of the open file.
 func schema(tx *bbolt.Tx) uint64 {
-	if v := tx.Bucket(bucketMeta).Get([]byte("schema")); len(v) == 8 {
+	if v := tx.Bucket(bucketMeta).Get(keySchema); len(v) == 8 {
 		return binary.BigEndian.Uint64(v)
 	}
 	return 0
