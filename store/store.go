@@ -1,9 +1,29 @@
 // Package store keeps WorkRail's durable truth in one bbolt file: per-session
 // append-only event logs chained by digest, content-addressed node snapshots
 // and pinned compiled workflows, and indexes derived from the logs. It is the
-// only package of the binary that imports bbolt; tests and their helpers
-// elsewhere open a file with bbolt only to damage it or to read it behind
-// the store's back.
+// only package of the binary that imports bbolt, and the only one that names
+// the file's buckets (store/internal/layout); tests elsewhere that damage a
+// file or read it behind the store's back do so through store/storetest.
+//
+// Its files, by concern:
+//
+//   - the port execute declares (store.go, tx.go, commit.go, index.go,
+//     node.go, recent.go, starts.go, holds.go, unwritable.go): opening,
+//     appending, reading, the write sequence, a full disk;
+//   - derived records, versioned caches of folds of the logs (derived.go,
+//     overview.go, resume.go);
+//   - health (health.go, doctor.go, damage.go, checked.go):
+//     verifying logs and references, and refusing a damaged file;
+//   - maintenance, the operations a person or the sweeper runs on a whole
+//     file or session rather than an agent's call, each in a maintain_*.go
+//     file: compact, retention (the sweep), reindex (refolding derived
+//     records), salvage (copying what verifies out of a damaged file;
+//     maintain_salvage_scan.go makes sense of the pages pagefile.Scan
+//     hands it), wipe (freed pages zeroed) and replace (a session
+//     rewritten, as a secrets scrub does).
+//
+// Reading the pages of a possibly damaged file, where bbolt cannot be
+// trusted, is store/pagefile's: it knows bbolt's format, not the store's.
 package store
 
 import (
