@@ -11,7 +11,8 @@
 //     node.go, recent.go, starts.go, holds.go, unwritable.go): opening,
 //     appending, reading, the write sequence, a full disk;
 //   - derived records, versioned caches of folds of the logs (derived.go,
-//     overview.go, resume.go);
+//     overview.go, resume.go, lineage.go and part.go: the runs'
+//     projection);
 //   - health (health.go, doctor.go, damage.go, checked.go):
 //     verifying logs and references, and refusing a damaged file;
 //   - maintenance, the operations a person or the sweeper runs on a whole

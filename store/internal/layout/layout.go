@@ -35,4 +35,5 @@ var (
 	Overview = []byte("overview") // project.Overview as JSON (derived)
 	Resume   = []byte("resume")   // resume.Record as JSON (derived)
 	Derived  = []byte("derived")  // the definition versions of the derived records
+	Lineage  = []byte("lineage")  // RunID ‖ NodeID → project.Part, RunID ‖ 0 → project.RunHead (derived)
 )
