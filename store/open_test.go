@@ -12,9 +12,9 @@ import (
 // OpenChecked opens a store on the real bbolt file at path (in the
 // test's t.TempDir()) and, when the test ends, closes it and checks the
 // file, as bbolt's own tests do after each test and as doctor does; the
-// test fails on any finding: bbolt's consistency check (every page
-// reached once, the free list in step), the store's page reader, and,
-// unless the test said UncheckedSessions, every session's chain,
+// test fails on any finding: the store's page reader, bbolt's
+// consistency check (every page reached once, the free list in step),
+// and, unless the test said UncheckedSessions, every session's chain,
 // references and derived indexes.
 func OpenChecked(tb testing.TB, path string, o Options) *Store {
 	tb.Helper()
@@ -51,24 +51,25 @@ func UncheckedSessions(tb testing.TB, why string) {
 	unchecked.Store(tb, why)
 }
 
-// FileFindings is what bbolt's consistency check and the store's page
-// reader find wrong with the pages of the closed store file at path.
+// FileFindings is what the store's page reader and bbolt's consistency
+// check find wrong with the pages of the closed store file at path. The
+// page reader goes first: bbolt trusts the pages it is given.
 func FileFindings(path string) []string {
-	var out []string
+	if err := checkStructure(path, time.Second); err != nil {
+		return []string{err.Error()}
+	}
 	db, err := bbolt.Open(path, 0o600, &bbolt.Options{ReadOnly: true, Timeout: time.Second})
 	if err != nil {
 		return []string{fmt.Sprintf("bbolt cannot open it: %v", err)}
 	}
+	defer db.Close()
+	var out []string
 	db.View(func(tx *bbolt.Tx) error {
 		for err := range tx.Check() {
 			out = append(out, "bbolt: "+err.Error())
 		}
 		return nil
 	})
-	db.Close()
-	if err := checkStructure(path, time.Second); err != nil {
-		out = append(out, err.Error())
-	}
 	return out
 }
 
