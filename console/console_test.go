@@ -3,7 +3,6 @@ package console_test
 import (
 	"bytes"
 	"context"
-	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"html"
@@ -19,7 +18,6 @@ import (
 	"time"
 
 	"github.com/go-chi/chi/v5"
-	"go.etcd.io/bbolt"
 
 	"github.com/workrail/workrail/console"
 	"github.com/workrail/workrail/engine/catalog"
@@ -30,6 +28,7 @@ import (
 	"github.com/workrail/workrail/engine/protocol"
 	"github.com/workrail/workrail/engine/workflow"
 	"github.com/workrail/workrail/store"
+	"github.com/workrail/workrail/store/storetest"
 	"github.com/workrail/workrail/workflows"
 )
 
@@ -205,28 +204,20 @@ func TestEmptySessionsPage(t *testing.T) {
 
 // Damaged sessions are listed with what is wrong, next to healthy ones.
 func TestSessionsPageShowsDamage(t *testing.T) {
-	session := func(tx *bbolt.Tx, id uint64) *bbolt.Bucket {
-		return tx.Bucket([]byte("sessions")).Bucket(binary.BigEndian.AppendUint64(nil, id))
-	}
 	path := filepath.Join(t.TempDir(), "workrail.db")
 	st := openStore(t, path)
 	consoleWith(t, st, 3)
 	st.Close()
-	db, err := bbolt.Open(path, 0o600, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = db.Update(func(tx *bbolt.Tx) error {
-		events := session(tx, 2).Bucket([]byte("events"))
-		k := binary.BigEndian.AppendUint64(nil, 3)
+	err := storetest.Update(path, func(tx storetest.Tx) error {
+		events := tx.Events(2)
+		k := storetest.EventKey(3)
 		v := bytes.Clone(events.Get(k))
 		v[10] ^= 0x20
 		if err := events.Put(k, v); err != nil {
 			return err
 		}
-		return session(tx, 3).Bucket([]byte("runs")).Delete(binary.BigEndian.AppendUint32(nil, 1))
+		return tx.Runs(3).Delete(storetest.IDKey(1))
 	})
-	db.Close()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,7 +3,6 @@ package console_test
 import (
 	"bytes"
 	"context"
-	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -13,8 +12,6 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-
-	"go.etcd.io/bbolt"
 
 	"github.com/workrail/workrail/console"
 	"github.com/workrail/workrail/engine"
@@ -26,6 +23,7 @@ import (
 	"github.com/workrail/workrail/engine/protocol"
 	"github.com/workrail/workrail/engine/resume"
 	"github.com/workrail/workrail/engine/workflow"
+	"github.com/workrail/workrail/store/storetest"
 	"github.com/workrail/workrail/workflows"
 )
 
@@ -253,13 +251,8 @@ func tierText(t resume.Tier) string {
 // database file at path: its log no longer verifies from there.
 func damageLastEvent(t *testing.T, path string, id uint64) {
 	t.Helper()
-	db, err := bbolt.Open(path, 0o600, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	err = db.Update(func(tx *bbolt.Tx) error {
-		events := tx.Bucket([]byte("sessions")).Bucket(binary.BigEndian.AppendUint64(nil, id)).Bucket([]byte("events"))
+	err := storetest.Update(path, func(tx storetest.Tx) error {
+		events := tx.Events(id)
 		k, v := events.Cursor().Last()
 		v = bytes.Clone(v)
 		v[10] ^= 0x20

@@ -1,15 +1,12 @@
 package e2e
 
 import (
-	"encoding/binary"
 	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"go.etcd.io/bbolt"
 
 	"github.com/workrail/workrail/engine"
 	"github.com/workrail/workrail/store/storetest"
@@ -41,14 +38,9 @@ func workrail(t *testing.T, home string, args ...string) {
 }
 
 // damage edits the stopped daemon's database the way a failing disk would.
-func damage(t *testing.T, home string, f func(tx *bbolt.Tx) error) {
+func damage(t *testing.T, home string, f func(tx storetest.Tx) error) {
 	t.Helper()
-	db, err := bbolt.Open(filepath.Join(home, "workrail.db"), 0o600, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	if err := db.Update(f); err != nil {
+	if err := storetest.Update(filepath.Join(home, "workrail.db"), f); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -91,17 +83,17 @@ func TestEveryErrorCodeIsReachable(t *testing.T) {
 	// Damage the store under a stopped daemon; the shim restarts it.
 	second := startHello(t, a)
 	stopDaemon(t, homeA)
-	damage(t, homeA, func(tx *bbolt.Tx) error {
-		ev := tx.Bucket([]byte("sessions")).Bucket(binary.BigEndian.AppendUint64(nil, 1)).Bucket([]byte("events"))
-		k := binary.BigEndian.AppendUint64(nil, 2)
+	damage(t, homeA, func(tx storetest.Tx) error {
+		ev := tx.Events(1)
+		k := storetest.EventKey(2)
 		v := append([]byte(nil), ev.Get(k)...)
 		v[len(v)/2] ^= 0x04
 		return ev.Put(k, v)
 	})
 	hit(t, call(t, a, "continue_workflow", map[string]any{"stateToken": st}), engine.CodeSessionCorrupt)
 	stopDaemon(t, homeA)
-	damage(t, homeA, func(tx *bbolt.Tx) error {
-		b := tx.Bucket([]byte("workflows"))
+	damage(t, homeA, func(tx storetest.Tx) error {
+		b := tx.Workflows()
 		k, _ := b.Cursor().First()
 		return b.Delete(append([]byte(nil), k...))
 	})
@@ -204,9 +196,8 @@ func TestDoctorRebuildsDamagedIndexes(t *testing.T) {
 	c := startShim(t, home)
 	r := advance(t, c, startHello(t, c), "greeted")
 	stopDaemon(t, home)
-	forge := func(tx *bbolt.Tx) error {
-		nodes := tx.Bucket([]byte("sessions")).Bucket(binary.BigEndian.AppendUint64(nil, 1)).Bucket([]byte("nodes"))
-		return nodes.Put(binary.BigEndian.AppendUint32(nil, 1), []byte(`{"id":1}`))
+	forge := func(tx storetest.Tx) error {
+		return tx.Nodes(1).Put(storetest.IDKey(1), []byte(`{"id":1}`))
 	}
 	damage(t, home, forge)
 	cmd := exec.Command(bin, "doctor")

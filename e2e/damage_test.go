@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"go.etcd.io/bbolt"
+	"github.com/workrail/workrail/store/storetest"
 )
 
 // A damaged page in the database file: before, the daemon panicked on
@@ -29,8 +29,8 @@ func TestDamagedFileIsRefusedAndSalvaged(t *testing.T) {
 	// Give session 2's events their own page, then scramble that page's
 	// type: a structural flaw, not a changed value.
 	var page uint64
-	damage(t, home, func(tx *bbolt.Tx) error {
-		page = uint64(tx.Bucket([]byte("sessions")).Bucket(binary.BigEndian.AppendUint64(nil, 2)).Bucket([]byte("events")).Root())
+	damage(t, home, func(tx storetest.Tx) error {
+		page = uint64(tx.Events(2).Root())
 		return nil
 	})
 	if page == 0 {
@@ -206,8 +206,8 @@ func TestSalvageRebuildsALostPinFromTheWorkflowFiles(t *testing.T) {
 	hash := str(runs[0].S, "workflow", "workflowHash")
 	stopDaemon(t, home)
 	var page uint64
-	damage(t, home, func(tx *bbolt.Tx) error {
-		page = uint64(tx.Bucket([]byte("workflows")).Root())
+	damage(t, home, func(tx storetest.Tx) error {
+		page = uint64(tx.Workflows().Root())
 		return nil
 	})
 	if page == 0 || hash == "" {

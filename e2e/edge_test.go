@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"context"
-	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -14,7 +13,8 @@ import (
 
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
-	"go.etcd.io/bbolt"
+
+	"github.com/workrail/workrail/store/storetest"
 )
 
 // writeUserWorkflow writes a workflow file into home's workflows folder.
@@ -332,9 +332,9 @@ func TestDamagedSessionResourceIsAnError(t *testing.T) {
 	advance(t, c, startHello(t, c), "Greeted.")
 	startHello(t, c)
 	stopDaemon(t, home)
-	damage(t, home, func(tx *bbolt.Tx) error {
-		ev := tx.Bucket([]byte("sessions")).Bucket(binary.BigEndian.AppendUint64(nil, 1)).Bucket([]byte("events"))
-		k := binary.BigEndian.AppendUint64(nil, 2)
+	damage(t, home, func(tx storetest.Tx) error {
+		ev := tx.Events(1)
+		k := storetest.EventKey(2)
 		v := append([]byte(nil), ev.Get(k)...)
 		v[len(v)/2] ^= 0x04
 		return ev.Put(k, v)

@@ -20,10 +20,7 @@ import (
 // between reading the logs and releasing.
 func TestCollectKeepsWhatAWriteReferencesMeanwhile(t *testing.T) {
 	now := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
-	s, err := Open(filepath.Join(t.TempDir(), "w.db"), Options{Now: func() time.Time { return now }})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := OpenChecked(t, filepath.Join(t.TempDir(), "w.db"), Options{Now: func() time.Time { return now }})
 	defer s.Close()
 	create := func() {
 		t.Helper()

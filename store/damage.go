@@ -12,7 +12,7 @@ import (
 var ErrDamaged = errors.New("the database file is damaged")
 
 // DamagedError says a whole file cannot be trusted for writing: some of
-// its pages cannot be read (see readPages).
+// its pages cannot be read (see pagefile.Read).
 type DamagedError struct {
 	Path     string
 	Problems []string

@@ -11,6 +11,7 @@ import (
 	"github.com/workrail/workrail/engine"
 	"github.com/workrail/workrail/engine/event"
 	"github.com/workrail/workrail/engine/execute"
+	"github.com/workrail/workrail/store/pagefile"
 )
 
 // Report is the verified health of one session. IndexProblem, when set,
@@ -105,7 +106,7 @@ func DoctorFile(path string, timeout time.Duration, o SalvageOptions) (FileRepor
 	if err := lockShared(f, timeout); err != nil {
 		return rep, err
 	}
-	_, problems, err := readFile(f, false)
+	_, problems, err := pagefile.ReadFile(f, false)
 	if err != nil {
 		return rep, err
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/workrail/workrail/engine/execute"
+	"github.com/workrail/workrail/store/pagefile"
 )
 
 // freelistDB writes a database whose free list is not empty (sessions
@@ -18,10 +19,7 @@ import (
 func freelistDB(t *testing.T) (string, int, uint64) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "free.db")
-	s, err := Open(path, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := OpenUnchecked(t, path, Options{}, "the cases damage its free list on purpose")
 	for range 20 {
 		if _, err := s.Create(func(tx execute.Tx) error { return fillSession(tx, 5) }); err != nil {
 			t.Fatal(err)
@@ -32,14 +30,14 @@ func freelistDB(t *testing.T) (string, int, uint64) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &pageReader{data: b}
-	if _, err := r.meta(); err != nil {
+	m, err := pagefile.ReadMeta(b)
+	if err != nil {
 		t.Fatal(err)
 	}
-	if r.freelist == noFreelist {
+	if m.Freelist == pagefile.NoFreelist {
 		t.Fatal("the meta page names no free list: the free list is not synced")
 	}
-	return path, r.pageSize, r.freelist
+	return path, m.PageSize, m.Freelist
 }
 
 // patch rewrites the file at path with edit applied to its bytes.
@@ -67,18 +65,18 @@ func TestFreelistThatWouldReuseALivePageIsDamage(t *testing.T) {
 		{"a page in use listed as free", func(b []byte, ps int, id uint64) {
 			hdr := b[int(id)*ps:]
 			binary.LittleEndian.PutUint16(hdr[10:], 1)
-			binary.LittleEndian.PutUint64(hdr[pageHeaderSize:], rootPage(t, b))
+			binary.LittleEndian.PutUint64(hdr[pagefile.HeaderSize:], rootPage(t, b))
 		}, "is listed as free but"},
 		{"a page past the end listed as free", func(b []byte, ps int, id uint64) {
 			hdr := b[int(id)*ps:]
 			binary.LittleEndian.PutUint16(hdr[10:], 1)
-			binary.LittleEndian.PutUint64(hdr[pageHeaderSize:], 1<<40)
+			binary.LittleEndian.PutUint64(hdr[pagefile.HeaderSize:], 1<<40)
 		}, "is listed as free but"},
 		{"a count that does not fit", func(b []byte, ps int, id uint64) {
 			binary.LittleEndian.PutUint16(b[int(id)*ps+10:], 0xFFFE)
 		}, "do not fit"},
 		{"not a free list page", func(b []byte, ps int, id uint64) {
-			binary.LittleEndian.PutUint16(b[int(id)*ps+8:], leafPage)
+			binary.LittleEndian.PutUint16(b[int(id)*ps+8:], pagefile.LeafPage)
 		}, "does not describe a free list"},
 	}
 	for _, c := range cases {
@@ -106,10 +104,9 @@ func TestFreelistThatWouldReuseALivePageIsDamage(t *testing.T) {
 // rootPage is the page holding the root bucket's tree: always in use.
 func rootPage(t *testing.T, b []byte) uint64 {
 	t.Helper()
-	r := &pageReader{data: b}
-	hdr, err := r.meta()
+	m, err := pagefile.ReadMeta(b)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return binary.LittleEndian.Uint64(hdr)
+	return m.Root
 }

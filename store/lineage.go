@@ -12,6 +12,7 @@ import (
 	"github.com/workrail/workrail/engine/event"
 	"github.com/workrail/workrail/engine/project"
 	"github.com/workrail/workrail/engine/run"
+	"github.com/workrail/workrail/store/internal/layout"
 )
 
 // Each session's bucket keeps its runs' projection (project.Project's
@@ -21,7 +22,7 @@ import (
 // indexes: written in the transaction of every append, refolded and
 // compared with them.
 
-var bucketLineage = []byte("lineage") // RunID ‖ NodeID → project.Part, RunID ‖ 0 → project.RunHead (derived)
+var bucketLineage = layout.Lineage // RunID ‖ NodeID → project.Part, RunID ‖ 0 → project.RunHead (derived)
 
 func lineageKey(r engine.RunID, n engine.NodeID) []byte {
 	return binary.BigEndian.AppendUint32(u32(uint32(r)), uint32(n))

@@ -84,6 +84,7 @@ func schemaOf(t *testing.T, path string) uint64 {
 // session whose log verifies, once; a session whose log does not is left
 // without one, and reading it says so.
 func TestOpenAddsOverviewsToAnOlderFile(t *testing.T) {
+	store.UncheckedSessions(t, "it damages a session's log to see it left without an overview")
 	r := newRig(t, executetest.Long(t, 5))
 	for range 3 {
 		executetest.Drive(t, r.x, "wr.long", "")
@@ -111,10 +112,7 @@ func TestOpenAddsOverviewsToAnOlderFile(t *testing.T) {
 
 	// Read-only (doctor on an older file): nothing is written, and the
 	// missing overviews are no index problem there.
-	ro, err := store.Open(r.path, store.Options{ReadOnly: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	ro := store.OpenChecked(t, r.path, store.Options{ReadOnly: true})
 	reports, err := ro.Doctor()
 	if err != nil || len(reports) != 5 {
 		t.Fatalf("read-only Doctor = %v, %v", reports, err)
@@ -164,6 +162,7 @@ func TestOpenAddsOverviewsToAnOlderFile(t *testing.T) {
 // A walk passes a session whose overview cannot be read with its error,
 // and goes on to the older ones.
 func TestOverviewsPassDamagedSessionsAndGoOn(t *testing.T) {
+	store.UncheckedSessions(t, "it damages sessions' overviews to see the walk pass them")
 	r := newRig(t, executetest.Long(t, 3))
 	for range 4 {
 		executetest.Drive(t, r.x, "wr.long", "")

@@ -7,12 +7,13 @@ import (
 
 	"github.com/workrail/workrail/engine"
 	"github.com/workrail/workrail/engine/event"
+	"github.com/workrail/workrail/store/pagefile"
 )
 
 // Page flags, for tests that damage a file at pages they find here.
 const (
-	BranchPage = branchPage
-	LeafPage   = leafPage
+	BranchPage = pagefile.BranchPage
+	LeafPage   = pagefile.LeafPage
 )
 
 // Pages reads the file at path with the store's own page reader: its
@@ -20,37 +21,29 @@ const (
 // and each top-level bucket's root page (0 when inline).
 func Pages(tb testing.TB, path string) (pageSize int, root uint64, buckets map[string]uint64) {
 	tb.Helper()
-	r := mapped(tb, path)
-	hdr, err := r.meta()
-	if err != nil {
-		tb.Fatal(err)
+	data, m := mapped(tb, path)
+	p, flags, ok := pagefile.Page(data, m, m.Root)
+	if !ok || flags != pagefile.LeafPage {
+		tb.Fatalf("the root bucket's page %d is not one leaf", m.Root)
 	}
-	root = leU64(hdr)
-	p, flags, _, ok := r.scanPage(root)
-	if !ok || flags != leafPage {
-		tb.Fatalf("the root bucket's page %d is not one leaf", root)
-	}
-	els, ok := leafElements(p)
+	els, ok := pagefile.Elements(p)
 	if !ok {
-		tb.Fatalf("the root bucket's page %d does not parse", root)
+		tb.Fatalf("the root bucket's page %d does not parse", m.Root)
 	}
 	buckets = map[string]uint64{}
 	for _, el := range els {
-		if el.bucket {
-			buckets[string(el.key)] = leU64(el.value)
+		if el.Bucket {
+			buckets[string(el.Key)] = binary.LittleEndian.Uint64(el.Value)
 		}
 	}
-	return r.pageSize, root, buckets
+	return m.PageSize, m.Root, buckets
 }
 
 // PageFlags is the type page id's header names.
 func PageFlags(tb testing.TB, path string, id uint64) uint16 {
 	tb.Helper()
-	r := mapped(tb, path)
-	if _, err := r.meta(); err != nil {
-		tb.Fatal(err)
-	}
-	_, flags, _, ok := r.scanPage(id)
+	data, m := mapped(tb, path)
+	_, flags, ok := pagefile.Page(data, m, id)
 	if !ok {
 		tb.Fatalf("page %d does not parse", id)
 	}
@@ -76,16 +69,19 @@ func ScannedHeads(tb testing.TB, path string, id engine.SessionID) int {
 	return n
 }
 
-func mapped(tb testing.TB, path string) *pageReader {
+// mapped is the file at path and what its newest meta page says.
+func mapped(tb testing.TB, path string) ([]byte, pagefile.Meta) {
 	tb.Helper()
 	b, err := os.ReadFile(path)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	return &pageReader{data: b}
+	m, err := pagefile.ReadMeta(b)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return b, m
 }
-
-func leU64(b []byte) uint64 { return binary.LittleEndian.Uint64(b) }
 
 // ScannedBlob reports whether a page scan of path finds a snapshot or
 // pinned workflow whose content hashes to d, on any page, in use or

@@ -11,6 +11,7 @@ import (
 	"github.com/workrail/workrail/engine"
 	"github.com/workrail/workrail/engine/execute"
 	"github.com/workrail/workrail/engine/project"
+	"github.com/workrail/workrail/store/internal/layout"
 )
 
 // The store-wide write sequence orders sessions by recent activity
@@ -22,8 +23,8 @@ import (
 // for the list, and bucketWritten (session key → its sequence), to find
 // a session's entry when it is written again.
 var (
-	bucketRecent  = []byte("recent")
-	bucketWritten = []byte("written")
+	bucketRecent  = layout.Recent
+	bucketWritten = layout.Written
 )
 
 // schemaRecent is the first version that keeps the write sequence; an

@@ -116,10 +116,7 @@ func TestRewritingTheLastSessionKeepsItsNumber(t *testing.T) {
 // a session out of it.
 func TestRecentIsFilledOnUpgradeAndForgetsDeleted(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "w.db")
-	s, err := store.Open(path, store.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := store.OpenChecked(t, path, store.Options{})
 	a, b, c := seed(t, s, 2), seed(t, s, 2), seed(t, s, 2)
 	s.Close()
 	db, err := bbolt.Open(path, 0o600, nil)

@@ -6,6 +6,7 @@ import (
 
 	"github.com/workrail/workrail/engine"
 	"github.com/workrail/workrail/engine/execute"
+	"github.com/workrail/workrail/store/internal/layout"
 )
 
 // bucketStarts keeps the latest starts made under a retry key, so a start
@@ -15,7 +16,7 @@ import (
 // execute.StartsKept are kept: a call is sent again within seconds. It
 // is beside the logs, not in them, and an older build of the same
 // schema ignores it.
-var bucketStarts = []byte("starts")
+var bucketStarts = layout.Starts
 
 // pruneStarts is how many starts are recorded between two walks that
 // drop the records past the latest execute.StartsKept: a lookup is one

@@ -1,9 +1,30 @@
 // Package store keeps WorkRail's durable truth in one bbolt file: per-session
 // append-only event logs chained by digest, content-addressed node snapshots
 // and pinned compiled workflows, and indexes derived from the logs. It is the
-// only package of the binary that imports bbolt; tests and their helpers
-// elsewhere open a file with bbolt only to damage it or to read it behind
-// the store's back.
+// only package of the binary that imports bbolt, and the only one that names
+// the file's buckets (store/internal/layout); tests elsewhere that damage a
+// file or read it behind the store's back do so through store/storetest.
+//
+// Its files, by concern:
+//
+//   - the port execute declares (store.go, tx.go, commit.go, index.go,
+//     node.go, recent.go, starts.go, holds.go, unwritable.go): opening,
+//     appending, reading, the write sequence, a full disk;
+//   - derived records, versioned caches of folds of the logs (derived.go,
+//     overview.go, resume.go, lineage.go and part.go: the runs'
+//     projection);
+//   - health (health.go, doctor.go, damage.go, checked.go):
+//     verifying logs and references, and refusing a damaged file;
+//   - maintenance, the operations a person or the sweeper runs on a whole
+//     file or session rather than an agent's call, each in a maintain_*.go
+//     file: compact, retention (the sweep), reindex (refolding derived
+//     records), salvage (copying what verifies out of a damaged file;
+//     maintain_salvage_scan.go makes sense of the pages pagefile.Scan
+//     hands it), wipe (freed pages zeroed) and replace (a session
+//     rewritten, as a secrets scrub does).
+//
+// Reading the pages of a possibly damaged file, where bbolt cannot be
+// trusted, is store/pagefile's: it knows bbolt's format, not the store's.
 package store
 
 import (
@@ -20,6 +41,8 @@ import (
 
 	"github.com/workrail/workrail/engine"
 	"github.com/workrail/workrail/engine/execute"
+	"github.com/workrail/workrail/store/internal/layout"
+	"github.com/workrail/workrail/store/pagefile"
 )
 
 // SchemaVersion is the layout version recorded in the meta bucket. It
@@ -48,29 +71,30 @@ const schemaWordCut = 4
 // here reads by it, so it has no constant.
 
 var (
-	bucketMeta      = []byte("meta")
-	bucketSessions  = []byte("sessions")
-	bucketSnapshots = []byte("snapshots")
-	bucketWorkflows = []byte("workflows")
+	bucketMeta      = layout.Meta
+	bucketSessions  = layout.Sessions
+	bucketSnapshots = layout.Snapshots
+	bucketWorkflows = layout.Workflows
 	// bucketActivity: session key → wall time of its last write (Unix
 	// seconds), for retention. It is outside the hashed logs and the
 	// derived indexes: the one record written from the clock.
-	bucketActivity = []byte("activity")
+	bucketActivity = layout.Activity
 	// bucketUnreferenced: snapshots and pinned workflows a deleted
 	// session referenced (kind ‖ digest → the session), kept until a
 	// sweep has checked that no remaining session references them.
-	bucketUnreferenced = []byte("unreferenced")
+	bucketUnreferenced = layout.Unreferenced
 
 	// Inside each session's bucket.
-	bucketEvents   = []byte("events")   // EventIndex → JCS event
-	bucketChain    = []byte("chain")    // EventIndex → chain digest
-	bucketNodes    = []byte("nodes")    // NodeID → NodeInfo (derived)
-	bucketRuns     = []byte("runs")     // RunID → RunInfo (derived)
-	bucketAttempts = []byte("attempts") // NodeID‖Attempt → EventIndex (derived)
-	keyHead        = []byte("head")     // last EventIndex ‖ last digest
-	keyOverview    = []byte("overview") // project.Overview as JSON (derived)
-	keyResume      = []byte("resume")   // resume.Record as JSON (derived)
-	keyDerived     = []byte("derived")  // the definition versions of the derived records
+	bucketEvents   = layout.Events   // EventIndex → JCS event
+	bucketChain    = layout.Chain    // EventIndex → chain digest
+	bucketNodes    = layout.Nodes    // NodeID → NodeInfo (derived)
+	bucketRuns     = layout.Runs     // RunID → RunInfo (derived)
+	bucketAttempts = layout.Attempts // NodeID‖Attempt → EventIndex (derived)
+	keyHead        = layout.Head     // last EventIndex ‖ last digest
+	keyOverview    = layout.Overview // project.Overview as JSON (derived)
+	keyResume      = layout.Resume   // resume.Record as JSON (derived)
+	keyDerived     = layout.Derived  // the definition versions of the derived records
+	keySchema      = layout.Schema   // in the meta bucket: the schema version
 )
 
 // ErrNewerSchema means the file was written by a newer workrail, whose
@@ -208,7 +232,7 @@ func checkStructure(path string, timeout time.Duration) error {
 	if err := lockShared(f, timeout); err != nil {
 		return err
 	}
-	_, problems, err := readFile(f, false)
+	_, problems, err := pagefile.ReadFile(f, false)
 	if err != nil {
 		return fmt.Errorf("store: read %s: %w", path, err)
 	}
@@ -257,10 +281,10 @@ func migrate(tx *bbolt.Tx) error {
 		}
 	}
 	meta := tx.Bucket(bucketMeta)
-	v := meta.Get([]byte("schema"))
+	v := meta.Get(keySchema)
 	switch {
 	case v == nil:
-		return meta.Put([]byte("schema"), u64(SchemaVersion))
+		return meta.Put(keySchema, u64(SchemaVersion))
 	case binary.BigEndian.Uint64(v) >= SchemaVersion:
 		return nil // checkSchema refused a newer one
 	case binary.BigEndian.Uint64(v) < schemaWordCut:
@@ -280,7 +304,7 @@ func migrate(tx *bbolt.Tx) error {
 			return err
 		}
 	}
-	return meta.Put([]byte("schema"), u64(SchemaVersion))
+	return meta.Put(keySchema, u64(SchemaVersion))
 }
 
 // checkSchema refuses a file whose layout is newer than this build's:
@@ -306,7 +330,7 @@ func newerSchema(path string, v uint64) error {
 
 // schema is the layout version of the open file.
 func schema(tx *bbolt.Tx) uint64 {
-	if v := tx.Bucket(bucketMeta).Get([]byte("schema")); len(v) == 8 {
+	if v := tx.Bucket(bucketMeta).Get(keySchema); len(v) == 8 {
 		return binary.BigEndian.Uint64(v)
 	}
 	return 0

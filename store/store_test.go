@@ -19,14 +19,11 @@ import (
 	"github.com/workrail/workrail/store"
 )
 
+// mustOpen opens a store on path whose file is checked when the test
+// ends (store.OpenChecked).
 func mustOpen(tb testing.TB, path string) *store.Store {
 	tb.Helper()
-	s, err := store.Open(path, store.Options{})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { s.Close() })
-	return s
+	return store.OpenChecked(tb, path, store.Options{})
 }
 
 // seed creates a session with n events: a run and a chain of nodes.
@@ -166,11 +163,9 @@ func TestCorruptionIsDetectedAtTheFirstBadEvent(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			store.UncheckedSessions(t, "each case damages the session's log")
 			path := filepath.Join(t.TempDir(), "w.db")
-			s, err := store.Open(path, store.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
+			s := store.OpenChecked(t, path, store.Options{})
 			id := seed(t, s, 3)
 			s.Close()
 			damage(t, path, id, c.mutate)
@@ -194,11 +189,9 @@ func TestCorruptionIsDetectedAtTheFirstBadEvent(t *testing.T) {
 }
 
 func TestDoctorChecksSnapshotsAndPins(t *testing.T) {
+	store.UncheckedSessions(t, "it deletes a snapshot a session references to see doctor notice")
 	path := filepath.Join(t.TempDir(), "w.db")
-	s, err := store.Open(path, store.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := store.OpenChecked(t, path, store.Options{})
 	id := seed(t, s, 2)
 	s.Close()
 	db, err := bbolt.Open(path, 0o600, nil)
@@ -231,13 +224,10 @@ func TestDoctorChecksSnapshotsAndPins(t *testing.T) {
 
 func TestReadOnlyOpenSeesData(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "w.db")
-	s, _ := store.Open(path, store.Options{})
+	s := store.OpenChecked(t, path, store.Options{})
 	seed(t, s, 1)
 	s.Close()
-	ro, err := store.Open(path, store.Options{ReadOnly: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	ro := store.OpenChecked(t, path, store.Options{ReadOnly: true})
 	defer ro.Close()
 	reports, err := ro.Doctor()
 	if err != nil || len(reports) != 1 {
@@ -301,7 +291,7 @@ func TestDoctorFindsDamagedIndexes(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "w.db")
-			s, _ := store.Open(path, store.Options{})
+			s := store.OpenChecked(t, path, store.Options{})
 			id := seed(t, s, 3)
 			if r, _ := s.Doctor(); len(r) != 1 || !r[0].OK() {
 				t.Fatalf("fresh session not OK: %+v", r)
@@ -324,11 +314,7 @@ func TestDoctorFindsDamagedIndexes(t *testing.T) {
 			// logs what differed; the session is healthy.
 			s.Close()
 			var logged []string
-			s, err = store.Open(path, store.Options{Logf: func(f string, a ...any) { logged = append(logged, fmt.Sprintf(f, a...)) }})
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { s.Close() })
+			s = store.OpenChecked(t, path, store.Options{Logf: func(f string, a ...any) { logged = append(logged, fmt.Sprintf(f, a...)) }})
 			h, err := s.Health(id)
 			if err != nil || h.Status != execute.Healthy || h.LastGood != r[0].Health.LastGood {
 				t.Fatalf("Health = %+v, %v; want healthy, repaired", h, err)

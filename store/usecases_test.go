@@ -106,6 +106,7 @@ func TestDamagedStoreRefusesExecution(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			store.UncheckedSessions(t, "each case damages the session's records")
 			r := newRig(t, nil)
 			s := r.step(t, r.x.Start, map[string]any{"workflowId": "wr.hello"})
 			r.store.Close()
@@ -167,11 +168,7 @@ func TestDamagedIndexesAreRebuiltOnFirstTouch(t *testing.T) {
 			}
 			db.Close()
 			var logged []string
-			st, err := store.Open(r.path, store.Options{Logf: func(f string, a ...any) { logged = append(logged, fmt.Sprintf(f, a...)) }})
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { st.Close() })
+			st := store.OpenChecked(t, r.path, store.Options{Logf: func(f string, a ...any) { logged = append(logged, fmt.Sprintf(f, a...)) }})
 			r.store = st
 			r.x = execute.New(st, executetest.Ring(t), r.wf, workflow.Preferences{}, executetest.Clock, t.Logf)
 			next := r.step(t, r.x.Continue, s.NextCall.Arguments)

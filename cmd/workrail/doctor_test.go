@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,15 +10,14 @@ import (
 	"strings"
 	"testing"
 
-	"go.etcd.io/bbolt"
-
 	"github.com/workrail/workrail/store"
+	"github.com/workrail/workrail/store/storetest"
 )
 
 // damagedHome writes n sessions into a new home's database, closes it and
 // overwrites the page header of each page pick names (reading the file
 // with bbolt, before the damage).
-func damagedHome(t *testing.T, n int, pick func(tx *bbolt.Tx) []int64) string {
+func damagedHome(t *testing.T, n int, pick func(tx storetest.Tx) []int64) string {
 	t.Helper()
 	home := t.TempDir()
 	t.Setenv("WORKRAIL_HOME", home)
@@ -28,16 +26,10 @@ func damagedHome(t *testing.T, n int, pick func(tx *bbolt.Tx) []int64) string {
 	st := openAt(t, path, &now)
 	addSessions(t, st, n, 2)
 	st.Close()
-	db, err := bbolt.Open(path, 0o600, &bbolt.Options{ReadOnly: true})
-	if err != nil {
+	var pages []int64
+	if err := storetest.View(path, func(tx storetest.Tx) error { pages = pick(tx); return nil }); err != nil {
 		t.Fatal(err)
 	}
-	var pages []int64
-	db.View(func(tx *bbolt.Tx) error {
-		pages = pick(tx)
-		return nil
-	})
-	db.Close()
 	f, err := os.OpenFile(path, os.O_RDWR, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -56,10 +48,10 @@ func damagedHome(t *testing.T, n int, pick func(tx *bbolt.Tx) []int64) string {
 // each session's reason naming only its own page.
 func TestDoctorReportOnADamagedFileIsBounded(t *testing.T) {
 	const n = 300
-	damagedHome(t, n, func(tx *bbolt.Tx) (pages []int64) {
+	damagedHome(t, n, func(tx storetest.Tx) (pages []int64) {
 		for i := range n {
 			if i%3 != 0 {
-				b := tx.Bucket([]byte("sessions")).Bucket(binary.BigEndian.AppendUint64(nil, uint64(i+1)))
+				b := tx.Session(uint64(i + 1))
 				pages = append(pages, int64(b.Root()))
 			}
 		}
@@ -119,20 +111,20 @@ func TestSalvageSaysWhatItCouldNotReach(t *testing.T) {
 	const n = 120
 	for _, tc := range []struct {
 		name  string
-		pages func(tx *bbolt.Tx) []int64
+		pages func(tx storetest.Tx) []int64
 		cut   bool
 		count store.Count
 		code  int      // salvage's exit: 0 when the copy is offered to replace the file
 		want  []string // in salvage's report
 		doc   string   // in doctor's
 	}{
-		{"sessions branch", func(tx *bbolt.Tx) []int64 { return []int64{int64(tx.Bucket([]byte("sessions")).Root())} }, false, store.CountCounter, 0,
+		{"sessions branch", func(tx storetest.Tx) []int64 { return []int64{int64(tx.Sessions().Root())} }, false, store.CountCounter, 0,
 			[]string{"Salvaged 120 of 120 sessions", "The list of sessions is damaged: 0 more of the 120 session ids handed out were not found", "1 page was found damaged", "mv "},
 			"120 of 120 sessions found healthy"},
 		{"cut short", nil, true, store.CountAtLeast, 1,
 			[]string{"sessions into", "Salvaged ", " of at least ", "pages in use are missing past the end of the file", "is not offered to replace the database", "--accept-loss"},
 			"how many sessions it held is unknown: at least"},
-		{"every page", func(tx *bbolt.Tx) []int64 {
+		{"every page", func(tx storetest.Tx) []int64 {
 			var all []int64
 			for p := int64(2); p < tx.Size()/4096; p++ {
 				all = append(all, p)
@@ -145,7 +137,7 @@ func TestSalvageSaysWhatItCouldNotReach(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			pick := tc.pages
 			if pick == nil {
-				pick = func(*bbolt.Tx) []int64 { return nil }
+				pick = func(storetest.Tx) []int64 { return nil }
 			}
 			home := damagedHome(t, n, pick)
 			if tc.cut {
@@ -196,13 +188,10 @@ func TestSalvageSaysWhatItCouldNotReach(t *testing.T) {
 // cut truncates the file at path to 60 % of its pages in use.
 func cut(t *testing.T, path string) {
 	t.Helper()
-	db, err := bbolt.Open(path, 0o600, &bbolt.Options{ReadOnly: true})
-	if err != nil {
+	var used int64
+	if err := storetest.View(path, func(tx storetest.Tx) error { used = tx.Size(); return nil }); err != nil {
 		t.Fatal(err)
 	}
-	var used int64
-	db.View(func(tx *bbolt.Tx) error { used = tx.Size(); return nil })
-	db.Close()
 	if err := os.Truncate(path, used*6/10); err != nil {
 		t.Fatal(err)
 	}
@@ -211,17 +200,10 @@ func cut(t *testing.T, path string) {
 // A file a newer workrail wrote is refused by salvage as a daemon
 // refuses it, naming both versions; no copy is made, so none is offered.
 func TestSalvageRefusesANewerSchema(t *testing.T) {
-	home := damagedHome(t, 3, func(*bbolt.Tx) []int64 { return nil })
+	home := damagedHome(t, 3, func(storetest.Tx) []int64 { return nil })
 	path := filepath.Join(home, "workrail.db")
-	db, err := bbolt.Open(path, 0o600, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
 	newer := store.SchemaVersion + 1
-	err = db.Update(func(tx *bbolt.Tx) error {
-		return tx.Bucket([]byte("meta")).Put([]byte("schema"), binary.BigEndian.AppendUint64(nil, uint64(newer)))
-	})
-	db.Close()
+	err := storetest.Update(path, func(tx storetest.Tx) error { return tx.SetSchema(uint64(newer)) })
 	if err != nil {
 		t.Fatal(err)
 	}

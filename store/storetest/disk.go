@@ -1,5 +1,7 @@
 // Package storetest holds what tests of the store's behaviour on a real
-// disk share: a small file system that really fills up.
+// disk share: a small file system that really fills up, and access to a
+// closed store file behind the store's back (Update, View) by the names
+// the store gives its buckets, for tests that damage or inspect it.
 package storetest
 
 import (

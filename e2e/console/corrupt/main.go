@@ -10,9 +10,8 @@
 // It prints the index of the event it damaged on stdout, and the session's
 // events, the damaged one marked, on stderr.
 //
-// The layout it edits is store/'s: bucket "sessions", in it one bucket per
-// session keyed by the big-endian uint64 id, in that a bucket "events"
-// keyed by the big-endian uint64 event index.
+// It finds the session's log through store/storetest, which knows the
+// store's layout.
 package main
 
 import (
@@ -24,9 +23,8 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"time"
 
-	"go.etcd.io/bbolt"
+	"github.com/workrail/workrail/store/storetest"
 )
 
 func main() {
@@ -46,22 +44,16 @@ func corrupt(path, session string, index uint64, last string) error {
 	if path == "" || err != nil || !strings.HasPrefix(session, "ses_") || (index == 0) == (last == "") {
 		return fmt.Errorf("usage: corrupt -db FILE -session ses_N (-event K | -last KIND)")
 	}
-	// A running daemon holds the file's lock: fail fast rather than wait.
-	b, err := bbolt.Open(path, 0o600, &bbolt.Options{Timeout: 2 * time.Second})
-	if err != nil {
-		return fmt.Errorf("open %s: %w", path, err)
-	}
-	defer b.Close()
-	return b.Update(func(tx *bbolt.Tx) error {
-		sessions := tx.Bucket([]byte("sessions"))
-		if sessions == nil {
+	// A running daemon holds the file's lock: Update fails fast rather
+	// than wait.
+	return storetest.Update(path, func(tx storetest.Tx) error {
+		if tx.Sessions() == nil {
 			return fmt.Errorf("%s has no sessions bucket", path)
 		}
-		s := sessions.Bucket(binary.BigEndian.AppendUint64(nil, id))
-		if s == nil {
+		if tx.Session(id) == nil {
 			return fmt.Errorf("no session %s", session)
 		}
-		events := s.Bucket([]byte("events"))
+		events := tx.Events(id)
 		if events == nil {
 			return fmt.Errorf("session %s has no events bucket", session)
 		}
@@ -83,7 +75,7 @@ func corrupt(path, session string, index uint64, last string) error {
 		if index == 0 {
 			return fmt.Errorf("session %s has no %s event", session, last)
 		}
-		k := binary.BigEndian.AppendUint64(nil, index)
+		k := storetest.EventKey(index)
 		v := bytes.Clone(events.Get(k))
 		if v == nil {
 			return fmt.Errorf("session %s has no event %d (it has %d)", session, index, len(kinds))

@@ -6,6 +6,7 @@ import (
 
 	"github.com/workrail/workrail/engine"
 	"github.com/workrail/workrail/engine/compile"
+	"github.com/workrail/workrail/store/pagefile"
 )
 
 // SalvageOptions say where a salvage may look for what the file lost.
@@ -69,9 +70,9 @@ func newPinSearch(files func(string, Pin) (compile.Compiled, bool)) *pinSearch {
 // tree's copy, or one the page scan adopted), else from the workflow
 // files the daemon would read for workspace, kept in the bucket for the
 // next session. from is "" for the tree's own copy.
-func (p *pinSearch) find(workflows *rawBucket, workspace string, pin Pin) (v []byte, from PinSource, ok bool) {
+func (p *pinSearch) find(workflows *pagefile.Bucket, workspace string, pin Pin) (v []byte, from PinSource, ok bool) {
 	d := engine.Digest(pin.WorkflowHash)
-	if v, ok := workflows.entries[string(d[:])]; ok && engine.Sum(v) == d {
+	if v, ok := workflows.Entries[string(d[:])]; ok && engine.Sum(v) == d {
 		return v, p.from[d], true
 	}
 	miss := missedPin{workspace, pin}
@@ -83,7 +84,7 @@ func (p *pinSearch) find(workflows *rawBucket, workspace string, pin Pin) (v []b
 		p.missed[miss] = true
 		return nil, "", false
 	}
-	workflows.entries[string(d[:])] = c.Canonical
+	workflows.Entries[string(d[:])] = c.Canonical
 	p.from[d] = FromWorkflowFiles
 	return c.Canonical, FromWorkflowFiles, true
 }

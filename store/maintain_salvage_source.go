@@ -10,6 +10,7 @@ import (
 	"github.com/workrail/workrail/engine"
 	"github.com/workrail/workrail/engine/event"
 	"github.com/workrail/workrail/engine/execute"
+	"github.com/workrail/workrail/store/pagefile"
 )
 
 // adopt adds the content-addressed records a scan found where the walk
@@ -17,9 +18,9 @@ import (
 // to it is the record.
 func (s source) adopt(blobs map[engine.Digest][]byte) {
 	for d, v := range blobs {
-		for _, b := range []*rawBucket{s.snapshots, s.workflows} {
-			if old, ok := b.entries[string(d[:])]; !ok || engine.Sum(old) != d {
-				b.entries[string(d[:])] = v
+		for _, b := range []*pagefile.Bucket{s.snapshots, s.workflows} {
+			if old, ok := b.Entries[string(d[:])]; !ok || engine.Sum(old) != d {
+				b.Entries[string(d[:])] = v
 				if b == s.workflows {
 					s.pins.from[d] = FromPageScan
 				}
@@ -30,9 +31,9 @@ func (s source) adopt(blobs map[engine.Digest][]byte) {
 
 // source is what the pages of a damaged file yielded.
 type source struct {
-	sessions             *rawBucket
-	snapshots, workflows *rawBucket
-	meta                 *rawBucket
+	sessions             *pagefile.Bucket
+	snapshots, workflows *pagefile.Bucket
+	meta                 *pagefile.Bucket
 	// counted says the sessions bucket's header, with the session-id
 	// counter, was read from the root.
 	counted bool
@@ -40,29 +41,29 @@ type source struct {
 	pins *pinSearch
 }
 
-func sourceOf(root *rawBucket, o SalvageOptions) source {
-	pick := func(name []byte) *rawBucket {
-		if root != nil && root.buckets[string(name)] != nil {
-			return root.buckets[string(name)]
+func sourceOf(root *pagefile.Bucket, o SalvageOptions) source {
+	pick := func(name []byte) *pagefile.Bucket {
+		if root != nil && root.Buckets[string(name)] != nil {
+			return root.Buckets[string(name)]
 		}
-		return &rawBucket{entries: map[string][]byte{}, buckets: map[string]*rawBucket{}, problems: []string{"not reached"}}
+		return &pagefile.Bucket{Entries: map[string][]byte{}, Buckets: map[string]*pagefile.Bucket{}, Problems: []string{"not reached"}}
 	}
-	counted := root != nil && root.buckets[string(bucketSessions)] != nil
+	counted := root != nil && root.Buckets[string(bucketSessions)] != nil
 	return source{sessions: pick(bucketSessions), snapshots: pick(bucketSnapshots), workflows: pick(bucketWorkflows), meta: pick(bucketMeta),
 		counted: counted, pins: newPinSearch(o.Workflows)}
 }
 
 // schema is the file's schema version, if its meta bucket was read.
 func (s source) schema() (uint64, bool) {
-	v, ok := s.meta.entries["schema"]
-	if len(s.meta.problems) > 0 || !ok || len(v) != 8 {
+	v, ok := s.meta.Entries[string(keySchema)]
+	if len(s.meta.Problems) > 0 || !ok || len(v) != 8 {
 		return 0, false
 	}
 	return binary.BigEndian.Uint64(v), true
 }
 
 // listed reports whether the walk read the whole list of sessions.
-func (s source) listed() bool { return len(s.sessions.problems) == 0 }
+func (s source) listed() bool { return len(s.sessions.Problems) == 0 }
 
 // count says how top, the highest session id known, is known.
 func (s source) count(top uint64) Count {
@@ -79,8 +80,8 @@ func (s source) count(top uint64) Count {
 
 // top is the highest session id handed out, or found.
 func (s source) top() uint64 {
-	top := s.sessions.seq
-	for k := range s.sessions.buckets {
+	top := s.sessions.Seq
+	for k := range s.sessions.Buckets {
 		if len(k) == 8 {
 			top = max(top, binary.BigEndian.Uint64([]byte(k)))
 		}
@@ -90,22 +91,22 @@ func (s source) top() uint64 {
 
 // session is session id's bucket when all of it was read; else nil and
 // why ("" when the walk did not find it).
-func (s source) session(id engine.SessionID) (*rawBucket, string) {
-	sb := s.sessions.buckets[string(sessionKey(id))]
+func (s source) session(id engine.SessionID) (*pagefile.Bucket, string) {
+	sb := s.sessions.Buckets[string(sessionKey(id))]
 	switch {
 	case sb == nil:
 		return nil, "" // never created, deleted, or not reached
-	case sb.damaged():
+	case sb.Damaged():
 		return nil, "its records are damaged: " + firstProblem(sb)
 	}
 	return sb, ""
 }
 
-func firstProblem(b *rawBucket) string {
-	if len(b.problems) > 0 {
-		return b.problems[0]
+func firstProblem(b *pagefile.Bucket) string {
+	if len(b.Problems) > 0 {
+		return b.Problems[0]
 	}
-	for _, c := range b.buckets {
+	for _, c := range b.Buckets {
 		if p := firstProblem(c); p != "" {
 			return p
 		}
@@ -116,7 +117,7 @@ func firstProblem(b *rawBucket) string {
 // copy writes session id into a new file and keeps it only if its log
 // verifies there, with every record it references. It returns the
 // pinned workflows it took from elsewhere than the file's tree.
-func (s source) copy(btx *bbolt.Tx, id engine.SessionID, sb *rawBucket) ([]RestoredPin, error) {
+func (s source) copy(btx *bbolt.Tx, id engine.SessionID, sb *pagefile.Bucket) ([]RestoredPin, error) {
 	b, err := createSession(btx.Bucket(bucketSessions), id)
 	if err != nil {
 		return nil, err
@@ -125,11 +126,11 @@ func (s source) copy(btx *bbolt.Tx, id engine.SessionID, sb *rawBucket) ([]Resto
 		return nil, err
 	}
 	for _, name := range [][]byte{bucketEvents, bucketChain} {
-		raw := sb.buckets[string(name)]
+		raw := sb.Buckets[string(name)]
 		if raw == nil {
 			return nil, errLost{reason: fmt.Sprintf("its %s bucket is missing", name)}
 		}
-		for k, v := range raw.entries {
+		for k, v := range raw.Entries {
 			if k == "" {
 				return nil, errLost{reason: fmt.Sprintf("its %s bucket holds an entry without a key", name)}
 			}
@@ -138,7 +139,7 @@ func (s source) copy(btx *bbolt.Tx, id engine.SessionID, sb *rawBucket) ([]Resto
 			}
 		}
 	}
-	if err := b.Put(keyHead, sb.entries[string(keyHead)]); err != nil {
+	if err := b.Put(keyHead, sb.Entries[string(keyHead)]); err != nil {
 		return nil, err
 	}
 	t := newTx(btx, b, id)
@@ -194,7 +195,7 @@ func (s source) reference(btx *bbolt.Tx, e event.Event, refs *references) error 
 	if !ok {
 		return nil
 	}
-	v, ok := s.snapshots.entries[string(r.d[:])]
+	v, ok := s.snapshots.Entries[string(r.d[:])]
 	if !ok || engine.Sum(v) != r.d {
 		return fmt.Errorf("%s %s is missing or damaged", r.bucket(), r.d)
 	}

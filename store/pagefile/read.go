@@ -1,4 +1,10 @@
-package store
+// Package pagefile reads a bbolt file's pages (format version 2) without
+// bbolt, for a file that may be damaged: bbolt trusts its pages, so on a
+// damaged file it panics, faults outside the mapped file, or follows a
+// cycle of pages forever. This reader checks every bound first, visits
+// each page once and reports damage instead of following it. It knows
+// the format, not what the store keeps in it.
+package pagefile
 
 import (
 	"bytes"
@@ -11,44 +17,41 @@ import (
 	"syscall"
 )
 
-// The bbolt file format (version 2), read here without bbolt: bbolt
-// trusts its pages, so on a damaged file it panics, faults outside the
-// mapped file, or follows a cycle of pages forever. This reader checks
-// every bound first and visits each page once.
+// The bbolt file format (version 2).
 const (
-	pageHeaderSize = 16 // id u64, flags u16, count u16, overflow u32
-	elementSize    = 16 // branch: pos, ksize u32, pgid u64; leaf: flags, pos, ksize, vsize u32
-	branchPage     = 0x01
-	leafPage       = 0x02
-	bucketLeaf     = 0x01
-	boltMagic      = 0xED0CDAED
-	boltVersion    = 2
-	maxDepth       = 64
-	freelistPage   = 0x10
-	noFreelist     = ^uint64(0) // the meta names no free list: bbolt rebuilds it
+	HeaderSize   = 16 // a page's header: id u64, flags u16, count u16, overflow u32
+	elementSize  = 16 // branch: pos, ksize u32, pgid u64; leaf: flags, pos, ksize, vsize u32
+	BranchPage   = 0x01
+	LeafPage     = 0x02
+	FreelistPage = 0x10
+	bucketLeaf   = 0x01
+	boltMagic    = 0xED0CDAED
+	boltVersion  = 2
+	maxDepth     = 64
+	NoFreelist   = ^uint64(0) // the meta names no free list: bbolt rebuilds it
 )
 
-// errNotBolt means neither meta page is valid: the file is no database
+// ErrNotBolt means neither meta page is valid: the file is no database
 // (or lost both of its roots, which nothing can salvage).
-var errNotBolt = errors.New("invalid database: neither of its meta pages is valid; is it a WorkRail database?")
+var ErrNotBolt = errors.New("invalid database: neither of its meta pages is valid; is it a WorkRail database?")
 
-// rawBucket is a bucket as found in the file: its plain entries and its
-// nested buckets (kept only when extracting), and the damage found in the
-// pages of this bucket's own tree.
-type rawBucket struct {
-	seq      uint64
-	entries  map[string][]byte
-	buckets  map[string]*rawBucket
-	problems []string
+// Bucket is a bucket as found in the file: its sequence, its plain
+// entries and its nested buckets (kept only when extracting), and the
+// damage found in the pages of this bucket's own tree.
+type Bucket struct {
+	Seq      uint64
+	Entries  map[string][]byte
+	Buckets  map[string]*Bucket
+	Problems []string
 }
 
-// damaged reports whether b or anything below it is damaged.
-func (b *rawBucket) damaged() bool {
-	if len(b.problems) > 0 {
+// Damaged reports whether b or anything below it is damaged.
+func (b *Bucket) Damaged() bool {
+	if len(b.Problems) > 0 {
 		return true
 	}
-	for _, c := range b.buckets {
-		if c.damaged() {
+	for _, c := range b.Buckets {
+		if c.Damaged() {
 			return true
 		}
 	}
@@ -60,32 +63,33 @@ type pageReader struct {
 	data     []byte
 	pageSize int
 	high     uint64   // pages in use are below it
-	freelist uint64   // the free list's page, or noFreelist
+	freelist uint64   // the free list's page, or NoFreelist
 	seen     []uint64 // a bit per page: reached from the root
 	extract  bool
 	problems []string // every problem, with where it is
 }
 
-// readPages maps the file at path and walks every bucket from its newest
+// Read maps the file at path and walks every bucket from its newest
 // valid meta page. With extract, it keeps the entries of every bucket it
 // could read. Damage is reported, never followed; err is for a file that
 // cannot be read at all.
-func readPages(path string, extract bool) (*rawBucket, []string, error) {
+func Read(path string, extract bool) (*Bucket, []string, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, nil, err
 	}
 	defer f.Close()
-	return readFile(f, extract)
+	return ReadFile(f, extract)
 }
 
-func readFile(f *os.File, extract bool) (*rawBucket, []string, error) {
+// ReadFile is Read of an open file (one the caller holds a lock on).
+func ReadFile(f *os.File, extract bool) (*Bucket, []string, error) {
 	fi, err := f.Stat()
 	if err != nil {
 		return nil, nil, err
 	}
-	if fi.Size() < 2*pageHeaderSize+64 {
-		return nil, nil, errNotBolt
+	if fi.Size() < 2*HeaderSize+64 {
+		return nil, nil, ErrNotBolt
 	}
 	// Populated: the walk reads most pages, and one fault per page costs
 	// more than mapping them all at once.
@@ -119,7 +123,7 @@ func (r *pageReader) meta() ([]byte, error) {
 	best := m0
 	switch {
 	case !ok0 && !ok1:
-		return nil, errNotBolt
+		return nil, ErrNotBolt
 	case !ok0 || (ok1 && binary.LittleEndian.Uint64(m1[48:]) > binary.LittleEndian.Uint64(m0[48:])):
 		best = m1
 	}
@@ -137,10 +141,10 @@ func (r *pageReader) meta() ([]byte, error) {
 // root bucket (16), freelist u64, pgid u64, txid u64, checksum u64.
 func (r *pageReader) validMeta(at int) ([]byte, bool) {
 	const size = 64
-	if at+pageHeaderSize+size > len(r.data) {
+	if at+HeaderSize+size > len(r.data) {
 		return nil, false
 	}
-	m := r.data[at+pageHeaderSize : at+pageHeaderSize+size]
+	m := r.data[at+HeaderSize : at+HeaderSize+size]
 	h := fnv.New64a()
 	h.Write(m[:56])
 	return m, binary.LittleEndian.Uint32(m) == boltMagic && binary.LittleEndian.Uint32(m[4:]) == boltVersion &&
@@ -149,21 +153,21 @@ func (r *pageReader) validMeta(at int) ([]byte, bool) {
 
 // bucket reads the bucket whose 16-byte header (root page id, sequence),
 // followed by an inline page when the root is 0, is hdr.
-func (r *pageReader) bucket(hdr []byte, where *loc) *rawBucket {
-	b := &rawBucket{}
+func (r *pageReader) bucket(hdr []byte, where *loc) *Bucket {
+	b := &Bucket{}
 	if r.extract {
-		b.entries, b.buckets = map[string][]byte{}, map[string]*rawBucket{}
+		b.Entries, b.Buckets = map[string][]byte{}, map[string]*Bucket{}
 	}
 	if len(hdr) < 16 {
 		r.damage(b, where, "bucket header is %d bytes", len(hdr))
 		return b
 	}
-	b.seq = binary.LittleEndian.Uint64(hdr[8:])
+	b.Seq = binary.LittleEndian.Uint64(hdr[8:])
 	var last []byte
 	if root := binary.LittleEndian.Uint64(hdr); root != 0 {
 		r.page(b, root, where, 0, &last, bounds{})
 	} else {
-		r.elements(b, hdr[16:], leafPage, &loc{parent: where, text: " (inline)"}, 0, &last, bounds{})
+		r.elements(b, hdr[16:], LeafPage, &loc{parent: where, text: " (inline)"}, 0, &last, bounds{})
 	}
 	return b
 }
@@ -171,9 +175,9 @@ func (r *pageReader) bucket(hdr []byte, where *loc) *rawBucket {
 // damage records a problem found at where: in the file's problems with
 // the whole path to it, in the bucket's naming only the page (a
 // session's reason, in a report that lists the file's problems too).
-func (r *pageReader) damage(b *rawBucket, where *loc, format string, args ...any) {
+func (r *pageReader) damage(b *Bucket, where *loc, format string, args ...any) {
 	p := fmt.Sprintf(format, args...)
-	b.problems = append(b.problems, where.short()+": "+p)
+	b.Problems = append(b.Problems, where.short()+": "+p)
 	r.problems = append(r.problems, where.String()+": "+p)
 }
 
@@ -186,7 +190,7 @@ func (k bounds) admit(key []byte) bool {
 }
 
 // page reads page id and everything below it into b.
-func (r *pageReader) page(b *rawBucket, id uint64, parent *loc, depth int, last *[]byte, in bounds) {
+func (r *pageReader) page(b *Bucket, id uint64, parent *loc, depth int, last *[]byte, in bounds) {
 	where := &loc{parent: parent, page: id}
 	switch {
 	case depth > maxDepth:
@@ -204,7 +208,7 @@ func (r *pageReader) page(b *rawBucket, id uint64, parent *loc, depth int, last 
 		r.damage(b, where, "past the end of the file")
 		return
 	}
-	hdr := r.data[off : off+pageHeaderSize]
+	hdr := r.data[off : off+HeaderSize]
 	flags, overflow := binary.LittleEndian.Uint16(hdr[8:]), uint64(binary.LittleEndian.Uint32(hdr[12:]))
 	end := off + int(1+overflow)*r.pageSize
 	if binary.LittleEndian.Uint64(hdr) != id || id+overflow >= r.high || end > len(r.data) || end < off {
@@ -214,7 +218,7 @@ func (r *pageReader) page(b *rawBucket, id uint64, parent *loc, depth int, last 
 	for i := uint64(0); i <= overflow; i++ {
 		r.mark(id + i)
 	}
-	if flags != branchPage && flags != leafPage {
+	if flags != BranchPage && flags != LeafPage {
 		r.damage(b, where, "unexpected page type %#x", flags)
 		return
 	}
@@ -222,22 +226,22 @@ func (r *pageReader) page(b *rawBucket, id uint64, parent *loc, depth int, last 
 }
 
 // elements reads the elements of a page (its bytes, header included).
-func (r *pageReader) elements(b *rawBucket, p []byte, flags uint16, where *loc, depth int, last *[]byte, in bounds) {
-	if len(p) < pageHeaderSize {
+func (r *pageReader) elements(b *Bucket, p []byte, flags uint16, where *loc, depth int, last *[]byte, in bounds) {
+	if len(p) < HeaderSize {
 		r.damage(b, where, "shorter than a page header")
 		return
 	}
 	count := int(binary.LittleEndian.Uint16(p[10:]))
-	if pageHeaderSize+count*elementSize > len(p) {
+	if HeaderSize+count*elementSize > len(p) {
 		r.damage(b, where, "%d elements do not fit", count)
 		return
 	}
 	keys := make([][]byte, count)
 	for i := 0; i < count; i++ {
-		e := pageHeaderSize + i*elementSize
+		e := HeaderSize + i*elementSize
 		el := p[e : e+elementSize]
 		var pos, ksize, vsize int
-		if flags == branchPage {
+		if flags == BranchPage {
 			pos, ksize = int(binary.LittleEndian.Uint32(el)), int(binary.LittleEndian.Uint32(el[4:]))
 		} else {
 			pos, ksize, vsize = int(binary.LittleEndian.Uint32(el[4:])), int(binary.LittleEndian.Uint32(el[8:])), int(binary.LittleEndian.Uint32(el[12:]))
@@ -254,10 +258,10 @@ func (r *pageReader) elements(b *rawBucket, p []byte, flags uint16, where *loc, 
 		}
 	}
 	for i := 0; i < count; i++ {
-		e := pageHeaderSize + i*elementSize
+		e := HeaderSize + i*elementSize
 		el := p[e : e+elementSize]
 		key := keys[i]
-		if flags == branchPage {
+		if flags == BranchPage {
 			sub := bounds{lo: key, hi: in.hi}
 			if i+1 < count {
 				sub.hi = keys[i+1]
@@ -276,12 +280,12 @@ func (r *pageReader) elements(b *rawBucket, p []byte, flags uint16, where *loc, 
 		if binary.LittleEndian.Uint32(el)&bucketLeaf != 0 {
 			child := r.bucket(value, &loc{parent: where, bucket: key})
 			if r.extract {
-				b.buckets[string(key)] = child
+				b.Buckets[string(key)] = child
 			}
 			continue
 		}
 		if r.extract {
-			b.entries[string(key)] = bytes.Clone(value)
+			b.Entries[string(key)] = bytes.Clone(value)
 		}
 	}
 }
@@ -292,10 +296,10 @@ func (r *pageReader) elements(b *rawBucket, p []byte, flags uint16, where *loc, 
 // use would be overwritten. The damage is the file's, not any bucket's:
 // salvage, which copies buckets into a new file, is not hindered by it.
 func (r *pageReader) checkFreelist() {
-	if r.freelist == noFreelist {
+	if r.freelist == NoFreelist {
 		return
 	}
-	file := &rawBucket{}
+	file := &Bucket{}
 	where := &loc{text: fmt.Sprintf("free list (page %d)", r.freelist)}
 	if r.freelist < r.high && r.reached(r.freelist) {
 		r.damage(file, where, "its page is outside the pages in use or in use by a bucket")
@@ -326,13 +330,13 @@ func (r *pageReader) freeList() (ids []uint64, overflow uint64, problem string) 
 	if id < 2 || id >= r.high || off+r.pageSize > len(r.data) {
 		return nil, 0, "its page is outside the pages in use or in use by a bucket"
 	}
-	hdr := r.data[off : off+pageHeaderSize]
+	hdr := r.data[off : off+HeaderSize]
 	flags, overflow := binary.LittleEndian.Uint16(hdr[8:]), uint64(binary.LittleEndian.Uint32(hdr[12:]))
 	end := off + int(1+overflow)*r.pageSize
-	if binary.LittleEndian.Uint64(hdr) != id || flags != freelistPage || id+overflow >= r.high || end > len(r.data) || end < off {
+	if binary.LittleEndian.Uint64(hdr) != id || flags != FreelistPage || id+overflow >= r.high || end > len(r.data) || end < off {
 		return nil, 0, "its page header does not describe a free list"
 	}
-	raw, count := r.data[off+pageHeaderSize:end], uint64(binary.LittleEndian.Uint16(hdr[10:]))
+	raw, count := r.data[off+HeaderSize:end], uint64(binary.LittleEndian.Uint16(hdr[10:]))
 	if count == 0xFFFF && len(raw) >= 8 {
 		count, raw = binary.LittleEndian.Uint64(raw), raw[8:]
 	}

@@ -46,12 +46,7 @@ func (c *clock) set(t time.Time) {
 
 func openAt(tb testing.TB, path string, c *clock) *store.Store {
 	tb.Helper()
-	s, err := store.Open(path, store.Options{Now: c.now})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { s.Close() })
-	return s
+	return store.OpenChecked(tb, path, store.Options{Now: c.now})
 }
 
 // session creates a session running workflow wf through nodes nodes.
@@ -364,6 +359,7 @@ func TestSweepKeepsDamagedSessions(t *testing.T) {
 		{"its events unreadable", func(_ *bbolt.Tx, b *bbolt.Bucket) error { return b.DeleteBucket([]byte("events")) }, 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			store.UncheckedSessions(t, "each case damages a session to see the sweep keep it")
 			path := filepath.Join(t.TempDir(), "w.db")
 			c := &clock{t: t0}
 			s := openAt(t, path, c)
@@ -403,6 +399,7 @@ func TestSweepKeepsDamagedSessions(t *testing.T) {
 // the sweep still deletes stale sessions, but collects nothing, and says
 // why; what is pending waits for a later sweep.
 func TestSweepDefersCollectingWhenASessionIsUnreadable(t *testing.T) {
+	store.UncheckedSessions(t, "it makes a session unreadable to see the sweep wait")
 	path := filepath.Join(t.TempDir(), "w.db")
 	c := &clock{t: t0}
 	s := openAt(t, path, c)

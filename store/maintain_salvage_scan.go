@@ -4,12 +4,11 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
-	"os"
 	"slices"
-	"syscall"
 
 	"github.com/workrail/workrail/engine"
 	"github.com/workrail/workrail/engine/event"
+	"github.com/workrail/workrail/store/pagefile"
 )
 
 // pageScan is what reading every page of a file, whatever the tree above
@@ -47,139 +46,41 @@ type chainEntry struct {
 // its meta page names (pages above it were never committed). Sessions in
 // skip (already copied from the tree) are not gathered.
 func scanFile(path string, skip map[engine.SessionID]bool) (*pageScan, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	data, err := syscall.Mmap(int(f.Fd()), 0, int(fi.Size()), syscall.PROT_READ, syscall.MAP_SHARED)
-	if err != nil {
-		return nil, fmt.Errorf("store: map %s: %w", path, err)
-	}
-	defer syscall.Munmap(data)
-	r := &pageReader{data: data}
-	if _, err := r.meta(); err != nil {
-		return nil, err
-	}
 	sc := &pageScan{events: map[engine.SessionID]map[engine.EventIndex][][]byte{}, chain: map[chainEntry]bool{},
 		heads: map[chainEntry]bool{}, blobs: map[engine.Digest][]byte{}, listed: map[engine.SessionID]bool{}}
-	free, known := r.freePages()
-	sc.freeKnown = known
-	continued := map[uint64]bool{} // overflow pages a page's header names as its own
-	for id := uint64(2); id < r.high; id++ {
-		if int(id+1)*r.pageSize > len(data) {
-			sc.missing = int(r.high - id)
-			break
-		}
-		p, flags, overflow, ok := r.scanPage(id)
-		for i := uint64(1); ok && i <= overflow; i++ {
-			continued[id+i] = true
-		}
-		switch {
-		case !ok && !continued[id]:
-			sc.damaged++
-		case ok && flags == leafPage && !sc.leaf(p, !free[id], skip, 0):
-			sc.damaged++
-		}
+	sum, err := pagefile.Scan(path, func(p []byte, inUse bool) bool { return sc.leaf(p, inUse, skip, 0) })
+	if err != nil {
+		return nil, err
 	}
+	sc.freeKnown, sc.damaged, sc.missing = sum.FreeKnown, sum.Damaged, sum.Missing
 	return sc, nil
-}
-
-// scanPage is page id's bytes (with its overflow pages), type and
-// overflow count, if its header names it, a known type, and pages inside
-// the file.
-func (r *pageReader) scanPage(id uint64) ([]byte, uint16, uint64, bool) {
-	off := int(id) * r.pageSize
-	hdr := r.data[off : off+pageHeaderSize]
-	flags, overflow := binary.LittleEndian.Uint16(hdr[8:]), uint64(binary.LittleEndian.Uint32(hdr[12:]))
-	end := off + int(1+overflow)*r.pageSize
-	known := flags == leafPage || flags == branchPage || flags == freelistPage
-	if binary.LittleEndian.Uint64(hdr) != id || !known || id+overflow >= r.high || end > len(r.data) || end < off {
-		return nil, 0, 0, false
-	}
-	return r.data[off:end], flags, overflow, true
-}
-
-// freePages are the pages the free list names; known is false when there
-// is none or it does not parse.
-func (r *pageReader) freePages() (free map[uint64]bool, known bool) {
-	if r.freelist == noFreelist {
-		return nil, false
-	}
-	ids, _, problem := r.freeList()
-	if problem != "" {
-		return nil, false
-	}
-	free = make(map[uint64]bool, len(ids))
-	for _, id := range ids {
-		free[id] = true
-	}
-	return free, true
-}
-
-// leafElement is one key and value of a leaf page; bucket marks a nested
-// bucket's header (and inline page) as the value.
-type leafElement struct {
-	bucket     bool
-	key, value []byte
-}
-
-// leafElements reads the elements of leaf page p (its header included),
-// checking that each lies inside p and that keys ascend.
-func leafElements(p []byte) ([]leafElement, bool) {
-	if len(p) < pageHeaderSize {
-		return nil, false
-	}
-	count := int(binary.LittleEndian.Uint16(p[10:]))
-	if pageHeaderSize+count*elementSize > len(p) {
-		return nil, false
-	}
-	out := make([]leafElement, count)
-	for i := range out {
-		e := pageHeaderSize + i*elementSize
-		el := p[e : e+elementSize]
-		pos, ksize, vsize := int(binary.LittleEndian.Uint32(el[4:])), int(binary.LittleEndian.Uint32(el[8:])), int(binary.LittleEndian.Uint32(el[12:]))
-		start := e + pos
-		if pos < 0 || ksize < 0 || vsize < 0 || start+ksize+vsize > len(p) || start+ksize+vsize < start {
-			return nil, false
-		}
-		out[i] = leafElement{bucket: binary.LittleEndian.Uint32(el)&bucketLeaf != 0, key: p[start : start+ksize], value: p[start+ksize : start+ksize+vsize]}
-		if i > 0 && bytes.Compare(out[i-1].key, out[i].key) >= 0 {
-			return nil, false
-		}
-	}
-	return out, true
 }
 
 // leaf gathers what leaf page p holds; inUse says the page is not on the
 // free list. Inline buckets (a nested bucket's page inside its header's
 // value) are read as pages of their own. It reports whether p parsed.
 func (sc *pageScan) leaf(p []byte, inUse bool, skip map[engine.SessionID]bool, depth int) bool {
-	els, ok := leafElements(p)
+	els, ok := pagefile.Elements(p)
 	if !ok {
 		return false
 	}
 	names, ids := map[string]bool{}, true
 	for _, el := range els {
-		names[string(el.key)] = el.bucket
-		ids = ids && el.bucket && len(el.key) == 8
+		names[string(el.Key)] = el.Bucket
+		ids = ids && el.Bucket && len(el.Key) == 8
 	}
 	for _, el := range els {
 		switch {
-		case el.bucket:
+		case el.Bucket:
 			sc.nested(el, names, ids, inUse, skip, depth)
-		case len(el.key) == 8 && len(el.value) == len(engine.Digest{}):
-			sc.chain[chainEntry{engine.EventIndex(binary.BigEndian.Uint64(el.key)), engine.Digest(el.value)}] = true
-		case len(el.key) == 8 && len(el.value) > 0 && el.value[0] == '{':
+		case len(el.Key) == 8 && len(el.Value) == len(engine.Digest{}):
+			sc.chain[chainEntry{engine.EventIndex(binary.BigEndian.Uint64(el.Key)), engine.Digest(el.Value)}] = true
+		case len(el.Key) == 8 && len(el.Value) > 0 && el.Value[0] == '{':
 			sc.event(el, skip)
-		case len(el.key) == len(engine.Digest{}) && engine.Sum(el.value) == engine.Digest(el.key):
-			sc.blobs[engine.Digest(el.key)] = bytes.Clone(el.value)
-		case bytes.Equal(el.key, keyHead) && len(el.value) == 8+len(engine.Digest{}) && names[string(bucketEvents)] && names[string(bucketChain)]:
-			h := chainEntry{engine.EventIndex(binary.BigEndian.Uint64(el.value)), engine.Digest(el.value[8:])}
+		case len(el.Key) == len(engine.Digest{}) && engine.Sum(el.Value) == engine.Digest(el.Key):
+			sc.blobs[engine.Digest(el.Key)] = bytes.Clone(el.Value)
+		case bytes.Equal(el.Key, keyHead) && len(el.Value) == 8+len(engine.Digest{}) && names[string(bucketEvents)] && names[string(bucketChain)]:
+			h := chainEntry{engine.EventIndex(binary.BigEndian.Uint64(el.Value)), engine.Digest(el.Value[8:])}
 			sc.heads[h] = sc.heads[h] || inUse
 		}
 	}
@@ -190,36 +91,37 @@ func (sc *pageScan) leaf(p []byte, inUse bool, skip map[engine.SessionID]bool, d
 // of the sessions bucket, whose page holds only such keys), the
 // session-id counter (the sessions bucket's sequence, on the root
 // bucket's page), or an inline bucket's page.
-func (sc *pageScan) nested(el leafElement, siblings map[string]bool, ids, inUse bool, skip map[engine.SessionID]bool, depth int) {
-	if len(el.value) < 16 {
+func (sc *pageScan) nested(el pagefile.Element, siblings map[string]bool, ids, inUse bool, skip map[engine.SessionID]bool, depth int) {
+	if len(el.Value) < 16 {
 		return
 	}
 	root := siblings[string(bucketSessions)] && siblings[string(bucketSnapshots)] && siblings[string(bucketMeta)]
 	switch {
-	case bytes.Equal(el.key, bucketSessions) && root:
-		sc.counter = max(sc.counter, binary.LittleEndian.Uint64(el.value[8:]))
-	case bytes.Equal(el.key, bucketMeta) && root:
-		sc.schema = max(sc.schema, metaSchema(el.value))
+	case bytes.Equal(el.Key, bucketSessions) && root:
+		sc.counter = max(sc.counter, binary.LittleEndian.Uint64(el.Value[8:]))
+	case bytes.Equal(el.Key, bucketMeta) && root:
+		sc.schema = max(sc.schema, metaSchema(el.Value))
 	case ids:
-		if id := engine.SessionID(binary.BigEndian.Uint64(el.key)); id != 0 {
+		if id := engine.SessionID(binary.BigEndian.Uint64(el.Key)); id != 0 {
 			sc.listed[id] = true
 		}
 	}
-	if binary.LittleEndian.Uint64(el.value) == 0 && depth < 2 {
-		sc.leaf(el.value[16:], inUse, skip, depth+1)
+	if p := pagefile.InlinePage(el.Value); p != nil && depth < 2 {
+		sc.leaf(p, inUse, skip, depth+1)
 	}
 }
 
 // metaSchema is the schema version an inline meta bucket (its header,
 // then its page) holds, or 0.
 func metaSchema(hdr []byte) uint64 {
-	if binary.LittleEndian.Uint64(hdr) != 0 {
+	p := pagefile.InlinePage(hdr)
+	if p == nil {
 		return 0 // not inline: the meta bucket never outgrows its parent's page
 	}
-	els, _ := leafElements(hdr[16:])
+	els, _ := pagefile.Elements(p)
 	for _, el := range els {
-		if string(el.key) == "schema" && len(el.value) == 8 {
-			return binary.BigEndian.Uint64(el.value)
+		if bytes.Equal(el.Key, keySchema) && len(el.Value) == 8 {
+			return binary.BigEndian.Uint64(el.Value)
 		}
 	}
 	return 0
@@ -227,9 +129,9 @@ func metaSchema(hdr []byte) uint64 {
 
 // event keeps a candidate for the event a leaf element holds, if it
 // decodes as the event its key numbers.
-func (sc *pageScan) event(el leafElement, skip map[engine.SessionID]bool) {
-	e, err := event.Decode(el.value)
-	if err != nil || uint64(e.Index) != binary.BigEndian.Uint64(el.key) || e.Session == 0 || skip[e.Session] {
+func (sc *pageScan) event(el pagefile.Element, skip map[engine.SessionID]bool) {
+	e, err := event.Decode(el.Value)
+	if err != nil || uint64(e.Index) != binary.BigEndian.Uint64(el.Key) || e.Session == 0 || skip[e.Session] {
 		return
 	}
 	byIndex := sc.events[e.Session]
@@ -238,11 +140,11 @@ func (sc *pageScan) event(el leafElement, skip map[engine.SessionID]bool) {
 		sc.events[e.Session] = byIndex
 	}
 	for _, v := range byIndex[e.Index] {
-		if bytes.Equal(v, el.value) {
+		if bytes.Equal(v, el.Value) {
 			return
 		}
 	}
-	byIndex[e.Index] = append(byIndex[e.Index], bytes.Clone(el.value))
+	byIndex[e.Index] = append(byIndex[e.Index], bytes.Clone(el.Value))
 }
 
 // logOf assembles session id's log from the scanned pieces: events 1..n,
@@ -251,7 +153,7 @@ func (sc *pageScan) event(el leafElement, skip map[engine.SessionID]bool) {
 // whose head is only on freed pages (an older version, or a deleted
 // session), and, when the free list is unknown, one that verified events
 // continue past (its newest head record is lost).
-func (sc *pageScan) logOf(id engine.SessionID) (*rawBucket, string) {
+func (sc *pageScan) logOf(id engine.SessionID) (*pagefile.Bucket, string) {
 	v := sc.versions(id)
 	best, n := v.inUse, v.inUseN
 	if !sc.freeKnown {
@@ -269,13 +171,13 @@ func (sc *pageScan) logOf(id engine.SessionID) (*rawBucket, string) {
 	case !sc.freeKnown && n < v.reach:
 		return nil, fmt.Sprintf("events 1 to %d verify, but the newest head record found names event %d: its newest pages are damaged", v.reach, n)
 	}
-	b := &rawBucket{entries: map[string][]byte{string(keyHead): append(u64(uint64(n)), best.d[:]...)}, buckets: map[string]*rawBucket{}}
-	evs, chain := &rawBucket{entries: map[string][]byte{}}, &rawBucket{entries: map[string][]byte{}}
+	b := &pagefile.Bucket{Entries: map[string][]byte{string(keyHead): append(u64(uint64(n)), best.d[:]...)}, Buckets: map[string]*pagefile.Bucket{}}
+	evs, chain := &pagefile.Bucket{Entries: map[string][]byte{}}, &pagefile.Bucket{Entries: map[string][]byte{}}
 	for l, i := best, n; l.prev != nil; l, i = l.prev, i-1 {
-		evs.entries[string(u64(uint64(i)))] = l.v
-		chain.entries[string(u64(uint64(i)))] = bytes.Clone(l.d[:])
+		evs.Entries[string(u64(uint64(i)))] = l.v
+		chain.Entries[string(u64(uint64(i)))] = bytes.Clone(l.d[:])
 	}
-	b.buckets[string(bucketEvents)], b.buckets[string(bucketChain)] = evs, chain
+	b.Buckets[string(bucketEvents)], b.Buckets[string(bucketChain)] = evs, chain
 	return b, ""
 }
 

@@ -26,10 +26,7 @@ import (
 func manySessions(tb testing.TB, n, nodes int) (string, map[engine.SessionID]engine.Digest) {
 	tb.Helper()
 	path := filepath.Join(tb.TempDir(), "workrail.db")
-	s, err := store.Open(path, store.Options{})
-	if err != nil {
-		tb.Fatal(err)
-	}
+	s := store.OpenChecked(tb, path, store.Options{})
 	defer s.Close()
 	heads := map[engine.SessionID]engine.Digest{}
 	for i := range n {
@@ -39,9 +36,11 @@ func manySessions(tb testing.TB, n, nodes int) (string, map[engine.SessionID]eng
 		} else {
 			id = seed(tb, s, nodes)
 		}
-		if heads[id], err = s.Digest(id); err != nil {
+		d, err := s.Digest(id)
+		if err != nil {
 			tb.Fatal(err)
 		}
+		heads[id] = d
 	}
 	return path, heads
 }

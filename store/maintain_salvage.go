@@ -12,6 +12,7 @@ import (
 	"go.etcd.io/bbolt"
 
 	"github.com/workrail/workrail/engine"
+	"github.com/workrail/workrail/store/pagefile"
 )
 
 // SalvageReport says what a salvage copied and what it left behind.
@@ -113,7 +114,7 @@ func Salvage(src, out string, o SalvageOptions) (SalvageReport, error) {
 	if _, err := os.Stat(out); !errors.Is(err, os.ErrNotExist) {
 		return rep, fmt.Errorf("store: salvage: %s already exists; name a new file", out)
 	}
-	root, problems, err := readPages(src, true)
+	root, problems, err := pagefile.Read(src, true)
 	if err != nil {
 		return rep, err
 	}
@@ -185,7 +186,7 @@ type salvaged struct {
 
 // keep copies session id from sb (nil when it could not be read, with
 // why) and records whether it was kept.
-func (s source) keep(dst *Store, c *salvaged, id engine.SessionID, sb *rawBucket, why Lost) error {
+func (s source) keep(dst *Store, c *salvaged, id engine.SessionID, sb *pagefile.Bucket, why Lost) error {
 	if sb != nil {
 		var used []RestoredPin
 		err := dst.commit.update(func(btx *bbolt.Tx) error {

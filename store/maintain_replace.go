@@ -10,13 +10,14 @@ import (
 	"github.com/workrail/workrail/engine"
 	"github.com/workrail/workrail/engine/execute"
 	"github.com/workrail/workrail/engine/resume"
+	"github.com/workrail/workrail/store/internal/layout"
 )
 
 // bucketReplaced: the key of a session Replace deleted → the id of the
 // session that took its place, so that a call with the deleted session's
 // tokens learns where to go (execute.ReplacedError). Ids are never handed
 // out again, so an entry never goes stale.
-var bucketReplaced = []byte("replaced")
+var bucketReplaced = layout.Replaced
 
 // maxReplaced bounds how long a chain of replacements is followed (a
 // session scrubbed, its copy scrubbed again…): more would be a loop.
