@@ -3,7 +3,6 @@ package store_test
 import (
 	"bytes"
 	"context"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -14,12 +13,11 @@ import (
 	"github.com/workrail/workrail/engine"
 	"github.com/workrail/workrail/engine/execute"
 	"github.com/workrail/workrail/engine/execute/executetest"
+	"github.com/workrail/workrail/engine/golden"
 	"github.com/workrail/workrail/engine/project"
 	"github.com/workrail/workrail/engine/protocol"
 	"github.com/workrail/workrail/engine/resume"
 )
-
-var update = flag.Bool("update", false, "write the golden files of derived records for definition versions that have none")
 
 // The bytes each kind of derived record folds from a fixed session are
 // pinned per definition version (testdata/derived/KIND.vN): a change to
@@ -53,7 +51,7 @@ func TestDerivedRecordsArePinnedByVersion(t *testing.T) {
 		path := filepath.Join("testdata", "derived", fmt.Sprintf("%s.v%d", k.kind, k.version))
 		want, err := os.ReadFile(path)
 		switch {
-		case os.IsNotExist(err) && *update:
+		case os.IsNotExist(err) && golden.Update():
 			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 				t.Fatal(err)
 			}
