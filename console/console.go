@@ -1,6 +1,3 @@
-// Package console serves the browser Console: server-rendered templ pages
-// over projections of the store, made live with htmx. It reads; it never
-// becomes a second execution path.
 package console
 
 import (
