@@ -378,11 +378,6 @@ func handoffURL(at execute.Place) string {
 }
 func restartURL(at execute.Place) string { return runURL(at.Session, at.Run) + "/restart" }
 
-// here is node n of the run page v shows.
-func (v runView) here(n engine.NodeID) execute.Place {
-	return execute.Place{Session: v.Session, Run: v.P.Run, Node: n}
-}
-
 // rowsFor is how many rows a textarea gives text: all of it, within
 // reason.
 func rowsFor(text string) int {

@@ -293,3 +293,36 @@ func diffValue(v any, absent bool) string {
 	}
 	return clip(string(b), maxShownSummary)
 }
+
+// notRecordedText says a gap a refused output carried: sent, tracked
+// nowhere.
+func notRecordedText(g project.CarriedGap) string {
+	s := "The agent reported a gap"
+	if g.Severity != "" {
+		s += " (sent as " + g.Severity + ")"
+	}
+	return s + ": “" + g.Summary + "” Its output was refused, so WorkRail tracks it nowhere."
+}
+
+func firstLed(n rowPanel) string {
+	for _, a := range n.Attempts {
+		if !a.Blocked && a.To == n.Row.Next {
+			return a.Led
+		}
+	}
+	return ""
+}
+
+func attemptOutcome(a attemptView) string {
+	if a.Blocked {
+		return "blocked"
+	}
+	return "advanced"
+}
+
+func capitalize(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}

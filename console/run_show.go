@@ -415,6 +415,11 @@ func (v runView) link(key, value string) string {
 	return u
 }
 
+// here is node n of the run page v shows.
+func (v runView) here(n engine.NodeID) execute.Place {
+	return execute.Place{Session: v.Session, Run: v.P.Run, Node: n}
+}
+
 // self is the page as it is, the panel's page too.
 func (v runView) self() string {
 	if v.Panel == nil {
