@@ -43,7 +43,7 @@ func BenchmarkRunPageOutcomes(b *testing.B) {
 	// What is measured is a page that sums every gap and opens their folds.
 	for path, want := range map[string]string{
 		"/sessions/ses_1/runs/run_1":             "999 open gaps (99 critical)",
-		"/sessions/ses_1/runs/run_1?filter=gaps": `data-kind="node" class="row"`,
+		"/sessions/ses_1/runs/run_1?filter=gaps": `data-kind="node" data-step=`,
 	} {
 		rec := httptest.NewRecorder()
 		h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, path, nil))

@@ -199,22 +199,24 @@ func BenchmarkGapsPage(b *testing.B) {
 }
 
 // BenchmarkSessionPageManyGaps measures the page of one session holding
-// 10,000 gaps (a never-stop run of 10,000 steps that skips every output
-// asked for), in a bbolt file: the first page of its lists, and a page
-// deep in its gaps.
+// 9,990 gaps (a never-stop run of ten passes over 999 steps that skips
+// every output asked for; a workflow holds at most 1,000 steps), in a
+// bbolt file: the first page of its lists, and a page deep in its gaps.
 func BenchmarkSessionPageManyGaps(b *testing.B) {
 	st, err := store.Open(filepath.Join(b.TempDir(), "w.db"), store.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer st.Close()
-	const n = 10_000
-	steps := make([]string, n)
+	const passes, body = 10, 999
+	steps := make([]string, body)
 	for i := range steps {
 		steps[i] = `{"id":"s` + strconv.Itoa(i) + `","title":"Step","prompt":"report","output":{"contractRef":"wr.contracts.gaps"}}`
 	}
 	wf := executetest.Catalog(b, fstest.MapFS{"wr.many.json": {Data: []byte(`{"id":"wr.many","name":"Many","description":"d","version":"1","steps":[` +
-		strings.Join(steps, ",") + `]}`)}})
+		`{"id":"l","title":"Passes","loop":{"kind":"for","count":` + strconv.Itoa(passes) + `,"maxIterations":` + strconv.Itoa(passes) + `},"body":[` +
+		strings.Join(steps, ",") + `]}]}`)}})
+	n := passes * body
 	x := execute.New(st, executetest.Ring(b), wf, workflow.Preferences{}, executetest.Clock, b.Logf)
 	res := x.Start(context.Background(), []byte(`{"workflowId":"wr.many","mode":"wr.modes.full_auto_never_stop"}`))
 	for s, ok := res.(protocol.StepResult); ok; s, ok = res.(protocol.StepResult) {
