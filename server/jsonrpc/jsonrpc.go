@@ -81,7 +81,7 @@ func Peek(msg []byte) (id json.RawMessage, method string, whole bool) {
 				id = json.RawMessage("null")
 			}
 		case json.Delim:
-			if skipValue(dec) != nil {
+			if Skip(dec, v) != nil {
 				return id, method, false
 			}
 		case json.Number:
@@ -104,9 +104,13 @@ func Peek(msg []byte) (id json.RawMessage, method string, whole bool) {
 	return id, method, errors.Is(err, io.EOF)
 }
 
-// skipValue consumes the rest of an object or array whose opening
-// delimiter dec has just returned.
-func skipValue(dec *json.Decoder) error {
+// Skip consumes the rest of the value that starts with tok, the token
+// dec has just returned: nothing for a scalar, up to the matching close
+// for an object or array.
+func Skip(dec *json.Decoder, tok json.Token) error {
+	if d, ok := tok.(json.Delim); !ok || (d != '{' && d != '[') {
+		return nil
+	}
 	for depth := 1; depth > 0; {
 		t, err := dec.Token()
 		if err != nil {

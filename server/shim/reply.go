@@ -148,7 +148,7 @@ func inspect(msg []byte) incoming {
 		}
 		return f.classify()
 	}
-	if err := skip(dec, tok); err != nil {
+	if err := jsonrpc.Skip(dec, tok); err != nil {
 		return malformed(err)
 	}
 	if err := atEnd(dec); err != nil {
@@ -192,7 +192,7 @@ func readFields(dec *json.Decoder) (fields, error) {
 		case "result", "error":
 			f.outcome = true
 		}
-		if err := skip(dec, v); err != nil {
+		if err := jsonrpc.Skip(dec, v); err != nil {
 			return f, err
 		}
 	}
@@ -239,26 +239,6 @@ func idOf(v json.Token) (id json.RawMessage, bad bool) {
 		return b, false
 	}
 	return null, true
-}
-
-// skip consumes the rest of the value that starts with tok.
-func skip(dec *json.Decoder, tok json.Token) error {
-	if d, ok := tok.(json.Delim); !ok || (d != '{' && d != '[') {
-		return nil
-	}
-	for depth := 1; depth > 0; {
-		t, err := dec.Token()
-		if err != nil {
-			return err
-		}
-		switch t {
-		case json.Delim('{'), json.Delim('['):
-			depth++
-		case json.Delim('}'), json.Delim(']'):
-			depth--
-		}
-	}
-	return nil
 }
 
 // atEnd requires nothing but white space after the first value.
