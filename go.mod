@@ -5,7 +5,6 @@ go 1.26.0
 ignore ./e2e/node_modules
 
 require (
-	github.com/BobuSumisu/aho-corasick v1.0.3
 	github.com/a-h/templ v0.3.977
 	github.com/go-chi/chi/v5 v5.5.0
 	github.com/go-git/go-billy/v5 v5.9.2

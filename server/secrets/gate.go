@@ -6,8 +6,6 @@ import (
 	"slices"
 	"strings"
 	"unicode"
-
-	ahocorasick "github.com/BobuSumisu/aho-corasick"
 )
 
 // Go's regular expressions cost about 200 ns a byte on gitleaks' broadest
@@ -50,9 +48,9 @@ type context struct {
 	anchor  alphabet
 	// words, when not empty: one of them (in lower case) ends at most
 	// dist bytes before the secret.
-	words []string
-	trie  *ahocorasick.Trie // finds words
-	dist  int
+	words  []string
+	finder *wordSet // finds words
+	dist   int
 }
 
 // gateOf reads a rule's gate off its expression; nil when the rule needs
@@ -136,7 +134,7 @@ func contextOf(re, c *syntax.Regexp) *context {
 			ctx.anchor = last
 			ctx.words, ctx.dist = wordsBefore(re.Sub[:j+1], ctx.skipMax)
 			if len(ctx.words) > 0 {
-				ctx.trie = ahocorasick.NewTrieBuilder().AddStrings(ctx.words).Build()
+				ctx.finder = newWordSet(ctx.words)
 			}
 			return ctx
 		}
@@ -227,12 +225,12 @@ func literals(re *syntax.Regexp) ([]string, bool) {
 // wordEnds lists, in order, where c's words end in the text (lower, in
 // lower case; nil when c has no words).
 func (c *context) wordEnds(lower []byte) []int {
-	if c.trie == nil {
+	if c.finder == nil {
 		return nil
 	}
 	var ends []int
-	c.trie.Walk(lower, func(end, _, _ int64) bool {
-		ends = append(ends, int(end)+1)
+	c.finder.each(lower, func(end, _ int) bool {
+		ends = append(ends, end)
 		return true
 	})
 	return ends

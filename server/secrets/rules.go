@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strings"
 
-	ahocorasick "github.com/BobuSumisu/aho-corasick"
 	"github.com/pelletier/go-toml/v2"
 )
 
@@ -53,7 +52,7 @@ type allowlist struct {
 	regex  *regexp.Regexp // its regexes as one, as gitleaks joins them; nil: none
 	// stopWords finds its stopwords (in lower case): a secret holding
 	// one is allowed. nil: none.
-	stopWords *ahocorasick.Trie
+	stopWords *wordSet
 	// elsewhere: it names commits or file paths, which text never has.
 	elsewhere bool
 }
@@ -227,7 +226,7 @@ func allowlistOf(a allowEntry) (*allowlist, error) {
 		for i, w := range a.StopWords {
 			words[i] = strings.ToLower(w)
 		}
-		l.stopWords = ahocorasick.NewTrieBuilder().AddStrings(words).Build()
+		l.stopWords = newWordSet(words)
 	}
 	return l, nil
 }
@@ -253,7 +252,7 @@ func (a *allowlist) allows(secret, match, line string) bool {
 		target = line
 	}
 	regexOK := a.regex != nil && target != "" && a.regex.MatchString(target)
-	stopOK := a.stopWords != nil && secret != "" && a.stopWords.MatchFirstString(strings.ToLower(secret)) != nil
+	stopOK := a.stopWords != nil && secret != "" && a.stopWords.any(strings.ToLower(secret))
 	if !a.and {
 		return regexOK || stopOK
 	}

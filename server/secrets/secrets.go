@@ -15,8 +15,6 @@ import (
 	"strings"
 	"sync"
 
-	ahocorasick "github.com/BobuSumisu/aho-corasick"
-
 	"github.com/workrail/workrail/engine/redact"
 )
 
@@ -24,7 +22,7 @@ import (
 // use and deterministic: the same text gives the same findings.
 type Scanner struct {
 	rules    []rule
-	keywords *ahocorasick.Trie
+	keywords *wordSet
 	byWord   [][]int // keyword (in the order added) → indexes of rules
 	global   []*allowlist
 }
@@ -59,7 +57,7 @@ func New() (*Scanner, error) {
 			s.byWord[w] = append(s.byWord[w], i)
 		}
 	}
-	s.keywords = ahocorasick.NewTrieBuilder().AddStrings(words).Build()
+	s.keywords = newWordSet(words)
 	return s, nil
 }
 
@@ -185,7 +183,7 @@ func (s *Scanner) candidates(lower []byte) []int {
 	for i, r := range s.rules {
 		seen[i] = len(r.keywords) == 0
 	}
-	s.keywords.Walk(lower, func(_, _, w int64) bool {
+	s.keywords.each(lower, func(_, w int) bool {
 		for _, i := range s.byWord[w] {
 			seen[i] = true
 		}
