@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -359,6 +360,24 @@ func BenchmarkSyncNothingNew(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// BenchmarkSyncFirst fetches a small repository into an empty cache, from
+// git's http-backend on this machine: listing its refs, fetching its
+// commit shallow and writing its workflow files.
+func BenchmarkSyncFirst(b *testing.B) {
+	srv := gitsourcetest.NewServer(b, "")
+	srv.Repo(b, "flows").Commit("first", map[string]string{"workflows/a.json": flow("team.a"), "workflows/b.json": flow("team.b"), "README.md": "hi"})
+	base := b.TempDir()
+	i := 0
+	for b.Loop() {
+		i++
+		s := gitsource.New([]gitsource.Repo{{URL: srv.RepoURL("flows"), Path: "workflows"}}, gitsource.Options{Dir: filepath.Join(base, strconv.Itoa(i)),
+			Getenv: func(string) string { return "" }})
+		if !s.Sync(context.Background(), false) {
+			b.Fatalf("%+v", s.States()[0])
+		}
 	}
 }
 
