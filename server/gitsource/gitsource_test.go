@@ -157,9 +157,10 @@ func TestPrivateRepository(t *testing.T) {
 		env    map[string]string
 		helper gitsource.Helper
 		ok     bool
+		want   string // in the error when not ok
 	}{
-		{name: "no credentials", url: url},
-		{name: "a wrong token in the address", url: strings.Replace(withToken, token, "wrong-"+token, 1)},
+		{name: "no credentials", url: url, want: "none were found: set " + host + " (or WORKRAIL_GIT_TOKEN)"},
+		{name: "a wrong token in the address", url: strings.Replace(withToken, token, "wrong-"+token, 1), want: "refused the credentials given"},
 		{name: "the host's token", url: url, env: map[string]string{host: token}, ok: true},
 		{name: "the token of every host", url: url, env: map[string]string{"WORKRAIL_GIT_TOKEN": token}, ok: true},
 		{name: "the host's token first", url: url, env: map[string]string{host: token, "WORKRAIL_GIT_TOKEN": "wrong"}, ok: true},
@@ -174,8 +175,8 @@ func TestPrivateRepository(t *testing.T) {
 			if tc.ok != (st.Commit == c) || tc.ok != (st.Error == "") {
 				t.Fatalf("%+v", st)
 			}
-			if !tc.ok && !strings.Contains(st.Error, "credentials") {
-				t.Errorf("the error says nothing of credentials: %s", st.Error)
+			if !tc.ok && (!strings.Contains(st.Error, "credentials") || !strings.Contains(st.Error, tc.want)) {
+				t.Errorf("the error says nothing of credentials, or not %q: %s", tc.want, st.Error)
 			}
 			if st.URL != url {
 				t.Errorf("shown as %s", st.URL)
@@ -254,18 +255,21 @@ func TestFileTagAndCommit(t *testing.T) {
 func TestOneFailureLeavesTheOthers(t *testing.T) {
 	repo := gitsourcetest.NewRepo(t, t.TempDir(), "good")
 	c := repo.Commit("first", map[string]string{"a.json": flow("team.a")})
+	empty := gitsourcetest.NewRepo(t, t.TempDir(), "empty")
 	s := set(t, t.TempDir(), nil, nil,
 		gitsource.Repo{URL: "file:///nowhere/at/all.git"},
 		gitsource.Repo{URL: "http://tok3n@example.com/plain.git"},
 		gitsource.Repo{URL: repo.FileURL(), Ref: "no-such-branch"},
 		gitsource.Repo{URL: repo.FileURL(), Path: "no/such/folder"},
 		gitsource.Repo{URL: repo.FileURL(), Path: "../../escape"},
-		gitsource.Repo{URL: repo.FileURL()})
+		gitsource.Repo{URL: repo.FileURL()},
+		gitsource.Repo{URL: empty.FileURL()},
+		gitsource.Repo{URL: repo.FileURL(), Ref: strings.Repeat("0", 40)})
 	if !s.Sync(context.Background(), false) {
 		t.Fatal("nothing changed")
 	}
 	st := s.States()
-	for i, want := range []string{"", "plain http", "no-such-branch", "no folder", "path names a folder inside", ""} {
+	for i, want := range []string{"no repository at this address", "plain http", "no-such-branch", "no folder", "path names a folder inside", "", "the repository is empty", "the repository has no commit 0000"} {
 		if want != "" && (!strings.Contains(st[i].Error, want) || st[i].Commit != "") {
 			t.Errorf("repo %d: %+v, want an error saying %q", i, st[i], want)
 		}
@@ -275,6 +279,21 @@ func TestOneFailureLeavesTheOthers(t *testing.T) {
 	}
 	if st[0].Error == "" || st[5].Commit != c || st[5].Error != "" {
 		t.Errorf("%+v\n%+v", st[0], st[5])
+	}
+}
+
+// Without git on PATH a repository is not fetched, and the error says
+// what to install.
+func TestNoGit(t *testing.T) {
+	repo := gitsourcetest.NewRepo(t, t.TempDir(), "flows")
+	repo.Commit("first", map[string]string{"a.json": flow("team.a")})
+	t.Setenv("PATH", t.TempDir())
+	s := set(t, t.TempDir(), nil, nil, gitsource.Repo{URL: repo.FileURL()})
+	if s.Sync(context.Background(), false) {
+		t.Fatal("a sync without git changed something")
+	}
+	if st := s.States()[0]; st.Error != "git was not found on PATH: install git to fetch workflowRepos" {
+		t.Errorf("%+v", st)
 	}
 }
 
