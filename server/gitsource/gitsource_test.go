@@ -339,17 +339,68 @@ func TestHostileRepositoryIsBounded(t *testing.T) {
 	}
 }
 
-// A server that never answers costs a sync its time limit, no more.
+// A server that never answers costs a sync its time limit, no more: git
+// and its remote helper are gone when the sync returns. The token they
+// send is never on their command lines, which every user may read.
 func TestSlowServerIsGivenUp(t *testing.T) {
-	hang := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() }))
+	const token = "hung-T0KEN-77d1"
+	stop := make(chan struct{})
+	hang := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-r.Context().Done():
+		case <-stop: // a git left running would hold the server's Close
+		}
+	}))
 	defer hang.Close()
+	defer close(stop)
 	lim := gitsource.DefaultLimits()
-	lim.FetchTime = 200 * time.Millisecond
-	s := setWithin(t, t.TempDir(), lim, nil, nil, gitsource.Repo{URL: hang.URL + "/slow.git"})
-	s.Sync(context.Background(), false)
-	if st := s.States()[0]; !strings.Contains(st.Error, "was given up") {
-		t.Errorf("%+v", st)
+	lim.FetchTime = time.Second
+	url := hang.URL + "/slow.git"
+	s := setWithin(t, t.TempDir(), lim, map[string]string{"WORKRAIL_GIT_TOKEN": token}, nil, gitsource.Repo{URL: url})
+	done := make(chan struct{})
+	go func() { s.Sync(context.Background(), false); close(done) }()
+	var seen []string
+	for len(seen) == 0 && !closed(done) {
+		seen = commandLines(url)
+		time.Sleep(5 * time.Millisecond)
 	}
+	for _, cmd := range seen {
+		if strings.Contains(cmd, token) {
+			t.Errorf("a command line holds the token: %q", cmd)
+		}
+	}
+	<-done
+	if st := s.States()[0]; !strings.Contains(st.Error, "was given up") || len(seen) == 0 {
+		t.Errorf("%+v; git seen running: %q", st, seen)
+	}
+	for deadline := time.Now().Add(5 * time.Second); len(commandLines(url)) > 0; {
+		if time.Now().After(deadline) {
+			t.Fatalf("still running after the sync: %q", commandLines(url))
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func closed(c chan struct{}) bool {
+	select {
+	case <-c:
+		return true
+	default:
+		return false
+	}
+}
+
+// commandLines are the command lines of this machine's processes that
+// hold s.
+func commandLines(s string) []string {
+	var out []string
+	paths, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+	for _, p := range paths {
+		if b, _ := os.ReadFile(p); strings.Contains(string(b), s) {
+			out = append(out, strings.ReplaceAll(string(b), "\x00", " "))
+		}
+	}
+	return out
 }
 
 // BenchmarkSyncNothingNew syncs a repository that has not moved, against
