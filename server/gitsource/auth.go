@@ -5,15 +5,13 @@ import (
 	"bytes"
 	"cmp"
 	"context"
+	"encoding/base64"
 	"net/url"
 	"os"
 	"os/exec"
 	"slices"
 	"strings"
 	"time"
-
-	"github.com/go-git/go-git/v5/plumbing/transport"
-	githttp "github.com/go-git/go-git/v5/plumbing/transport/http"
 
 	"github.com/workrail/workrail/server/giturl"
 )
@@ -32,16 +30,17 @@ const tokenUser = "workrail"
 // credentials are what one fetch authenticates with, and the secrets
 // every message of it is stripped of.
 type credentials struct {
-	auth    transport.AuthMethod // nil: none (ssh: the ssh agent)
+	// header is the Authorization header sent over http(s); "": none
+	// (over ssh, git's ssh and its agent and keys decide).
+	header  string
 	secrets []string
-	helped  bool // the credential helpers were asked
 }
 
 // credentialsOf finds r's credentials without asking the helpers: over
 // http(s) a password in the address, else the host's token
 // (WORKRAIL_GIT_TOKEN_<HOST>), else WORKRAIL_GIT_TOKEN, sent as basic
 // auth under the address's user name if it names one; over ssh the ssh
-// agent (go-git's default). git:// and file:// take none.
+// agent and keys, as for any git command. git:// and file:// take none.
 func (s *Set) credentialsOf(a giturl.Address) credentials {
 	c := credentials{secrets: a.Secrets()}
 	if a.Scheme != giturl.HTTPS && a.Scheme != giturl.HTTP {
@@ -54,7 +53,7 @@ func (s *Set) credentialsOf(a giturl.Address) credentials {
 	if pass == "" && a.User == "" {
 		return c
 	}
-	c.auth = &githttp.BasicAuth{Username: cmp.Or(a.User, tokenUser), Password: pass}
+	c.header = basicAuth(cmp.Or(a.User, tokenUser), pass)
 	c.secrets = appendSecret(c.secrets, pass)
 	return c
 }
@@ -66,10 +65,14 @@ func (s *Set) withHelper(ctx context.Context, a giturl.Address, c credentials) (
 	if !ok || pass == "" {
 		return c, false
 	}
-	c.auth = &githttp.BasicAuth{Username: cmp.Or(user, a.User, tokenUser), Password: pass}
+	c.header = basicAuth(cmp.Or(user, a.User, tokenUser), pass)
 	c.secrets = appendSecret(appendSecret(c.secrets, pass), user)
-	c.helped = true
 	return c, true
+}
+
+// basicAuth is the Authorization header of HTTP basic auth.
+func basicAuth(user, pass string) string {
+	return "Authorization: Basic " + base64.StdEncoding.EncodeToString([]byte(user+":"+pass))
 }
 
 func appendSecret(secrets []string, s string) []string {

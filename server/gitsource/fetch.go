@@ -4,24 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
-	"time"
-
-	"github.com/go-git/go-billy/v5/osfs"
-	git "github.com/go-git/go-git/v5"
-	"github.com/go-git/go-git/v5/config"
-	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/cache"
-	"github.com/go-git/go-git/v5/plumbing/object"
-	"github.com/go-git/go-git/v5/plumbing/transport"
-	"github.com/go-git/go-git/v5/plumbing/transport/client"
-	githttp "github.com/go-git/go-git/v5/plumbing/transport/http"
-	"github.com/go-git/go-git/v5/storage/filesystem"
-	"github.com/go-git/go-git/v5/storage/memory"
 
 	"github.com/workrail/workrail/server/giturl"
 )
@@ -29,23 +15,26 @@ import (
 // fetch brings r to the commit its ref names now. It lists the remote's
 // refs (one round trip) and, when the ref still names the commit served,
 // changes only the time of the last sync; otherwise it fetches that
-// commit, shallow, into scratch storage, writes its workflow files into
-// the commit's folder and drops the storage: the folder is all that is
-// kept. A commit named as the ref is fetched once.
+// commit, shallow, into a scratch repository, writes its workflow files
+// into the commit's folder and drops the repository: the folder is all
+// that is kept. A commit named as the ref is fetched once.
 func (s *Set) fetch(ctx context.Context, r *repo, before State) (State, error) {
 	if r.bad != nil {
 		return before, errors.New("config.json's address cannot be read: " + r.bad.Error())
 	}
-	installHTTP.Do(installClient)
 	lim := s.opts.Limits
 	ctx, cancel := context.WithTimeout(ctx, lim.FetchTime)
 	defer cancel()
 	creds := s.credentialsOf(r.addr)
 	st := before
-	served := before.Commit != "" && exists(filepath.Join(s.opts.Dir, r.key, before.Commit))
-	if plumbing.IsHash(r.cfg.Ref) && served && before.Commit == strings.ToLower(r.cfg.Ref) {
+	dir := filepath.Join(s.opts.Dir, r.key)
+	served := before.Commit != "" && exists(filepath.Join(dir, before.Commit))
+	if isHash(r.cfg.Ref) && served && before.Commit == strings.ToLower(r.cfg.Ref) {
 		st.SyncedAt = s.opts.Now().UTC()
 		return st, nil
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return before, err
 	}
 	ref, commit, err := s.resolve(ctx, r, &creds)
 	if err != nil {
@@ -60,7 +49,7 @@ func (s *Set) fetch(ctx context.Context, r *repo, before State) (State, error) {
 		return before, s.explain(ctx, err, creds, r.addr.Host)
 	}
 	st.Commit, st.Skipped, st.SyncedAt = commit, skipped, s.opts.Now().UTC()
-	st.Folder = filepath.Join(s.opts.Dir, r.key, commit, filepath.FromSlash(r.cfg.Path))
+	st.Folder = filepath.Join(dir, commit, filepath.FromSlash(r.cfg.Path))
 	return st, nil
 }
 
@@ -69,144 +58,172 @@ func exists(path string) bool {
 	return err == nil
 }
 
-// resolve lists the remote's refs and finds the one r follows: the
-// default branch (HEAD) when r names none, else the branch or tag of that
-// name (or the full ref name given). It returns the ref to fetch and the
-// commit it names (an annotated tag peeled); a commit named as r's ref
-// is its own answer, fetched by its hash. Over http(s), a refusal for want
-// of credentials asks git's credential helpers once.
-func (s *Set) resolve(ctx context.Context, r *repo, creds *credentials) (plumbing.ReferenceName, string, error) {
-	if plumbing.IsHash(r.cfg.Ref) {
+// isHash reports whether ref names a commit by its full hash.
+func isHash(ref string) bool {
+	return len(ref) == 40 && strings.Trim(strings.ToLower(ref), "0123456789abcdef") == ""
+}
+
+// git runs git for a fetch of r with creds, in r's folder of the cache.
+func (s *Set) git(r *repo, creds credentials) gitRun {
+	return newGitRun(filepath.Join(s.opts.Dir, r.key), s.opts.Dir, originOf(r.addr), creds.header)
+}
+
+// originOf is where an http(s) address's credentials are sent:
+// scheme://host[:port]/, redirects within it included.
+func originOf(a giturl.Address) string {
+	u, err := url.Parse(a.Shown)
+	if err != nil || (a.Scheme != giturl.HTTPS && a.Scheme != giturl.HTTP) {
+		return ""
+	}
+	return u.Scheme + "://" + u.Host + "/"
+}
+
+// errEmpty is a repository without a ref.
+var errEmpty = errors.New("the repository is empty")
+
+// resolve lists the remote's refs (`git ls-remote`) and finds the one r
+// follows: the default branch (HEAD) when r names none, else the branch
+// or tag of that name (or the full ref name given). It returns the ref
+// to fetch and the commit it names (an annotated tag peeled); a commit
+// named as r's ref is its own answer, fetched by its hash. Over http(s),
+// a refusal for want of credentials asks the Helper once.
+func (s *Set) resolve(ctx context.Context, r *repo, creds *credentials) (ref, commit string, err error) {
+	if isHash(r.cfg.Ref) {
 		return "", strings.ToLower(r.cfg.Ref), nil
 	}
-	remote := git.NewRemote(memory.NewStorage(), &config.RemoteConfig{Name: "origin", URLs: []string{r.addr.Shown}})
-	list := func() ([]*plumbing.Reference, error) {
-		return remote.ListContext(ctx, &git.ListOptions{Auth: creds.auth, PeelingOption: git.AppendPeeled})
+	list := func() ([]byte, error) {
+		// Protocol v0 lists the refs in the answer to the first request:
+		// a sync that finds nothing new costs one round trip (v2 takes two).
+		return s.git(r, *creds).run(ctx, "-c", "protocol.version=0", "ls-remote", "--symref", "--", r.addr.Shown)
 	}
-	refs, err := list()
-	if errors.Is(err, transport.ErrAuthenticationRequired) && (r.addr.Scheme == giturl.HTTPS || r.addr.Scheme == giturl.HTTP) {
+	out, err := list()
+	if authRequired(err) && (r.addr.Scheme == giturl.HTTPS || r.addr.Scheme == giturl.HTTP) {
 		var ok bool
 		if *creds, ok = s.withHelper(ctx, r.addr, *creds); ok {
-			refs, err = list()
+			out, err = list()
 		}
 	}
 	if err != nil {
 		return "", "", err
 	}
-	byName := map[plumbing.ReferenceName]*plumbing.Reference{}
-	for _, ref := range refs {
-		byName[ref.Name()] = ref
+	refs := parseRefs(string(out))
+	if len(refs.hash) == 0 {
+		return "", "", errEmpty
 	}
-	name, ok := pick(byName, r.cfg.Ref)
+	name, ok := refs.pick(r.cfg.Ref)
 	if !ok {
 		if r.cfg.Ref == "" {
 			return "", "", errors.New("the repository names no default branch (it may be empty): name the branch to follow as ref")
 		}
 		return "", "", fmt.Errorf("the repository has no branch or tag %q", r.cfg.Ref)
 	}
-	hash := byName[name].Hash()
-	if peeled, ok := byName[name+"^{}"]; ok {
-		hash = peeled.Hash()
+	commit = refs.hash[name]
+	if peeled, ok := refs.hash[name+"^{}"]; ok {
+		commit = peeled
 	}
-	return name, hash.String(), nil
+	return name, commit, nil
+}
+
+// remoteRefs are the refs `git ls-remote --symref` lists: each name's
+// hash (a tag's peeled commit under NAME^{}) and the branch HEAD names.
+type remoteRefs struct {
+	hash map[string]string
+	head string // "" when the server does not say
+}
+
+func parseRefs(out string) remoteRefs {
+	refs := remoteRefs{hash: map[string]string{}}
+	for line := range strings.Lines(out) {
+		left, name, ok := strings.Cut(strings.TrimSuffix(line, "\n"), "\t")
+		if !ok {
+			continue
+		}
+		if target, ok := strings.CutPrefix(left, "ref: "); ok {
+			if name == "HEAD" {
+				refs.head = target
+			}
+			continue
+		}
+		refs.hash[name] = left
+	}
+	return refs
 }
 
 // pick is the full name of the ref r follows among the remote's refs.
-func pick(refs map[plumbing.ReferenceName]*plumbing.Reference, want string) (plumbing.ReferenceName, bool) {
+func (refs remoteRefs) pick(want string) (string, bool) {
 	if want == "" {
-		head, ok := refs[plumbing.HEAD]
+		head, ok := refs.hash["HEAD"]
 		if !ok {
 			return "", false
 		}
-		if head.Type() == plumbing.SymbolicReference {
-			_, ok := refs[head.Target()]
-			return head.Target(), ok
+		if refs.head != "" {
+			_, ok := refs.hash[refs.head]
+			return refs.head, ok
 		}
-		// No symref advertised: the branch HEAD's commit is on, the
-		// default one first.
-		for _, name := range []plumbing.ReferenceName{plumbing.Main, plumbing.Master} {
-			if b, ok := refs[name]; ok && b.Hash() == head.Hash() {
+		// No symref said: the branch HEAD's commit is on, the default one
+		// first.
+		for _, name := range []string{"refs/heads/main", "refs/heads/master"} {
+			if refs.hash[name] == head {
 				return name, true
 			}
 		}
-		return plumbing.HEAD, true
+		return "HEAD", true
 	}
-	for _, name := range []plumbing.ReferenceName{plumbing.ReferenceName(want), plumbing.NewBranchReferenceName(want), plumbing.NewTagReferenceName(want)} {
-		if _, ok := refs[name]; ok && strings.HasPrefix(string(name), "refs/") {
+	for _, name := range []string{want, "refs/heads/" + want, "refs/tags/" + want} {
+		if _, ok := refs.hash[name]; ok && strings.HasPrefix(name, "refs/") && !strings.HasSuffix(name, "^{}") {
 			return name, true
 		}
 	}
 	return "", false
 }
 
-// download fetches ref (or, ref empty, commit by its hash) into scratch
-// storage beside r's commit folders, shallow, and writes the workflow
-// files of the commit fetched into that commit's folder.
-func (s *Set) download(ctx context.Context, r *repo, creds credentials, ref plumbing.ReferenceName, commit string) (string, []Skipped, error) {
-	dir := filepath.Join(s.opts.Dir, r.key)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return "", nil, err
-	}
-	scratch, err := os.MkdirTemp(dir, "fetch-")
+// fetched is the scratch repository's ref a fetch writes.
+const fetched = "refs/workrail/fetched"
+
+// download fetches ref (or, ref empty, commit by its hash) into a
+// scratch bare repository beside r's commit folders, shallow, and writes
+// the workflow files of the commit fetched into that commit's folder.
+func (s *Set) download(ctx context.Context, r *repo, creds credentials, ref, commit string) (string, []Skipped, error) {
+	g := s.git(r, creds)
+	scratch, err := os.MkdirTemp(g.dir, "fetch-")
 	if err != nil {
 		return "", nil, err
 	}
 	defer os.RemoveAll(scratch)
-	fsStore := filesystem.NewStorageWithOptions(osfs.New(scratch), cache.NewObjectLRUDefault(), filesystem.Options{ExclusiveAccess: true})
-	defer fsStore.Close()
-	store := boundedStorage{Storage: fsStore, limit: s.opts.Limits.PackBytes}
-	repo, err := git.Init(store, nil)
-	if err != nil {
+	if _, err := g.run(ctx, "init", "-q", "--bare", "--template=", "--", scratch); err != nil {
 		return "", nil, err
 	}
-	if _, err := repo.CreateRemote(&config.RemoteConfig{Name: "origin", URLs: []string{r.addr.Shown}}); err != nil {
-		return "", nil, err
-	}
-	local := plumbing.ReferenceName("refs/heads/workrail")
-	src := string(ref)
+	g.gitDir = scratch
+	spec, rev := "+"+ref+":"+fetched, fetched
 	if ref == "" {
-		src = commit
+		spec, rev = commit+":"+fetched, commit // a hash is never forced
 	}
-	opts := &git.FetchOptions{RemoteName: "origin", Auth: creds.auth, Depth: 1, Tags: git.NoTags,
-		RefSpecs: []config.RefSpec{config.RefSpec("+" + src + ":" + string(local))}}
-	if ref == "" {
-		opts.RefSpecs[0] = config.RefSpec(src + ":" + string(local)) // a hash is never forced
-	}
-	err = repo.FetchContext(ctx, opts)
-	if errors.Is(err, git.ErrExactSHA1NotSupported) {
+	err = fetchPack(ctx, g, s.opts.Limits.PackBytes, "fetch", "-q", "--depth=1", "--no-tags", "--no-write-fetch-head", "--", r.addr.Shown, spec)
+	if ref == "" && says(err, "unadvertised object", "not our ref") {
 		// The server will not hand out a commit by its hash: take every
 		// branch and tag, whole, and look for it among them.
-		opts.Depth, opts.RefSpecs = 0, []config.RefSpec{"+refs/heads/*:refs/remotes/origin/*", "+refs/tags/*:refs/tags/*"}
-		err = repo.FetchContext(ctx, opts)
-	} else if err == nil || errors.Is(err, git.NoErrAlreadyUpToDate) {
-		if ref != "" {
-			var got *plumbing.Reference
-			if got, err = repo.Reference(local, true); err == nil {
-				commit = got.Hash().String()
-			}
-		}
+		err = fetchPack(ctx, g, s.opts.Limits.PackBytes, "fetch", "-q", "--no-tags", "--no-write-fetch-head", "--", r.addr.Shown,
+			"+refs/heads/*:refs/remotes/origin/*", "+refs/tags/*:refs/tags/*")
 	}
-	if err != nil && !errors.Is(err, git.NoErrAlreadyUpToDate) {
-		return "", nil, err
-	}
-	c, err := commitOf(repo, plumbing.NewHash(commit))
 	if err != nil {
 		return "", nil, err
 	}
-	skipped, err := s.writeCommit(ctx, repo, c, dir, r.cfg.Path)
-	return c.Hash.String(), skipped, err
+	out, err := g.run(ctx, "rev-parse", "--verify", "-q", rev+"^{commit}") // an annotated tag peeled
+	if err != nil && ref == "" && ctx.Err() == nil {
+		return "", nil, fmt.Errorf("the repository has no commit %s", commit)
+	} else if err != nil {
+		return "", nil, err
+	}
+	commit = strings.TrimSpace(string(out))
+	skipped, err := s.writeCommit(ctx, g, commit, r.cfg.Path)
+	return commit, skipped, err
 }
 
-// commitOf is the commit h names, through an annotated tag.
-func commitOf(repo *git.Repository, h plumbing.Hash) (*object.Commit, error) {
-	if tag, err := repo.TagObject(h); err == nil {
-		return tag.Commit()
-	}
-	c, err := repo.CommitObject(h)
-	if errors.Is(err, plumbing.ErrObjectNotFound) {
-		return nil, fmt.Errorf("the repository has no commit %s", h)
-	}
-	return c, err
+// authRequired reports whether git was refused for want of credentials
+// (or of right ones: a token sent in a header is not git's to retry).
+func authRequired(err error) bool {
+	return says(err, "could not read Username", "could not read Password", "terminal prompts disabled",
+		"Authentication failed", "returned error: 401")
 }
 
 // explain words a failed fetch for the person reading the sources list:
@@ -215,36 +232,27 @@ func (s *Set) explain(ctx context.Context, err error, creds credentials, host st
 	lim := s.opts.Limits
 	var msg string
 	switch {
-	case errors.Is(err, errPackTooLarge) || strings.Contains(err.Error(), errPackTooLarge.Error()):
+	case errors.Is(err, errPackTooLarge):
 		msg = tooLarge(lim.PackBytes).Error()
+	case errors.Is(err, errNoGit):
+		msg = err.Error()
 	case errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil:
 		msg = fmt.Sprintf("the fetch took over %s and was given up (%v)", lim.FetchTime, err)
-	case errors.Is(err, transport.ErrAuthenticationRequired) && creds.auth == nil:
+	case authRequired(err) && creds.header == "":
 		msg = fmt.Sprintf("the repository asks for credentials, and none were found: set %s (or %s) in the daemon's environment, or store them with a git credential helper (%v)",
 			giturl.TokenEnv(host), tokenEnv, err)
-	case errors.Is(err, transport.ErrAuthenticationRequired):
+	case authRequired(err):
 		msg = "the repository refused the credentials given: check the token (" + err.Error() + ")"
-	case errors.Is(err, transport.ErrAuthorizationFailed):
+	case says(err, "returned error: 403"):
 		msg = "the repository refused these credentials (" + err.Error() + "): check the token can read it"
-	case errors.Is(err, transport.ErrRepositoryNotFound):
+	case says(err, "not found", "does not appear to be a git repository", "not exported", "no such repository"):
 		msg = "no repository at this address (or a private one the credentials cannot see): " + err.Error()
-	case errors.Is(err, transport.ErrEmptyRemoteRepository):
+	case errors.Is(err, errEmpty):
 		msg = "the repository is empty: push a commit to it"
+	case says(err, "connection refused"):
+		msg = "connection refused: the repository's host is not answering at this address (" + err.Error() + ")"
 	default:
 		msg = err.Error()
 	}
 	return errors.New(scrub(msg, creds.secrets))
-}
-
-var installHTTP sync.Once
-
-// installClient gives go-git's http(s) transport timeouts for what
-// precedes a response (a fetch as a whole is bounded by its context).
-func installClient() {
-	t := http.DefaultTransport.(*http.Transport).Clone()
-	t.TLSHandshakeTimeout = 15 * time.Second
-	t.ResponseHeaderTimeout = 30 * time.Second
-	c := githttp.NewClient(&http.Client{Transport: t})
-	client.InstallProtocol("https", c)
-	client.InstallProtocol("http", c)
 }

@@ -1,9 +1,11 @@
 // Package gitsource keeps the workflow repositories config.json names
 // (workflowRepos): it fetches each, shallow where the server allows, with
-// go-git (no git process, but for file:// addresses, which go-git reads
-// through git-upload-pack), writes the workflow files of the commit
+// the git on PATH (git.go), writes the workflow files of the commit
 // fetched into a folder of a cache under the home, and remembers which
 // commit it serves, when it was fetched and why the last fetch failed.
+// Running the user's git means the user's ssh config, known_hosts,
+// proxies, url.insteadOf and credential helpers apply exactly as to
+// their own `git fetch`.
 // The folder is then read like any other source (server/sources); a
 // commit never changes, so a folder, once written, is what the workflows
 // of that commit are, offline too, as a Go module cache serves a version.
@@ -11,9 +13,10 @@
 // What a repository holds is untrusted, so everything is bounded: the
 // time of a fetch, the bytes it receives, and the files, folders, depth
 // and bytes written of its tree (limits.go). Credentials are never
-// written anywhere: they come from the address, the environment, git's
-// credential helpers or the ssh agent, are handed to the fetch alone,
-// and are stripped from every message (auth.go).
+// written anywhere nor put on a command line: they come from the
+// address, the environment, git's credential helpers or ssh's own
+// agent and keys, are handed to git in its environment alone, and are
+// stripped from every message (auth.go).
 //
 // It imports nothing of the project but server/giturl; the wiring hands
 // the folders to server/sources.

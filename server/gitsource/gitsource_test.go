@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -156,9 +157,10 @@ func TestPrivateRepository(t *testing.T) {
 		env    map[string]string
 		helper gitsource.Helper
 		ok     bool
+		want   string // in the error when not ok
 	}{
-		{name: "no credentials", url: url},
-		{name: "a wrong token in the address", url: strings.Replace(withToken, token, "wrong-"+token, 1)},
+		{name: "no credentials", url: url, want: "none were found: set " + host + " (or WORKRAIL_GIT_TOKEN)"},
+		{name: "a wrong token in the address", url: strings.Replace(withToken, token, "wrong-"+token, 1), want: "refused the credentials given"},
 		{name: "the host's token", url: url, env: map[string]string{host: token}, ok: true},
 		{name: "the token of every host", url: url, env: map[string]string{"WORKRAIL_GIT_TOKEN": token}, ok: true},
 		{name: "the host's token first", url: url, env: map[string]string{host: token, "WORKRAIL_GIT_TOKEN": "wrong"}, ok: true},
@@ -173,8 +175,8 @@ func TestPrivateRepository(t *testing.T) {
 			if tc.ok != (st.Commit == c) || tc.ok != (st.Error == "") {
 				t.Fatalf("%+v", st)
 			}
-			if !tc.ok && !strings.Contains(st.Error, "credentials") {
-				t.Errorf("the error says nothing of credentials: %s", st.Error)
+			if !tc.ok && (!strings.Contains(st.Error, "credentials") || !strings.Contains(st.Error, tc.want)) {
+				t.Errorf("the error says nothing of credentials, or not %q: %s", tc.want, st.Error)
 			}
 			if st.URL != url {
 				t.Errorf("shown as %s", st.URL)
@@ -253,18 +255,21 @@ func TestFileTagAndCommit(t *testing.T) {
 func TestOneFailureLeavesTheOthers(t *testing.T) {
 	repo := gitsourcetest.NewRepo(t, t.TempDir(), "good")
 	c := repo.Commit("first", map[string]string{"a.json": flow("team.a")})
+	empty := gitsourcetest.NewRepo(t, t.TempDir(), "empty")
 	s := set(t, t.TempDir(), nil, nil,
 		gitsource.Repo{URL: "file:///nowhere/at/all.git"},
 		gitsource.Repo{URL: "http://tok3n@example.com/plain.git"},
 		gitsource.Repo{URL: repo.FileURL(), Ref: "no-such-branch"},
 		gitsource.Repo{URL: repo.FileURL(), Path: "no/such/folder"},
 		gitsource.Repo{URL: repo.FileURL(), Path: "../../escape"},
-		gitsource.Repo{URL: repo.FileURL()})
+		gitsource.Repo{URL: repo.FileURL()},
+		gitsource.Repo{URL: empty.FileURL()},
+		gitsource.Repo{URL: repo.FileURL(), Ref: strings.Repeat("0", 40)})
 	if !s.Sync(context.Background(), false) {
 		t.Fatal("nothing changed")
 	}
 	st := s.States()
-	for i, want := range []string{"", "plain http", "no-such-branch", "no folder", "path names a folder inside", ""} {
+	for i, want := range []string{"no repository at this address", "plain http", "no-such-branch", "no folder", "path names a folder inside", "", "the repository is empty", "the repository has no commit 0000"} {
 		if want != "" && (!strings.Contains(st[i].Error, want) || st[i].Commit != "") {
 			t.Errorf("repo %d: %+v, want an error saying %q", i, st[i], want)
 		}
@@ -274,6 +279,21 @@ func TestOneFailureLeavesTheOthers(t *testing.T) {
 	}
 	if st[0].Error == "" || st[5].Commit != c || st[5].Error != "" {
 		t.Errorf("%+v\n%+v", st[0], st[5])
+	}
+}
+
+// Without git on PATH a repository is not fetched, and the error says
+// what to install.
+func TestNoGit(t *testing.T) {
+	repo := gitsourcetest.NewRepo(t, t.TempDir(), "flows")
+	repo.Commit("first", map[string]string{"a.json": flow("team.a")})
+	t.Setenv("PATH", t.TempDir())
+	s := set(t, t.TempDir(), nil, nil, gitsource.Repo{URL: repo.FileURL()})
+	if s.Sync(context.Background(), false) {
+		t.Fatal("a sync without git changed something")
+	}
+	if st := s.States()[0]; st.Error != "git was not found on PATH: install git to fetch workflowRepos" {
+		t.Errorf("%+v", st)
 	}
 }
 
@@ -319,17 +339,68 @@ func TestHostileRepositoryIsBounded(t *testing.T) {
 	}
 }
 
-// A server that never answers costs a sync its time limit, no more.
+// A server that never answers costs a sync its time limit, no more: git
+// and its remote helper are gone when the sync returns. The token they
+// send is never on their command lines, which every user may read.
 func TestSlowServerIsGivenUp(t *testing.T) {
-	hang := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() }))
+	const token = "hung-T0KEN-77d1"
+	stop := make(chan struct{})
+	hang := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-r.Context().Done():
+		case <-stop: // a git left running would hold the server's Close
+		}
+	}))
 	defer hang.Close()
+	defer close(stop)
 	lim := gitsource.DefaultLimits()
-	lim.FetchTime = 200 * time.Millisecond
-	s := setWithin(t, t.TempDir(), lim, nil, nil, gitsource.Repo{URL: hang.URL + "/slow.git"})
-	s.Sync(context.Background(), false)
-	if st := s.States()[0]; !strings.Contains(st.Error, "was given up") {
-		t.Errorf("%+v", st)
+	lim.FetchTime = time.Second
+	url := hang.URL + "/slow.git"
+	s := setWithin(t, t.TempDir(), lim, map[string]string{"WORKRAIL_GIT_TOKEN": token}, nil, gitsource.Repo{URL: url})
+	done := make(chan struct{})
+	go func() { s.Sync(context.Background(), false); close(done) }()
+	var seen []string
+	for len(seen) == 0 && !closed(done) {
+		seen = commandLines(url)
+		time.Sleep(5 * time.Millisecond)
 	}
+	for _, cmd := range seen {
+		if strings.Contains(cmd, token) {
+			t.Errorf("a command line holds the token: %q", cmd)
+		}
+	}
+	<-done
+	if st := s.States()[0]; !strings.Contains(st.Error, "was given up") || len(seen) == 0 {
+		t.Errorf("%+v; git seen running: %q", st, seen)
+	}
+	for deadline := time.Now().Add(5 * time.Second); len(commandLines(url)) > 0; {
+		if time.Now().After(deadline) {
+			t.Fatalf("still running after the sync: %q", commandLines(url))
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func closed(c chan struct{}) bool {
+	select {
+	case <-c:
+		return true
+	default:
+		return false
+	}
+}
+
+// commandLines are the command lines of this machine's processes that
+// hold s.
+func commandLines(s string) []string {
+	var out []string
+	paths, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+	for _, p := range paths {
+		if b, _ := os.ReadFile(p); strings.Contains(string(b), s) {
+			out = append(out, strings.ReplaceAll(string(b), "\x00", " "))
+		}
+	}
+	return out
 }
 
 // BenchmarkSyncNothingNew syncs a repository that has not moved, against
@@ -359,6 +430,24 @@ func BenchmarkSyncNothingNew(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// BenchmarkSyncFirst fetches a small repository into an empty cache, from
+// git's http-backend on this machine: listing its refs, fetching its
+// commit shallow and writing its workflow files.
+func BenchmarkSyncFirst(b *testing.B) {
+	srv := gitsourcetest.NewServer(b, "")
+	srv.Repo(b, "flows").Commit("first", map[string]string{"workflows/a.json": flow("team.a"), "workflows/b.json": flow("team.b"), "README.md": "hi"})
+	base := b.TempDir()
+	i := 0
+	for b.Loop() {
+		i++
+		s := gitsource.New([]gitsource.Repo{{URL: srv.RepoURL("flows"), Path: "workflows"}}, gitsource.Options{Dir: filepath.Join(base, strconv.Itoa(i)),
+			Getenv: func(string) string { return "" }})
+		if !s.Sync(context.Background(), false) {
+			b.Fatalf("%+v", s.States()[0])
+		}
 	}
 }
 

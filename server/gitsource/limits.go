@@ -1,12 +1,13 @@
 package gitsource
 
 import (
+	"context"
 	"errors"
 	"fmt"
-	"io"
+	"io/fs"
+	"path/filepath"
+	"sync/atomic"
 	"time"
-
-	"github.com/go-git/go-git/v5/storage/filesystem"
 )
 
 // Limits bound one fetch of one repository: a repository that turns out
@@ -50,37 +51,55 @@ func DefaultLimits() Limits {
 // errPackTooLarge ends a fetch whose pack passed Limits.PackBytes.
 var errPackTooLarge = errors.New("pack too large")
 
-// boundedStorage is a repository's storage whose packs are cut off past
-// a number of bytes: go-git writes a fetched pack through the storage's
-// PackfileWriter, over any transport.
-type boundedStorage struct {
-	*filesystem.Storage
-	limit int64
-}
+// packPoll is how often a fetch's pack is measured as it arrives.
+const packPoll = 50 * time.Millisecond
 
-// PackfileWriter implements storer.PackfileWriter.
-func (s boundedStorage) PackfileWriter() (io.WriteCloser, error) {
-	w, err := s.Storage.PackfileWriter()
-	if err != nil {
-		return nil, err
+// fetchPack runs `git fetch` (args) in g's scratch repository and kills
+// it once the objects received pass limit bytes: git has no bound of its
+// own, but with unpackLimit 1 the pack received is written as one file
+// as it arrives, and the objects are that pack and its index.
+func fetchPack(ctx context.Context, g gitRun, limit int64, args ...string) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var over atomic.Bool
+	done := make(chan struct{})
+	go func() {
+		t := time.NewTicker(packPoll)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				if sizeOf(filepath.Join(g.gitDir, "objects")) > limit {
+					over.Store(true)
+					cancel()
+					return
+				}
+			}
+		}
+	}()
+	_, err := g.run(ctx, args...)
+	close(done)
+	if over.Load() || sizeOf(filepath.Join(g.gitDir, "objects")) > limit {
+		return errPackTooLarge
 	}
-	return &limitedWriter{w: w, left: s.limit}, nil
+	return err
 }
 
-type limitedWriter struct {
-	w    io.WriteCloser
-	left int64
+// sizeOf is the bytes of the files under dir.
+func sizeOf(dir string) int64 {
+	var n int64
+	filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() {
+			if info, err := d.Info(); err == nil {
+				n += info.Size()
+			}
+		}
+		return nil
+	})
+	return n
 }
-
-func (l *limitedWriter) Write(p []byte) (int, error) {
-	if int64(len(p)) > l.left {
-		return 0, errPackTooLarge
-	}
-	l.left -= int64(len(p))
-	return l.w.Write(p)
-}
-
-func (l *limitedWriter) Close() error { return l.w.Close() }
 
 // tooLarge words errPackTooLarge for the person reading a source's error.
 func tooLarge(limit int64) error {

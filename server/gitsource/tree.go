@@ -1,48 +1,43 @@
 package gitsource
 
 import (
+	"bufio"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path"
 	"path/filepath"
+	"strconv"
 	"strings"
-
-	git "github.com/go-git/go-git/v5"
-	"github.com/go-git/go-git/v5/plumbing/filemode"
-	"github.com/go-git/go-git/v5/plumbing/object"
 )
 
-// writeCommit writes the workflow files under folder sub of commit c
-// into c's folder in dir, within the limits: a file written is a
-// regular *.json file of at most FileBytes; symbolic links, files past
-// the count or the bytes of a tree, and folders too deep are left out
-// and listed; past Entries the walk stops. The folder appears whole or
-// not at all (it is written beside and renamed into place).
-func (s *Set) writeCommit(ctx context.Context, repo *git.Repository, c *object.Commit, dir, sub string) ([]Skipped, error) {
-	root, err := c.Tree()
-	if err != nil {
-		return nil, err
-	}
-	if sub != "" {
-		if root, err = root.Tree(sub); errors.Is(err, object.ErrDirectoryNotFound) || errors.Is(err, object.ErrEntryNotFound) {
-			return nil, fmt.Errorf("the repository has no folder %q at commit %s: check path", sub, c.Hash.String()[:12])
-		} else if err != nil {
-			return nil, err
+// writeCommit writes the workflow files under folder sub of commit into
+// the commit's folder beside the scratch repository, within the limits:
+// a file written is a regular *.json file of at most FileBytes; symbolic
+// links, files past the count or the bytes of a tree, and folders too
+// deep are left out and listed; past Entries the walk stops. The tree is
+// listed with `git ls-tree`, the files read with one `git cat-file
+// --batch`. The folder appears whole or not at all (it is written beside
+// and renamed into place).
+func (s *Set) writeCommit(ctx context.Context, g gitRun, commit, sub string) ([]Skipped, error) {
+	w := &treeWalk{lim: s.opts.Limits, prefix: sub}
+	if err := g.listTree(ctx, commit+":"+sub, w.entry); err != nil {
+		if sub != "" && says(err, "not a valid object name", "not a tree object") {
+			return nil, fmt.Errorf("the repository has no folder %q at commit %s: check path", sub, commit[:12])
 		}
+		return nil, err
 	}
-	final := filepath.Join(dir, c.Hash.String())
-	tmp, err := os.MkdirTemp(dir, c.Hash.String()+".tmp-")
+	final := filepath.Join(g.dir, commit)
+	tmp, err := os.MkdirTemp(g.dir, commit+".tmp-")
 	if err != nil {
 		return nil, err
 	}
-	w := &treeWriter{ctx: ctx, repo: repo, lim: s.opts.Limits, dst: filepath.Join(tmp, filepath.FromSlash(sub)), prefix: sub}
-	if err := os.MkdirAll(w.dst, 0o700); err != nil {
+	dst := filepath.Join(tmp, filepath.FromSlash(sub))
+	if err := os.MkdirAll(dst, 0o700); err != nil {
 		return nil, err
 	}
-	if err := w.walk(root, "", 0); err != nil {
+	if err := g.writeBlobs(ctx, dst, w.files); err != nil {
 		os.RemoveAll(tmp)
 		return nil, err
 	}
@@ -58,93 +53,202 @@ func (s *Set) writeCommit(ctx context.Context, repo *git.Repository, c *object.C
 	return w.skipped, nil
 }
 
-// treeWriter walks one tree, writing what it may.
-type treeWriter struct {
-	ctx    context.Context
-	repo   *git.Repository
-	lim    Limits
-	dst    string // the folder the tree is written to
-	prefix string // the tree's folder in the repository, for the names listed
-
-	entries, files int
-	bytes          int64
-	skipped        []Skipped
-	stopped        bool
+// treeEntry is a line of `git ls-tree -r -t -l -z`: path is relative to
+// the tree listed; size is a blob's.
+type treeEntry struct {
+	mode, oid, path string
+	size            int64
 }
 
-func (w *treeWriter) skip(rel, reason string) {
+// The modes of tree entries.
+const (
+	modeDir     = "040000"
+	modeSymlink = "120000"
+)
+
+// listTree lists the tree treeish names, each folder before what it
+// holds, in the tree's order, handing each entry to each until it
+// returns false.
+func (g gitRun) listTree(ctx context.Context, treeish string, each func(treeEntry) bool) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	cmd := g.command(ctx, "ls-tree", "-r", "-t", "-l", "-z", treeish)
+	stderr := &firstBytes{}
+	cmd.Stderr = stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return err
+	}
+	if err := cmd.Start(); err != nil {
+		return failure(ctx, err, stderr)
+	}
+	rd, stopped := bufio.NewReader(out), false
+	for !stopped {
+		rec, err := rd.ReadString(0)
+		if err != nil {
+			break
+		}
+		if e, ok := parseEntry(strings.TrimSuffix(rec, "\x00")); ok && !each(e) {
+			stopped = true
+			cancel()
+		}
+	}
+	err = cmd.Wait()
+	if stopped {
+		return nil
+	}
+	return failure(ctx, err, stderr)
+}
+
+// parseEntry reads "MODE TYPE OID SIZE\tPATH" (SIZE "-" but for blobs).
+func parseEntry(rec string) (treeEntry, bool) {
+	meta, p, ok := strings.Cut(rec, "\t")
+	f := strings.Fields(meta)
+	if !ok || len(f) != 4 {
+		return treeEntry{}, false
+	}
+	size, _ := strconv.ParseInt(f[3], 10, 64)
+	return treeEntry{mode: f[0], oid: f[2], path: p, size: size}, true
+}
+
+// treeWalk decides, entry by entry, what of a tree is written.
+type treeWalk struct {
+	lim    Limits
+	prefix string // the tree's folder in the repository, for the names listed
+	under  string // a folder left out: its entries are passed over
+
+	entries int
+	bytes   int64
+	files   []treeEntry
+	skipped []Skipped
+}
+
+func (w *treeWalk) skip(rel, reason string) {
 	w.skipped = append(w.skipped, Skipped{File: path.Join(w.prefix, rel), Reason: reason})
 }
 
-// walk writes the entries of t, the folder rel (depth levels below the
-// workflows' folder).
-func (w *treeWriter) walk(t *object.Tree, rel string, depth int) error {
-	for _, e := range t.Entries {
-		if w.stopped {
-			return nil
+// entry takes one entry of the listing; false stops the walk.
+func (w *treeWalk) entry(e treeEntry) bool {
+	if w.under != "" && strings.HasPrefix(e.path, w.under) {
+		return true
+	}
+	dir, name := path.Split(e.path)
+	if w.entries++; w.entries > w.lim.Entries {
+		w.skip(strings.TrimSuffix(dir, "/"), fmt.Sprintf("the rest of the repository was not read: more than %d files and folders under the workflows' folder", w.lim.Entries))
+		return false
+	}
+	if !local(e.path) {
+		if e.mode == modeDir {
+			w.under = e.path + "/" // no tree git writes holds such a name
 		}
-		if err := w.ctx.Err(); err != nil {
+		return true
+	}
+	switch {
+	case e.mode == modeDir:
+		if depth := strings.Count(e.path, "/") + 1; depth > w.lim.Depth {
+			w.skip(e.path, fmt.Sprintf("a folder more than %d levels down: not read", w.lim.Depth))
+			w.under = e.path + "/"
+		}
+	case !strings.HasSuffix(name, ".json"):
+	case e.mode == modeSymlink:
+		w.skip(e.path, "a symbolic link: workflow files are read from regular files only")
+	case e.mode == "100644" || e.mode == "100755" || e.mode == "100664":
+		w.file(e)
+	}
+	return true
+}
+
+// local reports whether every name of p is one a file can be written
+// under in the folder of the tree.
+func local(p string) bool {
+	for name := range strings.SplitSeq(p, "/") {
+		if name == "" || name == "." || name == ".." || strings.ContainsAny(name, "\\\x00") {
+			return false
+		}
+	}
+	return true
+}
+
+// file takes one workflow file, or says why not.
+func (w *treeWalk) file(e treeEntry) {
+	switch {
+	case e.size > w.lim.FileBytes:
+		w.skip(e.path, fmt.Sprintf("is %d bytes, over the limit of a workflow file (%s): shrink or split it", e.size, size(w.lim.FileBytes)))
+	case len(w.files)+1 > w.lim.Files:
+		w.skip(e.path, fmt.Sprintf("past the first %d workflow files of the repository: not written", w.lim.Files))
+	case w.bytes+e.size > w.lim.TreeBytes:
+		w.skip(e.path, fmt.Sprintf("past the first %s of workflow files of the repository: not written", size(w.lim.TreeBytes)))
+	default:
+		w.files = append(w.files, e)
+		w.bytes += e.size
+	}
+}
+
+// writeBlobs writes each file's blob under dst, read with one `git
+// cat-file --batch` fed their names as it answers.
+func (g gitRun) writeBlobs(ctx context.Context, dst string, files []treeEntry) error {
+	if len(files) == 0 {
+		return nil
+	}
+	run, cancel := context.WithCancel(ctx)
+	defer cancel()
+	cmd := g.command(run, "cat-file", "--batch")
+	stderr := &firstBytes{}
+	cmd.Stderr = stderr
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		return err
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return err
+	}
+	if err := cmd.Start(); err != nil {
+		return failure(ctx, err, stderr)
+	}
+	go func() {
+		bw := bufio.NewWriter(in)
+		for _, f := range files {
+			bw.WriteString(f.oid + "\n")
+		}
+		bw.Flush()
+		in.Close()
+	}()
+	err = writeEach(bufio.NewReader(out), dst, files)
+	if err != nil {
+		cancel()
+	}
+	if werr := cmd.Wait(); err == nil {
+		err = failure(ctx, werr, stderr)
+	}
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	return err
+}
+
+// writeEach writes the blobs `git cat-file --batch` answers for files.
+func writeEach(rd *bufio.Reader, dst string, files []treeEntry) error {
+	for _, f := range files {
+		header, err := rd.ReadString('\n')
+		if err != nil {
 			return err
 		}
-		if w.entries++; w.entries > w.lim.Entries {
-			w.skip(rel, fmt.Sprintf("the rest of the repository was not read: more than %d files and folders under the workflows' folder", w.lim.Entries))
-			w.stopped = true
-			return nil
+		if h := strings.Fields(header); len(h) != 3 || h[1] != "blob" || h[2] != strconv.FormatInt(f.size, 10) {
+			return fmt.Errorf("git cat-file answered %q for %s", strings.TrimSpace(header), f.path)
 		}
-		if e.Name == "" || e.Name == "." || e.Name == ".." || strings.ContainsAny(e.Name, "/\\\x00") {
-			continue // no tree git writes holds such a name
+		if err := writeFile(filepath.Join(dst, filepath.FromSlash(f.path)), rd, f.size); err != nil {
+			return err
 		}
-		name := path.Join(rel, e.Name)
-		switch {
-		case e.Mode == filemode.Dir:
-			if depth+1 > w.lim.Depth {
-				w.skip(name, fmt.Sprintf("a folder more than %d levels down: not read", w.lim.Depth))
-				continue
-			}
-			sub, err := w.repo.TreeObject(e.Hash)
-			if err != nil {
-				return err
-			}
-			if err := w.walk(sub, name, depth+1); err != nil {
-				return err
-			}
-		case !strings.HasSuffix(e.Name, ".json"):
-		case e.Mode == filemode.Symlink:
-			w.skip(name, "a symbolic link: workflow files are read from regular files only")
-		case e.Mode == filemode.Regular || e.Mode == filemode.Executable || e.Mode == filemode.Deprecated:
-			if err := w.file(e, name); err != nil {
-				return err
-			}
+		if _, err := rd.Discard(1); err != nil { // the newline after the content
+			return err
 		}
 	}
 	return nil
 }
 
-// file writes one workflow file, or says why not.
-func (w *treeWriter) file(e object.TreeEntry, name string) error {
-	blob, err := w.repo.BlobObject(e.Hash)
-	if err != nil {
-		return err
-	}
-	switch {
-	case blob.Size > w.lim.FileBytes:
-		w.skip(name, fmt.Sprintf("is %d bytes, over the limit of a workflow file (%s): shrink or split it", blob.Size, size(w.lim.FileBytes)))
-		return nil
-	case w.files+1 > w.lim.Files:
-		w.skip(name, fmt.Sprintf("past the first %d workflow files of the repository: not written", w.lim.Files))
-		return nil
-	case w.bytes+blob.Size > w.lim.TreeBytes:
-		w.skip(name, fmt.Sprintf("past the first %s of workflow files of the repository: not written", size(w.lim.TreeBytes)))
-		return nil
-	}
-	w.files++
-	w.bytes += blob.Size
-	rd, err := blob.Reader()
-	if err != nil {
-		return err
-	}
-	defer rd.Close()
-	target := filepath.Join(w.dst, filepath.FromSlash(name))
+// writeFile writes the next n bytes of r to a new file at target.
+func writeFile(target string, r io.Reader, n int64) error {
 	if err := os.MkdirAll(filepath.Dir(target), 0o700); err != nil {
 		return err
 	}
@@ -152,7 +256,7 @@ func (w *treeWriter) file(e object.TreeEntry, name string) error {
 	if err != nil {
 		return err
 	}
-	_, err = io.Copy(f, io.LimitReader(rd, blob.Size))
+	_, err = io.CopyN(f, r, n)
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
