@@ -10,6 +10,10 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	jsonv2 "github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+	jsonv1 "github.com/go-json-experiment/json/v1"
+
 	"github.com/workrail/workrail/engine"
 	"github.com/workrail/workrail/engine/canon"
 )
@@ -60,13 +64,15 @@ func Parse(src []byte) (Workflow, error) {
 		line, col := lineCol(src, off)
 		return Workflow{}, Problems{{Line: line, Column: col, Message: "the file is not valid UTF-8 here: save it with UTF-8 encoding"}}
 	}
-	var tree any
-	dec := json.NewDecoder(bytes.NewReader(src))
-	dec.UseNumber()
-	if err := dec.Decode(&tree); err != nil {
+	tree, rest, err := readTree(src)
+	if err != nil {
 		return Workflow{}, Problems{syntaxProblem(src, err)}
 	}
-	if dec.More() {
+	// encoding/json's Decoder.More, which this check was first made with,
+	// takes a closing bracket for the end of the stream; such a file is
+	// refused below, once its types are checked, as json.Unmarshal
+	// refused it.
+	if len(rest) > 0 && rest[0] != ']' && rest[0] != '}' {
 		return Workflow{}, Problems{locate(src, Problem{Message: "trailing data after the workflow object"})}
 	}
 	var r reader
@@ -79,8 +85,17 @@ func Parse(src []byte) (Workflow, error) {
 	}
 	// Only unknown keys (or nothing) so far: the model decodes, so the
 	// semantic checks can report the rest in the same pass.
+	if len(rest) > 0 {
+		return Workflow{}, Problems{{Message: fmt.Sprintf("could not be read: invalid character '%c' after top-level value", rest[0])}}
+	}
 	var w Workflow
-	if err := json.Unmarshal(src, &w); err != nil {
+	if err := jsonv2.Unmarshal(src, &w, modelOptions); err != nil {
+		// Only a name given twice, its first value of another type, gets
+		// here: the tree keeps the last. encoding/json says what is wrong,
+		// as it always did.
+		if old := json.Unmarshal(src, new(Workflow)); old != nil {
+			err = old
+		}
 		return Workflow{}, Problems{{Message: "could not be read: " + err.Error()}}
 	}
 	r.problems = append(r.problems, w.check()...)
@@ -88,6 +103,94 @@ func Parse(src []byte) (Workflow, error) {
 		return Workflow{}, r.located(src)
 	}
 	return w, nil
+}
+
+// readTree decodes src's first JSON value as encoding/json's Decoder did
+// with UseNumber (objects as maps, a name given twice keeping its last
+// value, numbers as json.Number) and returns what follows it, spaces
+// trimmed. jsontext reads it; what jsontext refuses is read again by
+// encoding/json, whose errors are the ones authors have always seen (and
+// which takes a letter right after a top-level number, leaving it for the
+// trailing-data check).
+func readTree(src []byte) (any, []byte, error) {
+	dec := jsontext.NewDecoder(bytes.NewBuffer(src), jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
+	if v, err := treeValue(dec); err == nil {
+		return v, bytes.TrimLeft(src[dec.InputOffset():], " \t\r\n"), nil
+	}
+	var v any
+	old := json.NewDecoder(bytes.NewReader(src))
+	old.UseNumber()
+	if err := old.Decode(&v); err != nil {
+		return nil, nil, err
+	}
+	return v, bytes.TrimLeft(src[old.InputOffset():], " \t\r\n"), nil
+}
+
+// treeValue reads the value that starts at dec's next token.
+func treeValue(dec *jsontext.Decoder) (any, error) {
+	tok, err := dec.ReadToken()
+	if err != nil {
+		return nil, err
+	}
+	switch tok.Kind() {
+	case '{':
+		m := map[string]any{}
+		for dec.PeekKind() != '}' {
+			k, err := dec.ReadToken()
+			if err != nil {
+				return nil, err
+			}
+			name := k.String() // the token is the decoder's until its next read
+			v, err := treeValue(dec)
+			if err != nil {
+				return nil, err
+			}
+			m[name] = v
+		}
+		_, err := dec.ReadToken()
+		return m, err
+	case '[':
+		arr := []any{}
+		for dec.PeekKind() != ']' {
+			v, err := treeValue(dec)
+			if err != nil {
+				return nil, err
+			}
+			arr = append(arr, v)
+		}
+		_, err := dec.ReadToken()
+		return arr, err
+	case '"':
+		return tok.String(), nil
+	case '0':
+		return json.Number(tok.String()), nil
+	case 'n':
+		return nil, nil
+	}
+	return tok.Bool(), nil
+}
+
+// modelOptions read the model with json/v2 as encoding/json did (its v1
+// semantics: names matched without regard to case, a name given twice
+// merged into the first's value), in one pass over the file: nodes are
+// read from the file's decoder, not handed their bytes to validate again.
+var modelOptions = jsonv2.JoinOptions(jsonv1.DefaultOptionsV1(),
+	jsonv2.WithUnmarshalers(jsonv2.UnmarshalFromFunc(readNumber)))
+
+// readNumber reads a json.Number, which json/v2 does not know: a
+// number's text; anything else (a name given twice, its first value of
+// another type) as encoding/json reads it.
+func readNumber(dec *jsontext.Decoder, n *json.Number) error {
+	kind := dec.PeekKind()
+	b, err := dec.ReadValue()
+	if err != nil {
+		return err
+	}
+	if kind != '0' {
+		return json.Unmarshal(b, n)
+	}
+	*n = json.Number(b)
+	return nil
 }
 
 // Locate fills in the line and column of p's pointer in src.
@@ -135,6 +238,29 @@ func (n *Node) UnmarshalJSON(b []byte) error {
 	}
 	n.Step = &Step{}
 	return json.Unmarshal(b, n.Step)
+}
+
+// UnmarshalJSONFrom is UnmarshalJSON for json/v2, which Parse reads the
+// model with.
+func (n *Node) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	b, err := dec.ReadValue()
+	if err != nil {
+		return err
+	}
+	opts := dec.Options()
+	var keys struct {
+		Loop jsontext.Value `json:"loop"`
+		Body jsontext.Value `json:"body"`
+	}
+	if err := jsonv2.Unmarshal(b, &keys, opts); err != nil {
+		return err
+	}
+	if keys.Loop != nil || keys.Body != nil {
+		n.Loop = &Loop{}
+		return jsonv2.Unmarshal(b, n.Loop, opts)
+	}
+	n.Step = &Step{}
+	return jsonv2.Unmarshal(b, n.Step, opts)
 }
 
 // MarshalJSON writes the node's one variant.
