@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"reflect"
 	"sort"
+	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	jsonv2 "github.com/go-json-experiment/json"
@@ -199,6 +201,9 @@ func Locate(src []byte, p Problem) Problem { return locate(src, p) }
 // invalidUTF8 returns the offset of the first byte that is not part of a
 // valid UTF-8 sequence, or -1.
 func invalidUTF8(src []byte) int {
+	if utf8.Valid(src) {
+		return -1
+	}
 	for off := 0; off < len(src); {
 		r, n := utf8.DecodeRune(src[off:])
 		if r == utf8.RuneError && n == 1 {
@@ -333,7 +338,7 @@ func (r *reader) check(v any, t reflect.Type, ptr string) {
 			return
 		}
 		for i, x := range arr {
-			r.check(x, t.Elem(), fmt.Sprintf("%s/%d", ptr, i))
+			r.check(x, t.Elem(), ptr+"/"+strconv.Itoa(i))
 		}
 	case reflect.Map:
 		m, ok := v.(map[string]any)
@@ -393,7 +398,13 @@ func (r *reader) checkStruct(v any, t reflect.Type, ptr string) {
 	}
 }
 
+// fieldsOf caches jsonFields: the reader asks it of every object.
+var fieldsOf sync.Map // reflect.Type → map[string]reflect.Type
+
 func jsonFields(t reflect.Type) map[string]reflect.Type {
+	if f, ok := fieldsOf.Load(t); ok {
+		return f.(map[string]reflect.Type)
+	}
 	out := map[string]reflect.Type{}
 	for i := 0; i < t.NumField(); i++ {
 		f := t.Field(i)
@@ -402,6 +413,7 @@ func jsonFields(t reflect.Type) map[string]reflect.Type {
 			out[name] = f.Type
 		}
 	}
+	fieldsOf.Store(t, out)
 	return out
 }
 
