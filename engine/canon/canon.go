@@ -19,8 +19,18 @@ import (
 	"github.com/workrail/workrail/engine"
 )
 
-// JSON returns the RFC 8785 canonical JSON of v.
+// JSON returns the RFC 8785 canonical JSON of v: encoding/json's
+// encoding of v, canonicalised. direct writes it in one pass where it
+// can; viaMarshal is the definition.
 func JSON(v any) ([]byte, error) {
+	if out, ok := direct(v); ok {
+		return out, nil
+	}
+	return viaMarshal(v)
+}
+
+// viaMarshal is JSON as encoding/json, then transform.
+func viaMarshal(v any) ([]byte, error) {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return nil, fmt.Errorf("canon: marshal: %w", err)
