@@ -128,9 +128,32 @@ type NumberProblem struct {
 // every number CheckNumber refuses, in document-independent order: object
 // keys sorted, array items in order.
 func BadNumbers(v any) []NumberProblem {
+	if !hasBadNumber(v) {
+		return nil // the common case, without a pointer built for every value
+	}
 	var out []NumberProblem
 	walkNumbers(v, "", &out)
 	return out
+}
+
+func hasBadNumber(v any) bool {
+	switch x := v.(type) {
+	case map[string]any:
+		for _, item := range x {
+			if hasBadNumber(item) {
+				return true
+			}
+		}
+	case []any:
+		for _, item := range x {
+			if hasBadNumber(item) {
+				return true
+			}
+		}
+	case json.Number:
+		return CheckNumber(string(x)) != nil
+	}
+	return false
 }
 
 func walkNumbers(v any, ptr string, out *[]NumberProblem) {
