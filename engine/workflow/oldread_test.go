@@ -10,6 +10,9 @@ import (
 	"reflect"
 	"testing"
 
+	jsonv2 "github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+
 	"github.com/workrail/workrail/engine/canon"
 )
 
@@ -52,7 +55,8 @@ func oldParse(src []byte) (Workflow, error) {
 
 // FuzzParseIsOld holds Parse to oldParse while that is kept: the same
 // workflow, or the same problems (texts, pointers, lines and columns, in
-// the same order), for any bytes. It is seeded with the bundled
+// the same order), for any bytes; and loopByName to the member decode it
+// stands in for, on any object. It is seeded with the bundled
 // workflows and the TypeScript-format fixtures.
 func FuzzParseIsOld(f *testing.F) {
 	for _, glob := range []string{"../../workflows/*.json", "../../workflows/testdata/*/*.json", "../../workflows/testdata/legacy/*/*.json"} {
@@ -65,12 +69,21 @@ func FuzzParseIsOld(f *testing.F) {
 			f.Add(b)
 		}
 	}
-	for _, s := range []string{``, ` `, `{}`, `{} ]`, `{}}`, `{} x`, `123a`, `[1]`, `{"id":1} ]`, `"\ud800"`, `{"steps":[{"Loop":null}]}`,
+	for _, s := range []string{``, ` `, `{}`, `{} ]`, `{}}`, `{} x`, `123a`, `[1]`, `{"id":1} ]`, `"\ud800"`, `{"steps":[{"Loop":null}]}`, `{"a":{"loop":1},"b":["body"],"BODY":null}`, `{"l\u006fop":1}`, `{"LoOp":[{"x":"}"}]}`,
 		`{"steps":[{"id":"a","body":[]}],"steps":[{"id":"b"}]}`, `{"capabilities":{"a":"b"},"capabilities":{}}`,
 		`{"steps":[{"id":"a","title":"A","prompt":"p","runCondition":{"var":"n","gt":"x","gt":1}}]}`} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, src []byte) {
+		if loop, ok := loopByName(src); ok && jsontext.Value(src).IsValid() {
+			var keys struct {
+				Loop jsontext.Value `json:"loop"`
+				Body jsontext.Value `json:"body"`
+			}
+			if err := jsonv2.Unmarshal(src, &keys, modelOptions); err != nil || loop != (keys.Loop != nil || keys.Body != nil) {
+				t.Fatalf("loopByName(%q) = %v; json/v2: %+v (%v)", src, loop, keys, err)
+			}
+		}
 		w, err := Parse(src)
 		want, wantErr := oldParse(src)
 		if fmt.Sprint(err) != fmt.Sprint(wantErr) {

@@ -253,19 +253,66 @@ func (n *Node) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 		return err
 	}
 	opts := dec.Options()
-	var keys struct {
-		Loop jsontext.Value `json:"loop"`
-		Body jsontext.Value `json:"body"`
+	loop, ok := loopByName(b)
+	if !ok {
+		var keys struct {
+			Loop jsontext.Value `json:"loop"`
+			Body jsontext.Value `json:"body"`
+		}
+		if err := jsonv2.Unmarshal(b, &keys, opts); err != nil {
+			return err
+		}
+		loop = keys.Loop != nil || keys.Body != nil
 	}
-	if err := jsonv2.Unmarshal(b, &keys, opts); err != nil {
-		return err
-	}
-	if keys.Loop != nil || keys.Body != nil {
+	if loop {
 		n.Loop = &Loop{}
 		return jsonv2.Unmarshal(b, n.Loop, opts)
 	}
 	n.Step = &Step{}
 	return jsonv2.Unmarshal(b, n.Step, opts)
+}
+
+// loopByName reports whether b, one JSON object the decoder has read,
+// has a member that json/v2's v1 options read into a field named "loop"
+// or "body": a name equal to either but for case. It scans the bytes
+// for the object's own names instead of decoding every member; ok is
+// false when one of those names holds an escape, which only the decoder
+// reads right, or when b is not an object.
+func loopByName(b []byte) (loop, ok bool) {
+	if len(b) == 0 || b[0] != '{' {
+		return false, false
+	}
+	depth, name := 0, false // name: the next string at depth 1 is a member's name
+	for i := 0; i < len(b); i++ {
+		switch b[i] {
+		case '{', '[':
+			depth++
+			name = depth == 1
+		case '}', ']':
+			depth--
+		case ',':
+			name = depth == 1
+		case '"':
+			j, escaped := i+1, false
+			for ; j < len(b) && b[j] != '"'; j++ {
+				if b[j] == '\\' {
+					escaped = true
+					j++
+				}
+			}
+			if name {
+				if escaped {
+					return false, false
+				}
+				if s := b[i+1 : j]; bytes.EqualFold(s, []byte("loop")) || bytes.EqualFold(s, []byte("body")) {
+					return true, true
+				}
+				name = false
+			}
+			i = j
+		}
+	}
+	return false, true
 }
 
 // MarshalJSON writes the node's one variant.
