@@ -25,16 +25,32 @@ import (
 // it answers (FuzzTransform and TestDirectIsMarshalThenTransform hold it
 // to them).
 func direct(v any) ([]byte, bool) {
-	e := encoder{out: make([]byte, 0, 4096)}
 	rv := reflect.ValueOf(v)
 	if !rv.IsValid() {
 		return []byte("null"), true
 	}
-	if !encoderOf(rv.Type())(&e, rv) {
-		return nil, false
+	buf := buffers.Get().(*[]byte)
+	e := encoder{out: (*buf)[:0]}
+	ok := encoderOf(rv.Type())(&e, rv)
+	var out []byte
+	if ok {
+		out = make([]byte, len(e.out))
+		copy(out, e.out)
 	}
-	return e.out, true
+	if cap(e.out) <= maxPooled {
+		*buf = e.out
+		buffers.Put(buf)
+	}
+	return out, ok
 }
+
+// buffers are what direct writes into: a compiled workflow's canonical
+// form is hundreds of kilobytes, and growing a new slice to it, doubling,
+// cost more than writing it. Buffers past maxPooled are left to the
+// collector.
+var buffers = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}
+
+const maxPooled = 4 << 20
 
 type encoder struct {
 	out   []byte
