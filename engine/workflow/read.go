@@ -246,25 +246,35 @@ func (n *Node) UnmarshalJSON(b []byte) error {
 }
 
 // UnmarshalJSONFrom is UnmarshalJSON for json/v2, which Parse reads the
-// model with.
+// model with. The decoder holds the whole file then: the node's member
+// names are read in its buffer (loopByName), and the node is decoded
+// from the file's decoder, not read out and decoded again (its body's
+// nodes once more per level). A node whose names loopByName cannot read
+// is read out and probed by a decode of its members.
 func (n *Node) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	if dec.PeekKind() == '{' {
+		if loop, ok := loopByName(bytes.TrimLeft(dec.UnreadBuffer(), ",: \t\r\n")); ok {
+			if loop {
+				n.Loop = &Loop{}
+				return jsonv2.UnmarshalDecode(dec, n.Loop)
+			}
+			n.Step = &Step{}
+			return jsonv2.UnmarshalDecode(dec, n.Step)
+		}
+	}
 	b, err := dec.ReadValue()
 	if err != nil {
 		return err
 	}
 	opts := dec.Options()
-	loop, ok := loopByName(b)
-	if !ok {
-		var keys struct {
-			Loop jsontext.Value `json:"loop"`
-			Body jsontext.Value `json:"body"`
-		}
-		if err := jsonv2.Unmarshal(b, &keys, opts); err != nil {
-			return err
-		}
-		loop = keys.Loop != nil || keys.Body != nil
+	var keys struct {
+		Loop jsontext.Value `json:"loop"`
+		Body jsontext.Value `json:"body"`
 	}
-	if loop {
+	if err := jsonv2.Unmarshal(b, &keys, opts); err != nil {
+		return err
+	}
+	if keys.Loop != nil || keys.Body != nil {
 		n.Loop = &Loop{}
 		return jsonv2.Unmarshal(b, n.Loop, opts)
 	}
@@ -272,12 +282,13 @@ func (n *Node) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	return jsonv2.Unmarshal(b, n.Step, opts)
 }
 
-// loopByName reports whether b, one JSON object the decoder has read,
-// has a member that json/v2's v1 options read into a field named "loop"
-// or "body": a name equal to either but for case. It scans the bytes
-// for the object's own names instead of decoding every member; ok is
-// false when one of those names holds an escape, which only the decoder
-// reads right, or when b is not an object.
+// loopByName reports whether the JSON object b starts with has a
+// member that json/v2's v1 options read into a field named "loop" or
+// "body": a name equal to either but for case. It scans the bytes for
+// the object's own names instead of decoding every member; ok is false
+// when b does not start with an object, when a name holds an escape,
+// which only the decoder reads right, or when the object does not end
+// within b and has no such name before.
 func loopByName(b []byte) (loop, ok bool) {
 	if len(b) == 0 || b[0] != '{' {
 		return false, false
@@ -289,22 +300,34 @@ func loopByName(b []byte) (loop, ok bool) {
 			depth++
 			name = depth == 1
 		case '}', ']':
-			depth--
+			if depth--; depth == 0 {
+				return false, true
+			}
 		case ',':
 			name = depth == 1
 		case '"':
-			j, escaped := i+1, false
-			for ; j < len(b) && b[j] != '"'; j++ {
-				if b[j] == '\\' {
-					escaped = true
-					j++
-				}
-			}
-			if name {
-				if escaped {
+			j := i + 1
+			for { // to the closing quote: one after an even run of backslashes
+				k := bytes.IndexByte(b[j:], '"')
+				if k < 0 {
 					return false, false
 				}
-				if s := b[i+1 : j]; bytes.EqualFold(s, []byte("loop")) || bytes.EqualFold(s, []byte("body")) {
+				j += k
+				n := 0
+				for b[j-1-n] == '\\' {
+					n++
+				}
+				if n%2 == 0 {
+					break
+				}
+				j++
+			}
+			if name {
+				s := b[i+1 : j]
+				if bytes.IndexByte(s, '\\') >= 0 {
+					return false, false
+				}
+				if bytes.EqualFold(s, []byte("loop")) || bytes.EqualFold(s, []byte("body")) {
 					return true, true
 				}
 				name = false
@@ -312,7 +335,7 @@ func loopByName(b []byte) (loop, ok bool) {
 			i = j
 		}
 	}
-	return false, true
+	return false, false
 }
 
 // MarshalJSON writes the node's one variant.
