@@ -77,6 +77,18 @@ func Parse(src []byte) (Workflow, error) {
 	if len(rest) > 0 && rest[0] != ']' && rest[0] != '}' {
 		return Workflow{}, Problems{locate(src, Problem{Message: "trailing data after the workflow object"})}
 	}
+	return parseTree(src, tree, rest)
+}
+
+// ParseDecoded is Parse for a file its caller has decoded already, as
+// the legacy normalizer has the file it writes: src is valid UTF-8
+// holding one JSON value and nothing after it, and tree is what
+// encoding/json's Decoder with UseNumber reads of it.
+func ParseDecoded(src []byte, tree any) (Workflow, error) { return parseTree(src, tree, nil) }
+
+// parseTree checks tree, read from src with rest after it, and decodes
+// the model from src.
+func parseTree(src []byte, tree any, rest []byte) (Workflow, error) {
 	var r reader
 	for _, n := range canon.BadNumbers(tree) {
 		r.add(n.Pointer, n.Err.Error()+"; use a smaller number or a string", "")

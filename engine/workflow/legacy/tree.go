@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/go-json-experiment/json/jsontext"
@@ -181,6 +182,52 @@ func encode(b *bytes.Buffer, v any) error {
 		b.Write(enc)
 	}
 	return nil
+}
+
+// plain returns the tree encode writes v as, the way workflow.Parse
+// reads it (encoding/json with UseNumber): objects as maps, arrays as
+// []any even when empty, what encode hands to json.Marshal read back.
+// It declines (false) a string that is not valid UTF-8 (encode writes
+// U+FFFD for its bad bytes) and a number that is not one number's text.
+func plain(v any) (any, bool) {
+	switch x := v.(type) {
+	case *object:
+		m := make(map[string]any, len(x.keys))
+		for _, k := range x.keys {
+			e, ok := plain(x.vals[k])
+			if !ok || !utf8.ValidString(k) {
+				return nil, false
+			}
+			m[k] = e
+		}
+		return m, true
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			var ok bool
+			if out[i], ok = plain(e); !ok {
+				return nil, false
+			}
+		}
+		return out, true
+	case string:
+		return x, utf8.ValidString(x)
+	case json.Number:
+		return x, x != "" && strings.Trim(string(x), "+-.0123456789eE") == "" && jsontext.Value(x).IsValid()
+	case bool, nil:
+		return x, true
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, false
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var out any
+	if dec.Decode(&out) != nil {
+		return nil, false
+	}
+	return out, true
 }
 
 // appendString quotes s as encoding/json does (HTML characters, U+2028
