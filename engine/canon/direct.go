@@ -29,9 +29,13 @@ func direct(v any) ([]byte, bool) {
 	if !rv.IsValid() {
 		return []byte("null"), true
 	}
+	enc := encoderOf(rv.Type())
+	if enc == nil {
+		return nil, false
+	}
 	buf := buffers.Get().(*[]byte)
 	e := encoder{out: (*buf)[:0]}
-	ok := encoderOf(rv.Type())(&e, rv)
+	ok := enc(&e, rv)
 	var out []byte
 	if ok {
 		out = make([]byte, len(e.out))
@@ -57,7 +61,11 @@ type encoder struct {
 	depth int
 }
 
-// encFn appends v's canonical JSON to e.out, or declines.
+// encFn appends v's canonical JSON to e.out, or declines. A type direct
+// does not take has none (nil), and neither has a type holding one in a
+// field, element or pointer: such a value declines before anything of
+// it is written. Only what an interface holds is found out as it is
+// written.
 type encFn func(e *encoder, v reflect.Value) bool
 
 // maxDirectDepth bounds nesting: past it (a cycle, say) direct declines
@@ -71,8 +79,6 @@ var (
 	marshalerType  = reflect.TypeFor[json.Marshaler]()
 	textType       = reflect.TypeFor[encoding.TextMarshaler]()
 )
-
-func decline(*encoder, reflect.Value) bool { return false }
 
 // encoderOf returns t's encoder, built once. A type that refers to
 // itself (a loop's body of nodes) finds its own encoder through an
@@ -88,7 +94,7 @@ func encoderOf(t reflect.Type) encFn {
 	wg.Add(1)
 	fi, loaded := encoders.LoadOrStore(t, encFn(func(e *encoder, v reflect.Value) bool {
 		wg.Wait()
-		return f(e, v)
+		return f != nil && f(e, v)
 	}))
 	if loaded {
 		return fi.(encFn)
@@ -107,7 +113,7 @@ func newEncoder(t reflect.Type) encFn {
 		return numberEncoder
 	case t.Implements(marshalerType) || reflect.PointerTo(t).Implements(marshalerType),
 		t.Implements(textType) || reflect.PointerTo(t).Implements(textType):
-		return decline
+		return nil
 	}
 	switch t.Kind() {
 	case reflect.Bool:
@@ -124,18 +130,18 @@ func newEncoder(t reflect.Type) encFn {
 		return pointerEncoder(t)
 	case reflect.Slice:
 		if t.Elem().Kind() == reflect.Uint8 {
-			return decline // base64, or a Marshaler's bytes
+			return nil // base64, or a Marshaler's bytes
 		}
 		return sliceEncoder(t)
 	case reflect.Map:
 		if t.Key().Kind() != reflect.String {
-			return decline
+			return nil
 		}
 		return mapEncoder(t)
 	case reflect.Struct:
 		return structEncoder(t)
 	}
-	return decline // floats, arrays, and what encoding/json refuses
+	return nil // floats, arrays, and what encoding/json refuses
 }
 
 func boolEncoder(e *encoder, v reflect.Value) bool {
@@ -211,11 +217,15 @@ func interfaceEncoder(e *encoder, v reflect.Value) bool {
 		return true
 	}
 	x := v.Elem()
-	return encoderOf(x.Type())(e, x)
+	enc := encoderOf(x.Type())
+	return enc != nil && enc(e, x)
 }
 
 func pointerEncoder(t reflect.Type) encFn {
 	elem := encoderOf(t.Elem())
+	if elem == nil {
+		return nil
+	}
 	return func(e *encoder, v reflect.Value) bool {
 		if v.IsNil() {
 			e.out = append(e.out, "null"...)
@@ -232,6 +242,9 @@ func pointerEncoder(t reflect.Type) encFn {
 
 func sliceEncoder(t reflect.Type) encFn {
 	elem := encoderOf(t.Elem())
+	if elem == nil {
+		return nil
+	}
 	return func(e *encoder, v reflect.Value) bool {
 		if v.IsNil() {
 			e.out = append(e.out, "null"...)
@@ -260,6 +273,9 @@ func sliceEncoder(t reflect.Type) encFn {
 // by bytes as by UTF-16 code units; other keys decline.
 func mapEncoder(t reflect.Type) encFn {
 	elem := encoderOf(t.Elem())
+	if elem == nil {
+		return nil
+	}
 	return func(e *encoder, v reflect.Value) bool {
 		if v.IsNil() {
 			e.out = append(e.out, "null"...)
@@ -325,7 +341,7 @@ func structEncoder(t reflect.Type) encFn {
 	for i := range t.NumField() {
 		f := t.Field(i)
 		if f.Anonymous {
-			return decline
+			return nil
 		}
 		if !f.IsExported() {
 			continue
@@ -341,21 +357,25 @@ func structEncoder(t reflect.Type) encFn {
 			case "", "omitempty":
 				omit = omit || opt == "omitempty"
 			default:
-				return decline
+				return nil
 			}
 		}
 		if name == "" {
 			name = f.Name
 		}
 		if !tagName(name) {
-			return decline
+			return nil
 		}
-		fields = append(fields, field{name: name, key: `"` + name + `":`, index: i, omitEmpty: omit, enc: encoderOf(f.Type)})
+		enc := encoderOf(f.Type)
+		if enc == nil {
+			return nil
+		}
+		fields = append(fields, field{name: name, key: `"` + name + `":`, index: i, omitEmpty: omit, enc: enc})
 	}
 	slices.SortFunc(fields, func(a, b field) int { return strings.Compare(a.name, b.name) })
 	for i := 1; i < len(fields); i++ {
 		if fields[i].name == fields[i-1].name {
-			return decline
+			return nil
 		}
 	}
 	return func(e *encoder, v reflect.Value) bool {
