@@ -19,8 +19,18 @@ import (
 	"github.com/workrail/workrail/engine"
 )
 
-// JSON returns the RFC 8785 canonical JSON of v.
+// JSON returns the RFC 8785 canonical JSON of v: encoding/json's
+// encoding of v, canonicalised. direct writes it in one pass where it
+// can; viaMarshal is the definition.
 func JSON(v any) ([]byte, error) {
+	if out, ok := direct(v); ok {
+		return out, nil
+	}
+	return viaMarshal(v)
+}
+
+// viaMarshal is JSON as encoding/json, then transform.
+func viaMarshal(v any) ([]byte, error) {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return nil, fmt.Errorf("canon: marshal: %w", err)
@@ -118,9 +128,32 @@ type NumberProblem struct {
 // every number CheckNumber refuses, in document-independent order: object
 // keys sorted, array items in order.
 func BadNumbers(v any) []NumberProblem {
+	if !hasBadNumber(v) {
+		return nil // the common case, without a pointer built for every value
+	}
 	var out []NumberProblem
 	walkNumbers(v, "", &out)
 	return out
+}
+
+func hasBadNumber(v any) bool {
+	switch x := v.(type) {
+	case map[string]any:
+		for _, item := range x {
+			if hasBadNumber(item) {
+				return true
+			}
+		}
+	case []any:
+		for _, item := range x {
+			if hasBadNumber(item) {
+				return true
+			}
+		}
+	case json.Number:
+		return CheckNumber(string(x)) != nil
+	}
+	return false
 }
 
 func walkNumbers(v any, ptr string, out *[]NumberProblem) {

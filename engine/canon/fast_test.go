@@ -15,7 +15,8 @@ import (
 // FuzzTransform holds transform to jcs, the reference RFC 8785
 // implementation canon used before jsontext: the same bytes, and an error
 // exactly when jcs refuses; and it holds the fast path, wherever it
-// answers, to jsontext's Canonicalize.
+// answers, to jsontext's Canonicalize. The input decoded (as
+// encoding/json decodes with UseNumber) holds direct to viaMarshal.
 func FuzzTransform(f *testing.F) {
 	for _, s := range []string{
 		`{}`, `[]`, `null`, `true`, `false`, `0`, `-1`, `-0`, `01`, `1.5`, `1e3`,
@@ -52,6 +53,18 @@ func FuzzTransform(f *testing.F) {
 			slow := jsontext.Value(bytes.Clone(in))
 			if err := slow.Canonicalize(); err != nil || string(fast) != string(slow) {
 				t.Fatalf("fastTransform(%q)\n got %q\nCanonicalize %q (%v)", in, fast, slow, err)
+			}
+		}
+		dec := json.NewDecoder(bytes.NewReader(in))
+		dec.UseNumber()
+		var v any
+		if dec.Decode(&v) != nil {
+			return
+		}
+		if out, ok := direct(v); ok {
+			want, err := viaMarshal(v)
+			if err != nil || string(out) != string(want) {
+				t.Fatalf("direct(%q)\n got %q\nviaMarshal %q (%v)", in, out, want, err)
 			}
 		}
 	})

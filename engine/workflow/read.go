@@ -7,8 +7,14 @@ import (
 	"fmt"
 	"reflect"
 	"sort"
+	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
+
+	jsonv2 "github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+	jsonv1 "github.com/go-json-experiment/json/v1"
 
 	"github.com/workrail/workrail/engine"
 	"github.com/workrail/workrail/engine/canon"
@@ -60,15 +66,29 @@ func Parse(src []byte) (Workflow, error) {
 		line, col := lineCol(src, off)
 		return Workflow{}, Problems{{Line: line, Column: col, Message: "the file is not valid UTF-8 here: save it with UTF-8 encoding"}}
 	}
-	var tree any
-	dec := json.NewDecoder(bytes.NewReader(src))
-	dec.UseNumber()
-	if err := dec.Decode(&tree); err != nil {
+	tree, rest, err := readTree(src)
+	if err != nil {
 		return Workflow{}, Problems{syntaxProblem(src, err)}
 	}
-	if dec.More() {
+	// encoding/json's Decoder.More, which this check was first made with,
+	// takes a closing bracket for the end of the stream; such a file is
+	// refused below, once its types are checked, as json.Unmarshal
+	// refused it.
+	if len(rest) > 0 && rest[0] != ']' && rest[0] != '}' {
 		return Workflow{}, Problems{locate(src, Problem{Message: "trailing data after the workflow object"})}
 	}
+	return parseTree(src, tree, rest)
+}
+
+// ParseDecoded is Parse for a file its caller has decoded already, as
+// the legacy normalizer has the file it writes: src is valid UTF-8
+// holding one JSON value and nothing after it, and tree is what
+// encoding/json's Decoder with UseNumber reads of it.
+func ParseDecoded(src []byte, tree any) (Workflow, error) { return parseTree(src, tree, nil) }
+
+// parseTree checks tree, read from src with rest after it, and decodes
+// the model from src.
+func parseTree(src []byte, tree any, rest []byte) (Workflow, error) {
 	var r reader
 	for _, n := range canon.BadNumbers(tree) {
 		r.add(n.Pointer, n.Err.Error()+"; use a smaller number or a string", "")
@@ -79,8 +99,17 @@ func Parse(src []byte) (Workflow, error) {
 	}
 	// Only unknown keys (or nothing) so far: the model decodes, so the
 	// semantic checks can report the rest in the same pass.
+	if len(rest) > 0 {
+		return Workflow{}, Problems{{Message: fmt.Sprintf("could not be read: invalid character '%c' after top-level value", rest[0])}}
+	}
 	var w Workflow
-	if err := json.Unmarshal(src, &w); err != nil {
+	if err := jsonv2.Unmarshal(src, &w, modelOptions); err != nil {
+		// Only a name given twice, its first value of another type, gets
+		// here: the tree keeps the last. encoding/json says what is wrong,
+		// as it always did.
+		if old := json.Unmarshal(src, new(Workflow)); old != nil {
+			err = old
+		}
 		return Workflow{}, Problems{{Message: "could not be read: " + err.Error()}}
 	}
 	r.problems = append(r.problems, w.check()...)
@@ -90,12 +119,103 @@ func Parse(src []byte) (Workflow, error) {
 	return w, nil
 }
 
+// readTree decodes src's first JSON value as encoding/json's Decoder did
+// with UseNumber (objects as maps, a name given twice keeping its last
+// value, numbers as json.Number) and returns what follows it, spaces
+// trimmed. jsontext reads it; what jsontext refuses is read again by
+// encoding/json, whose errors are the ones authors have always seen (and
+// which takes a letter right after a top-level number, leaving it for the
+// trailing-data check).
+func readTree(src []byte) (any, []byte, error) {
+	dec := jsontext.NewDecoder(bytes.NewBuffer(src), jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
+	if v, err := treeValue(dec); err == nil {
+		return v, bytes.TrimLeft(src[dec.InputOffset():], " \t\r\n"), nil
+	}
+	var v any
+	old := json.NewDecoder(bytes.NewReader(src))
+	old.UseNumber()
+	if err := old.Decode(&v); err != nil {
+		return nil, nil, err
+	}
+	return v, bytes.TrimLeft(src[old.InputOffset():], " \t\r\n"), nil
+}
+
+// treeValue reads the value that starts at dec's next token.
+func treeValue(dec *jsontext.Decoder) (any, error) {
+	tok, err := dec.ReadToken()
+	if err != nil {
+		return nil, err
+	}
+	switch tok.Kind() {
+	case '{':
+		m := map[string]any{}
+		for dec.PeekKind() != '}' {
+			k, err := dec.ReadToken()
+			if err != nil {
+				return nil, err
+			}
+			name := k.String() // the token is the decoder's until its next read
+			v, err := treeValue(dec)
+			if err != nil {
+				return nil, err
+			}
+			m[name] = v
+		}
+		_, err := dec.ReadToken()
+		return m, err
+	case '[':
+		arr := []any{}
+		for dec.PeekKind() != ']' {
+			v, err := treeValue(dec)
+			if err != nil {
+				return nil, err
+			}
+			arr = append(arr, v)
+		}
+		_, err := dec.ReadToken()
+		return arr, err
+	case '"':
+		return tok.String(), nil
+	case '0':
+		return json.Number(tok.String()), nil
+	case 'n':
+		return nil, nil
+	}
+	return tok.Bool(), nil
+}
+
+// modelOptions read the model with json/v2 as encoding/json did (its v1
+// semantics: names matched without regard to case, a name given twice
+// merged into the first's value), in one pass over the file: nodes are
+// read from the file's decoder, not handed their bytes to validate again.
+var modelOptions = jsonv2.JoinOptions(jsonv1.DefaultOptionsV1(),
+	jsonv2.WithUnmarshalers(jsonv2.UnmarshalFromFunc(readNumber)))
+
+// readNumber reads a json.Number, which json/v2 does not know: a
+// number's text; anything else (a name given twice, its first value of
+// another type) as encoding/json reads it.
+func readNumber(dec *jsontext.Decoder, n *json.Number) error {
+	kind := dec.PeekKind()
+	b, err := dec.ReadValue()
+	if err != nil {
+		return err
+	}
+	if kind != '0' {
+		return json.Unmarshal(b, n)
+	}
+	*n = json.Number(b)
+	return nil
+}
+
 // Locate fills in the line and column of p's pointer in src.
 func Locate(src []byte, p Problem) Problem { return locate(src, p) }
 
 // invalidUTF8 returns the offset of the first byte that is not part of a
 // valid UTF-8 sequence, or -1.
 func invalidUTF8(src []byte) int {
+	if utf8.Valid(src) {
+		return -1
+	}
 	for off := 0; off < len(src); {
 		r, n := utf8.DecodeRune(src[off:])
 		if r == utf8.RuneError && n == 1 {
@@ -135,6 +255,99 @@ func (n *Node) UnmarshalJSON(b []byte) error {
 	}
 	n.Step = &Step{}
 	return json.Unmarshal(b, n.Step)
+}
+
+// UnmarshalJSONFrom is UnmarshalJSON for json/v2, which Parse reads the
+// model with. The decoder holds the whole file then: the node's member
+// names are read in its buffer (loopByName), and the node is decoded
+// from the file's decoder, not read out and decoded again (its body's
+// nodes once more per level). A node whose names loopByName cannot read
+// is read out and probed by a decode of its members.
+func (n *Node) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	if dec.PeekKind() == '{' {
+		if loop, ok := loopByName(bytes.TrimLeft(dec.UnreadBuffer(), ",: \t\r\n")); ok {
+			if loop {
+				n.Loop = &Loop{}
+				return jsonv2.UnmarshalDecode(dec, n.Loop)
+			}
+			n.Step = &Step{}
+			return jsonv2.UnmarshalDecode(dec, n.Step)
+		}
+	}
+	b, err := dec.ReadValue()
+	if err != nil {
+		return err
+	}
+	opts := dec.Options()
+	var keys struct {
+		Loop jsontext.Value `json:"loop"`
+		Body jsontext.Value `json:"body"`
+	}
+	if err := jsonv2.Unmarshal(b, &keys, opts); err != nil {
+		return err
+	}
+	if keys.Loop != nil || keys.Body != nil {
+		n.Loop = &Loop{}
+		return jsonv2.Unmarshal(b, n.Loop, opts)
+	}
+	n.Step = &Step{}
+	return jsonv2.Unmarshal(b, n.Step, opts)
+}
+
+// loopByName reports whether the JSON object b starts with has a
+// member that json/v2's v1 options read into a field named "loop" or
+// "body": a name equal to either but for case. It scans the bytes for
+// the object's own names instead of decoding every member; ok is false
+// when b does not start with an object, when a name holds an escape,
+// which only the decoder reads right, or when the object does not end
+// within b and has no such name before.
+func loopByName(b []byte) (loop, ok bool) {
+	if len(b) == 0 || b[0] != '{' {
+		return false, false
+	}
+	depth, name := 0, false // name: the next string at depth 1 is a member's name
+	for i := 0; i < len(b); i++ {
+		switch b[i] {
+		case '{', '[':
+			depth++
+			name = depth == 1
+		case '}', ']':
+			if depth--; depth == 0 {
+				return false, true
+			}
+		case ',':
+			name = depth == 1
+		case '"':
+			j := i + 1
+			for { // to the closing quote: one after an even run of backslashes
+				k := bytes.IndexByte(b[j:], '"')
+				if k < 0 {
+					return false, false
+				}
+				j += k
+				n := 0
+				for b[j-1-n] == '\\' {
+					n++
+				}
+				if n%2 == 0 {
+					break
+				}
+				j++
+			}
+			if name {
+				s := b[i+1 : j]
+				if bytes.IndexByte(s, '\\') >= 0 {
+					return false, false
+				}
+				if bytes.EqualFold(s, []byte("loop")) || bytes.EqualFold(s, []byte("body")) {
+					return true, true
+				}
+				name = false
+			}
+			i = j
+		}
+	}
+	return false, false
 }
 
 // MarshalJSON writes the node's one variant.
@@ -207,7 +420,7 @@ func (r *reader) check(v any, t reflect.Type, ptr string) {
 			return
 		}
 		for i, x := range arr {
-			r.check(x, t.Elem(), fmt.Sprintf("%s/%d", ptr, i))
+			r.check(x, t.Elem(), ptr+"/"+strconv.Itoa(i))
 		}
 	case reflect.Map:
 		m, ok := v.(map[string]any)
@@ -267,7 +480,13 @@ func (r *reader) checkStruct(v any, t reflect.Type, ptr string) {
 	}
 }
 
+// fieldsOf caches jsonFields: the reader asks it of every object.
+var fieldsOf sync.Map // reflect.Type → map[string]reflect.Type
+
 func jsonFields(t reflect.Type) map[string]reflect.Type {
+	if f, ok := fieldsOf.Load(t); ok {
+		return f.(map[string]reflect.Type)
+	}
 	out := map[string]reflect.Type{}
 	for i := 0; i < t.NumField(); i++ {
 		f := t.Field(i)
@@ -276,6 +495,7 @@ func jsonFields(t reflect.Type) map[string]reflect.Type {
 			out[name] = f.Type
 		}
 	}
+	fieldsOf.Store(t, out)
 	return out
 }
 

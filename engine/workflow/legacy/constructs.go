@@ -29,8 +29,11 @@ func (n *normalizer) bodiesByID(root *object) {
 	takenBy := map[int]string{}
 	for i, x := range steps {
 		o, ok := x.(*object)
+		if !ok {
+			continue // not a step: workflow.Parse says so
+		}
 		id, named := o.get("body").(string)
-		if !ok || !named {
+		if !named {
 			continue
 		}
 		ptr := fmt.Sprintf("/steps/%d/body", i)

@@ -69,11 +69,18 @@ func Normalize(src []byte) (Result, error) {
 		return Result{Workflow: w}, err
 	}
 	var buf bytes.Buffer
+	buf.Grow(len(src) + len(src)/4)
 	if err := encode(&buf, tree); err != nil {
 		return Result{}, workflow.Problems{{Message: "could not be normalized: " + err.Error()}}
 	}
 	b := buf.Bytes()
-	w, err := workflow.Parse(b)
+	var w workflow.Workflow
+	var err error
+	if read, ok := plain(tree); ok {
+		w, err = workflow.ParseDecoded(b, read) // b is not read again to check it
+	} else {
+		w, err = workflow.Parse(b)
+	}
 	if err != nil {
 		var p workflow.Problems
 		if errors.As(err, &p) {

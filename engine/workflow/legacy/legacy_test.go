@@ -180,6 +180,21 @@ func TestCanonicalUntouched(t *testing.T) {
 	}
 }
 
+// TestStepsThatAreNotObjects: a step that is not an object, beside a
+// loop naming its body by id or not, is Parse's problem, not a crash.
+func TestStepsThatAreNotObjects(t *testing.T) {
+	for _, src := range []string{
+		`{"id":"x","name":"X","description":"d","version":"1","steps":["do the thing"]}`,
+		`{"id":"x","name":"X","description":"d","version":"1","steps":[1,null,{"id":"l","type":"loop","title":"L","body":"b","loop":{"type":"for","count":2}},{"id":"b","title":"B","prompt":"p"}]}`,
+	} {
+		_, err := legacy.Normalize([]byte(src))
+		var p workflow.Problems
+		if !errors.As(err, &p) || !strings.Contains(err.Error(), "/steps/0: must be an object (a step or a loop)") {
+			t.Errorf("Normalize(%s): %v; want the problem at /steps/0", src, err)
+		}
+	}
+}
+
 // TestNoContextIsTheOldFormat: a file that uses only keys both formats
 // share but reads variables it never declares (the TypeScript format
 // declares none) is read as that format: its variables become lenient

@@ -5,6 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strconv"
+	"strings"
+	"unicode/utf8"
 
 	"github.com/go-json-experiment/json/jsontext"
 )
@@ -165,6 +168,12 @@ func encode(b *bytes.Buffer, v any) error {
 		b.WriteByte(']')
 	case json.Number:
 		b.WriteString(string(x))
+	case string:
+		b.Write(appendString(b.AvailableBuffer(), x))
+	case bool:
+		b.WriteString(strconv.FormatBool(x))
+	case nil:
+		b.WriteString("null")
 	default:
 		enc, err := json.Marshal(x)
 		if err != nil {
@@ -173,4 +182,103 @@ func encode(b *bytes.Buffer, v any) error {
 		b.Write(enc)
 	}
 	return nil
+}
+
+// plain returns the tree encode writes v as, the way workflow.Parse
+// reads it (encoding/json with UseNumber): objects as maps, arrays as
+// []any even when empty, what encode hands to json.Marshal read back.
+// It declines (false) a string that is not valid UTF-8 (encode writes
+// U+FFFD for its bad bytes) and a number that is not one number's text.
+func plain(v any) (any, bool) {
+	switch x := v.(type) {
+	case *object:
+		m := make(map[string]any, len(x.keys))
+		for _, k := range x.keys {
+			e, ok := plain(x.vals[k])
+			if !ok || !utf8.ValidString(k) {
+				return nil, false
+			}
+			m[k] = e
+		}
+		return m, true
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			var ok bool
+			if out[i], ok = plain(e); !ok {
+				return nil, false
+			}
+		}
+		return out, true
+	case string:
+		return x, utf8.ValidString(x)
+	case json.Number:
+		return x, x != "" && strings.Trim(string(x), "+-.0123456789eE") == "" && jsontext.Value(x).IsValid()
+	case bool, nil:
+		return x, true
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, false
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var out any
+	if dec.Decode(&out) != nil {
+		return nil, false
+	}
+	return out, true
+}
+
+// appendString quotes s as encoding/json does (HTML characters, U+2028
+// and U+2029 escaped, invalid bytes as U+FFFD), without a json.Marshal
+// for every string of the file.
+func appendString(dst []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		if c := s[i]; c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
+				i++
+				continue
+			}
+			dst = append(dst, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				dst = append(dst, '\\', c)
+			case '\b':
+				dst = append(dst, '\\', 'b')
+			case '\f':
+				dst = append(dst, '\\', 'f')
+			case '\n':
+				dst = append(dst, '\\', 'n')
+			case '\r':
+				dst = append(dst, '\\', 'r')
+			case '\t':
+				dst = append(dst, '\\', 't')
+			default:
+				dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, `\ufffd`...)
+		case r == '\u2028' || r == '\u2029':
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, '\\', 'u', '2', '0', '2', hex[r&0xf])
+		default:
+			i += size
+			continue
+		}
+		i += size
+		start = i
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
 }
