@@ -21,7 +21,7 @@ type vertex struct {
 	// returns, made once.
 	kids []*vertex
 	size int // rows in the subtree, this one included
-	cps   int // checkpoints in the subtree
+	cps  int // checkpoints in the subtree
 	// onPath is the row below this one on the line being laid out.
 	onPath *vertex
 	item   *item // the row showing this one, when it has its own

@@ -51,7 +51,11 @@ func RestoreOutline(canonical []byte, h engine.WorkflowHash) (Compiled, error) {
 
 // outlineNodes reads a list of nodes as RestoreOutline does.
 func outlineNodes(d *jsontext.Decoder) ([]Node, error) {
-	if t, err := d.ReadToken(); err != nil || t.Kind() != '[' {
+	t, err := d.ReadToken()
+	if err == nil && t.Kind() == 'n' {
+		return nil, nil // a workflow sealed without steps
+	}
+	if err != nil || t.Kind() != '[' {
 		return nil, unexpected(d, t, err)
 	}
 	out := []Node{}
@@ -73,7 +77,7 @@ func outlineNodes(d *jsontext.Decoder) ([]Node, error) {
 		}
 		out = append(out, n)
 	}
-	_, err := d.ReadToken()
+	_, err = d.ReadToken()
 	return out, err
 }
 

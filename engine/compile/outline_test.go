@@ -33,6 +33,19 @@ func outlineOf(c compile.Compiled) compile.Workflow {
 	return compile.Workflow{ID: c.ID, Kind: c.Kind, Name: c.Name, Description: c.Description, Version: c.Version, Steps: nodes(c.Steps)}
 }
 
+// TestRestoreOutlineOfNoSteps reads a workflow sealed without steps
+// (null where a list would be), as Restore does.
+func TestRestoreOutlineOfNoSteps(t *testing.T) {
+	c, err := compile.Seal(compile.Workflow{ID: "wr.x", Name: "x", Version: "1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := compile.RestoreOutline(c.Canonical, c.Hash)
+	if err != nil || got.Steps != nil || got.ID != "wr.x" || got.Version != "1" {
+		t.Errorf("RestoreOutline = %+v, %v", got.Workflow, err)
+	}
+}
+
 // TestRestoreOutline reads every bundled workflow's pinned bytes (loops
 // nested in loops among them) and a 1,000-step one as RestoreOutline
 // does and compares it with the same fields of a full Restore, titles
