@@ -16,14 +16,16 @@ type pinned struct {
 	Hash    engine.WorkflowHash
 	// Compiled is the pinned workflow's outline (compile.RestoreOutline):
 	// its step tree with ids, titles and loops, what rows, headers and
-	// progress read. What a step runs with (its prompt, requirements,
-	// the contracts) is read through Full.
+	// progress read. One step whole (its prompt, user dependency) is
+	// read with its DecodeStep, the contracts with DecodeContracts, the
+	// whole workflow through Full.
 	Compiled *compile.Compiled
 	full     *fullPin
 }
 
 // fullPin is a pinned workflow decoded whole, once, when first asked
-// for: a run page's rows never need it, its panel and blockers may.
+// for: the workflow page describes a version whole; a run page never
+// needs it.
 type fullPin struct {
 	once     sync.Once
 	compiled compile.Compiled

@@ -94,11 +94,11 @@ func blockerNeed(b event.Blocker, row project.Row, pin pinned) (need, error) {
 		return n, nil
 	}
 	// What only the user can give, as the workflow's author asks for it.
-	full, err := pin.Full()
+	st, ok, err := pin.Compiled.DecodeStep(row.Step)
 	if err != nil {
 		return n, err
 	}
-	if st, ok := full.Step(row.Step); ok && st.UserDependency != nil {
+	if ok && st.UserDependency != nil {
 		d := st.UserDependency
 		n.Text += ": " + firstNonEmpty(d.RequestedFromUser, d.Summary)
 		if len(d.Options) > 0 {

@@ -87,11 +87,11 @@ type checkpointView struct {
 // rowPanel reads row's records: the words the projection names by event.
 func (c *Console) rowPanel(sid engine.SessionID, p *project.Projection, pin pinned, row project.Row) (rowPanel, error) {
 	v := rowPanel{Row: row, Title: stepTitle(pin.Compiled, row.Step), Now: c.now()}
-	full, err := pin.Full()
+	st, ok, err := pin.Compiled.DecodeStep(row.Step)
 	if err != nil {
 		return v, err
 	}
-	if st, ok := full.Step(row.Step); ok {
+	if ok {
 		v.Step = st
 	}
 	if len(p.Branches) > 1 {
@@ -183,11 +183,11 @@ func attemptOf(tx execute.ReadTx, p *project.Projection, pin pinned, row project
 		if !ok {
 			continue
 		}
-		full, err := pin.Full()
+		contracts, err := pin.Compiled.DecodeContracts()
 		if err != nil {
 			return av, err
 		}
-		out := output{NodeOutputAppendedData: *d, Artifacts: artifactsOf(d.Artifacts, full.Contracts), Refused: map[int]string{},
+		out := output{NodeOutputAppendedData: *d, Artifacts: artifactsOf(d.Artifacts, contracts), Refused: map[int]string{},
 			correction: fixes.of(ev.ID, d.Supersedes)}
 		for i, art := range out.Artifacts {
 			for k, r := range av.Refused {

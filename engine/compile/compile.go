@@ -178,6 +178,7 @@ type Compiled struct {
 	Canonical []byte
 	Hash      engine.WorkflowHash
 	index     map[workflow.StepID]*Step
+	outline   *outline // what RestoreOutline left undecoded; nil for a whole workflow
 }
 
 // pass is one pure step of the pipeline.

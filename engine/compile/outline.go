@@ -2,6 +2,7 @@ package compile
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 
 	"github.com/go-json-experiment/json/jsontext"
@@ -23,6 +24,7 @@ func RestoreOutline(canonical []byte, h engine.WorkflowHash) (Compiled, error) {
 	// Canonical: what a decoder checks besides their shape is checked.
 	d := jsontext.NewDecoder(bytes.NewBuffer(canonical), jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
 	var w Workflow
+	o := &outline{steps: map[workflow.StepID]span{}}
 	err := members(d, func(name []byte) error {
 		var err error
 		switch string(name) {
@@ -37,7 +39,11 @@ func RestoreOutline(canonical []byte, h engine.WorkflowHash) (Compiled, error) {
 		case "version":
 			w.Version, err = text[string](d)
 		case "steps":
-			w.Steps, err = outlineNodes(d)
+			w.Steps, err = outlineNodes(d, o)
+		case "contracts":
+			from := d.InputOffset()
+			err = d.SkipValue()
+			o.contracts = span{from, d.InputOffset()}
 		default:
 			err = d.SkipValue()
 		}
@@ -46,11 +52,63 @@ func RestoreOutline(canonical []byte, h engine.WorkflowHash) (Compiled, error) {
 	if err != nil {
 		return Compiled{}, fmt.Errorf("compile: pinned workflow %s: %w", h, err)
 	}
-	return restore(w, canonical, h), nil
+	c := restore(w, canonical, h)
+	c.outline = o
+	return c, nil
 }
 
-// outlineNodes reads a list of nodes as RestoreOutline does.
-func outlineNodes(d *jsontext.Decoder) ([]Node, error) {
+// outline is where RestoreOutline found what it left undecoded: each
+// step's object and the contracts, as byte ranges of the canonical
+// bytes, so one of them can be decoded alone (DecodeStep,
+// DecodeContracts).
+type outline struct {
+	steps     map[workflow.StepID]span
+	contracts span // empty when the workflow has none
+}
+
+// span is a range of bytes, [from, to); a value's leading separator and
+// spaces may be in it.
+type span struct{ from, to int64 }
+
+// DecodeStep is the step with id whole (prompt, conditions, user
+// dependency and all) as Restore decodes it. Of an outline only that
+// step's bytes are decoded; of a whole workflow it is Step.
+func (c Compiled) DecodeStep(id workflow.StepID) (*Step, bool, error) {
+	if c.outline == nil {
+		s, ok := c.Step(id)
+		return s, ok, nil
+	}
+	sp, ok := c.outline.steps[id]
+	if !ok {
+		return nil, false, nil
+	}
+	s := &Step{}
+	if err := json.Unmarshal(bytes.TrimLeft(c.Canonical[sp.from:sp.to], ":, \t\r\n"), s); err != nil {
+		return nil, false, fmt.Errorf("compile: step %s of pinned workflow %s: %w", id, c.Hash, err)
+	}
+	return s, true, nil
+}
+
+// DecodeContracts are the workflow's contracts as Restore decodes them:
+// of an outline only their bytes are decoded.
+func (c Compiled) DecodeContracts() (map[workflow.ContractRef]ContractPack, error) {
+	if c.outline == nil {
+		return c.Contracts, nil
+	}
+	sp := c.outline.contracts
+	if sp.from == sp.to {
+		return nil, nil
+	}
+	var out map[workflow.ContractRef]ContractPack
+	if err := json.Unmarshal(bytes.TrimLeft(c.Canonical[sp.from:sp.to], ":, \t\r\n"), &out); err != nil {
+		return nil, fmt.Errorf("compile: contracts of pinned workflow %s: %w", c.Hash, err)
+	}
+	return out, nil
+}
+
+// outlineNodes reads a list of nodes as RestoreOutline does, noting in o
+// where each step is.
+func outlineNodes(d *jsontext.Decoder, o *outline) ([]Node, error) {
 	t, err := d.ReadToken()
 	if err == nil && t.Kind() == 'n' {
 		return nil, nil // a workflow sealed without steps
@@ -65,10 +123,15 @@ func outlineNodes(d *jsontext.Decoder) ([]Node, error) {
 			switch string(name) {
 			case "step":
 				n.Step = &Step{}
-				return members(d, func(name []byte) error { return outlineStep(d, name, n.Step) })
+				from := d.InputOffset()
+				if err := members(d, func(name []byte) error { return outlineStep(d, name, n.Step) }); err != nil {
+					return err
+				}
+				o.steps[n.Step.ID] = span{from, d.InputOffset()}
+				return nil
 			case "loop":
 				n.Loop = &Loop{}
-				return members(d, func(name []byte) error { return outlineLoop(d, name, n.Loop) })
+				return members(d, func(name []byte) error { return outlineLoop(d, name, n.Loop, o) })
 			}
 			return d.SkipValue()
 		})
@@ -94,7 +157,7 @@ func outlineStep(d *jsontext.Decoder, name []byte, s *Step) error {
 	return err
 }
 
-func outlineLoop(d *jsontext.Decoder, name []byte, l *Loop) error {
+func outlineLoop(d *jsontext.Decoder, name []byte, l *Loop, o *outline) error {
 	var err error
 	switch string(name) {
 	case "id":
@@ -102,7 +165,7 @@ func outlineLoop(d *jsontext.Decoder, name []byte, l *Loop) error {
 	case "title":
 		l.Title, err = text[string](d)
 	case "body":
-		l.Body, err = outlineNodes(d)
+		l.Body, err = outlineNodes(d, o)
 	case "spec":
 		err = members(d, func(name []byte) error {
 			if string(name) != "maxIterations" {

@@ -84,6 +84,47 @@ func TestRestoreOutline(t *testing.T) {
 	}
 }
 
+// TestOutlineDecodesOneStep decodes each step of every bundled workflow
+// and of a 1,000-step one alone from its outline, and the contracts, and
+// compares them with a full Restore's.
+func TestOutlineDecodesOneStep(t *testing.T) {
+	entries := executetest.Catalog(t, workflows.FS).Catalog("").All()
+	entries = append(entries, executetest.Long(t, 1000).Catalog("").All()...)
+	contracts := 0
+	for _, e := range entries {
+		full, err := compile.Restore(e.Compiled.Canonical, e.Compiled.Hash)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := compile.RestoreOutline(e.Compiled.Canonical, e.Compiled.Hash)
+		if err != nil {
+			t.Fatalf("%s: %v", e.Compiled.ID, err)
+		}
+		compile.Walk(full.Steps, func(n compile.Node) {
+			if n.Step == nil {
+				return
+			}
+			for _, c := range []compile.Compiled{got, full} {
+				st, ok, err := c.DecodeStep(n.Step.ID)
+				if err != nil || !ok || !reflect.DeepEqual(st, n.Step) {
+					t.Errorf("%s: DecodeStep(%s) = %+v, %v, %v; want %+v", e.Compiled.ID, n.Step.ID, st, ok, err, n.Step)
+				}
+			}
+		})
+		if _, ok, err := got.DecodeStep("no-such-step"); ok || err != nil {
+			t.Errorf("%s: DecodeStep of an unknown step = %v, %v", e.Compiled.ID, ok, err)
+		}
+		cs, err := got.DecodeContracts()
+		if err != nil || !reflect.DeepEqual(cs, full.Contracts) {
+			t.Errorf("%s: DecodeContracts = %v, %v; want %v", e.Compiled.ID, cs, err, full.Contracts)
+		}
+		contracts += len(cs)
+	}
+	if contracts == 0 {
+		t.Fatal("no bundled workflow has a contract: DecodeContracts goes untested")
+	}
+}
+
 func TestRestoreOutlineRefusesWhatIsNotAWorkflow(t *testing.T) {
 	for _, in := range []string{``, `[]`, `{"steps":{}}`, `{"steps":[{"step":{"id":1}}]}`, `{"steps":[{"loop":{"spec":{"maxIterations":"x"}}}]}`, `{"id":"a"`} {
 		if _, err := compile.RestoreOutline([]byte(in), engine.WorkflowHash{}); err == nil {
