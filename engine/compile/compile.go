@@ -294,7 +294,13 @@ func Restore(canonical []byte, h engine.WorkflowHash) (Compiled, error) {
 }
 
 func restore(c Workflow, canonical []byte, h engine.WorkflowHash) Compiled {
-	out := Compiled{Workflow: c, Canonical: canonical, Hash: h, index: map[workflow.StepID]*Step{}}
+	steps := 0
+	Walk(c.Steps, func(n Node) {
+		if n.Step != nil {
+			steps++
+		}
+	})
+	out := Compiled{Workflow: c, Canonical: canonical, Hash: h, index: make(map[workflow.StepID]*Step, steps)}
 	Walk(c.Steps, func(n Node) {
 		if n.Step != nil {
 			out.index[n.Step.ID] = n.Step

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 
 	"github.com/go-json-experiment/json/jsontext"
 
@@ -24,8 +25,8 @@ func RestoreOutline(canonical []byte, h engine.WorkflowHash) (Compiled, error) {
 	// Canonical: what a decoder checks besides their shape is checked.
 	d := jsontext.NewDecoder(bytes.NewBuffer(canonical), jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
 	var w Workflow
-	o := &outline{steps: map[workflow.StepID]span{}}
-	err := members(d, func(name []byte) error {
+	o := &outline{}
+	err := o.members(d, func(name []byte) error {
 		var err error
 		switch string(name) {
 		case "id":
@@ -62,8 +63,17 @@ func RestoreOutline(canonical []byte, h engine.WorkflowHash) (Compiled, error) {
 // bytes, so one of them can be decoded alone (DecodeStep,
 // DecodeContracts).
 type outline struct {
-	steps     map[workflow.StepID]span
-	contracts span // empty when the workflow has none
+	steps     []stepSpan // in document order
+	contracts span       // empty when the workflow has none
+	// name is the member name being read, unquoted: one buffer for all.
+	name []byte
+	// free are Steps made ahead, a block at a time, for the next steps.
+	free []Step
+}
+
+type stepSpan struct {
+	id workflow.StepID
+	span
 }
 
 // span is a range of bytes, [from, to); a value's leading separator and
@@ -78,10 +88,12 @@ func (c Compiled) DecodeStep(id workflow.StepID) (*Step, bool, error) {
 		s, ok := c.Step(id)
 		return s, ok, nil
 	}
-	sp, ok := c.outline.steps[id]
-	if !ok {
+	// A linear search: a panel decodes one step, once.
+	i := slices.IndexFunc(c.outline.steps, func(s stepSpan) bool { return s.id == id })
+	if i < 0 {
 		return nil, false, nil
 	}
+	sp := c.outline.steps[i].span
 	s := &Step{}
 	if err := json.Unmarshal(bytes.TrimLeft(c.Canonical[sp.from:sp.to], ":, \t\r\n"), s); err != nil {
 		return nil, false, fmt.Errorf("compile: step %s of pinned workflow %s: %w", id, c.Hash, err)
@@ -119,19 +131,19 @@ func outlineNodes(d *jsontext.Decoder, o *outline) ([]Node, error) {
 	out := []Node{}
 	for d.PeekKind() != ']' {
 		var n Node
-		err := members(d, func(name []byte) error {
+		err := o.members(d, func(name []byte) error {
 			switch string(name) {
 			case "step":
-				n.Step = &Step{}
+				n.Step = o.newStep()
 				from := d.InputOffset()
-				if err := members(d, func(name []byte) error { return outlineStep(d, name, n.Step) }); err != nil {
+				if err := o.members(d, func(name []byte) error { return outlineStep(d, name, n.Step) }); err != nil {
 					return err
 				}
-				o.steps[n.Step.ID] = span{from, d.InputOffset()}
+				o.steps = append(o.steps, stepSpan{n.Step.ID, span{from, d.InputOffset()}})
 				return nil
 			case "loop":
 				n.Loop = &Loop{}
-				return members(d, func(name []byte) error { return outlineLoop(d, name, n.Loop, o) })
+				return o.members(d, func(name []byte) error { return outlineLoop(d, name, n.Loop, o) })
 			}
 			return d.SkipValue()
 		})
@@ -167,7 +179,7 @@ func outlineLoop(d *jsontext.Decoder, name []byte, l *Loop, o *outline) error {
 	case "body":
 		l.Body, err = outlineNodes(d, o)
 	case "spec":
-		err = members(d, func(name []byte) error {
+		err = o.members(d, func(name []byte) error {
 			if string(name) != "maxIterations" {
 				return d.SkipValue()
 			}
@@ -185,23 +197,33 @@ func outlineLoop(d *jsontext.Decoder, name []byte, l *Loop, o *outline) error {
 	return err
 }
 
+// newStep is a new zero Step, from a block made ahead: a 1,000-step
+// outline makes a few blocks, not a thousand Steps.
+func (o *outline) newStep() *Step {
+	if len(o.free) == 0 {
+		o.free = make([]Step, 64)
+	}
+	s := &o.free[0]
+	o.free = o.free[1:]
+	return s
+}
+
 // members reads an object, calling member with each name (unquoted,
-// valid only during the call) with the decoder at its value, which
+// valid only until member reads on) with the decoder at its value, which
 // member must read.
-func members(d *jsontext.Decoder, member func(name []byte) error) error {
+func (o *outline) members(d *jsontext.Decoder, member func(name []byte) error) error {
 	if t, err := d.ReadToken(); err != nil || t.Kind() != '{' {
 		return unexpected(d, t, err)
 	}
-	var name []byte
 	for d.PeekKind() != '}' {
 		v, err := d.ReadValue() // a name: read as bytes, not a string made per member
 		if err != nil {
 			return err
 		}
-		if name, err = jsontext.AppendUnquote(name[:0], v); err != nil {
+		if o.name, err = jsontext.AppendUnquote(o.name[:0], v); err != nil {
 			return err
 		}
-		if err := member(name); err != nil {
+		if err := member(o.name); err != nil {
 			return err
 		}
 	}
