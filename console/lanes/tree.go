@@ -72,6 +72,7 @@ func load(p *project.Projection) (*tree, error) {
 		return nil, fmt.Errorf("lanes: %s has no first row: %w", p.Run, engine.ErrNotFound)
 	}
 	t.tip = t.byID[p.PathEnd(p.Tip)]
+	kids := make([]*vertex, 0, len(t.order)) // every row but the first is one row's kid: one allocation for all
 	for i := len(t.order) - 1; i >= 0; i-- { // children before parents
 		v := t.order[i]
 		if v.parent != nil {
@@ -80,7 +81,9 @@ func load(p *project.Projection) (*tree, error) {
 		}
 		v.kids = v.forks
 		if v.next != nil {
-			v.kids = append([]*vertex{v.next}, v.forks...)
+			start := len(kids)
+			kids = append(append(kids, v.next), v.forks...)
+			v.kids = kids[start:len(kids):len(kids)]
 		}
 	}
 	return t, nil
