@@ -18,7 +18,8 @@ import (
 // with each step's id and title and each loop's id, title, maximum
 // iterations and body. Everything else (prompts, conditions, contracts,
 // requirements) is left zero, so it serves titles and progress, never a
-// step's run. A page that shows a 1,000-step run's rows reads its pin
+// step's run; DecodeStep and DecodeContracts read one step or the
+// contracts whole from it. A page that shows a 1,000-step run's rows reads its pin
 // this way in a fraction of a full Restore, which decodes every prompt.
 func RestoreOutline(canonical []byte, h engine.WorkflowHash) (Compiled, error) {
 	// The bytes are verified against their hash and were written by
@@ -54,6 +55,7 @@ func RestoreOutline(canonical []byte, h engine.WorkflowHash) (Compiled, error) {
 		return Compiled{}, fmt.Errorf("compile: pinned workflow %s: %w", h, err)
 	}
 	c := restore(w, canonical, h)
+	o.name, o.free = nil, nil // the reading's scratch, not kept with the pin
 	c.outline = o
 	return c, nil
 }
