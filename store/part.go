@@ -434,10 +434,9 @@ func (r *nodeReader) partMember(key []byte, p *project.Part) bool {
 		return uint64Into(r, &p.Linked)
 	case "attempts":
 		return r.array(func() bool {
-			var a project.Attempt
-			ok := r.object(func(k []byte) bool { return r.attemptMember(k, &a) })
-			p.Attempts = append(p.Attempts, a)
-			return ok
+			p.Attempts = append(p.Attempts, project.Attempt{}) // read in place: an Attempt is large
+			a := &p.Attempts[len(p.Attempts)-1]
+			return r.object(func(k []byte) bool { return r.attemptMember(k, a) })
 		}, p.Attempts == nil)
 	case "arrival":
 		return r.object(func(k []byte) bool { return r.factsMember(k, &p.Arrival) })

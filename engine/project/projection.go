@@ -150,9 +150,14 @@ func Assemble(h RunHead, ro RunOverview, parts []Part) *Projection {
 	p := &Projection{RunHead: h, Tip: ro.Tip, Status: ro.Status, LastTime: ro.LastTime, parts: make(map[engine.NodeID]*Part, len(parts)),
 		rows: make(map[engine.NodeID]int, len(parts)), Rows: make([]Row, 0, len(parts))}
 	sorted := make([]*Part, len(parts))
+	attempts := 0
 	for i := range parts {
 		sorted[i] = &parts[i]
+		attempts += len(parts[i].Attempts)
 	}
+	// Every row's attempts are slices of one array: a row's attempts are
+	// appended together below, so each row's slice is capped where it ends.
+	all := make([]RowAttempt, 0, attempts)
 	slices.SortFunc(sorted, func(a, b *Part) int { return cmp.Compare(a.Node, b.Node) })
 	for _, pt := range sorted {
 		p.parts[pt.Node] = pt
@@ -176,8 +181,16 @@ func Assemble(h RunHead, ro RunOverview, parts []Part) *Projection {
 			if pt.Checkpoint {
 				row.Checkpoints = append(row.Checkpoints, pt.Node)
 			}
-			for _, a := range pt.Attempts {
-				row.Attempts = append(row.Attempts, p.rowAttempt(pt.Node, a))
+			if row.Attempts == nil && len(pt.Attempts) > 0 {
+				start := len(all)
+				for _, a := range pt.Attempts {
+					all = append(all, p.rowAttempt(pt.Node, a))
+				}
+				row.Attempts = all[start:len(all):len(all)]
+			} else {
+				for _, a := range pt.Attempts {
+					row.Attempts = append(row.Attempts, p.rowAttempt(pt.Node, a))
+				}
 			}
 		}
 		if !pt.Checkpoint && pt.From != 0 {
