@@ -11,8 +11,8 @@ import (
 // vertex is one row of the projection with what the layout derives of
 // it.
 type vertex struct {
-	project.Row
-	parent *vertex
+	*project.Row // the projection's, not a copy
+	parent       *vertex
 	// next is the row continuing this one on its branch; forks the rows
 	// of the branches made from it, in the order they were made.
 	next  *vertex
@@ -43,7 +43,8 @@ type tree struct {
 func load(p *project.Projection) (*tree, error) {
 	t := &tree{p: p, byID: make(map[engine.NodeID]*vertex, len(p.Rows)), order: make([]*vertex, len(p.Rows))}
 	vs := make([]vertex, len(p.Rows)) // one allocation for every row
-	for i, r := range p.Rows {
+	for i := range p.Rows {
+		r := &p.Rows[i]
 		v := &vs[i]
 		v.Row, v.size, v.cps = r, 1, len(r.Checkpoints)
 		t.byID[r.Node] = v
