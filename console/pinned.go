@@ -14,8 +14,29 @@ type pinned struct {
 	Name    string
 	Version string
 	Hash    engine.WorkflowHash
-	// Compiled is the pinned workflow itself: its steps and contracts.
+	// Compiled is the pinned workflow's outline (compile.RestoreOutline):
+	// its step tree with ids, titles and loops, what rows, headers and
+	// progress read. One step whole (its prompt, user dependency) is
+	// read with its DecodeStep, the contracts with DecodeContracts, the
+	// whole workflow through Full.
 	Compiled *compile.Compiled
+	full     *fullPin
+}
+
+// fullPin is a pinned workflow decoded whole, once, when first asked
+// for: the workflow page describes a version whole; a run page never
+// needs it.
+type fullPin struct {
+	once     sync.Once
+	compiled compile.Compiled
+	err      error
+}
+
+// Full is the whole pinned workflow.
+func (p pinned) Full() (*compile.Compiled, error) {
+	f := p.full
+	f.once.Do(func() { f.compiled, f.err = compile.Restore(p.Compiled.Canonical, p.Hash) })
+	return &f.compiled, f.err
 }
 
 // Short is the hash as pages show it.
@@ -40,11 +61,11 @@ func (c *Console) pinned(id engine.SessionID, hash engine.WorkflowHash) (pinned,
 		return p, nil
 	}
 	err := c.store.View(id, func(tx execute.ReadTx) error {
-		wf, err := tx.Workflow(hash)
+		wf, err := tx.WorkflowOutline(hash)
 		if err != nil {
 			return err
 		}
-		p = pinned{ID: wf.ID, Name: wf.Name, Version: wf.Version, Hash: hash, Compiled: &wf}
+		p = pinned{ID: wf.ID, Name: wf.Name, Version: wf.Version, Hash: hash, Compiled: &wf, full: &fullPin{}}
 		return nil
 	})
 	if err != nil {

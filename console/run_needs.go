@@ -51,7 +51,11 @@ func (c *Console) needs(sid engine.SessionID, p *project.Projection, pin pinned)
 			}
 			d, _ := ev.Data.(*event.AdvanceRecordedData)
 			for _, b := range d.Blockers {
-				out = append(out, blockerNeed(b, row, pin))
+				n, err := blockerNeed(b, row, pin)
+				if err != nil {
+					return err
+				}
+				out = append(out, n)
 			}
 		}
 		for _, g := range p.OpenGaps() {
@@ -82,24 +86,28 @@ func (c *Console) needs(sid engine.SessionID, p *project.Projection, pin pinned)
 	return out, err
 }
 
-func blockerNeed(b event.Blocker, row project.Row, pin pinned) need {
+func blockerNeed(b event.Blocker, row project.Row, pin pinned) (need, error) {
 	n := need{Kind: needBlocker, Text: blockerText(b.Code), Step: stepTitle(pin.Compiled, row.Step), Row: row.Node, Fix: blockerFix(b.Code),
 		Code: string(b.Code), Worst: project.WorstBlocked}
 	if b.Code != event.BlockUserOnlyDependency {
 		n.Text += ": " + b.Message
-		return n
+		return n, nil
 	}
 	// What only the user can give, as the workflow's author asks for it.
-	if st, ok := pin.Compiled.Step(row.Step); ok && st.UserDependency != nil {
+	st, ok, err := pin.Compiled.DecodeStep(row.Step)
+	if err != nil {
+		return n, err
+	}
+	if ok && st.UserDependency != nil {
 		d := st.UserDependency
 		n.Text += ": " + firstNonEmpty(d.RequestedFromUser, d.Summary)
 		if len(d.Options) > 0 {
 			n.Text += " (" + strings.Join(d.Options, " or ") + ")"
 		}
-		return n
+		return n, nil
 	}
 	n.Text += ": confirm “" + stepTitle(pin.Compiled, row.Step) + "” before the agent goes on"
-	return n
+	return n, nil
 }
 
 func gapNeed(tx execute.ReadTx, g project.GapAt, pin pinned) (need, error) {

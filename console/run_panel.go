@@ -87,7 +87,11 @@ type checkpointView struct {
 // rowPanel reads row's records: the words the projection names by event.
 func (c *Console) rowPanel(sid engine.SessionID, p *project.Projection, pin pinned, row project.Row) (rowPanel, error) {
 	v := rowPanel{Row: row, Title: stepTitle(pin.Compiled, row.Step), Now: c.now()}
-	if st, ok := pin.Compiled.Step(row.Step); ok {
+	st, ok, err := pin.Compiled.DecodeStep(row.Step)
+	if err != nil {
+		return v, err
+	}
+	if ok {
 		v.Step = st
 	}
 	if len(p.Branches) > 1 {
@@ -102,7 +106,7 @@ func (c *Console) rowPanel(sid engine.SessionID, p *project.Projection, pin pinn
 		v.Complete = next.Step == "" && !next.Checkpoint
 	}
 	fixes := correctionsOf(sid, []*project.Projection{p})
-	err := c.store.View(sid, func(tx execute.ReadTx) error {
+	err = c.store.View(sid, func(tx execute.ReadTx) error {
 		for _, a := range row.Attempts {
 			av, err := attemptOf(tx, p, pin, row, a, fixes)
 			if err != nil {
@@ -179,7 +183,11 @@ func attemptOf(tx execute.ReadTx, p *project.Projection, pin pinned, row project
 		if !ok {
 			continue
 		}
-		out := output{NodeOutputAppendedData: *d, Artifacts: artifactsOf(d.Artifacts, pin.Compiled.Contracts), Refused: map[int]string{},
+		contracts, err := pin.Compiled.DecodeContracts()
+		if err != nil {
+			return av, err
+		}
+		out := output{NodeOutputAppendedData: *d, Artifacts: artifactsOf(d.Artifacts, contracts), Refused: map[int]string{},
 			correction: fixes.of(ev.ID, d.Supersedes)}
 		for i, art := range out.Artifacts {
 			for k, r := range av.Refused {

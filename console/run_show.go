@@ -2,7 +2,6 @@ package console
 
 import (
 	"cmp"
-	"encoding/json"
 	"errors"
 	"net/http"
 	"net/url"
@@ -169,9 +168,8 @@ func (c *Console) runJSON(w http.ResponseWriter, r *http.Request, q runRequest) 
 		var pin pinned
 		if pin, err = c.pinned(q.session, p.WorkflowHash); err == nil {
 			w.Header().Set("Content-Type", "application/json")
-			enc := json.NewEncoder(w)
-			enc.SetEscapeHTML(false)
-			_ = enc.Encode(p.Document(q.session, pin.Compiled)) // only a write can fail: the client has gone
+			d := p.Document(q.session, pin.Compiled)
+			_ = d.WriteJSON(w) // only a write can fail: the client has gone
 			return
 		}
 	}

@@ -98,6 +98,9 @@ func (c *Console) workflowShow(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		p, err := c.pinnedVersion(v.Pinned, v.Hash)
+		if err == nil {
+			p.Compiled, err = p.Full() // the views describe the version whole: its about, contracts, assessments
+		}
 		if errors.Is(err, engine.ErrNotFound) {
 			c.notFound(w, r)
 			return

@@ -210,24 +210,33 @@ func (t *Tx) projections(o *project.Overview, id engine.RunID) ([]*project.Proje
 		return nil, fmt.Errorf("store: session %s keeps no projection (run workrail doctor): %w", t.id, engine.ErrNotFound)
 	}
 	c := b.Cursor()
-	k, v := c.First()
-	if id != 0 {
-		k, v = c.Seek(u32(uint32(id)))
+	first := func() ([]byte, []byte) {
+		if id != 0 {
+			return c.Seek(u32(uint32(id)))
+		}
+		return c.First()
 	}
+	// Count the records first, keys only, so the parts of every run read
+	// are one array made once, not one grown a part at a time.
+	n := 0
+	for k, _ := first(); len(k) == 8 && (id == 0 || engine.RunID(binary.BigEndian.Uint32(k)) == id); k, _ = c.Next() {
+		n++
+	}
+	all := make([]project.Part, 0, n)
 	var out []*project.Projection
 	var head *project.RunHead
-	var parts []project.Part
+	start := 0
 	done := func() {
 		if head != nil {
 			var ro project.RunOverview
 			if r := o.Run(head.Run); r != nil {
 				ro = *r
 			}
-			out = append(out, project.Assemble(*head, ro, parts))
+			out = append(out, project.Assemble(*head, ro, all[start:len(all):len(all)]))
 		}
-		head, parts = nil, nil
+		head, start = nil, len(all)
 	}
-	for ; len(k) == 8; k, v = c.Next() {
+	for k, v := first(); len(k) == 8; k, v = c.Next() {
 		r := engine.RunID(binary.BigEndian.Uint32(k))
 		if id != 0 && r != id {
 			break
@@ -240,8 +249,8 @@ func (t *Tx) projections(o *project.Overview, id engine.RunID) ([]*project.Proje
 			}
 			continue
 		}
-		parts = append(parts, project.Part{})
-		if err := decodePart(v, &parts[len(parts)-1]); err != nil {
+		all = append(all, project.Part{})
+		if err := decodePart(v, &all[len(all)-1]); err != nil {
 			return nil, fmt.Errorf("store: projection of %s: %w", r, err)
 		}
 	}

@@ -366,11 +366,11 @@ func decodePart(b []byte, p *project.Part) error {
 
 func fastPart(b []byte, p *project.Part) bool {
 	r := nodeReader{in: b}
-	return r.object(func(key string) bool { return r.partMember(key, p) }) && r.i == len(b)
+	return r.object(func(key []byte) bool { return r.partMember(key, p) }) && r.i == len(b)
 }
 
 // object reads {"key": value, …}, each value by member.
-func (r *nodeReader) object(member func(key string) bool) bool {
+func (r *nodeReader) object(member func(key []byte) bool) bool {
 	if !r.byte('{') {
 		return false
 	}
@@ -379,7 +379,7 @@ func (r *nodeReader) object(member func(key string) bool) bool {
 	}
 	for {
 		key, ok := r.str()
-		if !ok || !r.byte(':') || !member(string(key)) {
+		if !ok || !r.byte(':') || !member(key) {
 			return false
 		}
 		if r.byte('}') {
@@ -391,8 +391,8 @@ func (r *nodeReader) object(member func(key string) bool) bool {
 	}
 }
 
-func (r *nodeReader) partMember(key string, p *project.Part) bool {
-	switch key {
+func (r *nodeReader) partMember(key []byte, p *project.Part) bool {
+	switch string(key) {
 	case "run":
 		return r.text(&p.Run)
 	case "node":
@@ -408,7 +408,7 @@ func (r *nodeReader) partMember(key string, p *project.Part) bool {
 	case "at":
 		return r.array(func() bool {
 			var f run.Frame
-			ok := r.object(func(k string) bool { return r.frameMember(k, &f) })
+			ok := r.object(func(k []byte) bool { return r.frameMember(k, &f) })
 			p.At = append(p.At, f)
 			return ok
 		}, p.At == nil)
@@ -434,19 +434,18 @@ func (r *nodeReader) partMember(key string, p *project.Part) bool {
 		return uint64Into(r, &p.Linked)
 	case "attempts":
 		return r.array(func() bool {
-			var a project.Attempt
-			ok := r.object(func(k string) bool { return r.attemptMember(k, &a) })
-			p.Attempts = append(p.Attempts, a)
-			return ok
+			p.Attempts = append(p.Attempts, project.Attempt{}) // read in place: an Attempt is large
+			a := &p.Attempts[len(p.Attempts)-1]
+			return r.object(func(k []byte) bool { return r.attemptMember(k, a) })
 		}, p.Attempts == nil)
 	case "arrival":
-		return r.object(func(k string) bool { return r.factsMember(k, &p.Arrival) })
+		return r.object(func(k []byte) bool { return r.factsMember(k, &p.Arrival) })
 	}
 	return false
 }
 
-func (r *nodeReader) frameMember(key string, f *run.Frame) bool {
-	switch key {
+func (r *nodeReader) frameMember(key []byte, f *run.Frame) bool {
+	switch string(key) {
 	case "i":
 		v, ok := r.uint(31)
 		f.Index = int(v)
@@ -461,8 +460,8 @@ func (r *nodeReader) frameMember(key string, f *run.Frame) bool {
 	return false
 }
 
-func (r *nodeReader) attemptMember(key string, a *project.Attempt) bool {
-	switch key {
+func (r *nodeReader) attemptMember(key []byte, a *project.Attempt) bool {
+	switch string(key) {
 	case "attempt":
 		v, ok := r.uint(32)
 		a.Attempt = engine.Attempt(v)
@@ -484,8 +483,8 @@ func (r *nodeReader) attemptMember(key string, a *project.Attempt) bool {
 	case "refused":
 		return r.array(func() bool {
 			var x project.Refusal
-			ok := r.object(func(k string) bool {
-				switch k {
+			ok := r.object(func(k []byte) bool {
+				switch string(k) {
 				case "code":
 					s, ok := r.str()
 					x.Code = event.NoticeCode(s)
@@ -499,24 +498,24 @@ func (r *nodeReader) attemptMember(key string, a *project.Attempt) bool {
 			return ok
 		}, a.Refused == nil)
 	case "facts":
-		return r.object(func(k string) bool { return r.factsMember(k, &a.Facts) })
+		return r.object(func(k []byte) bool { return r.factsMember(k, &a.Facts) })
 	}
 	return false
 }
 
-func (r *nodeReader) factsMember(key string, f *project.Facts) bool {
-	switch key {
+func (r *nodeReader) factsMember(key []byte, f *project.Facts) bool {
+	switch string(key) {
 	case "outputs":
 		return r.array(func() bool {
 			var o project.OutputRef
-			ok := r.object(func(k string) bool { return r.outputMember(k, &o) })
+			ok := r.object(func(k []byte) bool { return r.outputMember(k, &o) })
 			f.Outputs = append(f.Outputs, o)
 			return ok
 		}, f.Outputs == nil)
 	case "gaps":
 		return r.array(func() bool {
 			var g project.GapRef
-			ok := r.object(func(k string) bool { return r.gapMember(k, &g) })
+			ok := r.object(func(k []byte) bool { return r.gapMember(k, &g) })
 			f.Gaps = append(f.Gaps, g)
 			return ok
 		}, f.Gaps == nil)
@@ -527,8 +526,8 @@ func (r *nodeReader) factsMember(key string, f *project.Facts) bool {
 	case "capabilities":
 		return r.array(func() bool {
 			var c project.CapabilityRef
-			ok := r.object(func(k string) bool {
-				switch k {
+			ok := r.object(func(k []byte) bool {
+				switch string(k) {
 				case "at":
 					return uint64Into(r, &c.At)
 				case "missing":
@@ -545,8 +544,8 @@ func (r *nodeReader) factsMember(key string, f *project.Facts) bool {
 	return false
 }
 
-func (r *nodeReader) outputMember(key string, o *project.OutputRef) bool {
-	switch key {
+func (r *nodeReader) outputMember(key []byte, o *project.OutputRef) bool {
+	switch string(key) {
 	case "at":
 		return uint64Into(r, &o.At)
 	case "step":
@@ -563,8 +562,8 @@ func (r *nodeReader) outputMember(key string, o *project.OutputRef) bool {
 	case "carried":
 		return r.array(func() bool {
 			var c project.CarriedGap
-			ok := r.object(func(k string) bool {
-				switch k {
+			ok := r.object(func(k []byte) bool {
+				switch string(k) {
 				case "severity":
 					return r.string(&c.Severity)
 				case "summary":
@@ -583,8 +582,8 @@ func (r *nodeReader) outputMember(key string, o *project.OutputRef) bool {
 	return false
 }
 
-func (r *nodeReader) gapMember(key string, g *project.GapRef) bool {
-	switch key {
+func (r *nodeReader) gapMember(key []byte, g *project.GapRef) bool {
+	switch string(key) {
 	case "id":
 		s, ok := r.str()
 		g.ID = engine.EventID(s)

@@ -332,6 +332,16 @@ func (t *Tx) Workflow(h engine.WorkflowHash) (compile.Compiled, error) {
 	return compile.Restore(b, h)
 }
 
+// WorkflowOutline reads the outline of the pinned workflow with hash h
+// (compile.RestoreOutline), verifying its digest.
+func (t *Tx) WorkflowOutline(h engine.WorkflowHash) (compile.Compiled, error) {
+	b, err := getCAS(t.tx.Bucket(bucketWorkflows), engine.Digest(h))
+	if err != nil {
+		return compile.Compiled{}, fmt.Errorf("store: pinned workflow %s: %w", h, err)
+	}
+	return compile.RestoreOutline(b, h)
+}
+
 // ErrDigestMismatch means stored content no longer matches its address.
 var ErrDigestMismatch = fmt.Errorf("store: content does not match its digest")
 

@@ -2,6 +2,7 @@ package lanes
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/workrail/workrail/engine"
 	"github.com/workrail/workrail/engine/project"
@@ -10,14 +11,17 @@ import (
 // vertex is one row of the projection with what the layout derives of
 // it.
 type vertex struct {
-	project.Row
-	parent *vertex
+	*project.Row // the projection's, not a copy
+	parent       *vertex
 	// next is the row continuing this one on its branch; forks the rows
 	// of the branches made from it, in the order they were made.
 	next  *vertex
 	forks []*vertex
-	size  int // rows in the subtree, this one included
-	cps   int // checkpoints in the subtree
+	// kids are next (when there is one), then forks: what children
+	// returns, made once.
+	kids []*vertex
+	size int // rows in the subtree, this one included
+	cps  int // checkpoints in the subtree
 	// onPath is the row below this one on the line being laid out.
 	onPath *vertex
 	item   *item // the row showing this one, when it has its own
@@ -37,11 +41,14 @@ type tree struct {
 // load builds the tree of p's rows. A row that names a parent the run
 // does not hold is an error: the walk never loops.
 func load(p *project.Projection) (*tree, error) {
-	t := &tree{p: p, byID: make(map[engine.NodeID]*vertex, len(p.Rows))}
-	for _, r := range p.Rows {
-		v := &vertex{Row: r, size: 1, cps: len(r.Checkpoints)}
+	t := &tree{p: p, byID: make(map[engine.NodeID]*vertex, len(p.Rows)), order: make([]*vertex, len(p.Rows))}
+	vs := make([]vertex, len(p.Rows)) // one allocation for every row
+	for i := range p.Rows {
+		r := &p.Rows[i]
+		v := &vs[i]
+		v.Row, v.size, v.cps = r, 1, len(r.Checkpoints)
 		t.byID[r.Node] = v
-		t.order = append(t.order, v)
+		t.order[i] = v
 	}
 	for _, v := range t.order { // rows are in creation order: parents first
 		if v.Parent == 0 {
@@ -65,25 +72,26 @@ func load(p *project.Projection) (*tree, error) {
 	if t.root == nil {
 		return nil, fmt.Errorf("lanes: %s has no first row: %w", p.Run, engine.ErrNotFound)
 	}
-	if path := p.Path(p.Tip); len(path) > 0 {
-		t.tip = t.byID[path[len(path)-1].Node]
-	}
+	t.tip = t.byID[p.PathEnd(p.Tip)]
+	kids := make([]*vertex, 0, len(t.order)) // every row but the first is one row's kid: one allocation for all
 	for i := len(t.order) - 1; i >= 0; i-- { // children before parents
-		if v := t.order[i]; v.parent != nil {
+		v := t.order[i]
+		if v.parent != nil {
 			v.parent.size += v.size
 			v.parent.cps += v.cps
+		}
+		v.kids = v.forks
+		if v.next != nil {
+			start := len(kids)
+			kids = append(append(kids, v.next), v.forks...)
+			v.kids = kids[start:len(kids):len(kids)]
 		}
 	}
 	return t, nil
 }
 
 // children are v's rows below it: its branch's next, then its forks.
-func (v *vertex) children() []*vertex {
-	if v.next == nil {
-		return v.forks
-	}
-	return append([]*vertex{v.next}, v.forks...)
-}
+func (v *vertex) children() []*vertex { return v.kids }
 
 // line is the rows from top down its branch to the branch's last row.
 func (t *tree) line(top *vertex) []*vertex {
@@ -94,13 +102,13 @@ func (t *tree) line(top *vertex) []*vertex {
 	return out
 }
 
-// tipPath is the rows from the first row down to the tip's row.
+// tipPath is the rows from the first row down to the tip's row: the
+// projection's Path, walked up the tree's parents.
 func (t *tree) tipPath() []*vertex {
 	var out []*vertex
-	for _, r := range t.p.Path(t.p.Tip) {
-		if v := t.byID[r.Node]; v != nil {
-			out = append(out, v)
-		}
+	for v := t.tip; v != nil; v = v.parent {
+		out = append(out, v)
 	}
+	slices.Reverse(out)
 	return out
 }

@@ -178,6 +178,7 @@ type Compiled struct {
 	Canonical []byte
 	Hash      engine.WorkflowHash
 	index     map[workflow.StepID]*Step
+	outline   *outline // what RestoreOutline left undecoded; nil for a whole workflow
 }
 
 // pass is one pure step of the pipeline.
@@ -293,7 +294,13 @@ func Restore(canonical []byte, h engine.WorkflowHash) (Compiled, error) {
 }
 
 func restore(c Workflow, canonical []byte, h engine.WorkflowHash) Compiled {
-	out := Compiled{Workflow: c, Canonical: canonical, Hash: h, index: map[workflow.StepID]*Step{}}
+	steps := 0
+	Walk(c.Steps, func(n Node) {
+		if n.Step != nil {
+			steps++
+		}
+	})
+	out := Compiled{Workflow: c, Canonical: canonical, Hash: h, index: make(map[workflow.StepID]*Step, steps)}
 	Walk(c.Steps, func(n Node) {
 		if n.Step != nil {
 			out.index[n.Step.ID] = n.Step

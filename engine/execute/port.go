@@ -74,6 +74,10 @@ type ReadTx interface {
 	RecordedAttempt(node engine.NodeID, a engine.Attempt) (event.Event, error)
 	// Workflow reads a pinned workflow, verifying its hash.
 	Workflow(engine.WorkflowHash) (compile.Compiled, error)
+	// WorkflowOutline reads a pinned workflow's outline, verifying its
+	// hash: its ids, titles and loops (compile.RestoreOutline), what
+	// pages listing a run's rows read of a pin.
+	WorkflowOutline(engine.WorkflowHash) (compile.Compiled, error)
 	// Part reads the projection's record of a node of a run.
 	Part(engine.RunID, engine.NodeID) (project.Part, error)
 }

@@ -1,6 +1,7 @@
 package execute_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -521,6 +522,14 @@ func forksOnlyWhereTheRunWentOn(t *testing.T, evs []event.Event, snap project.Sn
 func surfacesAgree(t *testing.T, what string, r *rig, id engine.SessionID, p *project.Projection, evs []event.Event, c compile.Compiled) {
 	t.Helper()
 	d := p.Document(id, &c)
+	var v1, v2 bytes.Buffer
+	enc := json.NewEncoder(&v1)
+	enc.SetEscapeHTML(false)
+	must(enc.Encode(d), t)
+	must(d.WriteJSON(&v2), t)
+	if !bytes.Equal(v1.Bytes(), v2.Bytes()) {
+		t.Fatalf("%s: the document's JSON is not encoding/json's:\n got %s\nwant %s", what, v2.Bytes(), v1.Bytes())
+	}
 	blocked := 0
 	for _, row := range d.Rows {
 		blocked += row.BlockedAttempts

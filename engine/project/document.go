@@ -192,7 +192,7 @@ func StepTitle(c *compile.Compiled, id workflow.StepID) string {
 // workflow (nil: titles are step ids).
 func (p *Projection) Document(session engine.SessionID, c *compile.Compiled) Document {
 	d := Document{SessionID: session, RunID: p.Run, WorkflowID: p.WorkflowID, WorkflowHash: p.WorkflowHash, RestartOf: p.RestartOf,
-		Verdict: p.Verdict(), Tip: p.Tip, OpenGaps: []DocGap{}, StepsDone: p.StepsDone(), Branches: []DocBranch{}, Rows: []DocRow{}}
+		Verdict: p.Verdict(), Tip: p.Tip, OpenGaps: []DocGap{}, StepsDone: p.StepsDone(), Branches: make([]DocBranch, 0, len(p.Branches)), Rows: make([]DocRow, 0, len(p.Rows))}
 	tip, _ := p.Part(p.Tip)
 	d.Progress = ProgressAt(c, tip.At)
 	for _, g := range p.OpenGaps() {
@@ -204,7 +204,7 @@ func (p *Projection) Document(session engine.SessionID, c *compile.Compiled) Doc
 	}
 	for _, r := range p.Rows {
 		row := DocRow{NodeID: r.Node, StepID: r.Step, Title: StepTitle(c, r.Step), Branch: p.letterOf(r.Branch), BlockedAttempts: r.Blocked(),
-			Done: r.Done(), Outcomes: docOutcomes(r.Outcome), Attempts: []DocAttempt{}, Checkpoints: nonNil(r.Checkpoints),
+			Done: r.Done(), Outcomes: docOutcomes(r.Outcome), Attempts: make([]DocAttempt, 0, len(r.Attempts)), Checkpoints: nonNil(r.Checkpoints),
 			Next: r.Next, Forks: nonNil(r.Forks)}
 		if l, ok := LoopAt(c, r.At); ok {
 			row.Loop = &DocLoop{LoopID: l.LoopID, Iteration: l.Iteration}

@@ -147,11 +147,17 @@ func Letter(i int) string {
 // run's overview (its preferred tip) and the parts of its nodes (in any
 // order).
 func Assemble(h RunHead, ro RunOverview, parts []Part) *Projection {
-	p := &Projection{RunHead: h, Tip: ro.Tip, Status: ro.Status, LastTime: ro.LastTime, parts: make(map[engine.NodeID]*Part, len(parts)), rows: map[engine.NodeID]int{}}
+	p := &Projection{RunHead: h, Tip: ro.Tip, Status: ro.Status, LastTime: ro.LastTime, parts: make(map[engine.NodeID]*Part, len(parts)),
+		rows: make(map[engine.NodeID]int, len(parts)), Rows: make([]Row, 0, len(parts))}
 	sorted := make([]*Part, len(parts))
+	attempts := 0
 	for i := range parts {
 		sorted[i] = &parts[i]
+		attempts += len(parts[i].Attempts)
 	}
+	// Every row's attempts are slices of one array: a row's attempts are
+	// appended together below, so each row's slice is capped where it ends.
+	all := make([]RowAttempt, 0, attempts)
 	slices.SortFunc(sorted, func(a, b *Part) int { return cmp.Compare(a.Node, b.Node) })
 	for _, pt := range sorted {
 		p.parts[pt.Node] = pt
@@ -175,8 +181,16 @@ func Assemble(h RunHead, ro RunOverview, parts []Part) *Projection {
 			if pt.Checkpoint {
 				row.Checkpoints = append(row.Checkpoints, pt.Node)
 			}
-			for _, a := range pt.Attempts {
-				row.Attempts = append(row.Attempts, p.rowAttempt(pt.Node, a))
+			if row.Attempts == nil && len(pt.Attempts) > 0 {
+				start := len(all)
+				for _, a := range pt.Attempts {
+					all = append(all, p.rowAttempt(pt.Node, a))
+				}
+				row.Attempts = all[start:len(all):len(all)]
+			} else {
+				for _, a := range pt.Attempts {
+					row.Attempts = append(row.Attempts, p.rowAttempt(pt.Node, a))
+				}
 			}
 		}
 		if !pt.Checkpoint && pt.From != 0 {
@@ -355,21 +369,36 @@ func (p *Projection) TipBlocked() (RowAttempt, bool) {
 // made from), following the nodes each was made from.
 func (p *Projection) Path(n engine.NodeID) []Row {
 	var out []Row
+	p.walkPath(n, func(row Row) bool { out = append(out, row); return true })
+	slices.Reverse(out)
+	return out
+}
+
+// PathEnd is the node of the last row of Path(n), 0 when the path has no
+// rows: the row a layout marks as the tip's, found without copying the
+// path.
+func (p *Projection) PathEnd(n engine.NodeID) engine.NodeID {
+	var end engine.NodeID
+	p.walkPath(n, func(row Row) bool { end = row.Node; return false })
+	return end
+}
+
+// walkPath calls f with the rows of Path(n), last first, while f says
+// to go on.
+func (p *Projection) walkPath(n engine.NodeID, f func(Row) bool) {
 	if pt, ok := p.parts[n]; ok && pt.Step == "" && !pt.Checkpoint && pt.From != 0 {
 		n = pt.From
 	}
 	for at := p.RowOf(n); at != 0; {
 		pt, ok := p.parts[at]
 		if !ok {
-			break
+			return
 		}
-		if row, ok := p.Row(at); ok {
-			out = append(out, row)
+		if row, ok := p.Row(at); ok && !f(row) {
+			return
 		}
 		at = p.RowOf(pt.From)
 	}
-	slices.Reverse(out)
-	return out
 }
 
 // StepsDone counts the steps done on the way to the preferred tip: every

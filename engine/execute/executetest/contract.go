@@ -240,6 +240,10 @@ func contentAddressed(t *testing.T, s Store) {
 		if err != nil || got.Hash != c.Hash || string(got.Canonical) != string(c.Canonical) || got.ID != "wr.x" {
 			t.Errorf("Workflow = %+v, %v", got.Workflow, err)
 		}
+		ol, err := tx.WorkflowOutline(c.Hash)
+		if err != nil || ol.Hash != c.Hash || ol.ID != "wr.x" || ol.Version != "1" {
+			t.Errorf("WorkflowOutline = %+v, %v", ol.Workflow, err)
+		}
 		return nil
 	}))
 }
@@ -253,7 +257,8 @@ func missingRecords(t *testing.T, s Store) {
 		_, e4 := tx.RecordedAttempt(1, 0)
 		_, e5 := tx.Snapshot(engine.SnapshotRef{1})
 		_, e6 := tx.Workflow(engine.WorkflowHash{1})
-		for i, err := range []error{e1, e2, e3, e4, e5, e6} {
+		_, e7 := tx.WorkflowOutline(engine.WorkflowHash{1})
+		for i, err := range []error{e1, e2, e3, e4, e5, e6, e7} {
 			if !errors.Is(err, engine.ErrNotFound) {
 				t.Errorf("lookup %d = %v; want engine.ErrNotFound", i+1, err)
 			}

@@ -319,6 +319,14 @@ func (t *tx) Workflow(h engine.WorkflowHash) (compile.Compiled, error) {
 	return compile.Restore(b, h)
 }
 
+func (t *tx) WorkflowOutline(h engine.WorkflowHash) (compile.Compiled, error) {
+	b := t.get(t.workflows, t.s.workflows, engine.Digest(h))
+	if b == nil {
+		return compile.Compiled{}, fmt.Errorf("memstore: pinned workflow %s: %w", h, engine.ErrNotFound)
+	}
+	return compile.RestoreOutline(b, h)
+}
+
 // get reads a content-addressed value, staged puts first.
 func (t *tx) get(staged, committed map[engine.Digest][]byte, d engine.Digest) []byte {
 	if b, ok := staged[d]; ok {
