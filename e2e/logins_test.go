@@ -147,9 +147,9 @@ func TestLoginsOutliveTheDaemonUntilEnded(t *testing.T) {
 			c := mustLogIn(t, home)
 			stopDaemon(t, home)
 			if tc.args != nil {
-				out, code := cli(t, home, tc.args...)
+				code, out, errOut := command(t, home, tc.args...)
 				if code != 0 || !strings.Contains(out, tc.ended) {
-					t.Fatalf("%s: exit %d:\n%s", strings.Join(tc.args, " "), code, out)
+					t.Fatalf("%s: exit %d:\n%s%s", strings.Join(tc.args, " "), code, out, errOut)
 				}
 			}
 			d, err := launchDaemon(home, "--port", port)
