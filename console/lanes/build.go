@@ -111,6 +111,20 @@ type builder struct {
 	lines  []*line
 	items  []*item
 	forks  map[*vertex][]*line // the lines laid out off each row
+	// free are items made ahead, a block at a time, for the next rows:
+	// a 1,000-row run makes a few blocks, not a thousand items.
+	free []item
+}
+
+// newItem is it, stored in a block made ahead.
+func (b *builder) newItem(it item) *item {
+	if len(b.free) == 0 {
+		b.free = make([]item, 64)
+	}
+	p := &b.free[0]
+	b.free = b.free[1:]
+	*p = it
+	return p
 }
 
 // lay turns lane 0 and every line it reaches into items, breadth first,
@@ -275,7 +289,7 @@ func (f *folder) foldable(s, e int) bool {
 // row gives row i its own row.
 func (f *folder) row(i int) {
 	v := f.ln.rows[i]
-	it := &item{kind: NodeRow, first: v, last: v}
+	it := f.b.newItem(item{kind: NodeRow, first: v, last: v})
 	v.item = it
 	f.b.add(f.ln, it)
 }
@@ -369,26 +383,50 @@ func (b *builder) rows() []Row {
 		r.Starts = r.Branch > 0 && b.p.BranchOf(r.Node) == r.Branch && b.startsAt(r.Node)
 		rows[i] = r
 	}
-	for _, ln := range b.lines {
-		if ln.fork != nil {
-			from := &rows[ln.fork.item.row]
-			from.Out = append(from.Out, Link{Row: ln.items[0].row, Lane: ln.lane})
-		}
-		for k := 1; k < len(ln.items); k++ {
-			from := &rows[ln.items[k-1].row]
-			from.Out = append(from.Out, Link{Row: ln.items[k].row, Lane: ln.lane})
-		}
-		for r := ln.start; r <= ln.end; r++ {
-			if b.items[r].line != ln {
-				rows[r].Through = append(rows[r].Through, ln.lane)
-			}
-		}
-	}
+	b.links(rows)
 	for i := range rows {
 		slices.SortFunc(rows[i].Out, func(x, y Link) int { return cmp.Compare(x.Row, y.Row) })
 		slices.Sort(rows[i].Through)
 	}
 	return rows
+}
+
+// links fills each row's Out and Through. Each row's are carved from
+// one block, counted first, so rows do not each grow their own.
+func (b *builder) links(rows []Row) {
+	outs, throughs := make([]int, len(rows)), make([]int, len(rows))
+	nOut, nThrough := 0, 0
+	b.eachLink(func(from int, _ Link) { outs[from]++; nOut++ }, func(r, _ int) { throughs[r]++; nThrough++ })
+	out, through := make([]Link, nOut), make([]int, nThrough)
+	for i := range rows {
+		if outs[i] > 0 {
+			rows[i].Out, out = out[:0:outs[i]], out[outs[i]:]
+		}
+		if throughs[i] > 0 {
+			rows[i].Through, through = through[:0:throughs[i]], through[throughs[i]:]
+		}
+	}
+	b.eachLink(func(from int, l Link) { rows[from].Out = append(rows[from].Out, l) },
+		func(r, lane int) { rows[r].Through = append(rows[r].Through, lane) })
+}
+
+// eachLink calls out with each link from a row to the next of its line
+// (and from a fork's row to its line's first), and through with each
+// row a line passes by on its lane.
+func (b *builder) eachLink(out func(from int, l Link), through func(row, lane int)) {
+	for _, ln := range b.lines {
+		if ln.fork != nil {
+			out(ln.fork.item.row, Link{Row: ln.items[0].row, Lane: ln.lane})
+		}
+		for k := 1; k < len(ln.items); k++ {
+			out(ln.items[k-1].row, Link{Row: ln.items[k].row, Lane: ln.lane})
+		}
+		for r := ln.start; r <= ln.end; r++ {
+			if b.items[r].line != ln {
+				through(r, ln.lane)
+			}
+		}
+	}
 }
 
 // startsAt says a branch's first row is node n's.
