@@ -2,11 +2,13 @@ package compile_test
 
 import (
 	"reflect"
+	"strconv"
 	"testing"
 
 	"github.com/workrail/workrail/engine"
 	"github.com/workrail/workrail/engine/compile"
 	"github.com/workrail/workrail/engine/execute/executetest"
+	"github.com/workrail/workrail/engine/workflow"
 	"github.com/workrail/workrail/workflows"
 )
 
@@ -81,6 +83,41 @@ func TestRestoreOutline(t *testing.T) {
 	}
 	if loops == 0 {
 		t.Fatal("no bundled workflow has a loop: the outline's loops go untested")
+	}
+}
+
+// TestRestoreOutlineUnescapesTitles reads ids and titles that need
+// escapes in JSON (quotes, backslashes, control characters, line
+// separators, characters past ASCII) as a full Restore does: the
+// outline keeps them unquoted, as parts of one string.
+func TestRestoreOutlineUnescapesTitles(t *testing.T) {
+	titles := []string{"", `say "done"`, `C:\path`, "tab\there\nand a line", "line\u2028sep", "café ✓ 🚀", "<b>&amp;</b>"}
+	w := compile.Workflow{ID: "wr.x", Name: "x", Version: "1"}
+	for i, title := range titles {
+		w.Steps = append(w.Steps, compile.Node{Step: &compile.Step{ID: workflow.StepID("s-é" + strconv.Itoa(i)), Title: title}})
+	}
+	w.Steps = append(w.Steps, compile.Node{Loop: &compile.Loop{ID: `l"1`, Title: "loop\t✓",
+		Body: []compile.Node{{Step: &compile.Step{ID: "in", Title: `in "it"`}}}}})
+	c, err := compile.Seal(w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	full, err := compile.Restore(c.Canonical, c.Hash)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := compile.RestoreOutline(c.Canonical, c.Hash)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := outlineOf(full); !reflect.DeepEqual(got.Workflow, want) {
+		t.Errorf("outline differs from the full restore:\n got %+v\nwant %+v", got.Workflow, want)
+	}
+	for i, title := range titles {
+		id := workflow.StepID("s-é" + strconv.Itoa(i))
+		if st, ok, err := got.DecodeStep(id); err != nil || !ok || st.Title != title {
+			t.Errorf("DecodeStep(%s) = %+v, %v, %v; want title %q", id, st, ok, err, title)
+		}
 	}
 }
 
