@@ -440,40 +440,12 @@ func empty(v reflect.Value) bool {
 	return false
 }
 
-// string writes s as the canonical form quotes it: only '"', '\\' and
-// control characters escaped. Invalid UTF-8 declines.
+// string writes s as the canonical form quotes it. Invalid UTF-8
+// declines.
 func (e *encoder) string(s string) bool {
 	if !utf8.ValidString(s) {
 		return false
 	}
-	e.out = append(e.out, '"')
-	start := 0
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c >= 0x20 && c != '"' && c != '\\' {
-			continue
-		}
-		e.out = append(e.out, s[start:i]...)
-		switch c {
-		case '"', '\\':
-			e.out = append(e.out, '\\', c)
-		case '\b':
-			e.out = append(e.out, '\\', 'b')
-		case '\f':
-			e.out = append(e.out, '\\', 'f')
-		case '\n':
-			e.out = append(e.out, '\\', 'n')
-		case '\r':
-			e.out = append(e.out, '\\', 'r')
-		case '\t':
-			e.out = append(e.out, '\\', 't')
-		default:
-			const hex = "0123456789abcdef"
-			e.out = append(e.out, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
-		}
-		start = i + 1
-	}
-	e.out = append(e.out, s[start:]...)
-	e.out = append(e.out, '"')
+	e.out = AppendString(e.out, s, Canonical)
 	return true
 }

@@ -5,9 +5,9 @@ import (
 	"encoding/json"
 	"io"
 	"strconv"
-	"unicode/utf8"
 
 	"github.com/workrail/workrail/engine"
+	"github.com/workrail/workrail/engine/canon"
 	"github.com/workrail/workrail/engine/event"
 	"github.com/workrail/workrail/engine/run"
 )
@@ -218,52 +218,5 @@ func appendNode(b []byte, n engine.NodeID) []byte { return appendID(b, "node_", 
 func appendNodeAt(b []byte, n *engine.NodeID) []byte { return appendNode(b, *n) }
 
 // appendString appends s quoted as encoding/json quotes it with HTML
-// escaping off: ", \ and control characters escaped (\n, \r, \t, \b, \f
-// short, the rest as \u00xx), U+2028 and U+2029 as \u2028 and \u2029,
-// and each byte of invalid UTF-8 as \ufffd.
-func appendString(b []byte, s string) []byte {
-	const hex = "0123456789abcdef"
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		if c := s[i]; c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
-				i++
-				continue
-			}
-			b = append(b, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			case '\b':
-				b = append(b, '\\', 'b')
-			case '\f':
-				b = append(b, '\\', 'f')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			b = append(append(b, s[start:i]...), `\ufffd`...)
-		case r == '\u2028' || r == '\u2029':
-			b = append(append(b, s[start:i]...), '\\', 'u', '2', '0', '2', hex[r&0xf])
-		default:
-			i += size
-			continue
-		}
-		i += size
-		start = i
-	}
-	return append(append(b, s[start:]...), '"')
-}
+// escaping off, as the document was written before.
+func appendString(b []byte, s string) []byte { return canon.AppendString(b, s, canon.Go) }
