@@ -9,8 +9,6 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/go-json-experiment/json/jsontext"
-
 	"github.com/workrail/workrail/engine/protocol"
 	"github.com/workrail/workrail/server/jsonrpc"
 )
@@ -84,7 +82,7 @@ type argumentsKey struct{}
 // context (argumentsOf): as sent, to be parsed once by the use case. A
 // message whose arguments cannot be found is left as it is.
 func withArguments(msg []byte, r *http.Request) ([]byte, *http.Request) {
-	start, end, ok := argumentsSpan(msg)
+	start, end, ok := jsonrpc.ArgumentsSpan(msg)
 	if !ok {
 		return msg, r
 	}
@@ -99,43 +97,6 @@ func withArguments(msg []byte, r *http.Request) ([]byte, *http.Request) {
 func argumentsOf(ctx context.Context) ([]byte, bool) {
 	args, ok := ctx.Value(argumentsKey{}).([]byte)
 	return args, ok
-}
-
-// argumentsSpan finds params.arguments in a JSON-RPC message: msg[start:end]
-// is its value. Values on the way are skipped whole, not decoded; like
-// encoding/json, jsontext takes a name twice and invalid UTF-8 there.
-func argumentsSpan(msg []byte) (start, end int, ok bool) {
-	dec := jsontext.NewDecoder(bytes.NewReader(msg), jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
-	if !member(dec, "params") || !member(dec, "arguments") {
-		return 0, 0, false
-	}
-	v, err := dec.ReadValue()
-	if err != nil {
-		return 0, 0, false
-	}
-	end = int(dec.InputOffset())
-	return end - len(v), end, true
-}
-
-// member moves dec, at the start of an object, to the value of its
-// member key, skipping the members before it.
-func member(dec *jsontext.Decoder, key string) bool {
-	if t, err := dec.ReadToken(); err != nil || t.Kind() != '{' {
-		return false
-	}
-	for dec.PeekKind() == '"' {
-		k, err := dec.ReadToken()
-		if err != nil {
-			return false
-		}
-		if k.String() == key {
-			return true
-		}
-		if dec.SkipValue() != nil {
-			return false
-		}
-	}
-	return false
 }
 
 // refusals passes on what the MCP library answers, except a refusal:

@@ -1,9 +1,10 @@
 // Package jsonrpc is the JSON-RPC 2.0 framing the daemon and the shim
 // share, and only they: how large a message may be, the error codes a
 // refusal carries, the envelope of a refusal (a tool result or a JSON-RPC
-// error, its data the engine's error result), reading a message's id and
-// method without decoding it, and which ids come back as sent. What an
-// agent reads inside the envelope is the engine's (engine/protocol).
+// error, its data the engine's error result), reading a message without
+// decoding it (whether it is one JSON value, its id and method, a tool
+// call's arguments), and which ids come back as sent. What an agent reads
+// inside the envelope is the engine's (engine/protocol).
 package jsonrpc
 
 import (

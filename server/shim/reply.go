@@ -8,8 +8,6 @@ import (
 	"io"
 	"net/http"
 
-	"github.com/go-json-experiment/json/jsontext"
-
 	"github.com/workrail/workrail/engine/protocol"
 	"github.com/workrail/workrail/server/jsonrpc"
 )
@@ -71,51 +69,6 @@ func (e *wrongID) refusal(in incoming) map[string]any {
 	}
 	return jsonrpc.Refusal(in.id, in.method, jsonrpc.InternalError, protocol.Refuse(protocol.RefusedInternal,
 		"workrail: %v, so its answer was not passed on; the daemon's log may say why.", e))
-}
-
-// leadingID is a message's id, read no further than the member holding
-// it (jsontext skips the members before it, checking them): a string as
-// encoding/json writes it, a number as sent, or null; ok is false when
-// the message holds none (a notification) or is no object. The member's
-// name is matched as written, "id" with no escape.
-func leadingID(msg []byte) (id json.RawMessage, ok bool) {
-	dec := jsontext.NewDecoder(bytes.NewReader(msg), anyUTF8, anyNames)
-	if tok, err := dec.ReadToken(); err != nil || tok.Kind() != '{' {
-		return nil, false
-	}
-	for dec.PeekKind() == '"' {
-		name, err := dec.ReadValue()
-		if err != nil {
-			return nil, false
-		}
-		isID := string(name) == `"id"`
-		value, err := dec.ReadValue()
-		if err != nil {
-			return nil, false
-		}
-		if isID {
-			return idValue(value)
-		}
-	}
-	return nil, false
-}
-
-// idValue is a string, number or null id as leadingID returns it.
-func idValue(raw []byte) (json.RawMessage, bool) {
-	switch c := raw[0]; {
-	case c == '"':
-		var s string
-		if json.Unmarshal(raw, &s) != nil {
-			return nil, false
-		}
-		b, _ := json.Marshal(s)
-		return b, true
-	case c == '-' || c >= '0' && c <= '9':
-		return raw, true
-	case string(raw) == "null":
-		return null, true
-	}
-	return nil, false
 }
 
 // incoming is what answering one line from stdin needs to know of it.

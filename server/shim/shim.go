@@ -185,11 +185,11 @@ func readLimited(r *bufio.Reader, limit int) (line []byte, size int64, err error
 // response under another id than the line's is not written (the client
 // would wait for its own for ever, or take it for another request's).
 func (s *Shim) forward(ctx context.Context, msg []byte) {
-	want, asked := leadingID(msg)
+	want, asked := jsonrpc.LeadingID(msg)
 	answered := false
 	var bad error // a reply that could not be written: malformed, or under another id
 	err := s.post(ctx, msg, func(r []byte, whole bool) {
-		got, response := leadingID(r)
+		got, response := jsonrpc.LeadingID(r)
 		if !whole {
 			response = isResponse(r) // an event stream's: the others are notifications
 		}
@@ -409,7 +409,7 @@ func (s *Shim) write(msg []byte) error {
 // any other is compacted.
 func oneLine(msg []byte) ([]byte, error) {
 	body := bytes.TrimRight(msg, " \t\r\n")
-	if valid(body) && bytes.IndexByte(body, '\n') < 0 && bytes.IndexByte(body, '\r') < 0 {
+	if jsonrpc.Valid(body) && bytes.IndexByte(body, '\n') < 0 && bytes.IndexByte(body, '\r') < 0 {
 		return append(body, '\n'), nil
 	}
 	var buf bytes.Buffer

@@ -1,11 +1,11 @@
-package shim
+package jsonrpc
 
 import (
 	"encoding/json"
 	"testing"
 )
 
-// oldValid is the hand-written validator valid was before jsontext
+// oldValid is the hand-written validator Valid was before jsontext
 // replaced it, kept in a test file only while FuzzValid holds the new one
 // to it.
 func oldValid(msg []byte) bool {
@@ -204,7 +204,7 @@ func (v *validator) literal(word string) bool {
 	return true
 }
 
-// oldLeadingID is leadingID's walk over the hand-written validator
+// oldLeadingID is LeadingID's walk over the hand-written validator
 // before jsontext replaced both, kept in a test file only while
 // FuzzLeadingID holds the new one to it.
 func oldLeadingID(msg []byte) (id json.RawMessage, ok bool) {
@@ -242,7 +242,7 @@ func oldLeadingID(msg []byte) (id json.RawMessage, ok bool) {
 	}
 }
 
-// FuzzLeadingID holds leadingID to the walk it replaced: the same id,
+// FuzzLeadingID holds LeadingID to the walk it replaced: the same id,
 // or none, of any message.
 func FuzzLeadingID(f *testing.F) {
 	for _, s := range []string{`{"jsonrpc":"2.0","id":7,"method":"ping"}`, ` { "params" : {"id": 1, "x": [{"id":2}]} , "id" : "x" }`,
@@ -251,10 +251,10 @@ func FuzzLeadingID(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, msg []byte) {
-		id, ok := leadingID(msg)
+		id, ok := LeadingID(msg)
 		oldID, oldOK := oldLeadingID(msg)
 		if ok != oldOK || string(id) != string(oldID) {
-			t.Fatalf("leadingID(%q) = %s, %v; the old walk: %s, %v", msg, id, ok, oldID, oldOK)
+			t.Fatalf("LeadingID(%q) = %s, %v; the old walk: %s, %v", msg, id, ok, oldID, oldOK)
 		}
 	})
 }

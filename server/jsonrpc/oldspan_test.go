@@ -1,4 +1,4 @@
-package server
+package jsonrpc
 
 import (
 	"bytes"
@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// oldArgumentsSpan and oldMember are argumentsSpan's encoding/json token
+// oldArgumentsSpan and oldMember are ArgumentsSpan's encoding/json token
 // walk before jsontext replaced it, kept in a test file only while
 // FuzzArgumentsSpan holds the new one to it.
 func oldArgumentsSpan(msg []byte) (start, end int, ok bool) {
@@ -42,7 +42,7 @@ func oldMember(dec *json.Decoder, key string) bool {
 	return false
 }
 
-// FuzzArgumentsSpan holds argumentsSpan to the encoding/json walk it
+// FuzzArgumentsSpan holds ArgumentsSpan to the encoding/json walk it
 // replaced: the same span of the same messages.
 func FuzzArgumentsSpan(f *testing.F) {
 	for _, s := range []string{
@@ -54,10 +54,10 @@ func FuzzArgumentsSpan(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, msg []byte) {
-		s, e, ok := argumentsSpan(msg)
+		s, e, ok := ArgumentsSpan(msg)
 		os, oe, ook := oldArgumentsSpan(msg)
 		if s != os || e != oe || ok != ook {
-			t.Fatalf("argumentsSpan(%q) = %d, %d, %v; the old walk: %d, %d, %v", msg, s, e, ok, os, oe, ook)
+			t.Fatalf("ArgumentsSpan(%q) = %d, %d, %v; the old walk: %d, %d, %v", msg, s, e, ok, os, oe, ook)
 		}
 	})
 }
