@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -89,7 +91,8 @@ func TestSchemaMutations(t *testing.T) {
 					t.Fatal(err)
 				}
 				_, perr := workflow.Parse(src)
-				serr := validate(t, src)
+				// m.doc holds what UnmarshalJSON would read from src.
+				serr := workflowSchema(t).Validate(m.doc)
 				switch {
 				case perr == nil && serr != nil:
 					failures[schemaDirect] = append(failures[schemaDirect], fmt.Sprintf("%s: %v", m.what, serr))
@@ -125,7 +128,9 @@ func decode(t *testing.T, src []byte) any {
 	return v
 }
 
-// mutants returns every single-edit variant of root.
+// mutants returns every single-edit variant of root. A variant copies
+// only the objects and arrays on the path to its edit and shares the
+// rest with root: no value is changed once built.
 func mutants(root any) []mutant {
 	var out []mutant
 	var visit func(path string, v any, set func(any) any)
@@ -136,11 +141,11 @@ func mutants(root any) []mutant {
 		switch v := v.(type) {
 		case map[string]any:
 			for _, k := range sortedMapKeys(v) {
-				without := clone(v).(map[string]any)
+				without := maps.Clone(v)
 				delete(without, k)
 				out = append(out, mutant{fmt.Sprintf("drop %s/%s", path, k), set(without)})
 				visit(path+"/"+k, v[k], func(x any) any {
-					c := clone(v).(map[string]any)
+					c := maps.Clone(v)
 					c[k] = x
 					return set(c)
 				})
@@ -150,7 +155,7 @@ func mutants(root any) []mutant {
 					continue
 				}
 				for _, x := range mutantAdds {
-					c := clone(v).(map[string]any)
+					c := maps.Clone(v)
 					c[k] = x
 					out = append(out, mutant{fmt.Sprintf("add %s/%s = %v", path, k, x), set(c)})
 				}
@@ -158,7 +163,7 @@ func mutants(root any) []mutant {
 		case []any:
 			for i := range v {
 				visit(fmt.Sprintf("%s/%d", path, i), v[i], func(x any) any {
-					c := clone(v).([]any)
+					c := slices.Clone(v)
 					c[i] = x
 					return set(c)
 				})
@@ -167,24 +172,6 @@ func mutants(root any) []mutant {
 	}
 	visit("", root, func(x any) any { return x })
 	return out
-}
-
-func clone(v any) any {
-	switch v := v.(type) {
-	case map[string]any:
-		c := make(map[string]any, len(v))
-		for k, x := range v {
-			c[k] = clone(x)
-		}
-		return c
-	case []any:
-		c := make([]any, len(v))
-		for i, x := range v {
-			c[i] = clone(x)
-		}
-		return c
-	}
-	return v
 }
 
 func sortedMapKeys(m map[string]any) []string {
