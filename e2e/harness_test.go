@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -372,7 +373,29 @@ func stopDaemon(t testing.TB, home string) int {
 		t.Fatalf("kill %d: %v", i.PID, err)
 	}
 	waitGone(t, i.PID, 10*time.Second)
+	waitUnanswered(t, home, 10*time.Second)
 	return i.PID
+}
+
+// waitUnanswered waits until nothing listens on home's socket. A killed
+// daemon's main thread shows as a zombie while its other threads are
+// still exiting and its listener still takes connections, which it then
+// resets: a command run in that window meets a daemon that is neither
+// running nor gone.
+func waitUnanswered(t testing.TB, home string, within time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for {
+		c, err := net.Dial("unix", filepath.Join(home, "daemon.sock"))
+		if err != nil {
+			return
+		}
+		c.Close()
+		if time.Now().After(deadline) {
+			t.Fatalf("%s still answers %s after its daemon was killed", filepath.Join(home, "daemon.sock"), within)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
 }
 
 // ---- MCP clients ----------------------------------------------------------
