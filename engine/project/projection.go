@@ -295,6 +295,10 @@ func (p *Projection) lastBlocked(n engine.NodeID) bool {
 	return ok && len(row.Attempts) > 0 && row.Attempts[len(row.Attempts)-1].Blocked
 }
 
+// RowIndex is the index in Rows of the row node n heads (a step node
+// or the root, not a checkpoint).
+func (p *Projection) RowIndex(n engine.NodeID) (int, bool) { return p.nodes.row(n) }
+
 // Part is the record of node n of the run.
 func (p *Projection) Part(n engine.NodeID) (Part, bool) {
 	pt, ok := p.nodes.part(n)
