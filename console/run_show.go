@@ -370,6 +370,7 @@ func (v *runView) pageRows(q runRequest, size int) error {
 		}
 		rows, at := pageOf(v.picked, path, kept, "rows", "step", "steps", size)
 		v.RowsAt = at
+		v.Rows = make([]rowView, 0, len(rows))
 		for _, r := range rows {
 			v.Rows = append(v.Rows, v.flatRow(r))
 		}
@@ -387,6 +388,7 @@ func (v *runView) pageRows(q runRequest, size int) error {
 	}
 	rows, at := pageOf(v.Layout.Rows, path, kept, "rows", "row", "rows", size)
 	v.RowsAt = at
+	v.Rows = make([]rowView, 0, len(rows))
 	for _, r := range rows {
 		v.Rows = append(v.Rows, v.rowOf(r))
 	}
