@@ -40,9 +40,9 @@ func TestProgress(t *testing.T) {
 	}{
 		{"the first step", "plan", []run.Frame{{Index: 0}}, "step 1 of 3", []string{"Try until it works", "Report"}},
 		{"inside a loop", "form", []run.Frame{{Index: 1}, {Index: 0, Iteration: 1}},
-			"step 2 of 3 · Try until it works iteration 2 of 5", []string{"Test it", "Report"}},
+			"step 2 of 3 · Try until it works iteration 2 (at most 5)", []string{"Test it", "Report"}},
 		{"the loop's last step", "test", []run.Frame{{Index: 1}, {Index: 1, Iteration: 4}},
-			"step 2 of 3 · Try until it works iteration 5 of 5", []string{"Report"}},
+			"step 2 of 3 · Try until it works iteration 5 (at most 5)", []string{"Report"}},
 		{"the last step", "report", []run.Frame{{Index: 2}}, "step 3 of 3", nil},
 		{"complete", "", nil, "step 3 of 3", nil},
 	}

@@ -238,7 +238,7 @@ func filterLabel(v runView, f runFilter) string {
 }
 
 // progressText is where the run stands in words: "step 3 of 7 · Fix loop
-// iteration 2 of 5"; "" without a pinned workflow.
+// iteration 2 (at most 5)"; "" without a pinned workflow.
 func progressText(p project.Progress) string { return p.Words() }
 
 func firstNonEmpty(a, b string) string {

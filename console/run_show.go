@@ -246,10 +246,15 @@ func (c *Console) run(q runRequest) (runView, error) {
 		v.Expand = withAdded(v.Expand, opened)
 	}
 	v.Loops = loopNames(v.Pinned, v.Layout)
-	v.picked = pick(p, v.Filter)
+	starts := branchStarts(p)
+	v.picked = pick(p, v.Filter, starts)
 	v.Counts = map[runFilter]int{filterAll: len(p.Rows)}
-	for _, f := range runFilters[1:] {
-		v.Counts[f] = len(pick(p, f))
+	for i := range p.Rows {
+		for _, f := range runFilters[1:] {
+			if picks(&p.Rows[i], f, starts) {
+				v.Counts[f]++
+			}
+		}
 	}
 	tip, _ := p.Part(p.Tip)
 	v.Progress = project.ProgressAt(v.Pinned.Compiled, tip.At)
@@ -301,24 +306,39 @@ func (c *Console) prefsAt(sid engine.SessionID, n engine.NodeID) (workflow.Prefe
 	return prefs, err
 }
 
-// pick are the rows filter f lists, in the order the rows were made: the
-// rows with open gaps or gaps that were not recorded, the rows with
-// blocked attempts, the rows branches leave or start at.
-func pick(p *project.Projection, f runFilter) []project.Row {
+// pick are the rows filter f lists, in the order the rows were made;
+// starts are the rows branches other than A start at (branchStarts).
+func pick(p *project.Projection, f runFilter, starts map[engine.NodeID]bool) []project.Row {
 	var out []project.Row
-	for _, r := range p.Rows {
-		var in bool
-		switch f {
-		case filterGaps:
-			in = r.Outcome.OpenGaps > 0 || r.Outcome.NotRecorded > 0
-		case filterBlocked:
-			in = r.Outcome.Blocked > 0
-		case filterForks:
-			in = len(r.Forks) > 0 || startsBranch(p, r.Node)
+	for i := range p.Rows {
+		if picks(&p.Rows[i], f, starts) {
+			out = append(out, p.Rows[i])
 		}
-		if in {
-			out = append(out, r)
-		}
+	}
+	return out
+}
+
+// picks says filter f lists row r: a row with open gaps or gaps that
+// were not recorded, a row with blocked attempts, a row branches leave
+// or start at.
+func picks(r *project.Row, f runFilter, starts map[engine.NodeID]bool) bool {
+	switch f {
+	case filterGaps:
+		return r.Outcome.OpenGaps > 0 || r.Outcome.NotRecorded > 0
+	case filterBlocked:
+		return r.Outcome.Blocked > 0
+	case filterForks:
+		return len(r.Forks) > 0 || starts[r.Node]
+	}
+	return false
+}
+
+// branchStarts are the rows branches other than A start at: what
+// startsBranch says of one row, for every row at once.
+func branchStarts(p *project.Projection) map[engine.NodeID]bool {
+	out := make(map[engine.NodeID]bool, len(p.Branches))
+	for _, b := range p.Branches[min(1, len(p.Branches)):] {
+		out[p.RowOf(b.First)] = true
 	}
 	return out
 }
@@ -350,6 +370,7 @@ func (v *runView) pageRows(q runRequest, size int) error {
 		}
 		rows, at := pageOf(v.picked, path, kept, "rows", "step", "steps", size)
 		v.RowsAt = at
+		v.Rows = make([]rowView, 0, len(rows))
 		for _, r := range rows {
 			v.Rows = append(v.Rows, v.flatRow(r))
 		}
@@ -367,6 +388,7 @@ func (v *runView) pageRows(q runRequest, size int) error {
 	}
 	rows, at := pageOf(v.Layout.Rows, path, kept, "rows", "row", "rows", size)
 	v.RowsAt = at
+	v.Rows = make([]rowView, 0, len(rows))
 	for _, r := range rows {
 		v.Rows = append(v.Rows, v.rowOf(r))
 	}

@@ -36,12 +36,12 @@ func describe(p *project.Projection, t *tree) []Branch {
 	out := make([]Branch, len(p.Branches))
 	for i, b := range p.Branches {
 		br := Branch{Label: b.Letter, Top: p.RowOf(b.First), Origin: b.Origin, Changed: b.Changed, End: b.End, Status: b.Status}
-		if v := t.byID[br.Top]; v != nil {
+		if v := t.byID(br.Top); v != nil {
 			br.First, br.Rows = v.Step, len(t.line(v))
 		}
 		if b.From != 0 {
 			br.From = p.RowOf(b.From)
-			if v := t.byID[br.From]; v != nil {
+			if v := t.byID(br.From); v != nil {
 				br.After = v.Step
 			}
 		}

@@ -42,7 +42,7 @@ func Reveal(p *project.Projection, expand map[engine.NodeID]bool, node engine.No
 	}
 	b := &builder{t: t, p: p, expand: expand}
 	b.lay()
-	v := t.byID[p.RowOf(node)]
+	v := t.byID(p.RowOf(node))
 	var added []engine.NodeID
 	open := func(id engine.NodeID) {
 		if !b.expand[id] {

@@ -30,7 +30,6 @@ type vertex struct {
 // tree is a run's rows, parents before children.
 type tree struct {
 	p     *project.Projection
-	byID  map[engine.NodeID]*vertex
 	order []*vertex
 	root  *vertex
 	// tip is the row of the run's preferred tip: the row it is on, or
@@ -41,13 +40,12 @@ type tree struct {
 // load builds the tree of p's rows. A row that names a parent the run
 // does not hold is an error: the walk never loops.
 func load(p *project.Projection) (*tree, error) {
-	t := &tree{p: p, byID: make(map[engine.NodeID]*vertex, len(p.Rows)), order: make([]*vertex, len(p.Rows))}
+	t := &tree{p: p, order: make([]*vertex, len(p.Rows))}
 	vs := make([]vertex, len(p.Rows)) // one allocation for every row
 	for i := range p.Rows {
 		r := &p.Rows[i]
 		v := &vs[i]
 		v.Row, v.size, v.cps = r, 1, len(r.Checkpoints)
-		t.byID[r.Node] = v
 		t.order[i] = v
 	}
 	for _, v := range t.order { // rows are in creation order: parents first
@@ -58,7 +56,7 @@ func load(p *project.Projection) (*tree, error) {
 			t.root = v
 			continue
 		}
-		pv := t.byID[v.Parent]
+		pv := t.byID(v.Parent)
 		if pv == nil || pv.Node >= v.Node {
 			return nil, fmt.Errorf("lanes: %s was made from %s, which is not an earlier row of %s", v.Node, v.Parent, p.Run)
 		}
@@ -72,7 +70,7 @@ func load(p *project.Projection) (*tree, error) {
 	if t.root == nil {
 		return nil, fmt.Errorf("lanes: %s has no first row: %w", p.Run, engine.ErrNotFound)
 	}
-	t.tip = t.byID[p.PathEnd(p.Tip)]
+	t.tip = t.byID(p.PathEnd(p.Tip))
 	kids := make([]*vertex, 0, len(t.order)) // every row but the first is one row's kid: one allocation for all
 	for i := len(t.order) - 1; i >= 0; i-- { // children before parents
 		v := t.order[i]
@@ -88,6 +86,14 @@ func load(p *project.Projection) (*tree, error) {
 		}
 	}
 	return t, nil
+}
+
+// byID is the vertex of the row node n heads; nil for none.
+func (t *tree) byID(n engine.NodeID) *vertex {
+	if i, ok := t.p.RowIndex(n); ok {
+		return t.order[i]
+	}
+	return nil
 }
 
 // children are v's rows below it: its branch's next, then its forks.

@@ -3,7 +3,7 @@
 // user workflow written into the daemon's home: 150 steps in a row, then a
 // loop of three steps run 50 times, then a wrap-up. Global setup calls
 // seedLong after the other shapes; the run is left in the loop's last
-// iteration, so its page says both "step k of N" and "iteration i of M".
+// iteration, so its page says both "step k of N" and "iteration i (at most M)".
 import fs from 'node:fs';
 import path from 'node:path';
 import { Mcp } from './mcp';

@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/go-json-experiment/json/jsontext"
-
 	"github.com/workrail/workrail/engine"
 	"github.com/workrail/workrail/engine/workflow"
 )
@@ -21,42 +19,46 @@ import (
 // step's run; DecodeStep and DecodeContracts read one step or the
 // contracts whole from it. A page that shows a 1,000-step run's rows reads its pin
 // this way in a fraction of a full Restore, which decodes every prompt.
+//
+// The bytes are canonical JSON (RFC 8785) verified against their hash,
+// so they are read by a scan that checks their shape where it reads a
+// value and otherwise only finds where each value ends: most of a pin is
+// prompt text, and a string is skipped by looking for its closing quote.
 func RestoreOutline(canonical []byte, h engine.WorkflowHash) (Compiled, error) {
-	// The bytes are verified against their hash and were written by
-	// Canonical: what a decoder checks besides their shape is checked.
-	d := jsontext.NewDecoder(bytes.NewBuffer(canonical), jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
+	// Each step is an object opening {"step": (inside a string a quote
+	// is escaped), so this counts the steps, or a few more.
+	steps := bytes.Count(canonical, []byte(`{"step":`))
+	r := &outlineReader{scanner: scanner{b: canonical}, o: &outline{steps: make([]stepSpan, 0, steps)}, free: make([]Step, steps),
+		at: make([]textAt, 0, 2*steps+8), texts: make([]byte, 0, 16*steps+64)}
 	var w Workflow
-	o := &outline{}
-	err := o.members(d, func(name []byte) error {
-		var err error
-		switch string(name) {
+	for more := r.open('{'); more; more = r.next('}') {
+		switch string(r.key()) {
 		case "id":
-			w.ID, err = text[engine.WorkflowID](d)
+			r.text((*string)(&w.ID))
 		case "kind":
-			w.Kind, err = text[workflow.Kind](d)
+			r.text((*string)(&w.Kind))
 		case "name":
-			w.Name, err = text[string](d)
+			r.text(&w.Name)
 		case "description":
-			w.Description, err = text[string](d)
+			r.text(&w.Description)
 		case "version":
-			w.Version, err = text[string](d)
+			r.text(&w.Version)
 		case "steps":
-			w.Steps, err = outlineNodes(d, o)
+			w.Steps = r.nodes()
 		case "contracts":
-			from := d.InputOffset()
-			err = d.SkipValue()
-			o.contracts = span{from, d.InputOffset()}
+			from := r.i
+			r.skip()
+			r.o.contracts = span{int64(from), int64(r.i)}
 		default:
-			err = d.SkipValue()
+			r.skip()
 		}
-		return err
-	})
-	if err != nil {
-		return Compiled{}, fmt.Errorf("compile: pinned workflow %s: %w", h, err)
 	}
+	if r.err != nil {
+		return Compiled{}, fmt.Errorf("compile: pinned workflow %s: %w", h, r.err)
+	}
+	r.keepTexts()
 	c := restore(w, canonical, h)
-	o.name, o.free = nil, nil // the reading's scratch, not kept with the pin
-	c.outline = o
+	c.outline = r.o
 	return c, nil
 }
 
@@ -67,14 +69,10 @@ func RestoreOutline(canonical []byte, h engine.WorkflowHash) (Compiled, error) {
 type outline struct {
 	steps     []stepSpan // in document order
 	contracts span       // empty when the workflow has none
-	// name is the member name being read, unquoted: one buffer for all.
-	name []byte
-	// free are Steps made ahead, a block at a time, for the next steps.
-	free []Step
 }
 
 type stepSpan struct {
-	id workflow.StepID
+	step *Step // its id and title
 	span
 }
 
@@ -91,7 +89,7 @@ func (c Compiled) DecodeStep(id workflow.StepID) (*Step, bool, error) {
 		return s, ok, nil
 	}
 	// A linear search: a panel decodes one step, once.
-	i := slices.IndexFunc(c.outline.steps, func(s stepSpan) bool { return s.id == id })
+	i := slices.IndexFunc(c.outline.steps, func(s stepSpan) bool { return s.step.ID == id })
 	if i < 0 {
 		return nil, false, nil
 	}
@@ -120,131 +118,109 @@ func (c Compiled) DecodeContracts() (map[workflow.ContractRef]ContractPack, erro
 	return out, nil
 }
 
-// outlineNodes reads a list of nodes as RestoreOutline does, noting in o
-// where each step is.
-func outlineNodes(d *jsontext.Decoder, o *outline) ([]Node, error) {
-	t, err := d.ReadToken()
-	if err == nil && t.Kind() == 'n' {
-		return nil, nil // a workflow sealed without steps
-	}
-	if err != nil || t.Kind() != '[' {
-		return nil, unexpected(d, t, err)
+// outlineReader is RestoreOutline's reading: a scanner, where the steps
+// are, and the ids and titles read so far.
+type outlineReader struct {
+	scanner
+	o *outline
+	// free are zero Steps made in one block, one for each step.
+	free []Step
+	// texts are the ids and titles, unquoted, one after another; each of
+	// at says which field holds which part, set once the reading ends:
+	// one string for all of them rather than one each.
+	texts []byte
+	at    []textAt
+}
+
+type textAt struct {
+	field    *string
+	from, to int
+}
+
+// nodes reads a list of nodes, noting where each step is.
+func (r *outlineReader) nodes() []Node {
+	if r.null() {
+		return nil // a workflow sealed without steps
 	}
 	out := []Node{}
-	for d.PeekKind() != ']' {
+	for more := r.open('['); more; more = r.next(']') {
 		var n Node
-		err := o.members(d, func(name []byte) error {
-			switch string(name) {
+		for more := r.open('{'); more; more = r.next('}') {
+			switch string(r.key()) {
 			case "step":
-				n.Step = o.newStep()
-				from := d.InputOffset()
-				if err := o.members(d, func(name []byte) error { return outlineStep(d, name, n.Step) }); err != nil {
-					return err
-				}
-				o.steps = append(o.steps, stepSpan{n.Step.ID, span{from, d.InputOffset()}})
-				return nil
+				n.Step = r.newStep()
+				from := r.i
+				r.step(n.Step)
+				r.o.steps = append(r.o.steps, stepSpan{n.Step, span{int64(from), int64(r.i)}})
 			case "loop":
 				n.Loop = &Loop{}
-				return o.members(d, func(name []byte) error { return outlineLoop(d, name, n.Loop, o) })
+				r.loop(n.Loop)
+			default:
+				r.skip()
 			}
-			return d.SkipValue()
-		})
-		if err != nil {
-			return nil, err
 		}
 		out = append(out, n)
 	}
-	_, err = d.ReadToken()
-	return out, err
+	return out
 }
 
-func outlineStep(d *jsontext.Decoder, name []byte, s *Step) error {
-	var err error
-	switch string(name) {
-	case "id":
-		s.ID, err = text[workflow.StepID](d)
-	case "title":
-		s.Title, err = text[string](d)
-	default:
-		err = d.SkipValue()
+func (r *outlineReader) step(s *Step) {
+	for more := r.open('{'); more; more = r.next('}') {
+		switch string(r.key()) {
+		case "id":
+			r.text((*string)(&s.ID))
+		case "title":
+			r.text(&s.Title)
+		default:
+			r.skip()
+		}
 	}
-	return err
 }
 
-func outlineLoop(d *jsontext.Decoder, name []byte, l *Loop, o *outline) error {
-	var err error
-	switch string(name) {
-	case "id":
-		l.ID, err = text[workflow.StepID](d)
-	case "title":
-		l.Title, err = text[string](d)
-	case "body":
-		l.Body, err = outlineNodes(d, o)
-	case "spec":
-		err = o.members(d, func(name []byte) error {
-			if string(name) != "maxIterations" {
-				return d.SkipValue()
+func (r *outlineReader) loop(l *Loop) {
+	for more := r.open('{'); more; more = r.next('}') {
+		switch string(r.key()) {
+		case "id":
+			r.text((*string)(&l.ID))
+		case "title":
+			r.text(&l.Title)
+		case "body":
+			l.Body = r.nodes()
+		case "spec":
+			for more := r.open('{'); more; more = r.next('}') {
+				if string(r.key()) == "maxIterations" {
+					l.Spec.MaxIterations = r.integer()
+				} else {
+					r.skip()
+				}
 			}
-			t, err := d.ReadToken()
-			if err != nil || t.Kind() != '0' {
-				return unexpected(d, t, err)
-			}
-			n, err := t.Int()
-			l.Spec.MaxIterations = int(n)
-			return err
-		})
-	default:
-		err = d.SkipValue()
+		default:
+			r.skip()
+		}
 	}
-	return err
 }
 
-// newStep is a new zero Step, from a block made ahead: a 1,000-step
-// outline makes a few blocks, not a thousand Steps.
-func (o *outline) newStep() *Step {
-	if len(o.free) == 0 {
-		o.free = make([]Step, 64)
+// newStep is a new zero Step from the block made for all of them.
+func (r *outlineReader) newStep() *Step {
+	if len(r.free) == 0 {
+		r.free = make([]Step, 16)
 	}
-	s := &o.free[0]
-	o.free = o.free[1:]
+	s := &r.free[0]
+	r.free = r.free[1:]
 	return s
 }
 
-// members reads an object, calling member with each name (unquoted,
-// valid only until member reads on) with the decoder at its value, which
-// member must read.
-func (o *outline) members(d *jsontext.Decoder, member func(name []byte) error) error {
-	if t, err := d.ReadToken(); err != nil || t.Kind() != '{' {
-		return unexpected(d, t, err)
-	}
-	for d.PeekKind() != '}' {
-		v, err := d.ReadValue() // a name: read as bytes, not a string made per member
-		if err != nil {
-			return err
-		}
-		if o.name, err = jsontext.AppendUnquote(o.name[:0], v); err != nil {
-			return err
-		}
-		if err := member(o.name); err != nil {
-			return err
-		}
-	}
-	_, err := d.ReadToken()
-	return err
+// text reads a string into field, once the reading ends (keepTexts).
+func (r *outlineReader) text(field *string) {
+	from := len(r.texts)
+	r.texts = r.unquote(r.texts)
+	r.at = append(r.at, textAt{field, from, len(r.texts)})
 }
 
-// text reads a string value.
-func text[T ~string](d *jsontext.Decoder) (T, error) {
-	t, err := d.ReadToken()
-	if err != nil || t.Kind() != '"' {
-		return "", unexpected(d, t, err)
+// keepTexts sets each field text read to its part of one string.
+func (r *outlineReader) keepTexts() {
+	all := string(r.texts)
+	for _, t := range r.at {
+		*t.field = all[t.from:t.to]
 	}
-	return T(t.String()), nil
-}
-
-func unexpected(d *jsontext.Decoder, t jsontext.Token, err error) error {
-	if err != nil {
-		return err
-	}
-	return fmt.Errorf("unexpected %v at %s", t.Kind(), d.StackPointer())
 }

@@ -40,14 +40,14 @@ func (p *Projection) Along(n engine.NodeID) []Stop {
 			out = append(out, Stop{Row: row.Node, Node: row.Node, At: row.Created, Recorded: row.Start})
 		}
 		for _, cp := range row.Checkpoints {
-			if pt, ok := p.parts[cp]; ok {
+			if pt, ok := p.nodes.part(cp); ok {
 				stops = append(stops, Stop{Row: row.Node, Node: cp, Checkpoint: true, At: pt.Created, Recorded: pt.Arrival})
 			}
 		}
 		to := engine.NodeID(0)
 		if i+1 < len(rows) {
 			to = rows[i+1].Node
-		} else if pt, ok := p.parts[n]; ok && pt.Step == "" && !pt.Checkpoint && pt.From != 0 {
+		} else if pt, ok := p.nodes.part(n); ok && pt.Step == "" && !pt.Checkpoint && pt.From != 0 {
 			to = n
 		}
 		for _, a := range row.Attempts {

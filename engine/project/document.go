@@ -149,7 +149,8 @@ func ProgressAt(c *compile.Compiled, at []run.Frame) Progress {
 }
 
 // Words is where the run stands in words: "step 3 of 7 · Fix loop
-// iteration 2 of 5"; "" without a pinned workflow.
+// iteration 2 (at most 5)", the loop's maximum said as one, not as a
+// count of iterations to come; "" without a pinned workflow.
 func (p Progress) Words() string {
 	if p.Steps == 0 {
 		return ""
@@ -162,7 +163,7 @@ func (p Progress) Words() string {
 		}
 		s += " · " + title + " iteration " + strconv.Itoa(l.Iteration)
 		if l.MaxIterations > 0 {
-			s += " of " + strconv.Itoa(l.MaxIterations)
+			s += " (at most " + strconv.Itoa(l.MaxIterations) + ")"
 		}
 	}
 	return s

@@ -27,8 +27,7 @@ type Projection struct {
 	Rows []Row
 	// Branches are the run's branches by index: A first.
 	Branches []Branch
-	parts    map[engine.NodeID]*Part
-	rows     map[engine.NodeID]int
+	nodes    nodeIndex // its parts, and the rows they head
 }
 
 // Row is one step pending at a node: the step, where it was pending, the
@@ -147,8 +146,7 @@ func Letter(i int) string {
 // run's overview (its preferred tip) and the parts of its nodes (in any
 // order).
 func Assemble(h RunHead, ro RunOverview, parts []Part) *Projection {
-	p := &Projection{RunHead: h, Tip: ro.Tip, Status: ro.Status, LastTime: ro.LastTime, parts: make(map[engine.NodeID]*Part, len(parts)),
-		rows: make(map[engine.NodeID]int, len(parts)), Rows: make([]Row, 0, len(parts))}
+	p := &Projection{RunHead: h, Tip: ro.Tip, Status: ro.Status, LastTime: ro.LastTime, Rows: make([]Row, 0, len(parts))}
 	sorted := make([]*Part, len(parts))
 	attempts := 0
 	for i := range parts {
@@ -159,10 +157,10 @@ func Assemble(h RunHead, ro RunOverview, parts []Part) *Projection {
 	// appended together below, so each row's slice is capped where it ends.
 	all := make([]RowAttempt, 0, attempts)
 	slices.SortFunc(sorted, func(a, b *Part) int { return cmp.Compare(a.Node, b.Node) })
+	p.nodes = newNodeIndex(sorted)
 	for _, pt := range sorted {
-		p.parts[pt.Node] = pt
 		if !pt.Checkpoint && pt.Step != "" {
-			p.rows[pt.Node] = len(p.Rows)
+			p.nodes.setRow(pt.Node, len(p.Rows))
 			row := Row{Node: pt.Node, Step: pt.Step, At: pt.At, Branch: pt.Branch, Next: pt.Next,
 				Continued: pt.Continued, Console: pt.Console, Created: pt.Created, CreatedTime: pt.CreatedTime}
 			if pt.From == 0 {
@@ -176,7 +174,7 @@ func Assemble(h RunHead, ro RunOverview, parts []Part) *Projection {
 		if pt.Checkpoint {
 			head = pt.Head
 		}
-		if i, ok := p.rows[head]; ok {
+		if i, ok := p.nodes.row(head); ok {
 			row := &p.Rows[i]
 			if pt.Checkpoint {
 				row.Checkpoints = append(row.Checkpoints, pt.Node)
@@ -195,11 +193,11 @@ func Assemble(h RunHead, ro RunOverview, parts []Part) *Projection {
 		}
 		if !pt.Checkpoint && pt.From != 0 {
 			from := p.RowOf(pt.From)
-			if i, ok := p.rows[pt.Node]; ok {
+			if i, ok := p.nodes.row(pt.Node); ok {
 				p.Rows[i].Parent = from
 			}
 			if p.startsBranch(pt.Node) {
-				if i, ok := p.rows[from]; ok {
+				if i, ok := p.nodes.row(from); ok {
 					p.Rows[i].Forks = append(p.Rows[i].Forks, pt.Node)
 				}
 			}
@@ -216,7 +214,7 @@ func Assemble(h RunHead, ro RunOverview, parts []Part) *Projection {
 
 func (p *Projection) rowAttempt(node engine.NodeID, a Attempt) RowAttempt {
 	ra := RowAttempt{Node: node, Attempt: a, Recorded: a.Facts}
-	if to, ok := p.parts[a.To]; ok && !a.Blocked {
+	if to, ok := p.nodes.part(a.To); ok && !a.Blocked {
 		ra.Recorded = to.Arrival
 	}
 	ra.NotRecorded = notRecorded(ra.Recorded)
@@ -259,9 +257,9 @@ func (p *Projection) branches() {
 	for i, bh := range p.RunHead.Branches {
 		p.Branches[i] = Branch{BranchHead: bh, Letter: Letter(i)}
 	}
-	for id := range p.parts {
-		if b := p.parts[id].Branch; b < len(p.Branches) {
-			p.Branches[b].Nodes = append(p.Branches[b].Nodes, id)
+	for _, pt := range p.nodes.parts {
+		if b := pt.Branch; b < len(p.Branches) {
+			p.Branches[b].Nodes = append(p.Branches[b].Nodes, pt.Node)
 		}
 	}
 	tip := p.BranchOf(p.Tip)
@@ -270,13 +268,13 @@ func (p *Projection) branches() {
 		slices.Sort(b.Nodes)
 		b.End = b.First
 		for {
-			pt, ok := p.parts[b.End]
+			pt, ok := p.nodes.part(b.End)
 			if !ok || pt.Next == 0 {
 				break
 			}
 			b.End = pt.Next
 		}
-		end := p.parts[b.End]
+		end, _ := p.nodes.part(b.End)
 		switch {
 		case end != nil && end.Step == "":
 			b.Status = BranchComplete
@@ -297,9 +295,13 @@ func (p *Projection) lastBlocked(n engine.NodeID) bool {
 	return ok && len(row.Attempts) > 0 && row.Attempts[len(row.Attempts)-1].Blocked
 }
 
+// RowIndex is the index in Rows of the row node n heads (a step node
+// or the root, not a checkpoint).
+func (p *Projection) RowIndex(n engine.NodeID) (int, bool) { return p.nodes.row(n) }
+
 // Part is the record of node n of the run.
 func (p *Projection) Part(n engine.NodeID) (Part, bool) {
-	pt, ok := p.parts[n]
+	pt, ok := p.nodes.part(n)
 	if !ok {
 		return Part{}, false
 	}
@@ -310,7 +312,7 @@ func (p *Projection) Part(n engine.NodeID) (Part, bool) {
 // node, the row's node for a checkpoint, the row the run completed from
 // for a node where it completed; 0 for a node the run does not hold.
 func (p *Projection) RowOf(n engine.NodeID) engine.NodeID {
-	pt, ok := p.parts[n]
+	pt, ok := p.nodes.part(n)
 	switch {
 	case !ok:
 		return 0
@@ -324,7 +326,7 @@ func (p *Projection) RowOf(n engine.NodeID) engine.NodeID {
 
 // Row is the row of node n (a checkpoint's is its row's).
 func (p *Projection) Row(n engine.NodeID) (Row, bool) {
-	i, ok := p.rows[p.RowOf(n)]
+	i, ok := p.nodes.row(p.RowOf(n))
 	if !ok {
 		return Row{}, false
 	}
@@ -333,7 +335,7 @@ func (p *Projection) Row(n engine.NodeID) (Row, bool) {
 
 // BranchOf is the index of the branch node n is on (-1 for none).
 func (p *Projection) BranchOf(n engine.NodeID) int {
-	if pt, ok := p.parts[n]; ok {
+	if pt, ok := p.nodes.part(n); ok {
 		return pt.Branch
 	}
 	return -1
@@ -353,7 +355,7 @@ func (p *Projection) Verdict() Verdict {
 // TipBlocked is the last attempt made at the preferred tip, when it was
 // blocked: what stands in the run's way now.
 func (p *Projection) TipBlocked() (RowAttempt, bool) {
-	pt, ok := p.parts[p.Tip]
+	pt, ok := p.nodes.part(p.Tip)
 	if !ok || len(pt.Attempts) == 0 {
 		return RowAttempt{}, false
 	}
@@ -386,11 +388,11 @@ func (p *Projection) PathEnd(n engine.NodeID) engine.NodeID {
 // walkPath calls f with the rows of Path(n), last first, while f says
 // to go on.
 func (p *Projection) walkPath(n engine.NodeID, f func(Row) bool) {
-	if pt, ok := p.parts[n]; ok && pt.Step == "" && !pt.Checkpoint && pt.From != 0 {
+	if pt, ok := p.nodes.part(n); ok && pt.Step == "" && !pt.Checkpoint && pt.From != 0 {
 		n = pt.From
 	}
 	for at := p.RowOf(n); at != 0; {
-		pt, ok := p.parts[at]
+		pt, ok := p.nodes.part(at)
 		if !ok {
 			return
 		}
@@ -431,7 +433,7 @@ func (p *Projection) Gaps() []GapAt {
 			}
 		}
 	}
-	if root, ok := p.parts[p.Root]; ok { // recorded by the start
+	if root, ok := p.nodes.part(p.Root); ok { // recorded by the start
 		for _, g := range root.Arrival.Gaps {
 			out = append(out, GapAt{GapRef: g, Row: root.Node, Node: root.Node, Branch: root.Branch})
 		}
@@ -471,7 +473,7 @@ func WorstGapFirst(a, b GapAt) int {
 func (p *Projection) OpenOnPath(n engine.NodeID, upTo engine.EventIndex) []GapAt {
 	var out []GapAt
 	for at := n; at != 0; {
-		pt, ok := p.parts[at]
+		pt, ok := p.nodes.part(at)
 		if !ok {
 			break
 		}
