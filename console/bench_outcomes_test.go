@@ -29,16 +29,7 @@ func BenchmarkRunPageOutcomes(b *testing.B) {
 	}
 	defer st.Close()
 	x := execute.New(st, executetest.Ring(b), executetest.Long(b, 1000), workflow.Preferences{}, executetest.Clock, b.Logf)
-	s := x.Start(context.Background(), []byte(`{"workflowId":"wr.long"}`)).(protocol.StepResult)
-	var prev protocol.StepResult
-	for i := 1; i < 1000; i++ {
-		if i%50 == 0 && prev.StateToken != "" {
-			re := x.Continue(context.Background(), []byte(`{"stateToken":"`+prev.StateToken+`"}`)).(protocol.StepResult)
-			x.Continue(context.Background(), mustArgs(b, re))
-		}
-		prev = s
-		s = x.Continue(context.Background(), withGap(b, s, i)).(protocol.StepResult)
-	}
+	executetest.RewoundRun(b, x, 1000, func(s protocol.StepResult, i int) []byte { return withGap(b, s, i) })
 	h := serveBench(b, st)
 	// What is measured is a page that sums every gap and opens their folds.
 	for path, want := range map[string]string{

@@ -100,16 +100,7 @@ func BenchmarkRunPage(b *testing.B) {
 	}
 	defer func() { st.Close() }()
 	x := execute.New(st, executetest.Ring(b), executetest.Long(b, 1000), workflow.Preferences{}, executetest.Clock, b.Logf)
-	s := x.Start(context.Background(), []byte(`{"workflowId":"wr.long"}`)).(protocol.StepResult)
-	var prev protocol.StepResult
-	for i := 1; i < 1000; i++ {
-		if i%50 == 0 && prev.StateToken != "" {
-			re := x.Continue(context.Background(), []byte(`{"stateToken":"`+prev.StateToken+`"}`)).(protocol.StepResult)
-			x.Continue(context.Background(), mustArgs(b, re))
-		}
-		prev = s
-		s = x.Continue(context.Background(), mustArgs(b, s)).(protocol.StepResult)
-	}
+	executetest.RewoundRun(b, x, 1000, nil)
 	const folded, panel, doc = "/sessions/ses_1/runs/run_1", "/sessions/ses_1/runs/run_1?node=node_500", "/sessions/ses_1/runs/run_1.json"
 	h := serveBench(b, st)
 	b.Run("folded", func(b *testing.B) { benchGet(b, h, folded, false) })
@@ -142,16 +133,6 @@ func BenchmarkRunPage(b *testing.B) {
 	b.Run("cold-folded", func(b *testing.B) { cold(b, folded) })
 	b.Run("cold-with-panel", func(b *testing.B) { cold(b, panel) })
 	b.Run("cold-json", func(b *testing.B) { cold(b, doc) })
-}
-
-func mustArgs(b *testing.B, s protocol.StepResult) []byte {
-	a := s.NextCall.Arguments
-	a.Output = nil
-	raw, err := jsonMarshal(a)
-	if err != nil {
-		b.Fatal(err)
-	}
-	return raw
 }
 
 func itoa(n uint64) string { return strconv.FormatUint(n, 10) }

@@ -30,7 +30,7 @@ func BenchmarkEventsPage(b *testing.B) {
 		if head >= 5000 {
 			break
 		}
-		s = x.Continue(context.Background(), mustArgs(b, s)).(protocol.StepResult)
+		s = x.Continue(context.Background(), executetest.BareArgs(b, s)).(protocol.StepResult)
 	}
 	h := serveBench(b, st)
 	b.Run("first-page", func(b *testing.B) { benchGet(b, h, "/sessions/ses_1/events", false) })

@@ -26,7 +26,7 @@ func ownerAuth(t testing.TB, home string) (string, string) {
 	return "Authorization", "Bearer " + strings.TrimSpace(string(b))
 }
 
-func get(t *testing.T, u, host string, hdr ...string) (int, http.Header, string) {
+func get(t testing.TB, u, host string, hdr ...string) (int, http.Header, string) {
 	t.Helper()
 	req, err := http.NewRequest(http.MethodGet, u, nil)
 	if err != nil {

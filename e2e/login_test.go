@@ -22,7 +22,7 @@ var loginLine = regexp.MustCompile(`Log in:\s+(http://\S+/login\?token=\S+)`)
 
 // logIn follows a login link and returns the login cookie it set, or
 // nil with the status when it set none.
-func logIn(t *testing.T, link string) (*http.Cookie, int) {
+func logIn(t testing.TB, link string) (*http.Cookie, int) {
 	t.Helper()
 	resp, err := noRedirects.Get(link)
 	if err != nil {

@@ -13,7 +13,7 @@ import (
 )
 
 // printedLink is a login link from `workrail console --print`.
-func printedLink(t *testing.T, home string) string {
+func printedLink(t testing.TB, home string) string {
 	t.Helper()
 	out, code := cli(t, home, "console", "--print")
 	link := strings.TrimSpace(out[strings.LastIndex(out, "\n  ")+1:])

@@ -1,20 +1,14 @@
 package e2e
 
 import (
-	"context"
-	"encoding/json"
-	"io"
-	"net"
 	"net/http"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/workrail/workrail/engine/execute"
 	"github.com/workrail/workrail/engine/execute/executetest"
-	"github.com/workrail/workrail/engine/protocol"
 	"github.com/workrail/workrail/engine/workflow"
 	"github.com/workrail/workrail/store"
 )
@@ -30,8 +24,7 @@ import (
 func BenchmarkRunPageFirstView(b *testing.B) {
 	home := newHome(b)
 	fillLongRun(b, filepath.Join(home, "workrail.db"), 1000)
-	port := strconv.Itoa(freeTCPPort(b))
-	cookie := keptLogin(b, home, port)
+	cookie, port := keptLogin(b, home)
 	for _, page := range []struct{ name, path string }{
 		{"folded", "/sessions/ses_1/runs/run_1"},
 		{"with-panel", "/sessions/ses_1/runs/run_1?node=node_500"},
@@ -64,21 +57,11 @@ func BenchmarkRunPageFirstView(b *testing.B) {
 // timedGet is how long GET u with the login cookie c takes, from the
 // request sent to the last byte of a 200 answer read.
 func timedGet(b *testing.B, u string, c *http.Cookie) time.Duration {
-	req, err := http.NewRequest(http.MethodGet, u, nil)
-	if err != nil {
-		b.Fatal(err)
-	}
-	req.Header.Set("Cookie", c.Name+"="+c.Value)
 	t0 := time.Now()
-	resp, err := noRedirects.Do(req)
-	if err != nil {
-		b.Fatal(err)
-	}
-	_, err = io.Copy(io.Discard, resp.Body)
+	code, _, _ := get(b, u, "", "Cookie", c.Name+"="+c.Value)
 	took := time.Since(t0)
-	resp.Body.Close()
-	if err != nil || resp.StatusCode != http.StatusOK {
-		b.Fatalf("GET %s = %d, %v", u, resp.StatusCode, err)
+	if code != http.StatusOK {
+		b.Fatalf("GET %s = %d", u, code)
 	}
 	return took
 }
@@ -92,63 +75,20 @@ func fillLongRun(b *testing.B, path string, n int) {
 	}
 	defer st.Close()
 	x := execute.New(st, executetest.Ring(b), executetest.Long(b, n), workflow.Preferences{}, executetest.Clock, b.Logf)
-	ctx := context.Background()
-	s := x.Start(ctx, []byte(`{"workflowId":"wr.long"}`)).(protocol.StepResult)
-	var prev protocol.StepResult
-	for i := 1; i < n; i++ {
-		if i%50 == 0 && prev.StateToken != "" {
-			re := x.Continue(ctx, []byte(`{"stateToken":"`+prev.StateToken+`"}`)).(protocol.StepResult)
-			x.Continue(ctx, callArgs(b, re))
-		}
-		prev = s
-		s = x.Continue(ctx, callArgs(b, s)).(protocol.StepResult)
-	}
+	executetest.RewoundRun(b, x, n, nil)
 }
 
-// callArgs is the arguments of s's next call, without output.
-func callArgs(b *testing.B, s protocol.StepResult) []byte {
-	a := s.NextCall.Arguments
-	a.Output = nil
-	raw, err := json.Marshal(a)
-	if err != nil {
-		b.Fatal(err)
-	}
-	return raw
-}
-
-// freeTCPPort is a localhost port nothing listens on now.
-func freeTCPPort(b *testing.B) int {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
-}
-
-// keptLogin logs in to a daemon on home and port and stops it: the
-// cookie it returns is a login the next daemon on that port keeps.
-func keptLogin(b *testing.B, home, port string) *http.Cookie {
-	d, err := launchDaemon(home, "--port", port)
+// keptLogin logs in to a daemon on home and stops it: the cookie it
+// returns is a login the next daemon on the same port keeps.
+func keptLogin(b *testing.B, home string) (*http.Cookie, string) {
+	d, err := launchDaemon(home)
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer d.terminate(b)
-	code, out, errOut := command(b, home, "console", "--print")
-	link := strings.TrimSpace(out[strings.LastIndex(out, "\n  ")+1:])
-	if code != 0 || !strings.Contains(link, "/login?token=") {
-		b.Fatalf("console --print: exit %d:\n%s%s", code, out, errOut)
+	c, code := logIn(b, printedLink(b, home))
+	if c == nil {
+		b.Fatalf("a login link = %d, no cookie", code)
 	}
-	resp, err := noRedirects.Get(link)
-	if err != nil {
-		b.Fatal(err)
-	}
-	resp.Body.Close()
-	for _, c := range resp.Cookies() {
-		if strings.HasPrefix(c.Name, "workrail_console_") {
-			return c
-		}
-	}
-	b.Fatalf("GET %s = %d, no login cookie", link, resp.StatusCode)
-	return nil
+	return c, strings.TrimPrefix(d.info.URL, "http://127.0.0.1:")
 }

@@ -2,11 +2,11 @@ package store
 
 import (
 	"strconv"
-	"unicode/utf8"
 
 	jsonv1 "github.com/go-json-experiment/json/v1"
 
 	"github.com/workrail/workrail/engine"
+	"github.com/workrail/workrail/engine/canon"
 	"github.com/workrail/workrail/engine/event"
 	"github.com/workrail/workrail/engine/project"
 	"github.com/workrail/workrail/engine/run"
@@ -27,9 +27,9 @@ import (
 func encodePart(p *project.Part) []byte {
 	b := make([]byte, 0, 256)
 	b = append(b, `{"run":`...)
-	b = appendText(b, p.Run.String())
+	b = canon.AppendString(b, p.Run.String(), canon.GoHTML)
 	b = append(b, `,"node":`...)
-	b = appendText(b, p.Node.String())
+	b = canon.AppendString(b, p.Node.String(), canon.GoHTML)
 	if p.Checkpoint {
 		b = append(b, `,"checkpoint":true`...)
 	}
@@ -37,7 +37,7 @@ func encodePart(p *project.Part) []byte {
 	b = appendNode(b, "head", p.Head)
 	if p.Step != "" {
 		b = append(b, `,"step":`...)
-		b = appendText(b, string(p.Step))
+		b = canon.AppendString(b, string(p.Step), canon.GoHTML)
 	}
 	if len(p.At) > 0 {
 		b = append(b, `,"at":[`...)
@@ -111,7 +111,7 @@ func appendAttempt(b []byte, a *project.Attempt) []byte {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = appendText(b, string(c))
+			b = canon.AppendString(b, string(c), canon.GoHTML)
 		}
 		b = append(b, ']')
 	}
@@ -123,9 +123,9 @@ func appendAttempt(b []byte, a *project.Attempt) []byte {
 				b = append(b, ',')
 			}
 			b = append(b, `{"code":`...)
-			b = appendText(b, string(r.Code))
+			b = canon.AppendString(b, string(r.Code), canon.GoHTML)
 			b = append(b, `,"why":`...)
-			b = appendText(b, r.Why)
+			b = canon.AppendString(b, r.Why, canon.GoHTML)
 			b = append(b, '}')
 		}
 		b = append(b, ']')
@@ -218,7 +218,7 @@ func appendOutput(b []byte, o *project.OutputRef) []byte {
 	b = append(b, `{"at":`...)
 	b = strconv.AppendUint(b, uint64(o.At), 10)
 	b = append(b, `,"step":`...)
-	b = appendText(b, string(o.Step))
+	b = canon.AppendString(b, string(o.Step), canon.GoHTML)
 	if o.Notes {
 		b = append(b, `,"notes":true`...)
 	}
@@ -228,7 +228,7 @@ func appendOutput(b []byte, o *project.OutputRef) []byte {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = appendText(b, k)
+			b = canon.AppendString(b, k, canon.GoHTML)
 		}
 		b = append(b, ']')
 	}
@@ -241,38 +241,38 @@ func appendOutput(b []byte, o *project.OutputRef) []byte {
 			b = append(b, '{')
 			if c.Severity != "" {
 				b = append(b, `"severity":`...)
-				b = appendText(b, c.Severity)
+				b = canon.AppendString(b, c.Severity, canon.GoHTML)
 				b = append(b, ',')
 			}
 			b = append(b, `"summary":`...)
-			b = appendText(b, c.Summary)
+			b = canon.AppendString(b, c.Summary, canon.GoHTML)
 			b = append(b, '}')
 		}
 		b = append(b, ']')
 	}
 	if o.Supersedes != "" {
 		b = append(b, `,"supersedes":`...)
-		b = appendText(b, string(o.Supersedes))
+		b = canon.AppendString(b, string(o.Supersedes), canon.GoHTML)
 	}
 	return append(b, '}')
 }
 
 func appendGap(b []byte, g *project.GapRef) []byte {
 	b = append(b, `{"id":`...)
-	b = appendText(b, string(g.ID))
+	b = canon.AppendString(b, string(g.ID), canon.GoHTML)
 	b = append(b, `,"at":`...)
 	b = strconv.AppendUint(b, uint64(g.At), 10)
 	b = append(b, `,"severity":`...)
-	b = appendText(b, string(g.Severity))
+	b = canon.AppendString(b, string(g.Severity), canon.GoHTML)
 	b = append(b, `,"reason":`...)
-	b = appendText(b, string(g.Reason))
+	b = canon.AppendString(b, string(g.Reason), canon.GoHTML)
 	if g.Step != "" {
 		b = append(b, `,"step":`...)
-		b = appendText(b, string(g.Step))
+		b = canon.AppendString(b, string(g.Step), canon.GoHTML)
 	}
 	if g.Summary != "" {
 		b = append(b, `,"summary":`...)
-		b = appendText(b, g.Summary)
+		b = canon.AppendString(b, g.Summary, canon.GoHTML)
 	}
 	b = appendUint(b, "resolvedBy", uint64(g.ResolvedBy))
 	b = appendNode(b, "resolvedOn", g.ResolvedOn)
@@ -298,61 +298,6 @@ func appendUint(b []byte, name string, v uint64) []byte {
 	b = append(b, name...)
 	b = append(b, `":`...)
 	return strconv.AppendUint(b, v, 10)
-}
-
-// appendText appends s as a JSON string the way json.Marshal writes it:
-// HTML's <, > and & escaped, invalid UTF-8 as U+FFFD, U+2028 and U+2029
-// escaped.
-func appendText(b []byte, s string) []byte {
-	const hex = "0123456789abcdef"
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		if c := s[i]; c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
-				i++
-				continue
-			}
-			b = append(b, s[start:i]...)
-			switch c {
-			case '\\', '"':
-				b = append(b, '\\', c)
-			case '\b':
-				b = append(b, '\\', 'b')
-			case '\f':
-				b = append(b, '\\', 'f')
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-			i += size
-			start = i
-			continue
-		}
-		if r == '\u2028' || r == '\u2029' {
-			b = append(b, s[start:i]...)
-			b = append(b, '\\', 'u', '2', '0', '2', hex[r&0xF])
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
 }
 
 // decodePart reads a part as json.Unmarshal does.

@@ -19,8 +19,8 @@ const (
 
 // AppendString appends s quoted as q says: the one JSON string quoter of
 // the encoders written by hand (the direct canonical encoder, the legacy
-// normalizer's writer, a run's JSON document), byte for byte what the
-// encoder each one stands in for writes.
+// normalizer's writer, a run's JSON document, the store's part records),
+// byte for byte what the encoder each one stands in for writes.
 func AppendString(dst []byte, s string, q Quoting) []byte {
 	const hex = "0123456789abcdef"
 	dst = append(dst, '"')

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/workrail/workrail/engine"
+	"github.com/workrail/workrail/engine/catalog"
 	"github.com/workrail/workrail/engine/compile"
 	"github.com/workrail/workrail/engine/execute/executetest"
 	"github.com/workrail/workrail/engine/workflow"
@@ -48,23 +49,41 @@ func TestRestoreOutlineOfNoSteps(t *testing.T) {
 	}
 }
 
+// restored is a pinned workflow read whole and as its outline.
+type restored struct {
+	entry         catalog.Entry
+	full, outline compile.Compiled
+}
+
+// restoredBothWays reads every bundled workflow's pinned bytes and a
+// 1,000-step one's with Restore and with RestoreOutline.
+func restoredBothWays(t *testing.T) []restored {
+	t.Helper()
+	entries := executetest.Catalog(t, workflows.FS).Catalog("").All()
+	entries = append(entries, executetest.Long(t, 1000).Catalog("").All()...)
+	out := make([]restored, len(entries))
+	for i, e := range entries {
+		full, err := compile.Restore(e.Compiled.Canonical, e.Compiled.Hash)
+		if err != nil {
+			t.Fatal(err)
+		}
+		outline, err := compile.RestoreOutline(e.Compiled.Canonical, e.Compiled.Hash)
+		if err != nil {
+			t.Fatalf("%s: %v", e.Compiled.ID, err)
+		}
+		out[i] = restored{e, full, outline}
+	}
+	return out
+}
+
 // TestRestoreOutline reads every bundled workflow's pinned bytes (loops
 // nested in loops among them) and a 1,000-step one as RestoreOutline
 // does and compares it with the same fields of a full Restore, titles
 // by step id included.
 func TestRestoreOutline(t *testing.T) {
-	entries := executetest.Catalog(t, workflows.FS).Catalog("").All()
-	entries = append(entries, executetest.Long(t, 1000).Catalog("").All()...)
 	loops := 0
-	for _, e := range entries {
-		full, err := compile.Restore(e.Compiled.Canonical, e.Compiled.Hash)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got, err := compile.RestoreOutline(e.Compiled.Canonical, e.Compiled.Hash)
-		if err != nil {
-			t.Fatalf("%s: %v", e.Compiled.ID, err)
-		}
+	for _, r := range restoredBothWays(t) {
+		e, full, got := r.entry, r.full, r.outline
 		if want := outlineOf(full); !reflect.DeepEqual(got.Workflow, want) {
 			t.Errorf("%s: outline differs from the full restore:\n got %+v\nwant %+v", e.Compiled.ID, got.Workflow, want)
 		}
@@ -125,18 +144,9 @@ func TestRestoreOutlineUnescapesTitles(t *testing.T) {
 // and of a 1,000-step one alone from its outline, and the contracts, and
 // compares them with a full Restore's.
 func TestOutlineDecodesOneStep(t *testing.T) {
-	entries := executetest.Catalog(t, workflows.FS).Catalog("").All()
-	entries = append(entries, executetest.Long(t, 1000).Catalog("").All()...)
 	contracts := 0
-	for _, e := range entries {
-		full, err := compile.Restore(e.Compiled.Canonical, e.Compiled.Hash)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got, err := compile.RestoreOutline(e.Compiled.Canonical, e.Compiled.Hash)
-		if err != nil {
-			t.Fatalf("%s: %v", e.Compiled.ID, err)
-		}
+	for _, r := range restoredBothWays(t) {
+		e, full, got := r.entry, r.full, r.outline
 		compile.Walk(full.Steps, func(n compile.Node) {
 			if n.Step == nil {
 				return
