@@ -2,7 +2,6 @@ package console_test
 
 import (
 	"context"
-	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -136,8 +135,6 @@ func BenchmarkRunPage(b *testing.B) {
 }
 
 func itoa(n uint64) string { return strconv.FormatUint(n, 10) }
-
-func jsonMarshal(v any) ([]byte, error) { return json.Marshal(v) }
 
 // BenchmarkGapsPage measures the gaps page over 10,000 open gaps (5,000
 // sessions of two each) in a bbolt file: the first page, a page deep in
