@@ -9,11 +9,13 @@ import (
 	"github.com/workrail/workrail/server/budget"
 )
 
+const mib = 1 << 20
+
 // Reservations past the budget wait in order; past the queue they are
-// refused at once; a wait that runs out is refused too.
+// refused at once. The wait is long enough that the queued reservation
+// is still waiting however slowly the test goroutine is scheduled.
 func TestReserveQueuesThenRefuses(t *testing.T) {
-	const mib = 1 << 20
-	b := budget.New(12*mib, 1, 200*time.Millisecond) // room for one 2 MiB bundle (12 MiB parsed)
+	b := budget.New(12*mib, 1, time.Minute) // room for one 2 MiB bundle (12 MiB parsed)
 	first, err := b.Reserve(t.Context(), 2*mib)
 	if err != nil {
 		t.Fatal(err)
@@ -39,7 +41,15 @@ func TestReserveQueuesThenRefuses(t *testing.T) {
 	if err := <-got; err != nil {
 		t.Fatalf("the queued reservation after room was made: %v", err)
 	}
-	hold, _ := b.Reserve(context.Background(), 2*mib)
+}
+
+// A reservation that waits its longest is refused.
+func TestReserveRefusesAfterItsWait(t *testing.T) {
+	b := budget.New(12*mib, 1, 200*time.Millisecond)
+	hold, err := b.Reserve(context.Background(), 2*mib)
+	if err != nil {
+		t.Fatal(err)
+	}
 	defer hold()
 	t0 := time.Now()
 	if _, err := b.Reserve(t.Context(), 1); !errors.Is(err, budget.ErrBusy) || time.Since(t0) < 150*time.Millisecond {
