@@ -1,13 +1,14 @@
 package markdown
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"html"
+	"io"
 	"strings"
 	"unicode/utf8"
 
-	"github.com/a-h/templ"
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/extension"
 	"github.com/yuin/goldmark/renderer"
@@ -47,12 +48,26 @@ var (
 // one way such text reaches a page. It renders eagerly; the work is
 // bounded, but the worst inputs (thousands of nested quotes) take a few
 // hundred milliseconds, so render a note once rather than on every poll.
-func Render(src string) templ.Component {
+func Render(src string) HTML {
 	out, err := toHTML(src)
-	if err != nil {
-		return templ.Raw("", err)
+	return HTML{html: out, err: err}
+}
+
+// HTML is sanitized markup Render made, or why it could not. It is a
+// templ.Component (it has the interface's one method), which keeps templ,
+// and net/http with it, out of this package.
+type HTML struct {
+	html string
+	err  error
+}
+
+// Render writes the markup to w, or returns why there is none.
+func (h HTML) Render(_ context.Context, w io.Writer) error {
+	if h.err != nil {
+		return h.err
 	}
-	return templ.Raw(out)
+	_, err := io.WriteString(w, h.html)
+	return err
 }
 
 // toHTML bounds src, renders it with raw HTML off and sanitizes the
