@@ -39,6 +39,7 @@ func runDaemon(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "workrail:", err)
 		return 1
 	}
+	daemon.KeepHeapFloor(daemon.HeapFloor)
 	listen := choosePort(fs, *port)
 	d, err := daemon.New(daemon.Config{Home: h, Port: daemon.Port{Port: listen.port, Given: listen.given}, AnyPort: *anyPort,
 		Version: version, Snippets: snippets(executable(), h), Log: daemon.NewLog(h, *verbose, stderr)})
