@@ -11,10 +11,7 @@ import (
 	"time"
 
 	"github.com/workrail/workrail/engine"
-	"github.com/workrail/workrail/engine/compile"
-	"github.com/workrail/workrail/engine/event"
-	"github.com/workrail/workrail/engine/execute"
-	enginerun "github.com/workrail/workrail/engine/run"
+	"github.com/workrail/workrail/engine/execute/executetest"
 	"github.com/workrail/workrail/store"
 )
 
@@ -32,54 +29,6 @@ func openAt(t *testing.T, path string, now *time.Time) *store.Store {
 	return st
 }
 
-// addSessions creates n sessions, each a run of nodes nodes with
-// snapshots of its own.
-func addSessions(t *testing.T, st *store.Store, n, nodes int) []engine.SessionID {
-	t.Helper()
-	c, err := compile.Seal(compile.Workflow{ID: "wr.x", Name: "x", Description: "x", Version: "1"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var ids []engine.SessionID
-	for range n {
-		id, err := st.Create(func(tx execute.Tx) error {
-			if _, err := tx.Append(0, 0, &event.SessionCreatedData{CreatedAt: "2026-03-01T12:00:00Z"}); err != nil {
-				return err
-			}
-			if err := tx.PinWorkflow(c); err != nil {
-				return err
-			}
-			rid, _ := tx.NewRunID()
-			if _, err := tx.Append(rid, 0, &event.RunStartedData{WorkflowID: c.ID, WorkflowHash: c.Hash}); err != nil {
-				return err
-			}
-			for i := range nodes {
-				nid, _ := tx.NewNodeID()
-				snap := enginerun.Snapshot{WorkflowHash: c.Hash, Position: enginerun.Position{Kind: enginerun.Complete},
-					Context: map[string]any{"session": int(tx.Session()), "node": i, "notes": strings.Repeat("n", 200)}}
-				ref, err := tx.PutSnapshot(snap)
-				if err != nil {
-					return err
-				}
-				if _, err := tx.Append(rid, nid, &event.NodeCreatedData{NodeKind: event.NodeStep, Snapshot: ref}); err != nil {
-					return err
-				}
-				if nid > 1 {
-					if _, err := tx.Append(rid, nid, &event.EdgeCreatedData{EdgeKind: event.EdgeAckedStep, From: nid - 1, To: nid}); err != nil {
-						return err
-					}
-				}
-			}
-			return nil
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		ids = append(ids, id)
-	}
-	return ids
-}
-
 // After a sweep deleted most sessions, `workrail compact` gives the space
 // back, and every remaining session verifies and ends where it did.
 func TestCompactCommand(t *testing.T) {
@@ -88,9 +37,9 @@ func TestCompactCommand(t *testing.T) {
 	path := filepath.Join(home, "workrail.db")
 	now := t0
 	st := openAt(t, path, &now)
-	addSessions(t, st, 300, 5)
+	executetest.Sessions(t, st, 300, 5)
 	now = t0.Add(50 * day)
-	kept := addSessions(t, st, 5, 5)
+	kept := executetest.Sessions(t, st, 5, 5)
 	now = t0.Add(61 * day)
 	if res, err := st.Sweep(context.Background(), 60); err != nil || len(res.Deleted) != 300 {
 		t.Fatalf("sweep deleted %d sessions (%v); want 300", len(res.Deleted), err)
@@ -158,7 +107,7 @@ func TestCompactRefusals(t *testing.T) {
 			if tc.hold {
 				now := t0
 				st := openAt(t, path, &now)
-				addSessions(t, st, 3, 2)
+				executetest.Sessions(t, st, 3, 2)
 				defer st.Close()
 			}
 			before, _ := os.ReadFile(path)

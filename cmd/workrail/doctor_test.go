@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/workrail/workrail/engine/execute/executetest"
 	"github.com/workrail/workrail/store"
 	"github.com/workrail/workrail/store/storetest"
 )
@@ -24,7 +25,7 @@ func damagedHome(t *testing.T, n int, pick func(tx storetest.Tx) []int64) string
 	path := filepath.Join(home, "workrail.db")
 	now := t0
 	st := openAt(t, path, &now)
-	addSessions(t, st, n, 2)
+	executetest.Sessions(t, st, n, 2)
 	st.Close()
 	var pages []int64
 	if err := storetest.View(path, func(tx storetest.Tx) error { pages = pick(tx); return nil }); err != nil {

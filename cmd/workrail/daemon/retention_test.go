@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/workrail/workrail/engine"
+	"github.com/workrail/workrail/engine/execute/executetest"
 )
 
 // The sweeper reads the retention setting before each sweep, so a
@@ -19,7 +20,7 @@ func TestSweeperAppliesTheRetentionItReadsEachTime(t *testing.T) {
 	now := t0
 	st := openAt(t, filepath.Join(t.TempDir(), "w.db"), &now)
 	defer st.Close()
-	ids := addSessions(t, st, 2, 2)
+	ids := executetest.Sessions(t, st, 2, 2)
 	now = t0.Add(61 * day)
 
 	// Each read of the setting is announced; the first answers "off",
