@@ -97,7 +97,7 @@ func (c *Console) rowPanel(sid engine.SessionID, p *project.Projection, pin pinn
 	if len(p.Branches) > 1 {
 		v.Letter = p.Branches[row.Branch].Letter
 	}
-	if startsBranch(p, row.Node) {
+	if row.Starts {
 		rv := runView{P: p, Pinned: pin}
 		v.Branch = rv.branchWordsOf(row.Branch)
 	}

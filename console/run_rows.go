@@ -54,7 +54,7 @@ func (v runView) rowOf(r lanes.Row) rowView {
 // flatRow is a row a filter picks, listed on its own.
 func (v runView) flatRow(r project.Row) rowView {
 	lr := lanes.Row{Kind: lanes.NodeRow, Node: r.Node, Last: r.Node, Parent: r.Parent, Step: r.Step, At: r.At,
-		Checkpoints: len(r.Checkpoints), Forks: len(r.Forks), Branch: r.Branch, Starts: startsBranch(v.P, r.Node)}
+		Checkpoints: len(r.Checkpoints), Forks: len(r.Forks), Branch: r.Branch, Starts: r.Starts}
 	if tip, ok := v.P.Row(v.P.Tip); ok && tip.Node == r.Node {
 		lr.Tip = true
 	}

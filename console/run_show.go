@@ -246,12 +246,11 @@ func (c *Console) run(q runRequest) (runView, error) {
 		v.Expand = withAdded(v.Expand, opened)
 	}
 	v.Loops = loopNames(v.Pinned, v.Layout)
-	starts := branchStarts(p)
-	v.picked = pick(p, v.Filter, starts)
+	v.picked = pick(p, v.Filter)
 	v.Counts = map[runFilter]int{filterAll: len(p.Rows)}
 	for i := range p.Rows {
 		for _, f := range runFilters[1:] {
-			if picks(&p.Rows[i], f, starts) {
+			if picks(&p.Rows[i], f) {
 				v.Counts[f]++
 			}
 		}
@@ -306,12 +305,11 @@ func (c *Console) prefsAt(sid engine.SessionID, n engine.NodeID) (workflow.Prefe
 	return prefs, err
 }
 
-// pick are the rows filter f lists, in the order the rows were made;
-// starts are the rows branches other than A start at (branchStarts).
-func pick(p *project.Projection, f runFilter, starts map[engine.NodeID]bool) []project.Row {
+// pick are the rows filter f lists, in the order the rows were made.
+func pick(p *project.Projection, f runFilter) []project.Row {
 	var out []project.Row
 	for i := range p.Rows {
-		if picks(&p.Rows[i], f, starts) {
+		if picks(&p.Rows[i], f) {
 			out = append(out, p.Rows[i])
 		}
 	}
@@ -321,34 +319,14 @@ func pick(p *project.Projection, f runFilter, starts map[engine.NodeID]bool) []p
 // picks says filter f lists row r: a row with open gaps or gaps that
 // were not recorded, a row with blocked attempts, a row branches leave
 // or start at.
-func picks(r *project.Row, f runFilter, starts map[engine.NodeID]bool) bool {
+func picks(r *project.Row, f runFilter) bool {
 	switch f {
 	case filterGaps:
 		return r.Outcome.OpenGaps > 0 || r.Outcome.NotRecorded > 0
 	case filterBlocked:
 		return r.Outcome.Blocked > 0
 	case filterForks:
-		return len(r.Forks) > 0 || starts[r.Node]
-	}
-	return false
-}
-
-// branchStarts are the rows branches other than A start at: what
-// startsBranch says of one row, for every row at once.
-func branchStarts(p *project.Projection) map[engine.NodeID]bool {
-	out := make(map[engine.NodeID]bool, len(p.Branches))
-	for _, b := range p.Branches[min(1, len(p.Branches)):] {
-		out[p.RowOf(b.First)] = true
-	}
-	return out
-}
-
-// startsBranch says row n is the first row of a branch other than A.
-func startsBranch(p *project.Projection, n engine.NodeID) bool {
-	for _, b := range p.Branches[min(1, len(p.Branches)):] {
-		if p.RowOf(b.First) == n {
-			return true
-		}
+		return len(r.Forks) > 0 || r.Starts
 	}
 	return false
 }

@@ -380,7 +380,7 @@ func (b *builder) rows() []Row {
 			next, _ := b.p.Part(v.Next)
 			r.Complete = v.Next != 0 && next.Step == "" && !next.Checkpoint
 		}
-		r.Starts = r.Branch > 0 && b.p.BranchOf(r.Node) == r.Branch && b.startsAt(r.Node)
+		r.Starts = r.Branch > 0 && it.first.Starts
 		rows[i] = r
 	}
 	b.links(rows)
@@ -427,14 +427,4 @@ func (b *builder) eachLink(out func(from int, l Link), through func(row, lane in
 			}
 		}
 	}
-}
-
-// startsAt says a branch's first row is node n's.
-func (b *builder) startsAt(n engine.NodeID) bool {
-	for _, br := range b.p.Branches[min(1, len(b.p.Branches)):] {
-		if b.p.RowOf(br.First) == n {
-			return true
-		}
-	}
-	return false
 }

@@ -50,6 +50,9 @@ type Row struct {
 	// Forks are the first nodes of the branches made from this row, in
 	// the order they were made.
 	Forks []engine.NodeID
+	// Starts says a branch other than A starts at this row: its first
+	// node is the row's, or a checkpoint taken on it.
+	Starts bool
 	// Checkpoints are the checkpoints taken while the step was pending
 	// here, in the order they were taken.
 	Checkpoints []engine.NodeID
@@ -208,6 +211,11 @@ func Assemble(h RunHead, ro RunOverview, parts []Part) *Projection {
 		slices.SortStableFunc(row.Attempts, func(a, b RowAttempt) int { return cmp.Compare(a.At, b.At) })
 		row.Outcome = p.rowOutcome(*row)
 	}
+	for _, b := range p.RunHead.Branches[min(1, len(p.RunHead.Branches)):] {
+		if i, ok := p.nodes.row(p.RowOf(b.First)); ok {
+			p.Rows[i].Starts = true
+		}
+	}
 	p.branches()
 	return p
 }
@@ -257,7 +265,7 @@ func (p *Projection) branches() {
 	for i, bh := range p.RunHead.Branches {
 		p.Branches[i] = Branch{BranchHead: bh, Letter: Letter(i)}
 	}
-	for _, pt := range p.nodes.parts {
+	for _, pt := range p.nodes.parts { // by node id: each branch's Nodes in order
 		if b := pt.Branch; b < len(p.Branches) {
 			p.Branches[b].Nodes = append(p.Branches[b].Nodes, pt.Node)
 		}
@@ -265,7 +273,6 @@ func (p *Projection) branches() {
 	tip := p.BranchOf(p.Tip)
 	for i := range p.Branches {
 		b := &p.Branches[i]
-		slices.Sort(b.Nodes)
 		b.End = b.First
 		for {
 			pt, ok := p.nodes.part(b.End)

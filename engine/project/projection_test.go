@@ -127,6 +127,15 @@ func TestProjectionLettersAreStable(t *testing.T) {
 	if !slices.Equal(p.Branches[0].Nodes, []engine.NodeID{root, n2, n2 + 1}) {
 		t.Fatalf("A holds %v", p.Branches[0].Nodes)
 	}
+	var starts []engine.NodeID
+	for _, row := range p.Rows {
+		if row.Starts {
+			starts = append(starts, row.Node)
+		}
+	}
+	if !slices.Equal(starts, []engine.NodeID{rewound, console}) {
+		t.Fatalf("rows that start a branch: %v; want B's and C's first, %v", starts, []engine.NodeID{rewound, console})
+	}
 }
 
 // A gaps artifact no record took is listed as not recorded; one that
