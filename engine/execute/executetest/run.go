@@ -19,16 +19,27 @@ func RewoundRun(tb testing.TB, x *execute.Service, n int, next func(s protocol.S
 		next = func(s protocol.StepResult, _ int) []byte { return BareArgs(tb, s) }
 	}
 	ctx := context.Background()
-	s := x.Start(ctx, []byte(`{"workflowId":"wr.long"}`)).(protocol.StepResult)
+	s := stepOf(tb, x.Start(ctx, []byte(`{"workflowId":"wr.long"}`)))
 	var prev protocol.StepResult
 	for i := 1; i < n; i++ {
 		if i%50 == 0 && prev.StateToken != "" {
-			re := x.Continue(ctx, []byte(`{"stateToken":"`+prev.StateToken+`"}`)).(protocol.StepResult)
-			x.Continue(ctx, BareArgs(tb, re))
+			re := stepOf(tb, x.Continue(ctx, []byte(`{"stateToken":"`+prev.StateToken+`"}`)))
+			stepOf(tb, x.Continue(ctx, BareArgs(tb, re)))
 		}
 		prev = s
-		s = x.Continue(ctx, next(s, i)).(protocol.StepResult)
+		s = stepOf(tb, x.Continue(ctx, next(s, i)))
 	}
+}
+
+// stepOf is answer a as the step it should be, or fails with what came
+// back instead.
+func stepOf(tb testing.TB, a any) protocol.StepResult {
+	tb.Helper()
+	s, ok := a.(protocol.StepResult)
+	if !ok {
+		tb.Fatalf("want the next step, got %#v", a)
+	}
+	return s
 }
 
 // BareArgs is s's next call as given, its output left out: the call of
