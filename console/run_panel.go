@@ -121,7 +121,11 @@ func (c *Console) rowPanel(sid engine.SessionID, p *project.Projection, pin pinn
 			}
 			v.Checkpoints = append(v.Checkpoints, cp)
 		}
-		for _, g := range row.Start.Gaps {
+		var start project.Facts
+		if row.Node == p.Root {
+			start = p.Start()
+		}
+		for _, g := range start.Gaps {
 			gv, err := gapOf(tx, g)
 			if err != nil {
 				return err

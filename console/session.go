@@ -242,7 +242,7 @@ func notesOf(sid engine.SessionID, runs []sessionRun) []note {
 				if a.Blocked {
 					node = a.Node
 				}
-				add(row, node, a.Recorded, a.Time, false)
+				add(row, node, *a.Recorded, a.Time, false)
 			}
 			for _, cp := range row.Checkpoints {
 				part, _ := r.P.Part(cp)

@@ -36,8 +36,8 @@ func (p *Projection) Along(n engine.NodeID) []Stop {
 	var out []Stop
 	for i, row := range rows {
 		var stops []Stop
-		if row.Parent == 0 && !row.Start.empty() {
-			out = append(out, Stop{Row: row.Node, Node: row.Node, At: row.Created, Recorded: row.Start})
+		if start := p.Start(); row.Node == p.Root && !start.empty() {
+			out = append(out, Stop{Row: row.Node, Node: row.Node, At: row.Created, Recorded: start})
 		}
 		for _, cp := range row.Checkpoints {
 			if pt, ok := p.nodes.part(cp); ok {
@@ -52,7 +52,7 @@ func (p *Projection) Along(n engine.NodeID) []Stop {
 		}
 		for _, a := range row.Attempts {
 			if to != 0 && !a.Blocked && a.To == to {
-				stops = append(stops, Stop{Row: row.Node, Node: to, At: a.At, Recorded: a.Recorded, Refused: a.Refused, NotRecorded: a.NotRecorded})
+				stops = append(stops, Stop{Row: row.Node, Node: to, At: a.At, Recorded: *a.Recorded, Refused: a.Refused, NotRecorded: a.NotRecorded})
 			}
 		}
 		slices.SortStableFunc(stops, func(a, b Stop) int { return cmp.Compare(a.At, b.At) })

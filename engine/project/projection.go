@@ -61,9 +61,6 @@ type Row struct {
 	// Continued says the row's node continues its branch although the log
 	// linked it as a fork (see Part.Continued).
 	Continued bool
-	// Start is what the start recorded on the run's root (the root's row
-	// only).
-	Start Facts
 	// Console says the Console made the row's node.
 	Console     bool
 	Created     engine.EventIndex
@@ -75,10 +72,15 @@ type Row struct {
 // RowAttempt is an attempt as its row shows it: where it was made, and
 // what it recorded (an advance's on the node it made, a blocked
 // attempt's observations on its own).
+//
+// Attempt and Recorded point into the run's parts (an attempt and what
+// it recorded are read, never changed, through a row); neither is ever
+// nil. A long run's page assembles thousands of these, so they are not
+// copies.
 type RowAttempt struct {
 	Node engine.NodeID
-	Attempt
-	Recorded Facts
+	*Attempt
+	Recorded *Facts
 	// NotRecorded are the gaps its refused gaps artifacts carried: sent,
 	// and tracked nowhere.
 	NotRecorded []CarriedGap
@@ -166,9 +168,6 @@ func Assemble(h RunHead, ro RunOverview, parts []Part) *Projection {
 			p.nodes.setRow(pt.Node, len(p.Rows))
 			row := Row{Node: pt.Node, Step: pt.Step, At: pt.At, Branch: pt.Branch, Next: pt.Next,
 				Continued: pt.Continued, Console: pt.Console, Created: pt.Created, CreatedTime: pt.CreatedTime}
-			if pt.From == 0 {
-				row.Start = pt.Arrival
-			}
 			p.Rows = append(p.Rows, row)
 		}
 	}
@@ -184,13 +183,13 @@ func Assemble(h RunHead, ro RunOverview, parts []Part) *Projection {
 			}
 			if row.Attempts == nil && len(pt.Attempts) > 0 {
 				start := len(all)
-				for _, a := range pt.Attempts {
-					all = append(all, p.rowAttempt(pt.Node, a))
+				for k := range pt.Attempts {
+					all = append(all, p.rowAttempt(pt.Node, &pt.Attempts[k]))
 				}
 				row.Attempts = all[start:len(all):len(all)]
 			} else {
-				for _, a := range pt.Attempts {
-					row.Attempts = append(row.Attempts, p.rowAttempt(pt.Node, a))
+				for k := range pt.Attempts {
+					row.Attempts = append(row.Attempts, p.rowAttempt(pt.Node, &pt.Attempts[k]))
 				}
 			}
 		}
@@ -220,12 +219,21 @@ func Assemble(h RunHead, ro RunOverview, parts []Part) *Projection {
 	return p
 }
 
-func (p *Projection) rowAttempt(node engine.NodeID, a Attempt) RowAttempt {
-	ra := RowAttempt{Node: node, Attempt: a, Recorded: a.Facts}
-	if to, ok := p.nodes.part(a.To); ok && !a.Blocked {
-		ra.Recorded = to.Arrival
+// Start is what the start recorded on the run's root: the root row's own
+// outcome counts it.
+func (p *Projection) Start() Facts {
+	if pt, ok := p.nodes.part(p.Root); ok {
+		return pt.Arrival
 	}
-	ra.NotRecorded = notRecorded(ra.Recorded)
+	return Facts{}
+}
+
+func (p *Projection) rowAttempt(node engine.NodeID, a *Attempt) RowAttempt {
+	ra := RowAttempt{Node: node, Attempt: a, Recorded: &a.Facts}
+	if to, ok := p.nodes.part(a.To); ok && !a.Blocked {
+		ra.Recorded = &to.Arrival
+	}
+	ra.NotRecorded = notRecorded(*ra.Recorded)
 	return ra
 }
 
@@ -366,7 +374,7 @@ func (p *Projection) TipBlocked() (RowAttempt, bool) {
 	if !ok || len(pt.Attempts) == 0 {
 		return RowAttempt{}, false
 	}
-	a := pt.Attempts[len(pt.Attempts)-1]
+	a := &pt.Attempts[len(pt.Attempts)-1]
 	if !a.Blocked {
 		return RowAttempt{}, false
 	}
@@ -544,14 +552,16 @@ func OpenOnPathOf(ps PartReader, r Reader, id engine.RunID, n engine.NodeID, upT
 // rowOutcome sums what the row's attempts recorded and met.
 func (p *Projection) rowOutcome(row Row) Outcome {
 	o := Outcome{Checkpoints: len(row.Checkpoints)}
-	o.addFacts(row.Start)
+	if row.Node == p.Root {
+		o.addFacts(p.Start())
+	}
 	for _, a := range row.Attempts {
 		if a.Blocked {
 			o.Blocked++
 		}
 		o.Refused += len(a.Refused)
 		o.NotRecorded += len(a.NotRecorded)
-		o.addFacts(a.Recorded)
+		o.addFacts(*a.Recorded)
 	}
 	return o
 }
