@@ -23,7 +23,7 @@ export default defineConfig({
     headless: true,
     launchOptions: { executablePath: '/usr/bin/chromium' },
     // No trace: recording one for every test (to keep a failed test's)
-    // cost the suite about a sixth of its CPU, and CI keeps only what the
+    // cost the suite about an eighth of its CPU, and CI keeps only what the
     // run prints. To debug a failure, run its spec again with
     // `--trace retain-on-failure` and open the trace with
     // `npx playwright show-trace`. A failed test still leaves its
