@@ -15,6 +15,7 @@ import (
 	"github.com/workrail/workrail/engine/compile"
 	"github.com/workrail/workrail/engine/event"
 	"github.com/workrail/workrail/engine/execute"
+	"github.com/workrail/workrail/engine/execute/executetest"
 	"github.com/workrail/workrail/engine/project"
 	"github.com/workrail/workrail/engine/run"
 )
@@ -107,21 +108,12 @@ var benchWorkflow = sync.OnceValues(func() (compile.Compiled, error) {
 
 // fillSession appends a run of n nodes, each with a small output.
 func fillSession(tx execute.Tx, n int) error {
-	if _, err := tx.Append(0, 0, &event.SessionCreatedData{CreatedAt: "2026-01-01T00:00:00Z"}); err != nil {
-		return err
-	}
 	wf, err := benchWorkflow()
 	if err != nil {
 		return err
 	}
-	if err := tx.PinWorkflow(wf); err != nil {
-		return err
-	}
-	r, err := tx.NewRunID()
+	r, err := executetest.StartRun(tx, wf)
 	if err != nil {
-		return err
-	}
-	if _, err := tx.Append(r, 0, &event.RunStartedData{WorkflowID: "wr.x", WorkflowHash: wf.Hash}); err != nil {
 		return err
 	}
 	return fillRun(tx, r, n, func(i int) run.Snapshot { return run.Snapshot{V: i, Position: run.Position{Kind: run.Complete}} })

@@ -9,9 +9,8 @@ import (
 	"go.etcd.io/bbolt"
 
 	"github.com/workrail/workrail/engine/compile"
-	"github.com/workrail/workrail/engine/event"
 	"github.com/workrail/workrail/engine/execute"
-	"github.com/workrail/workrail/engine/run"
+	"github.com/workrail/workrail/engine/execute/executetest"
 )
 
 // A session that comes to reference a pending snapshot and pin after the
@@ -22,30 +21,14 @@ func TestCollectKeepsWhatAWriteReferencesMeanwhile(t *testing.T) {
 	now := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
 	s := OpenChecked(t, filepath.Join(t.TempDir(), "w.db"), Options{Now: func() time.Time { return now }})
 	defer s.Close()
+	c, err := compile.Seal(compile.Workflow{ID: "wr.x", Name: "x", Description: "x", Version: "1"})
+	if err != nil {
+		t.Fatal(err)
+	}
 	create := func() {
 		t.Helper()
 		_, err := s.Create(func(tx execute.Tx) error {
-			if _, err := tx.Append(0, 0, &event.SessionCreatedData{CreatedAt: "2026-03-01T00:00:00Z"}); err != nil {
-				return err
-			}
-			c, err := compile.Seal(compile.Workflow{ID: "wr.x", Name: "x", Description: "x", Version: "1"})
-			if err != nil {
-				return err
-			}
-			if err := tx.PinWorkflow(c); err != nil {
-				return err
-			}
-			rid, _ := tx.NewRunID()
-			if _, err := tx.Append(rid, 0, &event.RunStartedData{WorkflowID: c.ID, WorkflowHash: c.Hash}); err != nil {
-				return err
-			}
-			nid, _ := tx.NewNodeID()
-			ref, err := tx.PutSnapshot(run.Snapshot{WorkflowHash: c.Hash, Position: run.Position{Kind: run.Complete}})
-			if err != nil {
-				return err
-			}
-			_, err = tx.Append(rid, nid, &event.NodeCreatedData{NodeKind: event.NodeStep, Snapshot: ref})
-			return err
+			return executetest.RunOfNodes(tx, c, 1, func(int) map[string]any { return nil })
 		})
 		if err != nil {
 			t.Fatal(err)

@@ -8,8 +8,8 @@ import (
 
 	"github.com/workrail/workrail/engine"
 	"github.com/workrail/workrail/engine/compile"
-	"github.com/workrail/workrail/engine/event"
 	"github.com/workrail/workrail/engine/execute"
+	"github.com/workrail/workrail/engine/execute/executetest"
 	"github.com/workrail/workrail/engine/run"
 )
 
@@ -91,17 +91,8 @@ func BenchmarkSweep(b *testing.B) {
 // benchSession writes a run of n nodes with notes, pinned to c, whose
 // snapshots are the session's own.
 func benchSession(tx execute.Tx, c compile.Compiled, n int) error {
-	if _, err := tx.Append(0, 0, &event.SessionCreatedData{CreatedAt: "2026-01-01T00:00:00Z"}); err != nil {
-		return err
-	}
-	if err := tx.PinWorkflow(c); err != nil {
-		return err
-	}
-	r, err := tx.NewRunID()
+	r, err := executetest.StartRun(tx, c)
 	if err != nil {
-		return err
-	}
-	if _, err := tx.Append(r, 0, &event.RunStartedData{WorkflowID: c.ID, WorkflowHash: c.Hash}); err != nil {
 		return err
 	}
 	return fillRun(tx, r, n, func(i int) run.Snapshot {

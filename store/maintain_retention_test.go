@@ -17,6 +17,7 @@ import (
 	"github.com/workrail/workrail/engine/compile"
 	"github.com/workrail/workrail/engine/event"
 	"github.com/workrail/workrail/engine/execute"
+	"github.com/workrail/workrail/engine/execute/executetest"
 	"github.com/workrail/workrail/engine/run"
 	"github.com/workrail/workrail/store"
 )
@@ -54,51 +55,17 @@ func openAt(tb testing.TB, path string, c *clock) *store.Store {
 // snapshots too.
 func session(tb testing.TB, s *store.Store, wf, label string, nodes int) engine.SessionID {
 	tb.Helper()
+	c, err := compile.Seal(compile.Workflow{ID: engine.WorkflowID(wf), Name: wf, Description: wf, Version: "1"})
+	if err != nil {
+		tb.Fatal(err)
+	}
 	id, err := s.Create(func(tx execute.Tx) error {
-		if _, err := tx.Append(0, 0, &event.SessionCreatedData{CreatedAt: "2026-03-01T12:00:00Z"}); err != nil {
-			return err
-		}
-		c, err := compile.Seal(compile.Workflow{ID: engine.WorkflowID(wf), Name: wf, Description: wf, Version: "1"})
-		if err != nil {
-			return err
-		}
-		if err := tx.PinWorkflow(c); err != nil {
-			return err
-		}
-		rid, _ := tx.NewRunID()
-		if _, err := tx.Append(rid, 0, &event.RunStartedData{WorkflowID: c.ID, WorkflowHash: c.Hash}); err != nil {
-			return err
-		}
-		for i := range nodes {
-			if err := addNode(tx, rid, c.Hash, label, i); err != nil {
-				return err
-			}
-		}
-		return nil
+		return executetest.RunOfNodes(tx, c, nodes, func(i int) map[string]any { return map[string]any{"label": label, "i": i} })
 	})
 	if err != nil {
 		tb.Fatal(err)
 	}
 	return id
-}
-
-// addNode appends node i of a run, linked under node i-1.
-func addNode(tx execute.Tx, rid engine.RunID, wf engine.WorkflowHash, label string, i int) error {
-	nid, err := tx.NewNodeID()
-	if err != nil {
-		return err
-	}
-	ref, err := tx.PutSnapshot(run.Snapshot{WorkflowHash: wf, Position: run.Position{Kind: run.Complete}, Context: map[string]any{"label": label, "i": i}})
-	if err != nil {
-		return err
-	}
-	if _, err := tx.Append(rid, nid, &event.NodeCreatedData{NodeKind: event.NodeStep, Snapshot: ref}); err != nil {
-		return err
-	}
-	if nid > 1 {
-		_, err = tx.Append(rid, nid, &event.EdgeCreatedData{EdgeKind: event.EdgeAckedStep, From: nid - 1, To: nid})
-	}
-	return err
 }
 
 // extend writes to session id: one more node on its first run.

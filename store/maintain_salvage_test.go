@@ -14,6 +14,7 @@ import (
 	"github.com/workrail/workrail/engine/compile"
 	"github.com/workrail/workrail/engine/event"
 	"github.com/workrail/workrail/engine/execute"
+	"github.com/workrail/workrail/engine/execute/executetest"
 	"github.com/workrail/workrail/engine/run"
 	"github.com/workrail/workrail/store"
 )
@@ -54,23 +55,7 @@ func large(tb testing.TB, s *store.Store) engine.SessionID {
 		tb.Fatal(err)
 	}
 	id, err := s.Create(func(tx execute.Tx) error {
-		if _, err := tx.Append(0, 0, &event.SessionCreatedData{CreatedAt: "2026-01-01T00:00:00Z"}); err != nil {
-			return err
-		}
-		if err := tx.PinWorkflow(wf); err != nil {
-			return err
-		}
-		rid, _ := tx.NewRunID()
-		if _, err := tx.Append(rid, 0, &event.RunStartedData{WorkflowID: wf.ID, WorkflowHash: wf.Hash}); err != nil {
-			return err
-		}
-		nid, _ := tx.NewNodeID()
-		ref, err := tx.PutSnapshot(run.Snapshot{WorkflowHash: wf.Hash, Position: run.Position{Kind: run.Complete}, Context: map[string]any{"notes": big}})
-		if err != nil {
-			return err
-		}
-		_, err = tx.Append(rid, nid, &event.NodeCreatedData{NodeKind: event.NodeStep, Snapshot: ref})
-		return err
+		return executetest.RunOfNodes(tx, wf, 1, func(int) map[string]any { return map[string]any{"notes": big} })
 	})
 	if err != nil {
 		tb.Fatal(err)
