@@ -6,7 +6,7 @@
 // daemon, so no other spec sees its restarts.
 import fs from 'node:fs';
 import path from 'node:path';
-import { test, expect } from './fixtures';
+import { test, expect, screenshot, shootLightAndDark } from './fixtures';
 import { Daemon, loginLink, makeWorkspace, readInfo, type Workspace } from './daemon';
 
 let daemon: Daemon;
@@ -39,12 +39,8 @@ const row = (page: import('@playwright/test').Page, key: string) => page.locator
 async function shots(page: import('@playwright/test').Page, name: string, out: (file: string) => string) {
   for (const [width, height] of [[390, 844], [1280, 800]]) {
     await page.setViewportSize({ width, height });
-    for (const scheme of ['light', 'dark'] as const) {
-      await page.emulateMedia({ colorScheme: scheme });
-      await page.screenshot({ path: out(`${name}-${width}-${scheme}.png`) });
-    }
+    await shootLightAndDark(page, (scheme) => out(`${name}-${width}-${scheme}.png`));
   }
-  await page.emulateMedia({ colorScheme: 'light' });
 }
 
 test('an edit of config.json shows as desired vs applied; runtime-safe applies live, restart-required waits for the Restart button', async ({ page }, info) => {
@@ -99,7 +95,7 @@ test('an edit of config.json shows as desired vs applied; runtime-safe applies l
   await expect(page.getByTestId('restarting')).toBeVisible();
   // The page that says so is styled: its stylesheet loads before the daemon goes away.
   await expect.poll(() => page.locator('.banner.restarting').evaluate((e) => getComputedStyle(e).borderLeftStyle)).toBe('solid');
-  await page.screenshot({ path: info.outputPath('restarting.png') });
+  await screenshot(page, info.outputPath('restarting.png'));
   await expect(page).toHaveURL(url + '/config', { timeout: 15_000 });
   await expect(page.getByRole('heading', { name: 'Configuration' })).toBeVisible();
   await expect(page.getByTestId('restart-banner')).toHaveCount(0);

@@ -11,7 +11,7 @@
 // a paused clock (pauseClock, pollOnce), to tell an htmx swap from a page
 // load (markWindow), and to check a page's width.
 import fs from 'node:fs';
-import { test as base, expect, type Page, type Response } from '@playwright/test';
+import { test as base, expect, type Locator, type Page, type Response } from '@playwright/test';
 import { logInAs } from './daemon';
 import { Mcp } from './mcp';
 import type { Seed } from './seed';
@@ -245,10 +245,41 @@ function widest(): string {
 }
 
 /**
+ * screenshots says whether this run writes the screenshots the specs take
+ * for a person to look at. `.ci/tasks console-e2e` writes them; the test
+ * command sets WORKRAIL_E2E_SCREENSHOTS=off and checks the same pages
+ * without them: a full-page screenshot costs chromium about a quarter of a
+ * CPU-second, about 70 of the suite's 330 for its 281, and CI keeps none.
+ */
+export const screenshots = process.env.WORKRAIL_E2E_SCREENSHOTS !== 'off';
+
+/** screenshot writes target (the page, or a part of it) to path when this run writes screenshots. */
+export async function screenshot(target: Page | Locator, path: string, fullPage = false) {
+  if (!screenshots) return;
+  if ('goto' in target) await target.screenshot({ path, fullPage });
+  else await target.screenshot({ path });
+}
+
+/**
+ * shootLightAndDark writes the page (or the part of it `of` names) in
+ * light and in dark to file(scheme), when this run writes screenshots. It
+ * leaves the page in light.
+ */
+export async function shootLightAndDark(page: Page, file: (scheme: 'light' | 'dark') => string, opts: { fullPage?: boolean; of?: Locator } = {}) {
+  if (!screenshots) return;
+  for (const scheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme: scheme });
+    await screenshot(opts.of ?? page, file(scheme), opts.fullPage);
+  }
+  await page.emulateMedia({ colorScheme: 'light' });
+}
+
+/**
  * shootPhoneAndDesktop checks the page as it is at a 390 px phone and a
- * 1280 px desktop, in light and dark: it must not scroll sideways, and a
- * full-page screenshot of each goes to out(name-width-scheme.png) for a
- * person to look at. It leaves the page at its size, in light.
+ * 1280 px desktop: it must not scroll sideways, and a full-page
+ * screenshot of each, in light and dark, goes to
+ * out(name-width-scheme.png) for a person to look at. It leaves the page
+ * at its size, in light.
  */
 export async function shootPhoneAndDesktop(page: Page, name: string, out: (file: string) => string) {
   const size = page.viewportSize()!;
@@ -256,11 +287,7 @@ export async function shootPhoneAndDesktop(page: Page, name: string, out: (file:
     await page.setViewportSize({ width, height: 844 });
     await htmxIdle(page);
     await expectNoSidewaysScroll(page, `${name} at ${width} px`);
-    for (const scheme of ['light', 'dark'] as const) {
-      await page.emulateMedia({ colorScheme: scheme });
-      await page.screenshot({ path: out(`${name}-${width}-${scheme}.png`), fullPage: true });
-    }
+    await shootLightAndDark(page, (scheme) => out(`${name}-${width}-${scheme}.png`), { fullPage: true });
   }
-  await page.emulateMedia({ colorScheme: 'light' });
   await page.setViewportSize(size);
 }

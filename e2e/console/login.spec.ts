@@ -4,7 +4,7 @@
 // in (an HttpOnly, SameSite=Strict login cookie) and is spent; Log out,
 // in every page's header, ends that login.
 import { request } from '@playwright/test';
-import { test, expect, pauseClock, pollMs, shootPhoneAndDesktop } from './fixtures';
+import { test, expect, pauseClock, pollMs, shootLightAndDark, shootPhoneAndDesktop } from './fixtures';
 import { loginLink } from './daemon';
 
 const link = () => loginLink({ root: '', bin: process.env.WORKRAIL_E2E_BIN!, home: process.env.WORKRAIL_E2E_HOME! });
@@ -92,12 +92,8 @@ test.describe('Log out', () => {
       await expect(logout, `Log out at ${width} px`).toBeInViewport({ ratio: 1 });
       const box = (await logout.boundingBox())!;
       expect(box.height, `Log out at ${width} px is big enough to press`).toBeGreaterThanOrEqual(24);
-      for (const scheme of ['light', 'dark'] as const) {
-        await page.emulateMedia({ colorScheme: scheme });
-        await page.locator('header').screenshot({ path: info.outputPath(`logout-header-${width}-${scheme}.png`) });
-      }
+      await shootLightAndDark(page, (scheme) => info.outputPath(`logout-header-${width}-${scheme}.png`), { of: page.locator('header') });
     }
-    await page.emulateMedia({ colorScheme: 'light' });
     await shootPhoneAndDesktop(page, 'logout', (f) => info.outputPath(f));
 
     // The owner's other browser, logged in on its own.

@@ -2,7 +2,7 @@
 // the run stands, never scrolls sideways, pages its rows, and a click on a
 // node late in the run lands on that node's panel, with JavaScript (the
 // panel swapped in and scrolled to) and without (the link's #panel-h).
-import { test, expect, expectNoSidewaysScroll, htmxIdle, type Page } from './fixtures';
+import { test, expect, expectNoSidewaysScroll, htmxIdle, shootLightAndDark, type Page } from './fixtures';
 import { longAdvances, longIterations, longLinear, longNote, longSeed } from './seed_long';
 
 test.use({ viewport: { width: 390, height: 844 } });
@@ -65,18 +65,12 @@ test('a 300-step run on a phone says where it stands and pages its rows', async 
   await page.goto(runURL() + '?rows=50');
   await page.getByTestId('pager-rows').getByRole('link', { name: 'Previous' }).click();
   await expect(page.getByTestId('row').first()).toHaveAttribute('data-node', first!);
-  for (const scheme of ['light', 'dark'] as const) {
-    await page.emulateMedia({ colorScheme: scheme });
-    await page.screenshot({ path: info.outputPath(`long-folded-390-${scheme}.png`), fullPage: true });
-  }
+  await shootLightAndDark(page, (scheme) => info.outputPath(`long-folded-390-${scheme}.png`), { fullPage: true });
 });
 
 test('a click on a node late in the run lands on its panel', async ({ page }, info) => {
   await openLate(page, true);
-  for (const scheme of ['light', 'dark'] as const) {
-    await page.emulateMedia({ colorScheme: scheme });
-    await page.screenshot({ path: info.outputPath(`long-panel-390-${scheme}.png`) });
-  }
+  await shootLightAndDark(page, (scheme) => info.outputPath(`long-panel-390-${scheme}.png`));
 });
 
 test.describe('without JavaScript', () => {

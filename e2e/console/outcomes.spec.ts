@@ -6,7 +6,7 @@
 // never-stop run with critical gaps inside its loop fold, finished, and a
 // fork that WorkRail blocked.
 import type { Page } from '@playwright/test';
-import { test, expect, expectNoSidewaysScroll, htmxIdle } from './fixtures';
+import { test, expect, expectNoSidewaysScroll, htmxIdle, shootLightAndDark } from './fixtures';
 import { reviewLoopIterations } from './seed_review';
 
 const runURL = (s: { sessionId: string; runId: string }) => `/sessions/${s.sessionId}/runs/${s.runId}`;
@@ -177,11 +177,7 @@ test.describe('screenshots', () => {
         expect((await page.goto(path))?.status()).toBe(200);
         await htmxIdle(page);
         await expectNoSidewaysScroll(page, name, true);
-        for (const scheme of ['light', 'dark'] as const) {
-          await page.emulateMedia({ colorScheme: scheme });
-          await page.screenshot({ path: info.outputPath(`outcomes-${width}-${name}-${scheme}.png`), fullPage: true });
-        }
-        await page.emulateMedia({ colorScheme: 'light' });
+        await shootLightAndDark(page, (scheme) => info.outputPath(`outcomes-${width}-${name}-${scheme}.png`), { fullPage: true });
       }
     });
   }

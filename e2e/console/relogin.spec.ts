@@ -7,7 +7,7 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { test, expect } from './fixtures';
+import { test, expect, shootLightAndDark } from './fixtures';
 import { Daemon, loginLink, makeWorkspace, type Workspace } from './daemon';
 
 let daemon: Daemon;
@@ -55,12 +55,8 @@ test('an old login saving a workflow is asked to log in again, keeps its text, a
   expect(fs.readFileSync(file(), 'utf8'), 'nothing was saved').toContain('Say hi.');
   for (const [width, height] of [[390, 844], [1280, 800]]) {
     await page.setViewportSize({ width, height });
-    for (const scheme of ['light', 'dark'] as const) {
-      await page.emulateMedia({ colorScheme: scheme });
-      await page.screenshot({ path: info.outputPath(`relogin-${width}-${scheme}.png`) });
-    }
+    await shootLightAndDark(page, (scheme) => info.outputPath(`relogin-${width}-${scheme}.png`));
   }
-  await page.emulateMedia({ colorScheme: 'light' });
 
   // `workrail console` opens its link in a new tab of the same browser.
   const tab = await context.newPage();

@@ -1,12 +1,12 @@
 // Every Console page at a 390 px wide phone: the document never scrolls
-// sideways (wide tables and the graph scroll inside their own boxes); and
-// one screenshot of each, in light and dark, at phone and desktop width,
-// into the test output for a person to look at. The fixture fails the
-// test on any console error on any of them.
+// sideways (wide tables and the graph scroll inside their own boxes); and,
+// when the run writes screenshots (fixtures.ts), one of each in light and
+// dark, at phone and desktop width, into the test output for a person to
+// look at. The fixture fails the test on any console error on any of them.
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Page } from '@playwright/test';
-import { test, expect, expectNoSidewaysScroll, htmxIdle } from './fixtures';
+import { test, expect, expectNoSidewaysScroll, htmxIdle, shootLightAndDark } from './fixtures';
 import type { Seed } from './seed';
 
 // The editor is shot on a workflow of this spec's own, with a typo, so
@@ -66,11 +66,7 @@ async function shoot(page: Page, name: string, path: string, out: (file: string)
   expect(r?.status(), path).toBe(200);
   await htmxIdle(page);
   await expectNoSidewaysScroll(page, name, true);
-  for (const scheme of ['light', 'dark'] as const) {
-    await page.emulateMedia({ colorScheme: scheme });
-    await page.screenshot({ path: out(`${name}-${scheme}.png`), fullPage: true });
-  }
-  await page.emulateMedia({ colorScheme: 'light' });
+  await shootLightAndDark(page, (scheme) => out(`${name}-${scheme}.png`), { fullPage: true });
 }
 
 test.describe('on a 390 px wide phone', () => {

@@ -7,7 +7,7 @@
 // and a desktop's width in light and dark, go to the test output.
 import fs from 'node:fs';
 import type { Page, TestInfo } from '@playwright/test';
-import { test, expect, expectNoSidewaysScroll } from './fixtures';
+import { test, expect, expectNoSidewaysScroll, shootLightAndDark } from './fixtures';
 
 /** shots checks the page does not scroll sideways at 390 px and takes it at 390 and 1280 px, light and dark. */
 async function shots(page: Page, info: TestInfo, name: string) {
@@ -15,12 +15,8 @@ async function shots(page: Page, info: TestInfo, name: string) {
   for (const width of [390, 1280]) {
     await page.setViewportSize({ width, height: 844 });
     if (width === 390) await expectNoSidewaysScroll(page, name);
-    for (const scheme of ['light', 'dark'] as const) {
-      await page.emulateMedia({ colorScheme: scheme });
-      await page.screenshot({ path: info.outputPath(`${name}-${width}-${scheme}.png`), fullPage: true });
-    }
+    await shootLightAndDark(page, (scheme) => info.outputPath(`${name}-${width}-${scheme}.png`), { fullPage: true });
   }
-  await page.emulateMedia({ colorScheme: 'light' });
   await page.setViewportSize(size);
 }
 
