@@ -121,11 +121,7 @@ func (c *Console) rowPanel(sid engine.SessionID, p *project.Projection, pin pinn
 			}
 			v.Checkpoints = append(v.Checkpoints, cp)
 		}
-		var start project.Facts
-		if row.Node == p.Root {
-			start = p.Start()
-		}
-		for _, g := range start.Gaps {
+		for _, g := range p.StartAt(row.Node).Gaps {
 			gv, err := gapOf(tx, g)
 			if err != nil {
 				return err

@@ -36,10 +36,8 @@ func (p *Projection) Along(n engine.NodeID) []Stop {
 	var out []Stop
 	for i, row := range rows {
 		var stops []Stop
-		if row.Node == p.Root {
-			if start := p.Start(); !start.empty() {
-				out = append(out, Stop{Row: row.Node, Node: row.Node, At: row.Created, Recorded: start})
-			}
+		if start := p.StartAt(row.Node); !start.empty() {
+			out = append(out, Stop{Row: row.Node, Node: row.Node, At: row.Created, Recorded: start})
 		}
 		for _, cp := range row.Checkpoints {
 			if pt, ok := p.nodes.part(cp); ok {

@@ -219,10 +219,14 @@ func Assemble(h RunHead, ro RunOverview, parts []Part) *Projection {
 	return p
 }
 
-// Start is what the start recorded on the run's root: the root row's own
-// outcome counts it.
-func (p *Projection) Start() Facts {
-	if pt, ok := p.nodes.part(p.Root); ok {
+// StartAt is what the run's start recorded at node n: the root's arrival
+// (the notes and gaps given with the start), and nothing at any other
+// node. The root's row shows and counts it beside its attempts'.
+func (p *Projection) StartAt(n engine.NodeID) Facts {
+	if n != p.Root {
+		return Facts{}
+	}
+	if pt, ok := p.nodes.part(n); ok {
 		return pt.Arrival
 	}
 	return Facts{}
@@ -552,9 +556,7 @@ func OpenOnPathOf(ps PartReader, r Reader, id engine.RunID, n engine.NodeID, upT
 // rowOutcome sums what the row's attempts recorded and met.
 func (p *Projection) rowOutcome(row Row) Outcome {
 	o := Outcome{Checkpoints: len(row.Checkpoints)}
-	if row.Node == p.Root {
-		o.addFacts(p.Start())
-	}
+	o.addFacts(p.StartAt(row.Node))
 	for _, a := range row.Attempts {
 		if a.Blocked {
 			o.Blocked++

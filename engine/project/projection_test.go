@@ -177,3 +177,35 @@ func edgeInto(s *session, n engine.NodeID) event.EdgeKind {
 	}
 	return ""
 }
+
+// What the start recorded is the root's alone: its row counts it, the
+// path to any node shows it once, and no later row has it.
+func TestProjectionStartFactsAreTheRootRowsOnly(t *testing.T) {
+	s := newSession(t)
+	r, root := s.run("a")
+	s.add(r, root, &event.GapRecordedData{Reason: event.GapAssumptionMade, Severity: event.SeverityWarning, Summary: "given at the start"})
+	n2 := s.advance(r, root, 0, "b", "did a")
+	n3 := s.advance(r, n2, 0, "c", "did b")
+	p := projectionOf(t, s, r)
+	tests := []struct {
+		node engine.NodeID
+		gaps int
+	}{{root, 1}, {n2, 0}, {n3, 0}}
+	for _, tt := range tests {
+		if got := len(p.StartAt(tt.node).Gaps); got != tt.gaps {
+			t.Errorf("StartAt(%s): %d gaps, want %d", tt.node, got, tt.gaps)
+		}
+		if row, _ := p.Row(tt.node); row.Outcome.OpenGaps != tt.gaps {
+			t.Errorf("row %s: %d open gaps, want %d", tt.node, row.Outcome.OpenGaps, tt.gaps)
+		}
+	}
+	var withGap []engine.NodeID
+	for _, st := range p.Along(n3) {
+		if len(st.Recorded.Gaps) > 0 {
+			withGap = append(withGap, st.Node)
+		}
+	}
+	if !slices.Equal(withGap, []engine.NodeID{root}) {
+		t.Errorf("stops along the path with the start's gap: %v, want only the root %s", withGap, root)
+	}
+}
