@@ -210,9 +210,13 @@ export function windowMarked(page: Page): Promise<boolean> {
 
 /**
  * expectNoSidewaysScroll asserts the document is no wider than the viewport:
- * wide tables and the graph scroll inside their own boxes.
+ * wide tables and the graph scroll inside their own boxes. It measures once
+ * the page has loaded: a click's navigation is done when the new page
+ * commits, and a layout read while its stylesheet is still on the way has
+ * none of the rules that keep wide boxes in their place.
  */
 export async function expectNoSidewaysScroll(page: Page, what: string, soft = false) {
+  await page.waitForLoadState('load');
   const { scrollWidth, clientWidth } = await page.evaluate(() => ({
     scrollWidth: document.documentElement.scrollWidth,
     clientWidth: document.documentElement.clientWidth,
