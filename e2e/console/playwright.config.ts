@@ -1,6 +1,7 @@
 // Playwright tests of the Console: run `task console-e2e` from the repo root
 // (or `npx playwright test -c console` in e2e/ after `npm ci`). They run in
-// Debian's chromium (/usr/bin/chromium); Playwright never downloads a browser.
+// Debian's headless Chromium (/usr/bin/chromium-headless-shell, package
+// chromium-headless-shell); Playwright never downloads a browser.
 import { defineConfig } from '@playwright/test';
 
 export default defineConfig({
@@ -21,7 +22,14 @@ export default defineConfig({
   use: {
     browserName: 'chromium',
     headless: true,
-    launchOptions: { executablePath: '/usr/bin/chromium' },
+    // Chromium's headless shell, the build Playwright itself runs headless
+    // tests in: the same Blink and V8 as Debian's `chromium`, without the
+    // desktop browser's windows and profile services. A fresh context and
+    // page cost about 0.2 CPU-seconds in it against 0.7 in `chromium
+    // --headless`, whose browser process builds a window and its toolbar's
+    // renderer for every page: the suite takes about 130 CPU-seconds
+    // instead of 280, and a third less time, for the same 101 passes.
+    launchOptions: { executablePath: '/usr/bin/chromium-headless-shell' },
     // No trace: recording one for every test (to keep a failed test's)
     // cost the suite about an eighth of its CPU, and CI keeps only what the
     // run prints. To debug a failure, run its spec again with
