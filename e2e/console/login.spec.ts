@@ -4,7 +4,7 @@
 // in (an HttpOnly, SameSite=Strict login cookie) and is spent; Log out,
 // in every page's header, ends that login.
 import { request } from '@playwright/test';
-import { test, expect, pauseClock, pollMs, shootLightAndDark, shootPhoneAndDesktop } from './fixtures';
+import { test, expect, isPoll, pauseClock, pollMs, shootLightAndDark, shootPhoneAndDesktop } from './fixtures';
 import { loginLink } from './daemon';
 
 const link = () => loginLink({ root: '', bin: process.env.WORKRAIL_E2E_BIN!, home: process.env.WORKRAIL_E2E_HOME! });
@@ -119,5 +119,34 @@ test.describe('Log out', () => {
     await other.close();
     // The not-found page and the pages after logging out answer 404 and 401; nothing else went wrong.
     expect(consoleErrors.filter((e) => !/status of (401|404)/.test(e))).toEqual([]);
+  });
+
+  // The race, made certain: a poll the page sent before Log out reaches
+  // the daemon after Log out ended the login, and its answer (401, reload
+  // the page) reaches the page before Log out's own. Unhandled, the page
+  // reloads and says the login has ended instead of "You are logged out".
+  test('says "You are logged out" when a poll the ended login refused is answered first', async ({ page }) => {
+    await page.goto(link());
+    await expect(page.getByRole('heading', { name: 'Sessions', exact: true })).toBeVisible();
+    let endLogin!: () => void;
+    const loginEnded = new Promise<void>((resolve) => (endLogin = resolve));
+    await page.route((url) => isPoll(url.href), async (route) => {
+      await loginEnded;
+      await route.continue();
+    });
+    const refused = page.waitForResponse((r) => isPoll(r.url()) && r.status() === 401);
+    await page.route((url) => url.pathname === '/logout', async (route) => {
+      const answer = await route.fetch();
+      endLogin();
+      await refused;
+      await route.fulfill({ response: answer });
+    });
+    const polled = page.waitForRequest((r) => isPoll(r.url()));
+    await page.evaluate(() => (window as any).htmx.trigger(document.body, 'wr-wake'));
+    await polled;
+
+    await page.locator('header').getByRole('button', { name: 'Log out' }).click();
+    await expect(page.getByTestId('login')).toContainText('You are logged out of the Console in this browser.');
+    expect(await page.context().cookies(), 'the cookie is gone from this browser').toEqual([]);
   });
 });

@@ -4,10 +4,26 @@
 (function () {
   'use strict';
 
+  // Log out ends the login before its answer reaches the browser. A poll
+  // answered in between finds the login gone and reloads the page, over
+  // the answer that says the reader logged out; so once Log out is sent,
+  // the page asks nothing more and drops the answers still on their way.
+  // A page shown again from the back-forward cache polls as before.
+  var leaving = false;
+  document.addEventListener('submit', function (e) {
+    if (e.target.matches('form.logout')) leaving = true;
+  });
+  document.addEventListener('htmx:beforeOnLoad', function (e) {
+    if (leaving) e.preventDefault();
+  });
+  window.addEventListener('pageshow', function (e) {
+    if (e.persisted) leaving = false;
+  });
+
   // The change-cursor poll (#live) asks nothing while the tab is hidden,
   // and once at once when the tab shows again.
   document.addEventListener('htmx:confirm', function (e) {
-    if (document.hidden && e.target.id === 'live') e.preventDefault();
+    if (leaving || (document.hidden && e.target.id === 'live')) e.preventDefault();
   });
   document.addEventListener('visibilitychange', function () {
     if (!document.hidden) htmx.trigger(document.body, 'wr-wake');
