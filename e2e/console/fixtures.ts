@@ -252,8 +252,8 @@ function widest(): string {
  * screenshots says whether this run writes the screenshots the specs take
  * for a person to look at. `.ci/tasks console-e2e` writes them; the test
  * command sets WORKRAIL_E2E_SCREENSHOTS=off and checks the same pages
- * without them: a full-page screenshot costs chromium about a quarter of a
- * CPU-second, about 70 of the suite's 330 for its 281, and CI keeps none.
+ * without them: a full-page screenshot costs chromium about a sixth of a
+ * CPU-second, about 45 of the suite's 160 for its 281, and CI keeps none.
  */
 export const screenshots = process.env.WORKRAIL_E2E_SCREENSHOTS !== 'off';
 
