@@ -28,7 +28,8 @@ export default defineConfig({
     // page cost about 0.2 CPU-seconds in it against 0.7 in `chromium
     // --headless`, whose browser process builds a window and its toolbar's
     // renderer for every page: the suite takes about 130 CPU-seconds
-    // instead of 280, and a third less time, for the same 101 passes.
+    // instead of 280, and a quarter to a third less time, for the same
+    // passes.
     launchOptions: { executablePath: '/usr/bin/chromium-headless-shell' },
     // No trace: recording one for every test (to keep a failed test's)
     // cost the suite about an eighth of its CPU, and CI keeps only what the
